@@ -1,0 +1,3 @@
+import { baseTestConfig } from '../../vitest.shared.ts';
+
+export default baseTestConfig;
