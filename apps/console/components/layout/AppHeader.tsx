@@ -1,0 +1,59 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { usePathname, useRouter } from 'next/navigation';
+import { sessionQueryOptions, signOut } from '../../lib/session';
+
+export function AppHeader() {
+  const pathname = usePathname();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const onSignInPage = pathname === '/sign-in';
+  const session = useQuery({ ...sessionQueryOptions(), enabled: !onSignInPage });
+
+  const signOutMutation = useMutation({
+    mutationFn: signOut,
+    onSuccess: () => {
+      queryClient.clear();
+      router.replace('/sign-in');
+    },
+  });
+
+  const principal = onSignInPage ? null : session.data;
+
+  return (
+    <header className="app-header">
+      <Link href="/namespaces" className="brand">
+        OpenClaw control plane
+      </Link>
+      {principal ? (
+        <>
+          <nav aria-label="Main">
+            <Link href="/namespaces" aria-current={pathname === '/namespaces' ? 'page' : undefined}>
+              Namespaces
+            </Link>
+          </nav>
+          <div className="session">
+            <span className="principal" title={principal.id}>
+              {principal.name}
+            </span>
+            <button
+              type="button"
+              className="button secondary"
+              onClick={() => signOutMutation.mutate()}
+              disabled={signOutMutation.isPending}
+            >
+              Sign out
+            </button>
+          </div>
+        </>
+      ) : null}
+      {signOutMutation.error ? (
+        <p role="alert" className="alert error inline">
+          {signOutMutation.error.message}
+        </p>
+      ) : null}
+    </header>
+  );
+}
