@@ -39,10 +39,11 @@ export function MutationErrorAlert({ error }: { error: MutationError }) {
         {error.__typename === 'ValidationError' && error.field ? (
           <>
             {' '}
-            in <code>{error.field}</code>
+            (field <code>{error.field}</code>)
           </>
         ) : null}
-        : {error.message}
+        {': '}
+        {error.message}
       </p>
       {hint ? <p className="hint">{hint}</p> : null}
       {error.__typename === 'SecretInUseError' ? <ConsumersList consumers={error.consumers} /> : null}

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import type { Page } from '@playwright/test';
+import { expect, test } from '../support/fixtures';
+
+/** The secret value must not be anywhere the page can show or keep it. */
+async function expectValueNowhereOnPage(page: Page, value: string): Promise<void> {
+  expect(await page.content()).not.toContain(value);
+  expect(await page.locator('body').innerText()).not.toContain(value);
+  const kept = await page.evaluate(() => ({
+    inputs: Array.from(document.querySelectorAll('input, textarea'), (el) => (el as HTMLInputElement).value),
+    local: JSON.stringify({ ...localStorage }),
+    session: JSON.stringify({ ...sessionStorage }),
+    url: location.href,
+  }));
+  expect(kept.inputs).not.toContain(value);
+  expect(kept.local + kept.session + kept.url).not.toContain(value);
+}
+
+test('S1 S6 S7 a new user signs in with the bootstrap key, creates a namespace, a secret, rotates and deletes it', async ({
+  page,
+  stack,
+  snap,
+}) => {
+  const namespaceName = `e2e-${Date.now().toString(36)}`;
+  const secretName = 'model-api-key';
+  const canary = `canary-${randomUUID()}`;
+  const rotatedCanary = `canary-rotated-${randomUUID()}`;
+
+  await test.step('the console sends a visitor without a session to sign-in', async () => {
+    await page.goto('/');
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+    await snap('sign-in');
+  });
+
+  await test.step('sign in with the bootstrap key printed at start-up', async () => {
+    await page.getByLabel('API key').fill(stack.bootstrapApiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(/\/namespaces$/);
+    await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+  });
+
+  const namespaceRow = page.getByRole('row', { name: new RegExp(namespaceName) });
+  await test.step('create a namespace and watch it become READY', async () => {
+    await page.getByLabel('Name', { exact: true }).fill(namespaceName);
+    await page.getByRole('button', { name: 'Create namespace' }).click();
+    await expect(page.getByRole('status').filter({ hasText: `Namespace ${namespaceName} created` })).toBeVisible();
+    await expect(namespaceRow).toBeVisible();
+    await expect(namespaceRow).toContainText(/PROVISIONING|READY/);
+    await expect(namespaceRow.getByText(/^ns_/)).toBeVisible();
+    await snap('namespace-created');
+    await expect(namespaceRow).toContainText('READY', { timeout: 30_000 });
+    await snap('namespace-ready');
+  });
+
+  await test.step('open its secrets', async () => {
+    await namespaceRow.getByRole('link', { name: `Secrets of ${namespaceName}` }).click();
+    await expect(page).toHaveURL(/\/secrets\?namespace=ns_/);
+    await expect(page.getByRole('heading', { name: `Secrets in ${namespaceName}`, level: 1 })).toBeVisible();
+    await expect(page.getByText('No secrets in this namespace yet.')).toBeVisible();
+  });
+
+  const secretRow = page.getByRole('row', { name: new RegExp(secretName) }).filter({ has: page.getByRole('button', { name: `Rotate ${secretName}` }) });
+  await test.step('S1 create a secret: the value is stored and never shown again', async () => {
+    await page.getByLabel('Name', { exact: true }).fill(secretName);
+    const value = page.getByLabel('Value', { exact: true });
+    await expect(value).toHaveAttribute('type', 'password');
+    await value.fill(canary);
+    await snap('secret-form-filled');
+    await page.getByRole('button', { name: 'Create secret' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Stored. The value will not be shown again.' })).toBeVisible();
+    await expect(value).toHaveValue('');
+    await expect(secretRow).toBeVisible();
+    await expect(secretRow.getByRole('cell').nth(1)).toHaveText('1'); // version
+    await expect(secretRow).toContainText('"kind":"secret"');
+    await expectValueNowhereOnPage(page, canary);
+    await snap('secret-created');
+
+    await page.reload();
+    await expect(secretRow).toBeVisible();
+    await expectValueNowhereOnPage(page, canary);
+  });
+
+  await test.step('S6 rotate it: the answer says stored, not delivered', async () => {
+    await secretRow.getByRole('button', { name: `Rotate ${secretName}` }).click();
+    const newValue = page.getByLabel(`New value for ${secretName}`);
+    await expect(newValue).toHaveAttribute('type', 'password');
+    await newValue.fill(rotatedCanary);
+    await page.getByRole('button', { name: 'Store new value' }).click();
+    const delivery = page.getByTestId('delivery');
+    await expect(delivery).toContainText(/stored/i);
+    await expect(delivery).toContainText(/not delivered/i);
+    await expect(newValue).toHaveValue('');
+    await expect(secretRow.getByRole('cell').nth(1)).toHaveText('2');
+    await expectValueNowhereOnPage(page, rotatedCanary);
+    await snap('secret-rotated');
+  });
+
+  await test.step('S7 delete it after confirming: the row is gone', async () => {
+    await secretRow.getByRole('button', { name: `Delete ${secretName}` }).click();
+    await expect(page.getByRole('heading', { name: `Delete ${secretName}?` })).toBeVisible();
+    await snap('secret-delete-confirm');
+    await page.getByRole('button', { name: 'Confirm delete' }).click();
+    await expect(secretRow).toHaveCount(0);
+    await expect(page.getByText('No secrets in this namespace yet.')).toBeVisible();
+    await snap('secret-deleted');
+  });
+
+  await test.step('sign out: the session is gone', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await page.goto('/namespaces');
+    await expect(page).toHaveURL(/\/sign-in$/);
+  });
+});
+
+test('a wrong API key shows an error and stays on sign-in', async ({ page, snap }) => {
+  await page.goto('/sign-in');
+  await page.getByLabel('API key').fill(`occ_wrong_${randomUUID()}`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  // Filtered: Next's route announcer is an (empty) alert too.
+  await expect(page.getByRole('alert').filter({ hasText: 'Sign-in failed' })).toBeVisible();
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await snap('wrong-key');
+  await page.goto('/namespaces');
+  await expect(page).toHaveURL(/\/sign-in$/);
+});
