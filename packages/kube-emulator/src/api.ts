@@ -1,0 +1,617 @@
+// The API layer: the verbs of a Kubernetes API server over the store, independent of HTTP.
+// It runs the flow every kind shares (metadata, preconditions, resourceVersion checks,
+// generation, status subresource, finalizers, watch filtering) and asks the kind's strategy for
+// what differs. Every failure is a StatusError carrying the body the real server would send.
+
+import { randomUUID } from 'node:crypto';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  internalError,
+  invalid,
+  invalidValue,
+  notFound,
+  OBJECT_MODIFIED,
+  patchRejected,
+  required,
+  StatusError,
+  tooLong,
+  unsupportedMediaType,
+  type FieldError,
+  type StatusBody,
+} from './errors.ts';
+import { toScale } from './kinds/apps.ts';
+import { strategyFor } from './kinds/lookup.ts';
+import type { Strategy, StrategyContext } from './kinds/strategy.ts';
+import { applyJsonPatch, decodeJsonPatch, JsonPatchError, mergePatch } from './patch.ts';
+import {
+  apiVersionOf,
+  groupKindOf,
+  groupResourceOf,
+  NAMESPACES,
+  storageKeyOf,
+  type ResourceRegistry,
+  type ResourceType,
+} from './registry.ts';
+import {
+  checkFieldSelector,
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+  type FieldGetter,
+} from './selectors.ts';
+import type { ObjectStore, StoreEvent } from './store.ts';
+import { clone, isObject, jsonEqual, kubeTimestamp, type JsonObject, type KubeObject } from './types.ts';
+import { labelValue, qualifiedName } from './validation.ts';
+
+/** What a request addresses: a collection (no name) or one object, maybe a subresource of it. */
+export interface Target {
+  type: ResourceType;
+  /** For namespaced types; undefined on a collection means all namespaces. */
+  namespace?: string;
+  name?: string;
+  subresource?: 'status' | 'scale';
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continueToken?: string;
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+
+export interface WatchOptions {
+  resourceVersion?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+}
+
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: unknown;
+}
+
+/** What the generic store answers a DELETE with: it names the object, the HTTP status says 200. */
+export interface SuccessStatus {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, never>;
+  status: 'Success';
+  details: { name: string; group?: string; kind: string; uid: string };
+}
+
+export type WatchStart = { kind: 'watching'; stop: () => void } | { kind: 'expired'; status: StatusBody };
+
+const MAX_ANNOTATIONS_SIZE = 256 * 1024;
+const GENERATE_NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_GENERATED_BASE = 58;
+
+/** The etcd key a real server would name in storage errors. */
+function etcdKey(type: ResourceType, namespace: string | undefined, name: string): string {
+  // Built-in kinds live under their resource name alone; CRDs and custom resources under group/resource.
+  const byGroup = type.crdName !== undefined || type.group === 'apiextensions.k8s.io';
+  const parts = ['/registry', byGroup ? storageKeyOf(type) : type.plural];
+  if (namespace) parts.push(namespace);
+  parts.push(name);
+  return parts.join('/');
+}
+
+function present(type: ResourceType, object: KubeObject): KubeObject {
+  const { apiVersion: _a, kind: _k, metadata, ...rest } = object;
+  return { kind: type.kind, apiVersion: apiVersionOf(type), metadata, ...rest };
+}
+
+/** Everything that counts for metadata.generation: all but metadata and status. */
+function generationContent(object: KubeObject): JsonObject {
+  const { apiVersion: _a, kind: _k, metadata: _m, status: _s, ...rest } = object;
+  return rest;
+}
+
+function randomSuffix(): string {
+  let out = '';
+  for (let i = 0; i < 5; i++) out += GENERATE_NAME_CHARS[Math.floor(Math.random() * GENERATE_NAME_CHARS.length)];
+  return out;
+}
+
+function validateMetadata(object: KubeObject, strategy: Strategy): FieldError[] {
+  const meta = object.metadata;
+  const errors: FieldError[] = [];
+  if (meta.name === undefined || meta.name === '') {
+    errors.push(required('metadata.name', 'name or generateName is required'));
+  } else {
+    errors.push(...strategy.validateName(meta.name).map((m) => invalidValue('metadata.name', meta.name, m)));
+  }
+  if (meta.labels !== undefined) {
+    if (!isObject(meta.labels)) throw badRequest('metadata.labels must be a map of strings');
+    for (const [key, value] of Object.entries(meta.labels)) {
+      errors.push(...qualifiedName(key).map((m) => invalidValue('metadata.labels', key, m)));
+      if (typeof value !== 'string') throw badRequest(`json: cannot unmarshal ${typeof value} into Go struct field ObjectMeta.metadata.labels of type string`);
+      errors.push(...labelValue(value).map((m) => invalidValue('metadata.labels', value, m)));
+    }
+  }
+  if (meta.annotations !== undefined) {
+    if (!isObject(meta.annotations)) throw badRequest('metadata.annotations must be a map of strings');
+    let size = 0;
+    for (const [key, value] of Object.entries(meta.annotations)) {
+      errors.push(...qualifiedName(key.toLowerCase()).map((m) => invalidValue('metadata.annotations', key, m)));
+      if (typeof value !== 'string') throw badRequest(`json: cannot unmarshal ${typeof value} into Go struct field ObjectMeta.metadata.annotations of type string`);
+      size += key.length + value.length;
+    }
+    if (size > MAX_ANNOTATIONS_SIZE) errors.push(tooLong('metadata.annotations', `must have at most ${MAX_ANNOTATIONS_SIZE} bytes`));
+  }
+  return errors;
+}
+
+export class KubeApi {
+  private readonly context: StrategyContext;
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly registry: ResourceRegistry,
+  ) {
+    this.context = { store, registry };
+  }
+
+  get(target: Target): KubeObject {
+    const { type } = target;
+    const object = this.mustGet(target);
+    return target.subresource === 'scale' ? toScale(object) : present(type, object);
+  }
+
+  list(target: Target, options: ListOptions = {}): KubeObject {
+    const { type } = target;
+    const matches = this.matcher(target, options.labelSelector, options.fieldSelector);
+    let items = this.store.list(storageKeyOf(type), type.namespaced ? target.namespace : undefined).filter(matches);
+    const resourceVersion = String(this.store.resourceVersion);
+    const listMeta: JsonObject = { resourceVersion };
+    if (options.continueToken) {
+      const start = this.decodeContinue(options.continueToken);
+      items = items.filter((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}` > start);
+    }
+    if (options.limit !== undefined && options.limit > 0 && items.length > options.limit) {
+      const remaining = items.length - options.limit;
+      items = items.slice(0, options.limit);
+      const last = items[items.length - 1];
+      listMeta.continue = Buffer.from(
+        JSON.stringify({ v: 'occ.emulator/v1', start: `${last?.metadata.namespace ?? ''}/${last?.metadata.name ?? ''}` }),
+      ).toString('base64url');
+      listMeta.remainingItemCount = remaining;
+    }
+    return {
+      kind: type.listKind,
+      apiVersion: apiVersionOf(type),
+      metadata: listMeta,
+      // A real server leaves kind and apiVersion out of built-in list items; custom resources keep them.
+      items: items.map((o) => (type.crdName === undefined ? this.bare(o) : present(type, o))),
+    };
+  }
+
+  create(target: Target, body: unknown, options: WriteOptions = {}): KubeObject {
+    const { type } = target;
+    const strategy = strategyFor(type);
+    const object = this.decode(type, body);
+    this.placeInNamespace(target, object);
+    if (object.metadata.resourceVersion) {
+      throw internalError('resourceVersion should not be set on objects to be created');
+    }
+    if (type.namespaced) this.requireNamespace(target.namespace ?? '');
+    if (!object.metadata.name && object.metadata.generateName) {
+      object.metadata.name = `${object.metadata.generateName.slice(0, MAX_GENERATED_BASE)}${randomSuffix()}`;
+    }
+    const meta = object.metadata;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = kubeTimestamp();
+    meta.generation = 1;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    if (type.subresources.status) delete object.status;
+    strategy.prepareForCreate?.(object, type);
+    this.validate(type, strategy, object, undefined);
+    const name = meta.name ?? '';
+    if (this.store.get(storageKeyOf(type), meta.namespace, name)) throw alreadyExists(groupResourceOf(type), name);
+    const typed = present(type, object);
+    if (options.dryRun) return typed;
+    const stored = this.store.create(storageKeyOf(type), typed);
+    strategy.afterWrite?.(stored, this.context);
+    return present(type, stored);
+  }
+
+  replace(target: Target, body: unknown, options: WriteOptions = {}): KubeObject {
+    const { type } = target;
+    const incoming = this.decode(type, body, target.subresource === 'scale');
+    const old = this.store.get(storageKeyOf(type), this.namespaceOf(target), target.name ?? '');
+    if (!old) {
+      if (target.subresource === undefined && strategyFor(type).allowCreateOnUpdate) {
+        this.checkNameMatches(target, incoming);
+        return this.create({ ...target, name: undefined }, incoming, options);
+      }
+      throw this.notFound(target);
+    }
+    return this.update(target, old, incoming, options);
+  }
+
+  patch(target: Target, patchType: PatchType, patch: unknown, options: WriteOptions = {}): KubeObject {
+    if (patchType === 'apply') {
+      throw unsupportedMediaType(
+        'server-side apply (application/apply-patch+yaml) is not emulated yet; use a merge or JSON patch',
+      );
+    }
+    const { type } = target;
+    const old = this.mustGet(target);
+    const current = target.subresource === 'scale' ? toScale(old) : present(type, old);
+    let patched: unknown;
+    if (patchType === 'json') {
+      let operations;
+      try {
+        operations = decodeJsonPatch(patch);
+      } catch (error) {
+        throw badRequest((error as Error).message);
+      }
+      try {
+        patched = applyJsonPatch(current, operations);
+      } catch (error) {
+        if (error instanceof JsonPatchError) throw patchRejected();
+        throw error;
+      }
+    } else {
+      if (!isObject(patch)) throw badRequest('json: cannot unmarshal array into Go value of type map[string]interface {}');
+      patched = mergePatch(current, patch);
+    }
+    return this.update(target, old, this.decode(type, patched, target.subresource === 'scale'), options);
+  }
+
+  delete(target: Target, options: DeleteOptions = {}): KubeObject | SuccessStatus {
+    const { type } = target;
+    const strategy = strategyFor(type);
+    const old = this.mustGet(target);
+    const refused = strategy.checkDelete?.(old, type);
+    if (refused) throw refused;
+    const { uid, resourceVersion } = options.preconditions ?? {};
+    if (uid !== undefined && uid !== null && uid !== old.metadata.uid) {
+      throw this.preconditionFailed(type, strategy, old, `UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
+    }
+    if (resourceVersion !== undefined && resourceVersion !== null && resourceVersion !== old.metadata.resourceVersion) {
+      throw this.preconditionFailed(
+        type,
+        strategy,
+        old,
+        `ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion ?? ''}`,
+      );
+    }
+    if (options.dryRun) return this.deleteResponse(type, strategy, old);
+    if ((old.metadata.finalizers ?? []).length > 0) {
+      // Finalizers hold the object until an update removes the last one.
+      if (old.metadata.deletionTimestamp) return present(type, old);
+      const marked = clone(old);
+      marked.metadata.deletionTimestamp = kubeTimestamp();
+      marked.metadata.deletionGracePeriodSeconds = 0;
+      return present(type, this.store.update(storageKeyOf(type), marked));
+    }
+    return this.deleteResponse(type, strategy, this.remove(type, strategy, old));
+  }
+
+  deleteCollection(target: Target, listOptions: ListOptions, options: DeleteOptions = {}): KubeObject {
+    const list = this.list(target, { labelSelector: listOptions.labelSelector, fieldSelector: listOptions.fieldSelector });
+    const items = (list.items as KubeObject[]).map((item) =>
+      this.delete({ ...target, namespace: item.metadata.namespace, name: item.metadata.name }, options),
+    );
+    return { ...list, metadata: { resourceVersion: String(this.store.resourceVersion) }, items };
+  }
+
+  /**
+   * Starts a watch: replays what happened after `resourceVersion` (or the current state as ADDED
+   * events when none is given), then streams live writes until `stop`.
+   */
+  watch(target: Target, options: WatchOptions, emit: (event: WatchEvent) => void): WatchStart {
+    const { type } = target;
+    const storageKey = storageKeyOf(type);
+    const matches = this.matcher(target, options.labelSelector, options.fieldSelector);
+    const translate = (event: StoreEvent): WatchEvent | undefined => {
+      if (event.storageKey !== storageKey) return undefined;
+      const now = matches(event.object);
+      const before = event.type !== 'ADDED' && event.previous !== undefined && matches(event.previous);
+      if (event.type === 'DELETED') return before || now ? { type: 'DELETED', object: present(type, event.object) } : undefined;
+      if (now && before) return { type: 'MODIFIED', object: present(type, event.object) };
+      if (now) return { type: 'ADDED', object: present(type, event.object) };
+      if (before && event.previous) {
+        // Left the selection: a real server reports the last matching state as DELETED.
+        const last = clone(event.previous);
+        last.metadata.resourceVersion = String(event.resourceVersion);
+        return { type: 'DELETED', object: present(type, last) };
+      }
+      return undefined;
+    };
+    const rv = options.resourceVersion ?? '';
+    if (rv === '' || rv === '0') {
+      const current = this.store.list(storageKey, type.namespaced ? target.namespace : undefined).filter(matches);
+      for (const object of current) emit({ type: 'ADDED', object: present(type, object) });
+      if (options.sendInitialEvents && options.allowWatchBookmarks) {
+        emit({
+          type: 'BOOKMARK',
+          object: {
+            kind: type.kind,
+            apiVersion: apiVersionOf(type),
+            metadata: {
+              resourceVersion: String(this.store.resourceVersion),
+              annotations: { 'k8s.io/initial-events-end': 'true' },
+            },
+          },
+        });
+      }
+    } else {
+      if (!/^\d+$/.test(rv)) throw badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: must be a valid integer`);
+      const history = this.store.eventsSince(Number(rv));
+      if (history.kind === 'expired') {
+        return {
+          kind: 'expired',
+          status: new StatusError(410, 'Expired', `too old resource version: ${rv} (${history.oldest})`).status,
+        };
+      }
+      for (const event of history.events) {
+        const translated = translate(event);
+        if (translated) emit(translated);
+      }
+    }
+    const unsubscribe = this.store.subscribe((event) => {
+      const translated = translate(event);
+      if (translated) emit(translated);
+    });
+    return { kind: 'watching', stop: unsubscribe };
+  }
+
+  /** Registers the resources of CRDs already in the store (after loading a data file). */
+  restoreCustomResources(): void {
+    const crdType = this.registry.find('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+    if (!crdType) return;
+    const strategy = strategyFor(crdType);
+    for (const crd of this.store.list(storageKeyOf(crdType))) strategy.afterWrite?.(crd, this.context);
+  }
+
+  /** Creates a namespace unless it exists (the server's built-in namespaces). */
+  ensureNamespace(name: string): void {
+    if (this.store.get(storageKeyOf(NAMESPACES), undefined, name)) return;
+    this.create({ type: NAMESPACES }, { metadata: { name } });
+  }
+
+  private update(target: Target, old: KubeObject, incoming: KubeObject, options: WriteOptions): KubeObject {
+    const { type } = target;
+    const strategy = strategyFor(type);
+    const name = old.metadata.name ?? '';
+    this.checkNameMatches(target, incoming);
+    if (type.namespaced && incoming.metadata.namespace && incoming.metadata.namespace !== old.metadata.namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    const incomingRv = incoming.metadata.resourceVersion;
+    if (incomingRv && incomingRv !== old.metadata.resourceVersion) throw conflict(groupResourceOf(type), name, OBJECT_MODIFIED);
+    if (!incomingRv && !strategy.allowUnconditionalUpdate && target.subresource === undefined) {
+      throw invalid(groupKindOf(type), name, [
+        invalidValue('metadata.resourceVersion', '', 'must be specified for an update'),
+      ]);
+    }
+    if (incoming.metadata.uid && incoming.metadata.uid !== old.metadata.uid) {
+      throw conflict(
+        groupResourceOf(type),
+        name,
+        `Precondition failed: UID in precondition: ${incoming.metadata.uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
+      );
+    }
+
+    let next: KubeObject;
+    if (target.subresource === 'status') {
+      next = clone(old);
+      if (incoming.status === undefined) delete next.status;
+      else next.status = incoming.status;
+    } else if (target.subresource === 'scale') {
+      next = clone(old);
+      const replicas = isObject(incoming.spec) ? incoming.spec.replicas : undefined;
+      if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+        throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [
+          invalidValue('spec.replicas', replicas ?? null, 'must be greater than or equal to 0'),
+        ]);
+      }
+      next.spec = { ...(isObject(old.spec) ? old.spec : {}), replicas };
+    } else {
+      next = incoming;
+      if (type.subresources.status) {
+        if (old.status === undefined) delete next.status;
+        else next.status = clone(old.status);
+      }
+      next.metadata = {
+        ...incoming.metadata,
+        name: old.metadata.name,
+        namespace: old.metadata.namespace,
+        uid: old.metadata.uid,
+        creationTimestamp: old.metadata.creationTimestamp,
+        generation: old.metadata.generation,
+        deletionTimestamp: old.metadata.deletionTimestamp,
+        deletionGracePeriodSeconds: old.metadata.deletionGracePeriodSeconds,
+        managedFields: old.metadata.managedFields,
+      };
+      strategy.prepareForUpdate?.(next, old, type);
+    }
+    for (const key of Object.keys(next.metadata)) if (next.metadata[key] === undefined) delete next.metadata[key];
+    if (!next.metadata.namespace) delete next.metadata.namespace;
+
+    const errors = this.validationErrors(strategy, type, next, old);
+    if (old.metadata.deletionTimestamp) {
+      const added = (next.metadata.finalizers ?? []).filter((f) => !(old.metadata.finalizers ?? []).includes(f));
+      if (added.length > 0) {
+        errors.push({
+          type: 'FieldValueForbidden',
+          field: 'metadata.finalizers',
+          detail: `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+        });
+      }
+    }
+    if (errors.length > 0) throw invalid(groupKindOf(type), name, errors);
+
+    const typed = present(type, next);
+    typed.metadata.resourceVersion = old.metadata.resourceVersion;
+    if (!jsonEqual(generationContent(typed), generationContent(old))) {
+      typed.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    }
+    // An update that changes nothing is not written: same resourceVersion, no watch event.
+    if (jsonEqual(typed, present(type, old))) return this.respond(target, typed);
+    if (options.dryRun) return this.respond(target, typed);
+    if (typed.metadata.deletionTimestamp && (typed.metadata.finalizers ?? []).length === 0) {
+      this.store.update(storageKeyOf(type), typed);
+      return this.respond(target, this.remove(type, strategy, typed));
+    }
+    const stored = this.store.update(storageKeyOf(type), typed);
+    strategy.afterWrite?.(stored, this.context);
+    return this.respond(target, stored);
+  }
+
+  private respond(target: Target, object: KubeObject): KubeObject {
+    return target.subresource === 'scale' ? toScale(object) : present(target.type, object);
+  }
+
+  private remove(type: ResourceType, strategy: Strategy, object: KubeObject): KubeObject {
+    const { namespace, name = '' } = object.metadata;
+    strategy.beforeDelete?.(object, this.context);
+    const last = this.store.delete(storageKeyOf(type), namespace, name) ?? object;
+    strategy.afterDelete?.(last, this.context);
+    return last;
+  }
+
+  private deleteResponse(type: ResourceType, strategy: Strategy, object: KubeObject): KubeObject | SuccessStatus {
+    if (strategy.deleteReturnsObject) return present(type, object);
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: {
+        name: object.metadata.name ?? '',
+        ...(type.group ? { group: type.group } : {}),
+        kind: type.plural,
+        uid: object.metadata.uid ?? '',
+      },
+    };
+  }
+
+  private preconditionFailed(type: ResourceType, strategy: Strategy, old: KubeObject, detail: string): StatusError {
+    const name = old.metadata.name ?? '';
+    const message = strategy.ownDeleteHandler
+      ? `Precondition failed: ${detail}`
+      : `StorageError: invalid object, Code: 4, Key: ${etcdKey(type, old.metadata.namespace, name)}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ${detail}`;
+    return conflict(groupResourceOf(type), name, message);
+  }
+
+  private validate(type: ResourceType, strategy: Strategy, object: KubeObject, old: KubeObject | undefined): void {
+    const errors = this.validationErrors(strategy, type, object, old);
+    if (errors.length > 0) throw invalid(groupKindOf(type), object.metadata.name ?? '', errors);
+  }
+
+  private validationErrors(strategy: Strategy, type: ResourceType, object: KubeObject, old: KubeObject | undefined): FieldError[] {
+    return [...validateMetadata(object, strategy), ...(strategy.validate?.(object, old, type) ?? [])];
+  }
+
+  /** Checks the body is an object of this resource's kind and gives it metadata. */
+  private decode(type: ResourceType, body: unknown, scale = false): KubeObject {
+    const expectedKind = scale ? 'Scale' : type.kind;
+    const expectedVersion = scale ? 'autoscaling/v1' : apiVersionOf(type);
+    if (!isObject(body)) {
+      throw badRequest(`${expectedKind} in version "${type.version}" cannot be handled as a ${expectedKind}: the object provided is not a JSON object`);
+    }
+    const object = clone(body) as KubeObject;
+    if (object.kind !== undefined && object.kind !== '' && object.kind !== expectedKind) {
+      throw badRequest(`${String(object.kind)} in version "${type.version}" cannot be handled as a ${expectedKind}: no kind "${String(object.kind)}" is registered for version "${expectedVersion}"`);
+    }
+    if (object.apiVersion !== undefined && object.apiVersion !== '' && object.apiVersion !== expectedVersion) {
+      if (!(type.crdName !== undefined && String(object.apiVersion).startsWith(`${type.group}/`))) {
+        throw badRequest(`the API version in the data (${String(object.apiVersion)}) does not match the expected API version (${expectedVersion})`);
+      }
+    }
+    if (object.metadata === undefined || object.metadata === null) object.metadata = {};
+    if (!isObject(object.metadata)) throw badRequest(`${expectedKind} in version "${type.version}" cannot be handled as a ${expectedKind}: metadata must be an object`);
+    return object;
+  }
+
+  private placeInNamespace(target: Target, object: KubeObject): void {
+    const requested = target.type.namespaced ? (target.namespace ?? '') : '';
+    const given = object.metadata.namespace ?? '';
+    if (given === requested) return;
+    if (given === '') object.metadata.namespace = requested;
+    else if (requested === '') delete object.metadata.namespace;
+    else throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+
+  private checkNameMatches(target: Target, incoming: KubeObject): void {
+    const given = incoming.metadata.name;
+    if (given === undefined || given === '') {
+      if (target.subresource === undefined) incoming.metadata.name = target.name;
+      return;
+    }
+    if (given !== target.name) {
+      throw badRequest(`the name of the object (${given}) does not match the name on the URL (${target.name ?? ''})`);
+    }
+  }
+
+  private requireNamespace(namespace: string): void {
+    if (!this.store.get(storageKeyOf(NAMESPACES), undefined, namespace)) {
+      throw notFound(groupResourceOf(NAMESPACES), namespace);
+    }
+  }
+
+  private namespaceOf(target: Target): string | undefined {
+    return target.type.namespaced ? target.namespace : undefined;
+  }
+
+  private mustGet(target: Target): KubeObject {
+    const found = this.store.get(storageKeyOf(target.type), this.namespaceOf(target), target.name ?? '');
+    if (!found) throw this.notFound(target);
+    return found;
+  }
+
+  private notFound(target: Target): StatusError {
+    return notFound(groupResourceOf(target.type), target.name ?? '');
+  }
+
+  private bare(object: KubeObject): KubeObject {
+    const { apiVersion: _a, kind: _k, ...rest } = object;
+    return rest as KubeObject;
+  }
+
+  private decodeContinue(token: string): string {
+    try {
+      const decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { start?: unknown };
+      if (typeof decoded.start === 'string') return decoded.start;
+    } catch {
+      // fall through to the error below
+    }
+    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+
+  private matcher(target: Target, labelSelector?: string, fieldSelector?: string): (object: KubeObject) => boolean {
+    const { type } = target;
+    const labels = parseLabelSelector(labelSelector ?? '');
+    const fields = parseFieldSelector(fieldSelector ?? '');
+    const getters: Record<string, FieldGetter> = {
+      'metadata.name': (o) => (o.metadata as JsonObject | undefined)?.name as string | undefined,
+      ...(type.namespaced ? { 'metadata.namespace': (o) => (o.metadata as JsonObject | undefined)?.namespace as string | undefined } : {}),
+      ...strategyFor(type).fieldLabels,
+    };
+    checkFieldSelector(fields, getters);
+    return (object) =>
+      (!type.namespaced || target.namespace === undefined || object.metadata.namespace === target.namespace) &&
+      (target.name === undefined || object.metadata.name === target.name) &&
+      matchesLabels(labels, object.metadata.labels) &&
+      matchesFields(fields, getters, object);
+  }
+}

@@ -1,0 +1,104 @@
+// Legacy (unaggregated) discovery documents: /api, /apis, /apis/{group}, /api/v1, /apis/{group}/{version}.
+// client-node's KubernetesObjectApi reads the resource lists to map kinds to paths.
+
+import { apiVersionOf, type ResourceRegistry, type ResourceType } from './registry.ts';
+
+const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
+
+/** Kubernetes version priority: v2 > v1 > v1beta2 > v1beta1 > v1alpha1 > anything else (alphabetical). */
+export function compareKubeVersions(a: string, b: string): number {
+  const parse = (v: string): [number, number, number] | undefined => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return undefined;
+    const stability = m[2] === 'alpha' ? 0 : m[2] === 'beta' ? 1 : 2;
+    return [stability, Number(m[1]), Number(m[3] ?? 0)];
+  };
+  const pa = parse(a);
+  const pb = parse(b);
+  if (pa && pb) {
+    for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pb[i] ?? 0) - (pa[i] ?? 0);
+    return 0;
+  }
+  if (pa) return -1;
+  if (pb) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function groupVersions(group: string, versions: string[]) {
+  const sorted = [...versions].sort(compareKubeVersions);
+  const entries = sorted.map((version) => ({ groupVersion: `${group}/${version}`, version }));
+  return { name: group, versions: entries, preferredVersion: entries[0] };
+}
+
+export function coreVersions(serverAddress: string): unknown {
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+export function groupList(registry: ResourceRegistry): unknown {
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: registry.groups().map((g) => groupVersions(g.group, g.versions)),
+  };
+}
+
+export function apiGroup(registry: ResourceRegistry, group: string): unknown | undefined {
+  const found = registry.groups().find((g) => g.group === group);
+  return found ? { kind: 'APIGroup', apiVersion: 'v1', ...groupVersions(found.group, found.versions) } : undefined;
+}
+
+function resourceEntries(type: ResourceType): unknown[] {
+  const main = {
+    name: type.plural,
+    singularName: type.singular,
+    namespaced: type.namespaced,
+    kind: type.kind,
+    verbs: VERBS,
+    ...(type.shortNames.length > 0 ? { shortNames: type.shortNames } : {}),
+    ...(type.categories.length > 0 ? { categories: type.categories } : {}),
+  };
+  const entries: unknown[] = [main];
+  if (type.subresources.status) {
+    entries.push({ name: `${type.plural}/status`, singularName: '', namespaced: type.namespaced, kind: type.kind, verbs: SUBRESOURCE_VERBS });
+  }
+  if (type.subresources.scale) {
+    entries.push({
+      name: `${type.plural}/scale`,
+      singularName: '',
+      namespaced: type.namespaced,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: SUBRESOURCE_VERBS,
+    });
+  }
+  return entries;
+}
+
+export function resourceList(registry: ResourceRegistry, group: string, version: string): unknown | undefined {
+  const types = registry.resourcesOf(group, version);
+  if (types.length === 0) return undefined;
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: apiVersionOf({ group, version }),
+    resources: types.flatMap(resourceEntries),
+  };
+}
+
+export const VERSION_INFO = {
+  major: '1',
+  minor: '33',
+  gitVersion: 'v1.33.0-occ-emulator',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-01-01T00:00:00Z',
+  goVersion: 'go1.24.0',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};

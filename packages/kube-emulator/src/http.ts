@@ -1,0 +1,355 @@
+// The HTTP layer: authentication, routing of /api and /apis paths to a Target and a verb, body
+// and query parsing, and writing objects, Status failures and watch streams. It holds no state
+// of its own beyond the open watch streams.
+//
+// Every request is resolved to a `Call` (verb + target + parsed inputs) before anything runs, so
+// that a later fault-injection layer can match on verb and path and delay, fail or drop it.
+
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import yaml from 'js-yaml';
+import type { DeleteOptions, KubeApi, PatchType, Target, WatchEvent } from './api.ts';
+import { apiGroup, coreVersions, groupList, resourceList, VERSION_INFO } from './discovery.ts';
+import {
+  badRequest,
+  internalError,
+  methodNotAllowed,
+  pathNotFound,
+  StatusError,
+  unauthorized,
+  unsupportedMediaType,
+  type StatusBody,
+} from './errors.ts';
+import type { ResourceRegistry, ResourceType } from './registry.ts';
+import { isObject } from './types.ts';
+
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+const OPEN_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
+const PATCH_TYPES: Record<string, PatchType> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+  'application/apply-patch+cbor': 'apply',
+};
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+/** One resolved API request. */
+export interface Call {
+  verb: Verb;
+  target: Target;
+  query: URLSearchParams;
+  request: IncomingMessage;
+}
+
+export interface HttpLayerOptions {
+  api: KubeApi;
+  registry: ResourceRegistry;
+  token: string;
+  /** host:port clients reach the server at, for /api's serverAddressByClientCIDRs. */
+  serverAddress: () => string;
+}
+
+export interface HttpLayer {
+  handle(request: IncomingMessage, response: ServerResponse): void;
+  /** Ends every open watch stream (the server is closing). */
+  endWatches(): void;
+}
+
+function writeJson(response: ServerResponse, code: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+function writeStatus(response: ServerResponse, status: StatusBody): void {
+  writeJson(response, status.code, status);
+}
+
+function authorized(request: IncomingMessage, token: string): boolean {
+  const header = request.headers.authorization ?? '';
+  const match = /^Bearer\s+(.+)$/i.exec(header);
+  if (!match) return false;
+  const given = Buffer.from(match[1]?.trim() ?? '');
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new StatusError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function mediaType(request: IncomingMessage): string {
+  return (request.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+function parseBody(raw: Buffer, type: string): unknown {
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    if (type.includes('yaml')) return yaml.load(text);
+    return JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
+  }
+}
+
+function truthy(value: string | null): boolean {
+  return value === 'true' || value === '1';
+}
+
+function dryRunOf(query: URLSearchParams): boolean {
+  const values = query.getAll('dryRun');
+  for (const value of values) {
+    if (value !== 'All') throw badRequest(`Invalid dryRun value: ${JSON.stringify(value)}: supported values: "All"`);
+  }
+  return values.length > 0;
+}
+
+function limitOf(query: URLSearchParams): number | undefined {
+  const raw = query.get('limit');
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d+$/.test(raw)) throw badRequest(`limit: Invalid value: ${JSON.stringify(raw)}: must be a non-negative integer`);
+  return Number(raw);
+}
+
+function optional(value: string | null): string | undefined {
+  return value === null ? undefined : value;
+}
+
+export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
+  const { api, registry, token } = options;
+  const watches = new Set<ServerResponse>();
+
+  /** Resolves /api/... and /apis/... paths; answers discovery documents itself. */
+  function route(segments: string[], method: string, query: URLSearchParams, request: IncomingMessage): Call | { document: unknown } {
+    let group: string;
+    let version: string;
+    let rest: string[];
+    if (segments[0] === 'api') {
+      if (segments.length === 1) return { document: coreVersions(options.serverAddress()) };
+      if (segments[1] !== 'v1') throw pathNotFound();
+      [group, version, rest] = ['', 'v1', segments.slice(2)];
+    } else {
+      if (segments.length === 1) return { document: groupList(registry) };
+      if (segments.length === 2) {
+        const document = apiGroup(registry, segments[1] ?? '');
+        if (!document) throw pathNotFound();
+        return { document };
+      }
+      [group, version, rest] = [segments[1] ?? '', segments[2] ?? '', segments.slice(3)];
+    }
+    if (rest.length === 0) {
+      const document = resourceList(registry, group, version);
+      if (!document) throw pathNotFound();
+      return { document };
+    }
+
+    let type: ResourceType | undefined;
+    let namespace: string | undefined;
+    let tail: string[];
+    const namespacedType = rest[0] === 'namespaces' && rest.length >= 3 ? registry.find(group, version, rest[2] ?? '') : undefined;
+    if (namespacedType?.namespaced) {
+      type = namespacedType;
+      namespace = rest[1];
+      tail = rest.slice(3);
+    } else {
+      type = registry.find(group, version, rest[0] ?? '');
+      tail = rest.slice(1);
+      // /api/v1/secrets lists across namespaces, but there is no /api/v1/secrets/{name}.
+      if (type?.namespaced && tail.length > 0) type = undefined;
+    }
+    if (!type || tail.length > 2) throw pathNotFound();
+    const [name, subresourceName] = tail;
+    let subresource: Target['subresource'];
+    if (subresourceName !== undefined) {
+      if (subresourceName === 'status' && type.subresources.status) subresource = 'status';
+      else if (subresourceName === 'scale' && type.subresources.scale) subresource = 'scale';
+      else throw pathNotFound();
+    }
+    const target: Target = { type, namespace, name, subresource };
+    const watch = truthy(query.get('watch'));
+    let verb: Verb | undefined;
+    if (name === undefined) {
+      verb = { GET: watch ? 'watch' : 'list', POST: 'create', DELETE: 'deletecollection' }[method] as Verb | undefined;
+      if (verb === 'deletecollection' && type.namespaced && namespace === undefined) verb = undefined;
+    } else if (subresource !== undefined) {
+      verb = { GET: 'get', PUT: 'update', PATCH: 'patch' }[method] as Verb | undefined;
+    } else {
+      verb = { GET: watch ? 'watch' : 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[method] as Verb | undefined;
+    }
+    if (!verb) throw methodNotAllowed();
+    return { verb, target, query, request };
+  }
+
+  async function execute(call: Call, response: ServerResponse): Promise<void> {
+    const { verb, target, query, request } = call;
+    switch (verb) {
+      case 'get':
+        return writeJson(response, 200, api.get(target));
+      case 'list':
+        return writeJson(
+          response,
+          200,
+          api.list(target, {
+            labelSelector: optional(query.get('labelSelector')),
+            fieldSelector: optional(query.get('fieldSelector')),
+            limit: limitOf(query),
+            continueToken: optional(query.get('continue')),
+          }),
+        );
+      case 'watch':
+        return startWatch(call, response);
+      case 'create': {
+        const body = parseBody(await readBody(request), mediaType(request));
+        return writeJson(response, 201, api.create(target, body, { dryRun: dryRunOf(query) }));
+      }
+      case 'update': {
+        const body = parseBody(await readBody(request), mediaType(request));
+        return writeJson(response, 200, api.replace(target, body, { dryRun: dryRunOf(query) }));
+      }
+      case 'patch': {
+        const patchType = PATCH_TYPES[mediaType(request)];
+        if (!patchType) {
+          throw unsupportedMediaType(
+            `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`,
+          );
+        }
+        const raw = await readBody(request);
+        const patch = parseBody(raw, patchType === 'apply' ? 'application/yaml' : 'application/json');
+        return writeJson(
+          response,
+          200,
+          api.patch(target, patchType, patch, {
+            dryRun: dryRunOf(query),
+            fieldManager: optional(query.get('fieldManager')),
+          }),
+        );
+      }
+      case 'delete':
+      case 'deletecollection': {
+        const body = parseBody(await readBody(request), 'application/json');
+        const deleteOptions: DeleteOptions = { dryRun: dryRunOf(query) };
+        if (isObject(body)) {
+          if (isObject(body.preconditions)) deleteOptions.preconditions = body.preconditions as DeleteOptions['preconditions'];
+          if (Array.isArray(body.dryRun) && body.dryRun.includes('All')) deleteOptions.dryRun = true;
+        }
+        if (verb === 'delete') return writeJson(response, 200, api.delete(target, deleteOptions));
+        const listOptions = {
+          labelSelector: optional(query.get('labelSelector')),
+          fieldSelector: optional(query.get('fieldSelector')),
+        };
+        return writeJson(response, 200, api.deleteCollection(target, listOptions, deleteOptions));
+      }
+    }
+  }
+
+  function startWatch(call: Call, response: ServerResponse): void {
+    const { target, query } = call;
+    // Events emitted while the watch starts (replay, initial state) wait until the 200 is written,
+    // so that a bad selector or resourceVersion can still be answered with a plain Status.
+    let buffered: WatchEvent[] | undefined = [];
+    const send = (event: WatchEvent): void => {
+      if (buffered) buffered.push(event);
+      else if (!response.writableEnded) response.write(`${JSON.stringify(event)}\n`);
+    };
+    const started = api.watch(
+      target,
+      {
+        resourceVersion: optional(query.get('resourceVersion')),
+        labelSelector: optional(query.get('labelSelector')),
+        fieldSelector: optional(query.get('fieldSelector')),
+        allowWatchBookmarks: truthy(query.get('allowWatchBookmarks')),
+        sendInitialEvents: truthy(query.get('sendInitialEvents')),
+      },
+      send,
+    );
+    response.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
+    response.flushHeaders();
+    if (started.kind === 'expired') {
+      response.end(`${JSON.stringify({ type: 'ERROR', object: started.status })}\n`);
+      return;
+    }
+    const pending = buffered;
+    buffered = undefined;
+    for (const event of pending) response.write(`${JSON.stringify(event)}\n`);
+
+    watches.add(response);
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (): void => {
+      started.stop();
+      watches.delete(response);
+      if (timer) clearTimeout(timer);
+      if (!response.writableEnded) response.end();
+    };
+    const timeout = Number(query.get('timeoutSeconds') ?? '');
+    if (Number.isFinite(timeout) && timeout > 0) timer = setTimeout(finish, timeout * 1000);
+    // The response's close is the connection's (the client aborted); the request's fires as soon
+    // as its (empty) body is read.
+    response.on('close', finish);
+  }
+
+  function handle(request: IncomingMessage, response: ServerResponse): void {
+    const url = new URL(request.url ?? '/', 'http://emulator');
+    const method = (request.method ?? 'GET').toUpperCase();
+    const run = async (): Promise<void> => {
+      if (!OPEN_PATHS.has(url.pathname) && !authorized(request, token)) throw unauthorized();
+      let segments: string[];
+      try {
+        segments = url.pathname.split('/').filter((s) => s !== '').map(decodeURIComponent);
+      } catch {
+        throw pathNotFound();
+      }
+      const first = segments[0];
+      if (first === 'healthz' || first === 'livez' || first === 'readyz') {
+        response.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+        response.end('ok');
+        return;
+      }
+      if (first === 'version' && segments.length === 1) return writeJson(response, 200, VERSION_INFO);
+      if (segments.length === 0) {
+        return writeJson(response, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version'] });
+      }
+      if (first !== 'api' && first !== 'apis') throw pathNotFound();
+      const resolved = route(segments, method, url.searchParams, request);
+      if ('document' in resolved) {
+        if (method !== 'GET') throw methodNotAllowed();
+        return writeJson(response, 200, resolved.document);
+      }
+      await execute(resolved, response);
+    };
+    run().catch((error: unknown) => {
+      const status = error instanceof StatusError ? error.status : internalError(String((error as Error)?.message ?? error)).status;
+      if (response.headersSent) {
+        response.end();
+        return;
+      }
+      writeStatus(response, status);
+    });
+  }
+
+  return {
+    handle,
+    endWatches() {
+      for (const response of [...watches]) response.end();
+      watches.clear();
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import { CONFIGMAPS, CRDS, DEPLOYMENTS, EVENTS, NAMESPACES, SECRETS, storageKeyOf, type ResourceType } from '../registry.ts';
+import { crdStrategy, customResourceStrategy } from './apiextensions.ts';
+import { deploymentStrategy } from './apps.ts';
+import { configMapStrategy, eventStrategy, namespaceStrategy, secretStrategy } from './core.ts';
+import type { Strategy } from './strategy.ts';
+
+const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
+  [storageKeyOf(NAMESPACES), namespaceStrategy],
+  [storageKeyOf(SECRETS), secretStrategy],
+  [storageKeyOf(CONFIGMAPS), configMapStrategy],
+  [storageKeyOf(EVENTS), eventStrategy],
+  [storageKeyOf(DEPLOYMENTS), deploymentStrategy],
+  [storageKeyOf(CRDS), crdStrategy],
+]);
+
+export function strategyFor(type: ResourceType): Strategy {
+  if (type.crdName !== undefined) return customResourceStrategy;
+  return BUILT_IN.get(storageKeyOf(type)) ?? customResourceStrategy;
+}

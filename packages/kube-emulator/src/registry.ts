@@ -1,0 +1,139 @@
+// The resource registry: which group/version/resource paths the server serves and what kind each
+// holds. Built-in kinds are fixed; CustomResourceDefinitions add and remove entries at run time.
+
+import type { GroupKind, GroupResource } from './errors.ts';
+
+export interface ResourceType {
+  group: string; // '' for the core group
+  version: string;
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  /** Served subresources; `status` means the main resource ignores status and /status only writes it. */
+  subresources: { status: boolean; scale: boolean };
+  /** Set for resources a CRD declares; the CRD's metadata.name. */
+  crdName?: string;
+}
+
+export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): string {
+  return type.group ? `${type.group}/${type.version}` : type.version;
+}
+
+/** One storage collection per group and resource, whatever the version it is served at. */
+export function storageKeyOf(type: Pick<ResourceType, 'group' | 'plural'>): string {
+  return type.group ? `${type.group}/${type.plural}` : type.plural;
+}
+
+export function groupResourceOf(type: ResourceType): GroupResource {
+  return { group: type.group, resource: type.plural };
+}
+
+export function groupKindOf(type: ResourceType): GroupKind {
+  return { group: type.group, kind: type.kind };
+}
+
+function builtIn(
+  group: string,
+  version: string,
+  plural: string,
+  kind: string,
+  namespaced: boolean,
+  extra: Partial<ResourceType> = {},
+): ResourceType {
+  return {
+    group,
+    version,
+    plural,
+    singular: kind.toLowerCase(),
+    kind,
+    listKind: `${kind}List`,
+    namespaced,
+    shortNames: [],
+    categories: [],
+    subresources: { status: false, scale: false },
+    ...extra,
+  };
+}
+
+export const NAMESPACES = builtIn('', 'v1', 'namespaces', 'Namespace', false, {
+  shortNames: ['ns'],
+  subresources: { status: true, scale: false },
+});
+export const SECRETS = builtIn('', 'v1', 'secrets', 'Secret', true);
+export const CONFIGMAPS = builtIn('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'] });
+export const EVENTS = builtIn('', 'v1', 'events', 'Event', true, { shortNames: ['ev'] });
+export const DEPLOYMENTS = builtIn('apps', 'v1', 'deployments', 'Deployment', true, {
+  shortNames: ['deploy'],
+  categories: ['all'],
+  subresources: { status: true, scale: true },
+});
+export const CRDS = builtIn('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false, {
+  shortNames: ['crd', 'crds'],
+  categories: ['api-extensions'],
+  subresources: { status: true, scale: false },
+});
+
+export const BUILT_IN_RESOURCES: readonly ResourceType[] = [NAMESPACES, SECRETS, CONFIGMAPS, EVENTS, DEPLOYMENTS, CRDS];
+
+export interface GroupVersions {
+  group: string;
+  versions: string[];
+  preferredVersion: string;
+}
+
+export class ResourceRegistry {
+  private readonly types: ResourceType[] = [...BUILT_IN_RESOURCES];
+
+  find(group: string, version: string, plural: string): ResourceType | undefined {
+    return this.types.find((t) => t.group === group && t.version === version && t.plural === plural);
+  }
+
+  findKind(apiVersion: string, kind: string): ResourceType | undefined {
+    return this.types.find((t) => apiVersionOf(t) === apiVersion && t.kind === kind);
+  }
+
+  hasGroupVersion(group: string, version: string): boolean {
+    return this.types.some((t) => t.group === group && t.version === version);
+  }
+
+  resourcesOf(group: string, version: string): ResourceType[] {
+    return this.types.filter((t) => t.group === group && t.version === version);
+  }
+
+  /** Every namespaced storage collection, one entry per storage key. */
+  namespacedStorageKeys(): string[] {
+    return [...new Set(this.types.filter((t) => t.namespaced).map(storageKeyOf))];
+  }
+
+  /** Groups other than core, in registration order, for /apis. */
+  groups(): GroupVersions[] {
+    const byGroup = new Map<string, string[]>();
+    for (const type of this.types) {
+      if (!type.group) continue;
+      const versions = byGroup.get(type.group) ?? [];
+      if (!versions.includes(type.version)) versions.push(type.version);
+      byGroup.set(type.group, versions);
+    }
+    return [...byGroup].map(([group, versions]) => ({
+      group,
+      versions,
+      preferredVersion: versions[0] ?? '',
+    }));
+  }
+
+  /** Replaces whatever a CRD of this name registered before with `types`. */
+  setCustomResources(crdName: string, types: ResourceType[]): void {
+    this.removeCustomResources(crdName);
+    this.types.push(...types.map((t) => ({ ...t, crdName })));
+  }
+
+  removeCustomResources(crdName: string): void {
+    for (let i = this.types.length - 1; i >= 0; i--) {
+      if (this.types[i]?.crdName === crdName) this.types.splice(i, 1);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * @occ/kube-emulator: an embedded Kubernetes API server over plain HTTP, for `npm start` and for
+ * tests. `@kubernetes/client-node` reaches it through the kubeconfig it hands out (bearer token,
+ * insecure-skip-tls-verify because the transport is http).
+ *
+ * Emulates (rule E1): core/v1 namespaces, secrets, configmaps, events; apps/v1 deployments (with
+ * /status and /scale); apiextensions.k8s.io/v1 customresourcedefinitions, whose custom resources
+ * become servable (namespaced or cluster-scoped, every served version, /status when declared).
+ * Verbs get, list (label and field selectors, limit/continue), watch (resourceVersion replay from
+ * a bounded history, 410 Expired beyond it, selector transitions), create (generateName), replace,
+ * merge / strategic-merge (served as merge) / JSON patch, delete (uid and resourceVersion
+ * preconditions, finalizers), deletecollection, dryRun=All. Metadata: uid, one global
+ * resourceVersion counter, generation, creationTimestamp. Status failures carry the messages,
+ * reasons and details of kube-apiserver 1.33. Discovery at /api, /apis and each group/version.
+ * Deleting a namespace deletes its contents at once (no lingering Terminating phase).
+ *
+ * Does not emulate (yet): server-side apply and managedFields (415 for now), CRD schema validation,
+ * pruning and defaulting, strategic merge of lists by key, controllers of any kind (no
+ * ReplicaSets, Pods, garbage collection or deployment status), admission, RBAC, TLS, protobuf,
+ * aggregated discovery, OpenAPI documents. A later layer adds those, plus a kubelet simulator and
+ * fault injection; the HTTP layer resolves each request to a verb and target first for that.
+ *
+ * Layers: http.ts (routing, parsing, Status) → api.ts (verbs) → kinds/ (per-kind strategies) →
+ * store.ts (objects, resourceVersion, event history, watchers); registry.ts maps paths to kinds;
+ * persistence.ts keeps the store in `dataFile`.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeApi } from './api.ts';
+import { createHttpLayer } from './http.ts';
+import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.ts';
+import { loadSnapshot, SnapshotWriter } from './persistence.ts';
+import { ResourceRegistry } from './registry.ts';
+import { ObjectStore } from './store.ts';
+
+export interface KubeEmulatorOptions {
+  /** Interface to listen on; 127.0.0.1 by default. */
+  host?: string;
+  /** Port to listen on; 0 (any free port) by default. */
+  port?: number;
+  /** JSON file holding every object and the resourceVersion counter across restarts; memory only without it. */
+  dataFile?: string;
+  /** Bearer token clients must send; random when not given. */
+  token?: string;
+}
+
+export interface KubeEmulator {
+  url: string;
+  token: string;
+  kubeConfig(): KubeConfig;
+  kubeconfigYaml(): string;
+  close(): Promise<void>;
+}
+
+const BUILT_IN_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Promise<KubeEmulator> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const snapshot = options.dataFile ? await loadSnapshot(options.dataFile) : undefined;
+  const store = new ObjectStore(snapshot);
+  const registry = new ResourceRegistry();
+  const api = new KubeApi(store, registry);
+  const writer = options.dataFile ? new SnapshotWriter(options.dataFile, () => store.snapshot()) : undefined;
+  const unsubscribe = writer ? store.subscribe(() => writer.schedule()) : () => undefined;
+  api.restoreCustomResources();
+  for (const name of BUILT_IN_NAMESPACES) api.ensureNamespace(name);
+
+  let address = '';
+  const http = createHttpLayer({ api, registry, token, serverAddress: () => address });
+  const server = createServer((request, response) => http.handle(request, response));
+  await listen(server, options.port ?? 0, host);
+  const { port } = server.address() as AddressInfo;
+  address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `http://${address}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    token,
+    kubeConfig: () => kubeConfigFor(url, token),
+    kubeconfigYaml: () => kubeconfigYaml(url, token),
+    close() {
+      closing ??= (async () => {
+        http.endWatches();
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await stopped;
+        unsubscribe();
+        await writer?.flush();
+      })();
+      return closing;
+    },
+  };
+}
