@@ -45,6 +45,8 @@ export interface KubeEmulatorOptions {
   dataFile?: string;
   /** Bearer token clients must send; random when not given. */
   token?: string;
+  /** How many recent writes a watch can resume from (2000 by default); older resourceVersions get 410 Expired. */
+  watchHistorySize?: number;
 }
 
 export interface KubeEmulator {
@@ -71,7 +73,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
   const snapshot = options.dataFile ? await loadSnapshot(options.dataFile) : undefined;
-  const store = new ObjectStore(snapshot);
+  const store = new ObjectStore(snapshot, options.watchHistorySize);
   const registry = new ResourceRegistry();
   const api = new KubeApi(store, registry);
   const writer = options.dataFile ? new SnapshotWriter(options.dataFile, () => store.snapshot()) : undefined;

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiFailure, b64, createNamespace, jsonPatch, mergePatch, startTestCluster, strategicMergePatch, type TestCluster } from './testing.ts';
+
+let cluster: TestCluster;
+let ns: string;
+
+beforeAll(async () => {
+  cluster = await startTestCluster();
+  ns = await createNamespace(cluster, 'patch');
+});
+afterAll(() => cluster.close());
+
+async function secret(name: string, data: Record<string, string>, labels: Record<string, string> = {}) {
+  return cluster.core.createNamespacedSecret({ namespace: ns, body: { metadata: { name, labels }, stringData: data } });
+}
+
+describe('merge patch', () => {
+  it('E1 merge patch adds, replaces and (with null) removes keys', async () => {
+    await secret('m1', { a: '1', b: '2' });
+    const patched = await cluster.core.patchNamespacedSecret(
+      { name: 'm1', namespace: ns, body: { data: { a: b64('one'), b: null, c: b64('3') } } },
+      mergePatch,
+    );
+    expect(patched.data).toEqual({ a: b64('one'), c: b64('3') });
+  });
+
+  it('E1 stringData in a patch is folded into data', async () => {
+    await secret('m2', { a: '1' });
+    const patched = await cluster.core.patchNamespacedSecret({ name: 'm2', namespace: ns, body: { stringData: { a: 'rotated' } } }, mergePatch);
+    expect(patched.data).toEqual({ a: b64('rotated') });
+    expect(patched.stringData).toBeUndefined();
+  });
+
+  it('E1 strategic merge patch is accepted and merges maps', async () => {
+    await secret('m3', { a: '1' }, { keep: 'yes' });
+    const patched = await cluster.core.patchNamespacedSecret(
+      { name: 'm3', namespace: ns, body: { metadata: { labels: { added: 'yes' } } } },
+      strategicMergePatch,
+    );
+    expect(patched.metadata?.labels).toEqual({ keep: 'yes', added: 'yes' });
+  });
+
+  it('E1 a patch carrying a stale resourceVersion is a 409 Conflict', async () => {
+    const created = await secret('m4', { a: '1' });
+    await cluster.core.patchNamespacedSecret({ name: 'm4', namespace: ns, body: { stringData: { a: '2' } } }, mergePatch);
+    const { code, body } = await apiFailure(
+      cluster.core.patchNamespacedSecret(
+        { name: 'm4', namespace: ns, body: { metadata: { resourceVersion: created.metadata?.resourceVersion }, stringData: { a: '3' } } },
+        mergePatch,
+      ),
+    );
+    expect(code).toBe(409);
+    expect(body.reason).toBe('Conflict');
+  });
+
+  it('E1 patching a missing object is a 404', async () => {
+    const { code, body } = await apiFailure(cluster.core.patchNamespacedSecret({ name: 'absent', namespace: ns, body: {} }, mergePatch));
+    expect(code).toBe(404);
+    expect(body.message).toBe('secrets "absent" not found');
+  });
+});
+
+describe('JSON patch', () => {
+  it('E1 applies add, replace, remove, copy, move and test operations in order', async () => {
+    await secret('j1', { a: '1', b: '2' }, { app: 'x' });
+    const patched = await cluster.core.patchNamespacedSecret(
+      {
+        name: 'j1',
+        namespace: ns,
+        body: [
+          { op: 'test', path: '/data/a', value: b64('1') },
+          { op: 'add', path: '/data/c', value: b64('3') },
+          { op: 'replace', path: '/data/a', value: b64('one') },
+          { op: 'remove', path: '/data/b' },
+          { op: 'copy', from: '/data/c', path: '/data/d' },
+          { op: 'move', from: '/data/c', path: '/data/e' },
+          { op: 'add', path: '/metadata/labels/team~1name', value: 'core' },
+        ],
+      },
+      jsonPatch,
+    );
+    expect(patched.data).toEqual({ a: b64('one'), d: b64('3'), e: b64('3') });
+    expect(patched.metadata?.labels).toEqual({ app: 'x', 'team/name': 'core' });
+  });
+
+  it('E1 a failing test operation changes nothing and is a 422', async () => {
+    const created = await secret('j2', { a: '1' });
+    const { code, body } = await apiFailure(
+      cluster.core.patchNamespacedSecret(
+        {
+          name: 'j2',
+          namespace: ns,
+          body: [
+            { op: 'replace', path: '/data/a', value: b64('changed') },
+            { op: 'test', path: '/metadata/resourceVersion', value: 'not-it' },
+          ],
+        },
+        jsonPatch,
+      ),
+    );
+    expect(code).toBe(422);
+    expect(body.reason).toBe('Invalid');
+    const after = await cluster.core.readNamespacedSecret({ name: 'j2', namespace: ns });
+    expect(after.data).toEqual({ a: b64('1') });
+    expect(after.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
+  });
+
+  it('E1 a JSON patch test on resourceVersion works as an optimistic lock', async () => {
+    const created = await secret('j3', { a: '1' });
+    const patched = await cluster.core.patchNamespacedSecret(
+      {
+        name: 'j3',
+        namespace: ns,
+        body: [
+          { op: 'test', path: '/metadata/resourceVersion', value: created.metadata?.resourceVersion },
+          { op: 'replace', path: '/data/a', value: b64('2') },
+        ],
+      },
+      jsonPatch,
+    );
+    expect(patched.data).toEqual({ a: b64('2') });
+  });
+
+  it('E1 removing a missing path is a 422, a malformed patch a 400', async () => {
+    await secret('j4', { a: '1' });
+    const missing = await apiFailure(
+      cluster.core.patchNamespacedSecret({ name: 'j4', namespace: ns, body: [{ op: 'remove', path: '/data/zzz' }] }, jsonPatch),
+    );
+    expect(missing.code).toBe(422);
+    const malformed = await apiFailure(cluster.core.patchNamespacedSecret({ name: 'j4', namespace: ns, body: { not: 'a list' } }, jsonPatch));
+    expect(malformed.code).toBe(400);
+  });
+});
+
+describe('generation', () => {
+  it('E1 generation bumps on a data change but not on a label change', async () => {
+    const created = await secret('g1', { a: '1' });
+    expect(created.metadata?.generation).toBe(1);
+    const labelled = await cluster.core.patchNamespacedSecret(
+      { name: 'g1', namespace: ns, body: { metadata: { labels: { seen: 'yes' } } } },
+      mergePatch,
+    );
+    expect(labelled.metadata?.generation).toBe(1);
+    expect(Number(labelled.metadata?.resourceVersion)).toBeGreaterThan(Number(created.metadata?.resourceVersion));
+    const changed = await cluster.core.patchNamespacedSecret({ name: 'g1', namespace: ns, body: { stringData: { a: '2' } } }, mergePatch);
+    expect(changed.metadata?.generation).toBe(2);
+  });
+
+  it('E1 an update that changes nothing keeps the resourceVersion', async () => {
+    const created = await secret('g2', { a: '1' });
+    const same = await cluster.core.patchNamespacedSecret({ name: 'g2', namespace: ns, body: { stringData: { a: '1' } } }, mergePatch);
+    expect(same.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
+    expect(same.metadata?.generation).toBe(1);
+  });
+});
