@@ -128,6 +128,17 @@ function randomSuffix(): string {
   return out;
 }
 
+/** Go's omitempty: empty maps and lists in metadata are not stored or served. */
+function dropEmptyMetadata(object: KubeObject): void {
+  const meta = object.metadata;
+  for (const key of ['labels', 'annotations', 'finalizers', 'ownerReferences', 'managedFields']) {
+    const value = meta[key];
+    if (value === null || (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0)) {
+      delete meta[key];
+    }
+  }
+}
+
 function validateMetadata(object: KubeObject, strategy: Strategy): FieldError[] {
   const meta = object.metadata;
   const errors: FieldError[] = [];
@@ -221,6 +232,7 @@ export class KubeApi {
     delete meta.deletionGracePeriodSeconds;
     if (type.subresources.status) delete object.status;
     strategy.prepareForCreate?.(object, type);
+    dropEmptyMetadata(object);
     this.validate(type, strategy, object, undefined);
     const name = meta.name ?? '';
     if (this.store.get(storageKeyOf(type), meta.namespace, name)) throw alreadyExists(groupResourceOf(type), name);
@@ -307,9 +319,8 @@ export class KubeApi {
 
   deleteCollection(target: Target, listOptions: ListOptions, options: DeleteOptions = {}): KubeObject {
     const list = this.list(target, { labelSelector: listOptions.labelSelector, fieldSelector: listOptions.fieldSelector });
-    const items = (list.items as KubeObject[]).map((item) =>
-      this.delete({ ...target, namespace: item.metadata.namespace, name: item.metadata.name }, options),
-    );
+    const items = list.items as KubeObject[];
+    for (const item of items) this.delete({ ...target, namespace: item.metadata.namespace, name: item.metadata.name }, options);
     return { ...list, metadata: { resourceVersion: String(this.store.resourceVersion) }, items };
   }
 
@@ -445,6 +456,7 @@ export class KubeApi {
       strategy.prepareForUpdate?.(next, old, type);
     }
     for (const key of Object.keys(next.metadata)) if (next.metadata[key] === undefined) delete next.metadata[key];
+    dropEmptyMetadata(next);
     if (!next.metadata.namespace) delete next.metadata.namespace;
 
     const errors = this.validationErrors(strategy, type, next, old);
@@ -469,7 +481,7 @@ export class KubeApi {
     if (jsonEqual(typed, present(type, old))) return this.respond(target, typed);
     if (options.dryRun) return this.respond(target, typed);
     if (typed.metadata.deletionTimestamp && (typed.metadata.finalizers ?? []).length === 0) {
-      this.store.update(storageKeyOf(type), typed);
+      // Removing the last finalizer of an object being deleted deletes it (one DELETED event).
       return this.respond(target, this.remove(type, strategy, typed));
     }
     const stored = this.store.update(storageKeyOf(type), typed);
@@ -484,7 +496,10 @@ export class KubeApi {
   private remove(type: ResourceType, strategy: Strategy, object: KubeObject): KubeObject {
     const { namespace, name = '' } = object.metadata;
     strategy.beforeDelete?.(object, this.context);
-    const last = this.store.delete(storageKeyOf(type), namespace, name) ?? object;
+    const current = this.store.get(storageKeyOf(type), namespace, name);
+    // beforeDelete may have rewritten the object (a namespace turns Terminating); keep what it wrote.
+    const final = current && current.metadata.resourceVersion !== object.metadata.resourceVersion ? current : object;
+    const last = this.store.delete(storageKeyOf(type), namespace, name, final) ?? object;
     strategy.afterDelete?.(last, this.context);
     return last;
   }

@@ -93,14 +93,17 @@ export class ObjectStore {
     return clone(stored);
   }
 
-  /** Removes the object; the returned last state carries the deletion's resourceVersion, as etcd's does. */
-  delete(storageKey: string, namespace: string | undefined, name: string): KubeObject | undefined {
+  /**
+   * Removes the object; the returned last state (the stored one, or `finalState` when an update
+   * is what deletes it) carries the deletion's resourceVersion, as etcd's does.
+   */
+  delete(storageKey: string, namespace: string | undefined, name: string, finalState?: KubeObject): KubeObject | undefined {
     const key = objectKey(namespace, name);
     const collection = this.collections.get(storageKey);
     const previous = collection?.get(key);
     if (!collection || !previous) return undefined;
     collection.delete(key);
-    const last = this.stamp(previous);
+    const last = this.stamp(finalState ?? previous);
     this.record({ type: 'DELETED', storageKey, resourceVersion: this.revision, object: last, previous });
     return clone(last);
   }

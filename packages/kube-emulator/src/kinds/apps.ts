@@ -173,6 +173,7 @@ export const deploymentStrategy: Strategy = {
   validateName: dns1123Subdomain,
   prepareForCreate(object) {
     defaultDeployment(object);
+    object.status = {};
   },
   prepareForUpdate(object) {
     defaultDeployment(object);

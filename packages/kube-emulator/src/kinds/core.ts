@@ -62,7 +62,16 @@ function normalizeSecret(object: KubeObject): void {
   const stringData = checkStringMap('Secret', 'stringData', object.stringData, false);
   for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(value, 'utf8').toString('base64');
   delete object.stringData;
-  if (Object.keys(data).length > 0 || object.data !== undefined) object.data = data;
+  if (Object.keys(data).length > 0) object.data = data;
+  else delete object.data;
+}
+
+/** Go's omitempty drops empty data maps, so `data: {}` and no data are the same object. */
+function dropEmptyMaps(object: KubeObject, fields: string[]): void {
+  for (const field of fields) {
+    const value = object[field];
+    if (value === null || (isObject(value) && Object.keys(value).length === 0)) delete object[field];
+  }
 }
 
 export const secretStrategy: Strategy = {
@@ -93,10 +102,12 @@ export const configMapStrategy: Strategy = {
   prepareForCreate(object) {
     checkStringMap('ConfigMap', 'data', object.data, false);
     checkStringMap('ConfigMap', 'binaryData', object.binaryData, true);
+    dropEmptyMaps(object, ['data', 'binaryData']);
   },
   prepareForUpdate(object) {
     checkStringMap('ConfigMap', 'data', object.data, false);
     checkStringMap('ConfigMap', 'binaryData', object.binaryData, true);
+    dropEmptyMaps(object, ['data', 'binaryData']);
   },
   validate(object, old) {
     const data = (object.data ?? {}) as Record<string, string>;
