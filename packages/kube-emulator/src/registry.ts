@@ -82,7 +82,6 @@ export const BUILT_IN_RESOURCES: readonly ResourceType[] = [NAMESPACES, SECRETS,
 export interface GroupVersions {
   group: string;
   versions: string[];
-  preferredVersion: string;
 }
 
 export class ResourceRegistry {
@@ -118,11 +117,7 @@ export class ResourceRegistry {
       if (!versions.includes(type.version)) versions.push(type.version);
       byGroup.set(type.group, versions);
     }
-    return [...byGroup].map(([group, versions]) => ({
-      group,
-      versions,
-      preferredVersion: versions[0] ?? '',
-    }));
+    return [...byGroup].map(([group, versions]) => ({ group, versions }));
   }
 
   /** Replaces whatever a CRD of this name registered before with `types`. */

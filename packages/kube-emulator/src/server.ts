@@ -1,28 +1,33 @@
 /**
  * @occ/kube-emulator: an embedded Kubernetes API server over plain HTTP, for `npm start` and for
- * tests. `@kubernetes/client-node` reaches it through the kubeconfig it hands out (bearer token,
- * insecure-skip-tls-verify because the transport is http).
+ * tests. `@kubernetes/client-node` reaches it through the kubeconfig it hands out (bearer token;
+ * insecure-skip-tls-verify, without which client-node refuses http).
  *
  * Emulates (rule E1): core/v1 namespaces, secrets, configmaps, events; apps/v1 deployments (with
  * /status and /scale); apiextensions.k8s.io/v1 customresourcedefinitions, whose custom resources
  * become servable (namespaced or cluster-scoped, every served version, /status when declared).
- * Verbs get, list (label and field selectors, limit/continue), watch (resourceVersion replay from
- * a bounded history, 410 Expired beyond it, selector transitions), create (generateName), replace,
- * merge / strategic-merge (served as merge) / JSON patch, delete (uid and resourceVersion
- * preconditions, finalizers), deletecollection, dryRun=All. Metadata: uid, one global
- * resourceVersion counter, generation, creationTimestamp. Status failures carry the messages,
- * reasons and details of kube-apiserver 1.33. Discovery at /api, /apis and each group/version.
- * Deleting a namespace deletes its contents at once (no lingering Terminating phase).
+ * Verbs: get; list (label and field selectors, limit/continue); watch (replay from a bounded
+ * history of recent writes, 410 Expired beyond it, selector transitions as ADDED/DELETED); create
+ * (generateName); replace; merge, strategic-merge (served as merge) and JSON patch; delete (uid and
+ * resourceVersion preconditions, finalizers); deletecollection; dryRun=All. Metadata: uid, one
+ * global resourceVersion counter, generation, creationTimestamp; a write that changes nothing is
+ * not written. Failures carry the Status bodies of a real kube-apiserver (1.33), including where
+ * those differ from intuition: a body namespace that differs from the path's and non-base64
+ * secret data are 400 BadRequest; DELETE of a secret, configmap, event or deployment answers a
+ * Status Success naming it, of a namespace, CRD or custom resource the object; built-in list
+ * items carry no kind/apiVersion. Discovery documents at /api, /apis and each group/version.
+ * Deleting a namespace deletes its contents at once: it turns Terminating (one MODIFIED event),
+ * its objects are deleted, then it is; there is no lingering Terminating phase.
  *
- * Does not emulate (yet): server-side apply and managedFields (415 for now), CRD schema validation,
- * pruning and defaulting, strategic merge of lists by key, controllers of any kind (no
+ * Does not emulate (yet): server-side apply and managedFields (apply patches get 415), CRD schema
+ * validation, pruning and defaulting, strategic merge of lists by key, controllers (no
  * ReplicaSets, Pods, garbage collection or deployment status), admission, RBAC, TLS, protobuf,
- * aggregated discovery, OpenAPI documents. A later layer adds those, plus a kubelet simulator and
- * fault injection; the HTTP layer resolves each request to a verb and target first for that.
+ * aggregated discovery, OpenAPI documents. A later issue adds apply, schemas, a kubelet simulator
+ * and fault injection; the HTTP layer resolves each request to a verb and target first, for that.
  *
- * Layers: http.ts (routing, parsing, Status) → api.ts (verbs) → kinds/ (per-kind strategies) →
- * store.ts (objects, resourceVersion, event history, watchers); registry.ts maps paths to kinds;
- * persistence.ts keeps the store in `dataFile`.
+ * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what
+ * differs per kind) → store.ts (objects, resourceVersion, event history, watchers); registry.ts
+ * maps paths to kinds and grows with CRDs; persistence.ts keeps the store in `dataFile`.
  */
 
 import { randomBytes } from 'node:crypto';
