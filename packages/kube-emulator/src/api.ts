@@ -294,15 +294,24 @@ export class KubeApi {
     const refused = strategy.checkDelete?.(old, type);
     if (refused) throw refused;
     const { uid, resourceVersion } = options.preconditions ?? {};
-    if (uid !== undefined && uid !== null && uid !== old.metadata.uid) {
-      throw this.preconditionFailed(type, strategy, old, `UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
-    }
-    if (resourceVersion !== undefined && resourceVersion !== null && resourceVersion !== old.metadata.resourceVersion) {
+    const actualUid = old.metadata.uid ?? '';
+    const actualRv = old.metadata.resourceVersion ?? '';
+    if (uid !== undefined && uid !== null && uid !== actualUid) {
       throw this.preconditionFailed(
         type,
         strategy,
         old,
-        `ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion ?? ''}`,
+        `UID in precondition: ${uid}, UID in object meta: ${actualUid}`,
+        `the UID in the precondition (${uid}) does not match the UID in record (${actualUid}). The object might have been deleted and then recreated`,
+      );
+    }
+    if (resourceVersion !== undefined && resourceVersion !== null && resourceVersion !== actualRv) {
+      throw this.preconditionFailed(
+        type,
+        strategy,
+        old,
+        `ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${actualRv}`,
+        `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${actualRv}). The object might have been modified`,
       );
     }
     if (options.dryRun) return this.deleteResponse(type, strategy, old);
@@ -407,19 +416,21 @@ export class KubeApi {
     if (type.namespaced && incoming.metadata.namespace && incoming.metadata.namespace !== old.metadata.namespace) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
+    // The storage layer checks a uid in the body as a precondition, before the resourceVersion.
+    if (incoming.metadata.uid && incoming.metadata.uid !== old.metadata.uid) {
+      const key = etcdKey(type, old.metadata.namespace, name);
+      throw conflict(
+        groupResourceOf(type),
+        name,
+        `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${incoming.metadata.uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
+      );
+    }
     const incomingRv = incoming.metadata.resourceVersion;
     if (incomingRv && incomingRv !== old.metadata.resourceVersion) throw conflict(groupResourceOf(type), name, OBJECT_MODIFIED);
     if (!incomingRv && !strategy.allowUnconditionalUpdate && target.subresource === undefined) {
       throw invalid(groupKindOf(type), name, [
         invalidValue('metadata.resourceVersion', '', 'must be specified for an update'),
       ]);
-    }
-    if (incoming.metadata.uid && incoming.metadata.uid !== old.metadata.uid) {
-      throw conflict(
-        groupResourceOf(type),
-        name,
-        `Precondition failed: UID in precondition: ${incoming.metadata.uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
-      );
     }
 
     let next: KubeObject;
@@ -520,12 +531,15 @@ export class KubeApi {
     };
   }
 
-  private preconditionFailed(type: ResourceType, strategy: Strategy, old: KubeObject, detail: string): StatusError {
+  /**
+   * A failed delete precondition. Kinds with their own REST Delete (namespaces, CRDs) word it
+   * "Precondition failed: …" on the plural resource; the generic store fails earlier, in
+   * rest.BeforeDelete, naming the Kind.
+   */
+  private preconditionFailed(type: ResourceType, strategy: Strategy, old: KubeObject, ownWording: string, genericWording: string): StatusError {
     const name = old.metadata.name ?? '';
-    const message = strategy.ownDeleteHandler
-      ? `Precondition failed: ${detail}`
-      : `StorageError: invalid object, Code: 4, Key: ${etcdKey(type, old.metadata.namespace, name)}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ${detail}`;
-    return conflict(groupResourceOf(type), name, message);
+    if (strategy.ownDeleteHandler) return conflict(groupResourceOf(type), name, `Precondition failed: ${ownWording}`);
+    return conflict({ group: type.group, resource: type.kind }, name, genericWording);
   }
 
   private validate(type: ResourceType, strategy: Strategy, object: KubeObject, old: KubeObject | undefined): void {

@@ -134,7 +134,10 @@ describe('custom resource definitions', () => {
       cluster.custom.deleteNamespacedCustomObject({ ...path, name: 'i1', body: { preconditions: { uid: 'x' } } }),
     );
     expect(wrongUid.code).toBe(409);
-    expect(wrongUid.body.message).toContain(`UID in precondition: x, UID in object meta: ${created.metadata.uid}`);
+    expect(wrongUid.body.message).toBe(
+      `Operation cannot be fulfilled on OpenClawInstance.${GROUP} "i1": the UID in the precondition (x) does not match the UID in record (${created.metadata.uid}). The object might have been deleted and then recreated`,
+    );
+    expect(wrongUid.body.details).toEqual({ name: 'i1', group: GROUP, kind: 'OpenClawInstance' });
   });
 
   it('E1 a cluster-scoped CRD serves cluster custom objects', async () => {
