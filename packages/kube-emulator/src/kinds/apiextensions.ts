@@ -3,7 +3,7 @@
 // v1, but not yet enforced on custom resources (no validation, no pruning, no defaulting).
 
 import { invalidValue, notSupported, required, type FieldError } from '../errors.ts';
-import { storageKeyOf, type ResourceType } from '../registry.ts';
+import { CRDS, storageKeyOf, type ResourceType } from '../registry.ts';
 import { isObject, kubeTimestamp, type JsonObject, type KubeObject } from '../types.ts';
 import { dns1123Label, dns1123Subdomain } from '../validation.ts';
 import { defaultStrategy, type Strategy } from './strategy.ts';
@@ -157,6 +157,26 @@ export const crdStrategy: Strategy = {
     registry.setCustomResources(crd.metadata.name ?? '', customResourceTypes(crd));
   },
   beforeDelete(crd, { store }) {
+    // Marked Terminating first, as the real CRD registry does, so watchers see it go.
+    const status = obj(crd.status);
+    const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter((c) => obj(c).type !== 'Terminating');
+    store.update(storageKeyOf(CRDS), {
+      ...crd,
+      metadata: { ...crd.metadata, deletionTimestamp: crd.metadata.deletionTimestamp ?? kubeTimestamp() },
+      status: {
+        ...status,
+        conditions: [
+          ...conditions,
+          {
+            type: 'Terminating',
+            status: 'True',
+            lastTransitionTime: kubeTimestamp(),
+            reason: 'InstanceDeletionPending',
+            message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+          },
+        ],
+      },
+    });
     const spec = obj(crd.spec);
     const key = storageKeyOf({ group: String(spec.group), plural: namesOf(crd).plural });
     for (const item of store.list(key)) store.delete(key, item.metadata.namespace, item.metadata.name ?? '');
