@@ -25,6 +25,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   mkdirSync(resultsDir, { recursive: true });
   const logPath = path.join(resultsDir, 'server.log');
   const log = createWriteStream(logPath);
+  let recent = ''; // the end of the output, quoted when start-up fails
+  const record = (chunk: Buffer) => {
+    log.write(chunk);
+    recent = (recent + chunk.toString('utf8')).slice(-3000);
+  };
 
   const database = process.env.DATABASE_URL ? await createDatabase(process.env.DATABASE_URL) : null;
 
@@ -59,7 +64,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   };
 
   try {
-    const { consoleUrl, bootstrapApiKey } = await readStartupLines(child, log, exited);
+    const { consoleUrl, bootstrapApiKey } = await readStartupLines(child, record, exited);
     await waitForReady(new URL('/readyz', consoleUrl).toString(), exited);
     const info: StackInfo = { consoleUrl, bootstrapApiKey, dataDir, databaseName: database?.name ?? null };
     const stackFile = path.join(dataDir, 'e2e-stack.json');
@@ -69,7 +74,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     return teardown;
   } catch (error) {
     await teardown();
-    throw new Error(`${(error as Error).message}\nServer output: ${logPath}`);
+    throw new Error(`${(error as Error).message}\nServer output (${logPath}) ends with:\n${recent}`);
   }
 }
 
@@ -84,7 +89,7 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 function readStartupLines(
   child: ChildProcess,
-  log: NodeJS.WritableStream,
+  record: (chunk: Buffer) => void,
   exited: Promise<number | null>,
 ): Promise<{ consoleUrl: string; bootstrapApiKey: string }> {
   return new Promise((resolve, reject) => {
@@ -96,9 +101,9 @@ function readStartupLines(
       STARTUP_TIMEOUT_MS,
     );
 
-    child.stderr?.on('data', (chunk: Buffer) => log.write(chunk));
+    child.stderr?.on('data', record);
     child.stdout?.on('data', (chunk: Buffer) => {
-      log.write(chunk);
+      record(chunk);
       buffered += chunk.toString('utf8');
       const lines = buffered.split(/\r?\n/);
       buffered = lines.pop() ?? '';
