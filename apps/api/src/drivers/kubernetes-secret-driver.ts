@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import {
+  backendIdentityMismatch,
+  INSTALLATION_ANNOTATION,
+  SECRET_VALUE_KEY,
+  secretBackendName,
+  secretLabels,
+} from '@occ/domain/kubernetes-names';
+import {
+  BackendConflict,
+  BackendOutcomeUnknown,
+  type CreateBackendSecret,
+  type ResolveResult,
+  type SecretBackendRef,
+  type SecretDriver,
+} from '@occ/domain/secret-driver';
+import { isOutcomeUnknown, kubeStatus } from '../kube/errors.ts';
+
+export const KUBERNETES_SECRET_DRIVER_ID = 'kubernetes-secret/v1';
+
+function randomSuffix(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return Array.from(randomBytes(8), (b) => alphabet[b % alphabet.length]).join('');
+}
+
+/** Rethrows a client-node failure without its request (which may hold the value). */
+function translate(error: unknown, what: string): never {
+  const status = kubeStatus(error);
+  if (status?.code === 409) throw new BackendConflict(`${what}: ${status.message}`);
+  if (status) throw new Error(`${what}: Kubernetes answered ${status.code} ${status.reason}: ${status.message}`);
+  if (isOutcomeUnknown(error)) throw new BackendOutcomeUnknown(`${what}: the connection to Kubernetes failed after sending`);
+  throw new Error(`${what}: Kubernetes is unreachable`);
+}
+
+/**
+ * Stores each Secret's value in one Opaque Kubernetes Secret under the fixed key `value` (S2).
+ * The caller never chooses the object's name, labels or key.
+ */
+export class KubernetesSecretDriver implements SecretDriver {
+  readonly id = KUBERNETES_SECRET_DRIVER_ID;
+  private readonly core: CoreV1Api;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly installationId: string,
+  ) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+  }
+
+  async create(input: CreateBackendSecret): Promise<SecretBackendRef> {
+    const body: V1Secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: secretBackendName(input.namespaceId, input.secretId, randomSuffix()),
+        labels: secretLabels(input.namespaceId, input.secretId),
+        annotations: { [INSTALLATION_ANNOTATION]: this.installationId },
+      },
+      type: 'Opaque',
+      data: { [SECRET_VALUE_KEY]: Buffer.from(input.value, 'utf8').toString('base64') },
+    };
+    let created: V1Secret;
+    try {
+      created = await this.core.createNamespacedSecret({ namespace: input.k8sNamespace, body });
+    } catch (error) {
+      translate(error, 'creating the Kubernetes Secret');
+    }
+    const uid = created.metadata?.uid;
+    const name = created.metadata?.name;
+    if (!uid || !name) throw new BackendOutcomeUnknown('Kubernetes created the Secret but answered without its uid');
+    return { k8sNamespace: input.k8sNamespace, name, key: SECRET_VALUE_KEY, uid };
+  }
+
+  async update(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }, value: string): Promise<void> {
+    const live = await this.read(ref);
+    if (!live) throw new BackendConflict('the Kubernetes Secret no longer exists');
+    const mismatch = backendIdentityMismatch(live.metadata ?? {}, { ...expected, uid: ref.uid });
+    if (mismatch) throw new BackendConflict(`the Kubernetes Secret is not the one recorded: ${mismatch}`);
+    const body: V1Secret = {
+      ...live,
+      // resourceVersion makes the replace conditional: a concurrent writer makes it a 409.
+      metadata: { ...live.metadata, resourceVersion: live.metadata?.resourceVersion },
+      data: { ...live.data, [ref.key]: Buffer.from(value, 'utf8').toString('base64') },
+    };
+    delete (body as { stringData?: unknown }).stringData;
+    try {
+      await this.core.replaceNamespacedSecret({ name: ref.name, namespace: ref.k8sNamespace, body });
+    } catch (error) {
+      translate(error, 'updating the Kubernetes Secret');
+    }
+  }
+
+  async delete(ref: SecretBackendRef): Promise<'deleted' | 'missing'> {
+    try {
+      await this.core.deleteNamespacedSecret({
+        name: ref.name,
+        namespace: ref.k8sNamespace,
+        body: { preconditions: { uid: ref.uid } },
+      });
+      return 'deleted';
+    } catch (error) {
+      const status = kubeStatus(error);
+      if (status?.code === 404) return 'missing';
+      // A uid precondition failure means the name now belongs to another object: ours is gone,
+      // and the foreign one is never deleted (S7).
+      if (status?.code === 409 && /precondition/i.test(status.message)) return 'missing';
+      translate(error, 'deleting the Kubernetes Secret');
+    }
+  }
+
+  async resolve(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }): Promise<ResolveResult> {
+    const live = await this.read(ref);
+    if (!live) return { state: 'missing' };
+    const mismatch = backendIdentityMismatch(live.metadata ?? {}, { ...expected, uid: ref.uid });
+    if (mismatch) return { state: 'mismatch', reason: mismatch };
+    if (live.data?.[ref.key] === undefined) return { state: 'mismatch', reason: `key ${ref.key} is missing` };
+    return { state: 'present', ref, resourceVersion: live.metadata?.resourceVersion ?? '' };
+  }
+
+  private async read(ref: SecretBackendRef): Promise<V1Secret | null> {
+    try {
+      return await this.core.readNamespacedSecret({ name: ref.name, namespace: ref.k8sNamespace });
+    } catch (error) {
+      if (kubeStatus(error)?.code === 404) return null;
+      translate(error, 'reading the Kubernetes Secret');
+    }
+  }
+}

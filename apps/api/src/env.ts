@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// The only place the API reads process.env (create-t3-turbo's habit); everything else receives
+// configuration as parameters.
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export interface Env {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  kubeconfig: string | null;
+  consoleDir: string;
+  production: boolean;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+function port(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`OCC_PORT must be a port number, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const level = source.OCC_LOG_LEVEL ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error(`OCC_LOG_LEVEL must be debug, info, warn or error`);
+  return {
+    host: source.OCC_HOST || '127.0.0.1',
+    port: port(source.OCC_PORT, 4000),
+    dataDir: path.resolve(source.OCC_DATA_DIR || path.join(REPO_ROOT, '.data')),
+    databaseUrl: source.DATABASE_URL || null,
+    kubeconfig: source.KUBECONFIG || null,
+    consoleDir: path.resolve(source.OCC_CONSOLE_DIR || path.join(REPO_ROOT, 'apps/console/out')),
+    production: source.NODE_ENV === 'production',
+    logLevel: level as Env['logLevel'],
+  };
+}

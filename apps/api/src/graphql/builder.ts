@@ -1,0 +1,61 @@
+import SchemaBuilder from '@pothos/core';
+import ErrorsPlugin from '@pothos/plugin-errors';
+import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { GraphQLError } from 'graphql';
+import type { Actor, Deps } from '../services/deps.ts';
+
+export interface GraphQLContext {
+  deps: Deps;
+  actor: Actor | null;
+}
+
+export function unauthenticated(): GraphQLError {
+  return new GraphQLError('A valid API key or session is required.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 200 } } });
+}
+
+/** Resolvers behind `authScopes: { authenticated: true }` use this to get a typed actor. */
+export function actorOf(ctx: GraphQLContext): Actor {
+  if (!ctx.actor) throw unauthenticated();
+  return ctx.actor;
+}
+
+// The builder only; types live one file per domain type under schema/ (Pothos' complex-app shape).
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  AuthScopes: { authenticated: boolean };
+  Scalars: { DateTime: { Input: Date; Output: Date }; ID: { Input: string; Output: string } };
+  DefaultFieldNullability: false;
+}>({
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, RelayPlugin],
+  defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: (ctx) => ({ authenticated: ctx.actor !== null }),
+    unauthorizedError: () => unauthenticated(),
+  },
+  errors: { defaultTypes: [], directResult: true },
+  relay: {
+    // Ids are already globally unique and typed by their prefix (ns_, sec_ …): no re-encoding.
+    encodeGlobalID: (_typename, id) => String(id),
+    decodeGlobalID: (globalID) => ({ typename: typenameOf(globalID), id: globalID }),
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    nodeQueryOptions: { nullable: true },
+    nodesQueryOptions: false,
+  },
+});
+
+const TYPENAMES: Record<string, string> = { ns: 'Namespace', sec: 'Secret' };
+
+function typenameOf(id: string): string {
+  return TYPENAMES[id.slice(0, id.indexOf('_'))] ?? 'Unknown';
+}
+
+builder.scalarType('DateTime', {
+  serialize: (value) => value.toISOString(),
+  parseValue: (value) => {
+    const date = new Date(String(value));
+    if (Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string');
+    return date;
+  },
+});

@@ -1,0 +1,16 @@
+import { lexicographicSortSchema, printSchema } from 'graphql';
+import { builder } from '../builder.ts';
+import './errors.ts';
+import './principal.ts';
+import './namespace.ts';
+import './secret.ts';
+
+builder.queryType({});
+builder.mutationType({});
+
+export const schema = builder.toSchema();
+
+/** The committed SDL (apps/api/schema.graphql) is this, sorted so diffs stay readable. */
+export function printSdl(): string {
+  return printSchema(lexicographicSortSchema(schema)) + '\n';
+}

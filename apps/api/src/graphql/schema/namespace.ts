@@ -1,0 +1,62 @@
+import { ConflictError, ForbiddenError, ValidationError } from '@occ/domain/errors';
+import { resolveArrayConnection } from '@pothos/plugin-relay';
+import { createNamespace, getNamespace, listNamespaces, type NamespaceView } from '../../services/namespaces.ts';
+import { listSecrets } from '../../services/secrets.ts';
+import { actorOf, builder } from '../builder.ts';
+import { NamespaceStatusEnum } from './namespace-status.ts';
+import { SecretRef } from './secret.ts';
+
+export const NamespaceRef = builder.objectRef<NamespaceView>('Namespace');
+
+builder.node(NamespaceRef, {
+  id: { resolve: (ns) => ns.id },
+  loadOne: (id, ctx) => (ctx.actor ? getNamespace(ctx.deps, ctx.actor, id) : null),
+  isTypeOf: (value) => typeof value === 'object' && value !== null && String((value as { id?: unknown }).id).startsWith('ns_'),
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    status: t.field({ type: NamespaceStatusEnum, resolve: (ns) => ns.status }),
+    statusMessage: t.exposeString('statusMessage', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    secrets: t.connection({
+      type: SecretRef,
+      resolve: async (ns, args, ctx) => resolveArrayConnection({ args }, await listSecrets(ctx.deps, actorOf(ctx), ns.id)),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  namespaces: t.connection({
+    type: NamespaceRef,
+    authScopes: { authenticated: true },
+    resolve: async (_root, args, ctx) => resolveArrayConnection({ args }, await listNamespaces(ctx.deps, actorOf(ctx))),
+  }),
+  namespace: t.field({
+    type: NamespaceRef,
+    nullable: true,
+    authScopes: { authenticated: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => getNamespace(ctx.deps, actorOf(ctx), id),
+  }),
+}));
+
+const CreateNamespaceInput = builder.inputType('CreateNamespaceInput', {
+  fields: (t) => ({ name: t.string({ required: true }) }),
+});
+
+const CreateNamespaceSuccess = builder.objectRef<{ namespace: NamespaceView }>('CreateNamespaceSuccess').implement({
+  fields: (t) => ({ namespace: t.field({ type: NamespaceRef, resolve: (r) => r.namespace }) }),
+});
+
+builder.mutationField('createNamespace', (t) =>
+  t.field({
+    type: CreateNamespaceSuccess,
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: CreateNamespaceInput, required: true }) },
+    errors: { types: [ValidationError, ForbiddenError, ConflictError], union: { name: 'CreateNamespaceResult' } },
+    resolve: async (_root, { input }, ctx) => {
+      const namespace = await createNamespace(ctx.deps, actorOf(ctx), input);
+      ctx.deps.kickWorker?.();
+      return { namespace };
+    },
+  }),
+);

@@ -1,0 +1,144 @@
+import {
+  ConflictError,
+  ForbiddenError,
+  NamespaceNotReadyError,
+  NotFoundError,
+  OutcomeUnknownError,
+  SecretInUseError,
+  ValidationError,
+} from '@occ/domain/errors';
+import type { SecretBackendRef } from '@occ/domain/secret-driver';
+import { requireNamespace } from '../../services/namespaces.ts';
+import {
+  createSecret,
+  deleteSecret,
+  getSecret,
+  isInstallationAdmin,
+  secretConsumers,
+  secretReference,
+  updateSecret,
+  type SecretUpdateResult,
+  type SecretView,
+} from '../../services/secrets.ts';
+import { actorOf, builder } from '../builder.ts';
+import { NamespaceRef } from './namespace.ts';
+import { SecretConsumersRef } from './secret-consumers.ts';
+
+// A Secret's GraphQL shape has no value field and no way to get one (S3, S4).
+
+const SecretReferenceRef = builder.objectRef<{ kind: 'secret'; namespaceId: string; id: string }>('SecretReference').implement({
+  description: 'The public reference to a secret: what configurations and revisions hold.',
+  fields: (t) => ({ kind: t.exposeString('kind'), namespaceId: t.exposeID('namespaceId'), id: t.exposeID('id') }),
+});
+
+const SecretBackendLocatorRef = builder.objectRef<SecretBackendRef>('SecretBackendLocator').implement({
+  description: 'Where the value lives in Kubernetes. Installation administrators only, for audit.',
+  fields: (t) => ({
+    k8sNamespace: t.exposeString('k8sNamespace'),
+    name: t.exposeString('name'),
+    key: t.exposeString('key'),
+    uid: t.exposeString('uid'),
+  }),
+});
+
+export const SecretRef = builder.objectRef<SecretView>('Secret');
+
+builder.node(SecretRef, {
+  id: { resolve: (s) => s.id },
+  loadOne: (id, ctx) => (ctx.actor ? getSecret(ctx.deps, ctx.actor, id) : null),
+  isTypeOf: (value) => typeof value === 'object' && value !== null && String((value as { id?: unknown }).id).startsWith('sec_'),
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    version: t.exposeInt('version'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    reference: t.field({ type: SecretReferenceRef, resolve: (s) => secretReference(s) }),
+    namespace: t.field({ type: NamespaceRef, resolve: (s, _args, ctx) => requireNamespace(ctx.deps, actorOf(ctx), s.namespaceId) }),
+    consumers: t.field({ type: SecretConsumersRef, resolve: (s, _args, ctx) => secretConsumers(ctx.deps.db, actorOf(ctx), s.id) }),
+    backendLocator: t.field({
+      type: SecretBackendLocatorRef,
+      nullable: true,
+      resolve: async (s, _args, ctx) => ((await isInstallationAdmin(ctx.deps, actorOf(ctx))) ? s.backend : null),
+    }),
+  }),
+});
+
+builder.queryField('secret', (t) =>
+  t.field({
+    type: SecretRef,
+    nullable: true,
+    authScopes: { authenticated: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => getSecret(ctx.deps, actorOf(ctx), id),
+  }),
+);
+
+const CreateSecretInput = builder.inputType('CreateSecretInput', {
+  fields: (t) => ({
+    namespaceId: t.id({ required: true }),
+    name: t.string({ required: true }),
+    value: t.string({ required: true, description: 'Stored only in the namespace-owned Kubernetes Secret; never returned.' }),
+  }),
+});
+const UpdateSecretInput = builder.inputType('UpdateSecretInput', {
+  fields: (t) => ({ id: t.id({ required: true }), value: t.string({ required: true }) }),
+});
+const DeleteSecretInput = builder.inputType('DeleteSecretInput', { fields: (t) => ({ id: t.id({ required: true }) }) });
+
+const CreateSecretSuccess = builder.objectRef<{ secret: SecretView }>('CreateSecretSuccess').implement({
+  fields: (t) => ({ secret: t.field({ type: SecretRef, resolve: (r) => r.secret }) }),
+});
+
+const SecretDeliveryRef = builder.objectRef<SecretUpdateResult['delivery']>('SecretDelivery').implement({
+  description: 'An update stores the value; running gateways keep the bytes they started with until redeployed.',
+  fields: (t) => ({
+    stored: t.exposeBoolean('stored'),
+    delivered: t.exposeBoolean('delivered'),
+    message: t.exposeString('message'),
+    staleRevisionIds: t.exposeIDList('staleRevisionIds'),
+  }),
+});
+
+const UpdateSecretSuccess = builder.objectRef<SecretUpdateResult>('UpdateSecretSuccess').implement({
+  fields: (t) => ({
+    secret: t.field({ type: SecretRef, resolve: (r) => r.secret }),
+    delivery: t.field({ type: SecretDeliveryRef, resolve: (r) => r.delivery }),
+  }),
+});
+
+const DeleteSecretSuccess = builder.objectRef<{ deletedSecretId: string }>('DeleteSecretSuccess').implement({
+  fields: (t) => ({ deletedSecretId: t.exposeID('deletedSecretId') }),
+});
+
+builder.mutationFields((t) => ({
+  createSecret: t.field({
+    type: CreateSecretSuccess,
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: CreateSecretInput, required: true }) },
+    errors: {
+      types: [ValidationError, NotFoundError, ForbiddenError, ConflictError, NamespaceNotReadyError, OutcomeUnknownError],
+      union: { name: 'CreateSecretResult' },
+    },
+    resolve: async (_root, { input }, ctx) => ({ secret: await createSecret(ctx.deps, actorOf(ctx), input) }),
+  }),
+  updateSecret: t.field({
+    type: UpdateSecretSuccess,
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: UpdateSecretInput, required: true }) },
+    errors: {
+      types: [ValidationError, NotFoundError, ForbiddenError, ConflictError, NamespaceNotReadyError, OutcomeUnknownError],
+      union: { name: 'UpdateSecretResult' },
+    },
+    resolve: (_root, { input }, ctx) => updateSecret(ctx.deps, actorOf(ctx), input),
+  }),
+  deleteSecret: t.field({
+    type: DeleteSecretSuccess,
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: DeleteSecretInput, required: true }) },
+    errors: {
+      types: [NotFoundError, ForbiddenError, ConflictError, SecretInUseError, OutcomeUnknownError],
+      union: { name: 'DeleteSecretResult' },
+    },
+    resolve: (_root, { input }, ctx) => deleteSecret(ctx.deps, actorOf(ctx), input),
+  }),
+}));

@@ -1,0 +1,100 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { startKubeEmulator } from '@occ/kube-emulator/server';
+import { createDb, type Db } from './db/client.ts';
+import { startEmbeddedPostgres } from './db/embedded-postgres.ts';
+import { migrateDeploy } from './db/migrate.ts';
+import { KubernetesNamespaceDriver } from './drivers/kubernetes-namespaces.ts';
+import { KubernetesSecretDriver } from './drivers/kubernetes-secret-driver.ts';
+import type { Env } from './env.ts';
+import { kubeConfigFromFile } from './kube/config.ts';
+import type { Logger } from './log.ts';
+import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
+import type { Deps } from './services/deps.ts';
+import { PROVISION_NAMESPACE, provisionNamespaceHandler } from './services/namespaces.ts';
+import { startWorker, type Worker } from './worker.ts';
+
+// Assembles a running installation from its environment: embedded or external Postgres and
+// Kubernetes, migrations, the bootstrap identity, the ports and the worker. Used by `npm start`
+// and by tests, so both run the same wiring.
+
+export interface Runtime {
+  deps: Deps;
+  db: Db;
+  kubeConfig: KubeConfig;
+  databaseUrl: string;
+  installation: InstallationState;
+  worker: Worker;
+  embedded: { postgres: boolean; kubernetes: boolean };
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  env: Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'>;
+  logger: Logger;
+  /** Tests keep the embedded database in memory. */
+  inMemory?: boolean;
+  startWorker?: boolean;
+  onQuery?: (sql: string) => void;
+}
+
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { env, logger } = options;
+  const closers: Array<() => Promise<void>> = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch((error) => logger.error('shutdown step failed', { error }));
+  };
+  try {
+    await mkdir(env.dataDir, { recursive: true });
+    let databaseUrl = env.databaseUrl;
+    if (!databaseUrl) {
+      const pg = await startEmbeddedPostgres(options.inMemory ? {} : { dataDir: path.join(env.dataDir, 'pglite') });
+      closers.push(() => pg.close());
+      databaseUrl = pg.url;
+      logger.info('embedded PostgreSQL (PGlite) started', { dataDir: options.inMemory ? 'memory' : path.join(env.dataDir, 'pglite') });
+    }
+    let kubeConfig: KubeConfig;
+    if (env.kubeconfig) {
+      kubeConfig = kubeConfigFromFile(env.kubeconfig);
+    } else {
+      const kube = await startKubeEmulator(options.inMemory ? {} : { dataFile: path.join(env.dataDir, 'kube', 'objects.json') });
+      closers.push(() => kube.close());
+      kubeConfig = kube.kubeConfig();
+      await writeFile(path.join(env.dataDir, 'kubeconfig.yaml'), kube.kubeconfigYaml(), { mode: 0o600 });
+      logger.info('embedded Kubernetes API server started', { url: kube.url, kubeconfig: path.join(env.dataDir, 'kubeconfig.yaml') });
+    }
+    await migrateDeploy(databaseUrl);
+    const db = createDb(databaseUrl, { onQuery: options.onQuery });
+    closers.push(() => db.$disconnect());
+    const installation = await ensureInstallation(db);
+    const deps: Deps = {
+      db,
+      logger,
+      installationId: installation.installationId,
+      secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId),
+      namespaceDriver: new KubernetesNamespaceDriver(kubeConfig),
+    };
+    const worker = startWorker({
+      db,
+      logger: logger.child({ component: 'worker' }),
+      handlers: { [PROVISION_NAMESPACE]: provisionNamespaceHandler(deps) },
+      ...(options.startWorker === false ? { pollMs: 3_600_000 } : {}),
+    });
+    if (options.startWorker !== false) deps.kickWorker = () => worker.kick();
+    closers.push(() => worker.stop());
+    return {
+      deps,
+      db,
+      kubeConfig,
+      databaseUrl,
+      installation,
+      worker,
+      embedded: { postgres: !env.databaseUrl, kubernetes: !env.kubeconfig },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,84 @@
+import { decide, type AccessRequest, type BindingView, type Decision, type Permission, type Scope } from '@occ/domain/access';
+import { ForbiddenError } from '@occ/domain/errors';
+import type { Db, Tx } from '../db/client.ts';
+import { audit } from './audit.ts';
+import type { Actor, Deps } from './deps.ts';
+
+type BindingRow = {
+  id: string;
+  subjectId: string;
+  scopeKind: 'INSTALLATION' | 'NAMESPACE' | 'RESOURCE';
+  namespaceId: string | null;
+  resourceKind: string | null;
+  resourceId: string | null;
+  role: { id: string; name: string; permissions: unknown };
+};
+
+function toScope(row: BindingRow): Scope {
+  switch (row.scopeKind) {
+    case 'INSTALLATION':
+      return { kind: 'installation' };
+    case 'NAMESPACE':
+      return { kind: 'namespace', namespaceId: row.namespaceId ?? '' };
+    case 'RESOURCE':
+      return { kind: 'resource', resourceKind: row.resourceKind as never, resourceId: row.resourceId ?? '', namespaceId: row.namespaceId };
+  }
+}
+
+export async function loadBindings(db: Db | Tx, subjectId: string): Promise<BindingView[]> {
+  const rows: BindingRow[] = await db.accessBinding.findMany({
+    where: { subjectId },
+    select: {
+      id: true,
+      subjectId: true,
+      scopeKind: true,
+      namespaceId: true,
+      resourceKind: true,
+      resourceId: true,
+      role: { select: { id: true, name: true, permissions: true } },
+    },
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    subjectId: row.subjectId,
+    role: { id: row.role.id, name: row.role.name, permissions: row.role.permissions as Permission[] },
+    scope: toScope(row),
+  }));
+}
+
+export async function check(db: Db | Tx, actor: Actor, request: Omit<AccessRequest, 'subjectId'>): Promise<Decision> {
+  const full = { ...request, subjectId: actor.principalId };
+  return decide(await loadBindings(db, actor.principalId), full);
+}
+
+/**
+ * Allows or throws ForbiddenError. A denial is audited (in its own write: there is no change to
+ * share a transaction with) and answers without detail.
+ */
+export async function authorize(
+  deps: Pick<Deps, 'db'>,
+  actor: Actor,
+  request: Omit<AccessRequest, 'subjectId'>,
+  via: Db | Tx = deps.db,
+): Promise<Decision> {
+  const decision = await check(via, actor, request);
+  if (!decision.allowed) {
+    await audit(deps.db, {
+      actorId: actor.principalId,
+      action: `${request.resourceKind}.${request.action}`,
+      resourceKind: request.resourceKind,
+      resourceId: request.resourceId,
+      namespaceId: request.namespaceId,
+      outcome: 'DENIED',
+      reason: 'no access binding grants this',
+    });
+    throw new ForbiddenError();
+  }
+  return decision;
+}
+
+/** Loads the actor's bindings once, for deciding many requests (lists). */
+export async function decider(db: Db | Tx, actor: Actor): Promise<(request: Omit<AccessRequest, 'subjectId'>) => Decision> {
+  const bindings = await loadBindings(db, actor.principalId);
+  return (request) => decide(bindings, { ...request, subjectId: actor.principalId });
+}

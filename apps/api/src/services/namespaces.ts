@@ -1,0 +1,121 @@
+import { isId } from '@occ/domain/ids';
+import { ConflictError, NotFoundError } from '@occ/domain/errors';
+import { kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
+import { validateNamespaceName } from '@occ/domain/validation';
+import { transaction } from '../db/client.ts';
+import { ForeignNamespaceError } from '../drivers/kubernetes-namespaces.ts';
+import { newId } from '../ids.ts';
+import type { WorkHandler } from '../worker.ts';
+import { authorize, check, decider } from './access.ts';
+import { audit } from './audit.ts';
+import type { Actor, Deps } from './deps.ts';
+import { complete, enqueue, failPermanently } from './work-queue.ts';
+
+export const PROVISION_NAMESPACE = 'namespace.provision';
+
+export interface NamespaceView {
+  id: string;
+  name: string;
+  status: 'PROVISIONING' | 'READY' | 'FAILED' | 'DELETING';
+  statusMessage: string | null;
+  k8sName: string;
+  createdAt: Date;
+}
+
+/** Creates the Namespace as provisioning and queues the work that makes it ready (K1). */
+export async function createNamespace(deps: Deps, actor: Actor, input: { name: string }): Promise<NamespaceView> {
+  const invalid = validateNamespaceName(input.name);
+  if (invalid) throw invalid;
+  await authorize(deps, actor, { action: 'create', resourceKind: 'namespace', namespaceId: null, resourceId: null });
+  const id = newId('namespace');
+  try {
+    return await transaction(deps.db, async (tx) => {
+      const row = await tx.namespace.create({
+        data: { id, name: input.name, k8sName: kubernetesNamespaceName(id), status: 'PROVISIONING', createdById: actor.principalId },
+      });
+      await enqueue(tx, PROVISION_NAMESPACE, `${PROVISION_NAMESPACE}:${id}`, { namespaceId: id });
+      await audit(tx, {
+        actorId: actor.principalId,
+        action: 'namespace.create',
+        resourceKind: 'namespace',
+        resourceId: id,
+        namespaceId: id,
+        outcome: 'SUCCESS',
+        details: { name: input.name },
+      });
+      return row;
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'P2002') throw new ConflictError(`A namespace named ${input.name} exists.`, 'NAME_TAKEN');
+    throw error;
+  }
+}
+
+export function provisionNamespaceHandler(deps: Deps): WorkHandler {
+  return {
+    async run(item, { final, owner }) {
+      const namespaceId = String(item.payload.namespaceId);
+      const ns = await deps.db.namespace.findUnique({ where: { id: namespaceId } });
+      if (!ns) {
+        await transaction(deps.db, (tx) => complete(tx, item.id, owner));
+        return;
+      }
+      try {
+        await deps.namespaceDriver.ensure(ns.k8sName, ns.id);
+      } catch (error) {
+        const foreign = error instanceof ForeignNamespaceError;
+        if (!foreign && !final) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        await transaction(deps.db, async (tx) => {
+          await tx.namespace.update({ where: { id: ns.id }, data: { status: 'FAILED', statusMessage: message } });
+          await failPermanently(tx, item.id, owner, message);
+          await audit(tx, {
+            actorId: null,
+            action: 'namespace.provision',
+            resourceKind: 'namespace',
+            resourceId: ns.id,
+            namespaceId: ns.id,
+            outcome: 'FAILURE',
+            reason: foreign ? 'FOREIGN_KUBERNETES_NAMESPACE' : 'KUBERNETES_UNAVAILABLE',
+            details: { k8sName: ns.k8sName },
+          });
+        });
+        return;
+      }
+      await transaction(deps.db, async (tx) => {
+        await tx.namespace.update({ where: { id: ns.id }, data: { status: 'READY', statusMessage: null } });
+        await complete(tx, item.id, owner);
+        await audit(tx, {
+          actorId: null,
+          action: 'namespace.provision',
+          resourceKind: 'namespace',
+          resourceId: ns.id,
+          namespaceId: ns.id,
+          outcome: 'SUCCESS',
+          details: { k8sName: ns.k8sName },
+        });
+      });
+    },
+  };
+}
+
+/** A namespace the caller may not read does not exist for them. */
+export async function getNamespace(deps: Deps, actor: Actor, id: string): Promise<NamespaceView | null> {
+  if (!isId('namespace', id)) return null;
+  const row = await deps.db.namespace.findUnique({ where: { id } });
+  if (!row) return null;
+  const decision = await check(deps.db, actor, { action: 'read', resourceKind: 'namespace', namespaceId: id, resourceId: id });
+  return decision.allowed ? row : null;
+}
+
+export async function requireNamespace(deps: Deps, actor: Actor, id: string): Promise<NamespaceView> {
+  const ns = await getNamespace(deps, actor, id);
+  if (!ns) throw new NotFoundError('No such namespace.');
+  return ns;
+}
+
+export async function listNamespaces(deps: Deps, actor: Actor): Promise<NamespaceView[]> {
+  const rows = await deps.db.namespace.findMany({ orderBy: { createdAt: 'asc' } });
+  const may = await decider(deps.db, actor);
+  return rows.filter((row) => may({ action: 'read', resourceKind: 'namespace', namespaceId: row.id, resourceId: row.id }).allowed);
+}

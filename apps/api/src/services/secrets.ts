@@ -1,0 +1,279 @@
+import { isId } from '@occ/domain/ids';
+import {
+  ConflictError,
+  NamespaceNotReadyError,
+  NotFoundError,
+  OutcomeUnknownError,
+  SecretInUseError,
+  type SecretConsumers,
+} from '@occ/domain/errors';
+import { BackendConflict, BackendOutcomeUnknown, type SecretBackendRef } from '@occ/domain/secret-driver';
+import { validateSecretName, validateSecretValue } from '@occ/domain/validation';
+import { transaction, type Db, type Tx } from '../db/client.ts';
+import { newId } from '../ids.ts';
+import { authorize, check, decider } from './access.ts';
+import { audit } from './audit.ts';
+import { commitOutcome } from './commit-outcome.ts';
+import type { Actor, Deps } from './deps.ts';
+import { lockNamespace, lockSecret } from './locks.ts';
+import { requireNamespace } from './namespaces.ts';
+
+export interface SecretView {
+  id: string;
+  namespaceId: string;
+  name: string;
+  version: number;
+  driverId: string;
+  /** Internal: exposed only to installation administrators, on a dedicated field (S4). */
+  backend: SecretBackendRef;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type SecretRow = {
+  id: string;
+  namespaceId: string;
+  name: string;
+  version: number;
+  driverId: string;
+  backendNamespace: string;
+  backendName: string;
+  backendKey: string;
+  backendUid: string;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export function toSecretView(row: SecretRow): SecretView {
+  return {
+    id: row.id,
+    namespaceId: row.namespaceId,
+    name: row.name,
+    version: row.version,
+    driverId: row.driverId,
+    backend: { k8sNamespace: row.backendNamespace, name: row.backendName, key: row.backendKey, uid: row.backendUid },
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export function secretReference(secret: { id: string; namespaceId: string }) {
+  return { kind: 'secret' as const, namespaceId: secret.namespaceId, id: secret.id };
+}
+
+function requireReady(ns: { status: string } | null): asserts ns is { status: 'READY'; id: string; k8sName: string } {
+  if (!ns) throw new NotFoundError('No such namespace.');
+  if (ns.status !== 'READY') throw new NamespaceNotReadyError(ns.status);
+}
+
+/**
+ * S1–S5. The value goes from this request's memory to the Kubernetes Secret and nowhere else.
+ * The namespace row stays locked from the readiness check to the commit.
+ */
+export async function createSecret(deps: Deps, actor: Actor, input: { namespaceId: string; name: string; value: string }): Promise<SecretView> {
+  const invalid = validateSecretName(input.name) ?? validateSecretValue(input.value);
+  if (invalid) throw invalid;
+  await requireNamespace(deps, actor, input.namespaceId);
+  const request = { action: 'create', resourceKind: 'secret', namespaceId: input.namespaceId, resourceId: null } as const;
+  await authorize(deps, actor, request);
+  const secretId = newId('secret');
+  let backend: SecretBackendRef | null = null;
+  const outcome = commitOutcome();
+  try {
+    return await transaction(deps.db, async (tx) => {
+      const ns = await lockNamespace(tx, input.namespaceId);
+      requireReady(ns);
+      await authorize(deps, actor, request, tx);
+      const taken = await tx.secret.findUnique({ where: { namespaceId_name: { namespaceId: ns.id, name: input.name } } });
+      if (taken) throw new ConflictError(`A secret named ${input.name} exists in this namespace.`, 'NAME_TAKEN');
+      backend = await deps.secretDriver.create({ namespaceId: ns.id, secretId, k8sNamespace: ns.k8sName, value: input.value });
+      const row = await tx.secret.create({
+        data: {
+          id: secretId,
+          namespaceId: ns.id,
+          name: input.name,
+          driverId: deps.secretDriver.id,
+          backendNamespace: backend.k8sNamespace,
+          backendName: backend.name,
+          backendKey: backend.key,
+          backendUid: backend.uid,
+          createdById: actor.principalId,
+        },
+      });
+      await audit(tx, {
+        actorId: actor.principalId,
+        action: 'secret.create',
+        resourceKind: 'secret',
+        resourceId: secretId,
+        namespaceId: ns.id,
+        outcome: 'SUCCESS',
+        details: { name: input.name, version: 1, driverId: deps.secretDriver.id },
+      });
+      outcome.reachedCommit();
+      return toSecretView(row);
+    });
+  } catch (error) {
+    if (error instanceof BackendOutcomeUnknown) {
+      deps.logger.warn('secret create: Kubernetes outcome unknown', { secretId, namespaceId: input.namespaceId });
+      throw new OutcomeUnknownError('Kubernetes did not confirm whether the Secret was stored. Nothing was recorded; check for orphaned backend objects before retrying.');
+    }
+    const created = backend as SecretBackendRef | null;
+    if (created && outcome.unknown(error)) {
+      // S5: the commit may have happened; deleting now could destroy a recorded secret.
+      deps.logger.error('secret create: database commit outcome unknown', { secretId, backendName: created.name, backendUid: created.uid });
+      throw new OutcomeUnknownError('The database did not confirm the commit. The secret may or may not exist; nothing was deleted.');
+    }
+    if (created) await compensate(deps, created, secretId);
+    throw error;
+  }
+}
+
+/** S5: the commit is known to have failed: delete exactly the object created (uid precondition). */
+async function compensate(deps: Deps, ref: SecretBackendRef, secretId: string): Promise<void> {
+  try {
+    await deps.secretDriver.delete(ref);
+    deps.logger.info('secret create rolled back; backend object deleted', { secretId, backendUid: ref.uid });
+  } catch (error) {
+    deps.logger.error('secret create rolled back; backend object could not be deleted (orphan)', {
+      secretId,
+      backendName: ref.name,
+      backendUid: ref.uid,
+      error,
+    });
+  }
+}
+
+export interface SecretUpdateResult {
+  secret: SecretView;
+  delivery: { stored: true; delivered: false; message: string; staleRevisionIds: string[] };
+}
+
+/** S6: changes only the value; same reference; version + 1; stored, not delivered. */
+export async function updateSecret(deps: Deps, actor: Actor, input: { id: string; value: string }): Promise<SecretUpdateResult> {
+  const invalid = validateSecretValue(input.value);
+  if (invalid) throw invalid;
+  const existing = await requireReadableSecret(deps, actor, input.id);
+  const request = { action: 'update', resourceKind: 'secret', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
+  await authorize(deps, actor, request);
+  const outcome = commitOutcome();
+  let written = false;
+  try {
+    const secret = await transaction(deps.db, async (tx) => {
+      const ns = await lockNamespace(tx, existing.namespaceId);
+      requireReady(ns);
+      if (!(await lockSecret(tx, existing.id))) throw new NotFoundError('No such secret.');
+      await authorize(deps, actor, request, tx);
+      const row = await tx.secret.findUniqueOrThrow({ where: { id: existing.id } });
+      const view = toSecretView(row);
+      await deps.secretDriver.update(view.backend, { namespaceId: row.namespaceId, secretId: row.id }, input.value);
+      written = true;
+      const updated = await tx.secret.update({ where: { id: row.id }, data: { version: { increment: 1 } } });
+      await audit(tx, {
+        actorId: actor.principalId,
+        action: 'secret.update',
+        resourceKind: 'secret',
+        resourceId: row.id,
+        namespaceId: row.namespaceId,
+        outcome: 'SUCCESS',
+        details: { name: row.name, version: updated.version },
+      });
+      outcome.reachedCommit();
+      return toSecretView(updated);
+    });
+    const staleRevisionIds: string[] = [];
+    return {
+      secret,
+      delivery: {
+        stored: true,
+        delivered: false,
+        staleRevisionIds,
+        message:
+          staleRevisionIds.length === 0
+            ? 'Stored, not delivered: no running revision uses this secret. Revisions deployed from now on read the new value.'
+            : `Stored, not delivered: ${staleRevisionIds.length} running revision(s) still hold the previous value until redeployed.`,
+      },
+    };
+  } catch (error) {
+    if (error instanceof BackendConflict) throw new ConflictError(`The secret changed concurrently: ${error.message}`, 'BACKEND_CONFLICT');
+    if (error instanceof BackendOutcomeUnknown) {
+      throw new OutcomeUnknownError('Kubernetes did not confirm whether the new value was stored. Read the secret and retry.');
+    }
+    if (written && outcome.unknown(error)) {
+      throw new OutcomeUnknownError('The new value is stored in Kubernetes, but the database did not confirm the version change.');
+    }
+    if (written) {
+      deps.logger.warn('secret update: value stored but metadata rolled back', { secretId: existing.id });
+    }
+    throw error;
+  }
+}
+
+/** S7: refused while referenced; deletes the exact backend object, its metadata and its grants. */
+export async function deleteSecret(deps: Deps, actor: Actor, input: { id: string }): Promise<{ deletedSecretId: string }> {
+  const existing = await requireReadableSecret(deps, actor, input.id);
+  const request = { action: 'delete', resourceKind: 'secret', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
+  await authorize(deps, actor, request);
+  return transaction(deps.db, async (tx) => {
+    const ns = await lockNamespace(tx, existing.namespaceId);
+    if (!ns) throw new NotFoundError('No such secret.');
+    if (!(await lockSecret(tx, existing.id))) throw new NotFoundError('No such secret.');
+    await authorize(deps, actor, request, tx);
+    const consumers = await secretConsumers(tx, actor, existing.id);
+    if (consumers.total > 0) throw new SecretInUseError(consumers);
+    const row = await tx.secret.findUniqueOrThrow({ where: { id: existing.id } });
+    const result = await deps.secretDriver.delete(toSecretView(row).backend);
+    await tx.accessBinding.deleteMany({ where: { scopeKind: 'RESOURCE', resourceKind: 'secret', resourceId: row.id } });
+    await tx.secret.delete({ where: { id: row.id } });
+    await audit(tx, {
+      actorId: actor.principalId,
+      action: 'secret.delete',
+      resourceKind: 'secret',
+      resourceId: row.id,
+      namespaceId: row.namespaceId,
+      outcome: 'SUCCESS',
+      details: { name: row.name, version: row.version, backend: result },
+    });
+    return { deletedSecretId: row.id };
+  });
+}
+
+/**
+ * Who references a secret. Today only pending work can (configurations, agents and revisions come
+ * with their own tables); consumers the actor may not read are counted, not named.
+ */
+export async function secretConsumers(db: Db | Tx, actor: Actor, secretId: string): Promise<SecretConsumers> {
+  const work = await db.$queryRaw<Array<{ id: string; kind: string }>>`
+    SELECT id, kind FROM "WorkItem" WHERE state IN ('PENDING', 'RUNNING') AND payload @> ${JSON.stringify({ secretIds: [secretId] })}::jsonb`;
+  const may = await decider(db, actor);
+  const items = work.map((w) => ({ kind: 'work' as const, id: w.id, name: w.kind }));
+  const readable = items.filter(() => may({ action: 'read', resourceKind: 'installation', namespaceId: null, resourceId: null }).allowed);
+  return { total: items.length, hiddenCount: items.length - readable.length, items: readable };
+}
+
+export async function getSecret(deps: Deps, actor: Actor, id: string): Promise<SecretView | null> {
+  if (!isId('secret', id)) return null;
+  const row = await deps.db.secret.findUnique({ where: { id } });
+  if (!row) return null;
+  const d = await check(deps.db, actor, { action: 'read', resourceKind: 'secret', namespaceId: row.namespaceId, resourceId: row.id });
+  return d.allowed ? toSecretView(row) : null;
+}
+
+/** A secret the caller may not read (another namespace's, say) is NOT_FOUND, not FORBIDDEN. */
+async function requireReadableSecret(deps: Deps, actor: Actor, id: string): Promise<SecretView> {
+  const secret = await getSecret(deps, actor, id);
+  if (!secret) throw new NotFoundError('No such secret.');
+  return secret;
+}
+
+export async function listSecrets(deps: Deps, actor: Actor, namespaceId: string): Promise<SecretView[]> {
+  const rows = await deps.db.secret.findMany({ where: { namespaceId }, orderBy: { createdAt: 'asc' } });
+  const may = await decider(deps.db, actor);
+  return rows
+    .filter((row) => may({ action: 'read', resourceKind: 'secret', namespaceId: row.namespaceId, resourceId: row.id }).allowed)
+    .map(toSecretView);
+}
+
+export async function isInstallationAdmin(deps: Deps, actor: Actor): Promise<boolean> {
+  const d = await check(deps.db, actor, { action: 'administer', resourceKind: 'installation', namespaceId: null, resourceId: null });
+  return d.allowed;
+}

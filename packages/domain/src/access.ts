@@ -1,0 +1,116 @@
+// The access model (DESIGN.md §4): roles are named permission sets {action, resourceKind}; an
+// access binding gives a subject a role at a scope. No action implies another. Every decision
+// carries its evidence.
+
+export const ACTIONS = ['create', 'read', 'update', 'delete', 'deploy', 'operate', 'administer'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+export const RESOURCE_KINDS = [
+  'installation',
+  'namespace',
+  'secret',
+  'configuration',
+  'agent',
+  'principal',
+  'accessBinding',
+  'role',
+  'auditEvent',
+] as const;
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+
+export interface Permission {
+  action: Action;
+  resourceKind: ResourceKind;
+}
+
+export type Scope =
+  | { kind: 'installation' }
+  | { kind: 'namespace'; namespaceId: string }
+  | { kind: 'resource'; resourceKind: ResourceKind; resourceId: string; namespaceId: string | null };
+
+export interface RoleView {
+  id: string;
+  name: string;
+  permissions: readonly Permission[];
+}
+
+export interface BindingView {
+  id: string;
+  subjectId: string;
+  role: RoleView;
+  scope: Scope;
+}
+
+/** What is asked: may `subjectId` do `action` on a resource of `resourceKind`? */
+export interface AccessRequest {
+  subjectId: string;
+  action: Action;
+  resourceKind: ResourceKind;
+  /** The namespace that holds the resource (or the collection), when it lives in one. */
+  namespaceId: string | null;
+  /** The exact resource; null for a collection (e.g. "create a secret in namespace N"). */
+  resourceId: string | null;
+}
+
+export interface Evidence {
+  bindingId: string;
+  roleId: string;
+  roleName: string;
+  scope: Scope;
+}
+
+export interface Decision {
+  allowed: boolean;
+  request: AccessRequest;
+  /** The bindings that allowed it; empty when denied. */
+  evidence: Evidence[];
+}
+
+function scopeCovers(scope: Scope, request: AccessRequest): boolean {
+  switch (scope.kind) {
+    case 'installation':
+      return true;
+    case 'namespace':
+      return request.namespaceId !== null && scope.namespaceId === request.namespaceId;
+    case 'resource':
+      return request.resourceId !== null && scope.resourceKind === request.resourceKind && scope.resourceId === request.resourceId;
+  }
+}
+
+export function decide(bindings: readonly BindingView[], request: AccessRequest): Decision {
+  const evidence: Evidence[] = [];
+  for (const binding of bindings) {
+    if (binding.subjectId !== request.subjectId) continue;
+    if (!scopeCovers(binding.scope, request)) continue;
+    const grants = binding.role.permissions.some((p) => p.action === request.action && p.resourceKind === request.resourceKind);
+    if (grants) evidence.push({ bindingId: binding.id, roleId: binding.role.id, roleName: binding.role.name, scope: binding.scope });
+  }
+  return { allowed: evidence.length > 0, request, evidence };
+}
+
+const all = (kinds: readonly ResourceKind[], actions: readonly Action[]): Permission[] =>
+  kinds.flatMap((resourceKind) => actions.map((action) => ({ action, resourceKind })));
+
+const NAMESPACED_KINDS: ResourceKind[] = ['namespace', 'secret', 'configuration', 'agent', 'accessBinding', 'role'];
+
+/** Built-in roles, by name. Their ids are stable so bindings survive restarts. */
+export const BUILT_IN_ROLES: readonly RoleView[] = [
+  { id: 'rol_installation-admin', name: 'installation-admin', permissions: all(RESOURCE_KINDS, ACTIONS) },
+  { id: 'rol_namespace-admin', name: 'namespace-admin', permissions: all(NAMESPACED_KINDS, ACTIONS) },
+  {
+    id: 'rol_namespace-editor',
+    name: 'namespace-editor',
+    permissions: [
+      ...all(['namespace'], ['read']),
+      ...all(['secret', 'configuration', 'agent'], ['create', 'read', 'update', 'delete', 'deploy']),
+    ].filter((p) => !(p.action === 'deploy' && p.resourceKind !== 'agent')),
+  },
+  { id: 'rol_namespace-viewer', name: 'namespace-viewer', permissions: all(['namespace', 'secret', 'configuration', 'agent'], ['read']) },
+  { id: 'rol_secret-operator', name: 'secret-operator', permissions: [{ action: 'operate', resourceKind: 'secret' }] },
+];
+
+export function builtInRole(name: string): RoleView {
+  const role = BUILT_IN_ROLES.find((r) => r.name === name);
+  if (!role) throw new Error(`no built-in role ${name}`);
+  return role;
+}

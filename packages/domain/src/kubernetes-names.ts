@@ -1,0 +1,52 @@
+import { uuidOf } from './ids.ts';
+
+// How the product names and marks its Kubernetes objects (rules K1 and S2). Pure: randomness
+// comes in as a parameter.
+
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'openclaw-control-plane';
+export const NAMESPACE_ID_LABEL = 'openclaw.rocks/namespace-id';
+export const SECRET_ID_LABEL = 'openclaw.rocks/secret-id';
+export const INSTALLATION_ANNOTATION = 'openclaw.rocks/installation-id';
+export const SECRET_VALUE_KEY = 'value';
+
+/** K1: one Kubernetes namespace per Namespace, named from its id. */
+export function kubernetesNamespaceName(namespaceId: string): string {
+  return `occ-${uuidOf(namespaceId)}`;
+}
+
+export function namespaceLabels(namespaceId: string): Record<string, string> {
+  return { [MANAGED_BY_LABEL]: MANAGED_BY, [NAMESPACE_ID_LABEL]: uuidOf(namespaceId) };
+}
+
+/** Label values are at most 63 characters, so ids are stored by their UUID part. */
+export function secretLabels(namespaceId: string, secretId: string): Record<string, string> {
+  return { ...namespaceLabels(namespaceId), [SECRET_ID_LABEL]: uuidOf(secretId) };
+}
+
+/**
+ * S2: the backend name derives from the namespace and secret ids plus a random suffix, so a retry
+ * never adopts an object that already exists.
+ */
+export function secretBackendName(namespaceId: string, secretId: string, randomSuffix: string): string {
+  if (!/^[a-z0-9]{6,12}$/.test(randomSuffix)) throw new Error('suffix must be 6-12 lowercase alphanumerics');
+  return `occ-${uuidOf(namespaceId).slice(0, 8)}-${uuidOf(secretId)}-${randomSuffix}`;
+}
+
+export interface ObservedMeta {
+  uid?: string;
+  labels?: Record<string, string>;
+}
+
+/** Whether a live object is the one the metadata points to: labels ours, ids and uid match. */
+export function backendIdentityMismatch(
+  observed: ObservedMeta,
+  expected: { namespaceId: string; secretId: string; uid: string },
+): string | null {
+  const want = secretLabels(expected.namespaceId, expected.secretId);
+  for (const [key, value] of Object.entries(want)) {
+    if (observed.labels?.[key] !== value) return `label ${key} is ${JSON.stringify(observed.labels?.[key] ?? null)}, expected ${JSON.stringify(value)}`;
+  }
+  if (observed.uid !== expected.uid) return `uid is ${observed.uid ?? 'missing'}, expected ${expected.uid}`;
+  return null;
+}
