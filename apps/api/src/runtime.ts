@@ -37,6 +37,8 @@ export interface RuntimeOptions {
   inMemory?: boolean;
   startWorker?: boolean;
   onQuery?: (sql: string) => void;
+  /** Applies the schema; `prisma migrate deploy` unless a test brings an already migrated database. */
+  migrate?: (databaseUrl: string) => Promise<unknown>;
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -64,7 +66,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       await writeFile(path.join(env.dataDir, 'kubeconfig.yaml'), kube.kubeconfigYaml(), { mode: 0o600 });
       logger.info('embedded Kubernetes API server started', { url: kube.url, kubeconfig: path.join(env.dataDir, 'kubeconfig.yaml') });
     }
-    await migrateDeploy(databaseUrl);
+    await (options.migrate ?? migrateDeploy)(databaseUrl);
     const db = createDb(databaseUrl, { onQuery: options.onQuery });
     closers.push(() => db.$disconnect());
     const installation = await ensureInstallation(db);

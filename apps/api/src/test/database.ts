@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { REPO_ROOT } from '../env.ts';
+
+// Test databases. With DATABASE_URL (CI, and these machines) each test file gets its own
+// database cloned from a template that the global setup migrated with `prisma migrate deploy`.
+// Without it, or with TEST_DATABASE=pglite, each file gets an in-memory PGlite that the runtime
+// starts, with the committed migration SQL applied directly.
+
+export const TEMPLATE_DATABASE = 'occ_test_template';
+
+export function testDatabaseMode(env: NodeJS.ProcessEnv = process.env): 'postgres' | 'pglite' {
+  if (env.TEST_DATABASE === 'pglite') return 'pglite';
+  return env.DATABASE_URL ? 'postgres' : 'pglite';
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createDatabaseFromTemplate(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `occ_test_${randomBytes(6).toString('hex')}`;
+  await admin(serverUrl, (c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`));
+  return {
+    url: withDatabase(serverUrl, name),
+    drop: () => admin(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+export async function recreateDatabase(serverUrl: string, name: string): Promise<string> {
+  await admin(serverUrl, async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await c.query(`CREATE DATABASE "${name}"`);
+  });
+  return withDatabase(serverUrl, name);
+}
+
+/** Applies prisma/migrations/*\/migration.sql in order (the fast path for in-memory PGlite). */
+export async function applyMigrationSql(url: string): Promise<void> {
+  const dir = path.join(REPO_ROOT, 'prisma/migrations');
+  const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const entry of entries) await client.query(await readFile(path.join(dir, entry, 'migration.sql'), 'utf8'));
+  } finally {
+    await client.end();
+  }
+}

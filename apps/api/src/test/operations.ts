@@ -1,0 +1,58 @@
+import { expect } from 'vitest';
+import type { GqlResult, TestStack } from './stack.ts';
+
+// The GraphQL documents tests use, written as a client would.
+
+export const CREATE_NAMESPACE = `mutation($input: CreateNamespaceInput!) { createNamespace(input: $input) {
+  __typename ... on CreateNamespaceSuccess { namespace { id name status } } ... on Error { code message } ... on ValidationError { field } } }`;
+
+export const NAMESPACE = `query($id: ID!) { namespace(id: $id) { id name status statusMessage } }`;
+
+export const CREATE_SECRET = `mutation($input: CreateSecretInput!) { createSecret(input: $input) {
+  __typename
+  ... on CreateSecretSuccess { secret { id name version createdAt updatedAt reference { kind namespaceId id } backendLocator { k8sNamespace name key uid } } }
+  ... on Error { code message }
+  ... on ValidationError { field }
+  ... on NamespaceNotReadyError { namespaceStatus } } }`;
+
+export const UPDATE_SECRET = `mutation($input: UpdateSecretInput!) { updateSecret(input: $input) {
+  __typename
+  ... on UpdateSecretSuccess { secret { id version reference { kind namespaceId id } } delivery { stored delivered message staleRevisionIds } }
+  ... on Error { code message } ... on ValidationError { field } } }`;
+
+export const DELETE_SECRET = `mutation($input: DeleteSecretInput!) { deleteSecret(input: $input) {
+  __typename
+  ... on DeleteSecretSuccess { deletedSecretId }
+  ... on SecretInUseError { consumers { total hiddenCount items { kind id name } } }
+  ... on Error { code message } } }`;
+
+export const SECRET = `query($id: ID!) { secret(id: $id) { id name version reference { kind namespaceId id } backendLocator { name uid } } }`;
+
+export function payload(result: GqlResult, field: string): Record<string, any> {
+  expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
+  return result.body.data![field];
+}
+
+export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function createReadyNamespace(stack: TestStack, name: string, key?: string): Promise<string> {
+  const created = payload(await stack.gql(CREATE_NAMESPACE, { input: { name } }, { key }), 'createNamespace');
+  expect(created.__typename).toBe('CreateNamespaceSuccess');
+  const id: string = created.namespace.id;
+  await waitFor(async () => (await stack.gql(NAMESPACE, { id })).body.data?.namespace?.status === 'READY', `namespace ${name} READY`);
+  return id;
+}
+
+export async function createSecretOk(stack: TestStack, namespaceId: string, name: string, value: string, key?: string) {
+  const result = payload(await stack.gql(CREATE_SECRET, { input: { namespaceId, name, value } }, { key }), 'createSecret');
+  expect(result.__typename, JSON.stringify(result)).toBe('CreateSecretSuccess');
+  return result.secret as { id: string; name: string; version: number; reference: { kind: string; namespaceId: string; id: string }; backendLocator: { k8sNamespace: string; name: string; key: string; uid: string } };
+}

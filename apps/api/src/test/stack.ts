@@ -1,0 +1,85 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { createHttpApp, listen } from '../http/server.ts';
+import { createLogger } from '../log.ts';
+import { startRuntime, type Runtime } from '../runtime.ts';
+import { applyMigrationSql, createDatabaseFromTemplate, testDatabaseMode } from './database.ts';
+
+// The whole API as `npm start` wires it (same runtime), on a fresh database and an in-memory
+// embedded Kubernetes API server, listening on a loopback port. Everything a test reads back
+// (log lines, response bodies) is kept so canary tests can search it.
+
+export interface GqlResult {
+  status: number;
+  body: { data?: Record<string, any>; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
+}
+
+export interface TestStack {
+  runtime: Runtime;
+  baseUrl: string;
+  bootstrapKey: string;
+  logs: string[];
+  responses: string[];
+  core: CoreV1Api;
+  apps: AppsV1Api;
+  kubeConfig: KubeConfig;
+  databaseUrl: string;
+  gql(query: string, variables?: Record<string, unknown>, auth?: { key?: string | null; cookie?: string }): Promise<GqlResult>;
+  request(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startTestStack(options: { worker?: boolean; onQuery?: (sql: string) => void } = {}): Promise<TestStack> {
+  const logs: string[] = [];
+  const responses: string[] = [];
+  const logger = createLogger((line) => logs.push(line), 'debug');
+  const mode = testDatabaseMode();
+  const database = mode === 'postgres' ? await createDatabaseFromTemplate(process.env.DATABASE_URL!) : null;
+  const runtime = await startRuntime({
+    env: { dataDir: '/tmp/occ-test-unused', databaseUrl: database?.url ?? null, kubeconfig: null },
+    logger,
+    inMemory: true,
+    startWorker: options.worker ?? true,
+    onQuery: options.onQuery,
+    migrate: database ? async () => {} : applyMigrationSql,
+  });
+  const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent' });
+  const server: Server = await listen(app, '127.0.0.1', 0);
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const request = async (path: string, init?: RequestInit) => {
+    const res = await fetch(baseUrl + path, init);
+    const text = await res.text();
+    responses.push(text);
+    return new Response(text, { status: res.status, headers: res.headers });
+  };
+
+  const stack: TestStack = {
+    runtime,
+    baseUrl,
+    bootstrapKey: runtime.installation.bootstrapApiKey!,
+    logs,
+    responses,
+    core: runtime.kubeConfig.makeApiClient(CoreV1Api),
+    apps: runtime.kubeConfig.makeApiClient(AppsV1Api),
+    kubeConfig: runtime.kubeConfig,
+    databaseUrl: runtime.databaseUrl,
+    request,
+    async gql(query, variables = {}, auth = {}) {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      const key = auth.key === undefined ? stack.bootstrapKey : auth.key;
+      if (key) headers.authorization = `Bearer ${key}`;
+      if (auth.cookie) headers.cookie = auth.cookie;
+      const res = await request('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+      return { status: res.status, body: (await res.json()) as GqlResult['body'] };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await runtime.close();
+      await database?.drop();
+    },
+  };
+  return stack;
+}
