@@ -45,7 +45,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     // Its own process group, so teardown can signal npx, tsx and node together, like Ctrl-C.
     detached: true,
   });
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+  const exited = new Promise<string>((resolve) =>
+    child.once('close', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`)),
+  );
   const killOnExit = () => signalGroup(child, 'SIGKILL');
   process.once('exit', killOnExit);
 
@@ -90,7 +92,7 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 function readStartupLines(
   child: ChildProcess,
   record: (chunk: Buffer) => void,
-  exited: Promise<number | null>,
+  exited: Promise<string>,
 ): Promise<{ consoleUrl: string; bootstrapApiKey: string }> {
   return new Promise((resolve, reject) => {
     let consoleUrl: string | undefined;
@@ -117,14 +119,14 @@ function readStartupLines(
         resolve({ consoleUrl, bootstrapApiKey });
       }
     });
-    void exited.then((code) => {
+    void exited.then((how) => {
       clearTimeout(timer);
-      reject(new Error(`The API process exited (code ${code}) before printing its console URL and bootstrap key.`));
+      reject(new Error(`The API process exited (${how}) before printing its console URL and bootstrap key.`));
     });
   });
 }
 
-async function waitForReady(url: string, exited: Promise<number | null>): Promise<void> {
+async function waitForReady(url: string, exited: Promise<string>): Promise<void> {
   let gone = false;
   void exited.then(() => (gone = true));
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;

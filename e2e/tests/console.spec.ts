@@ -16,6 +16,19 @@ async function expectValueNowhereOnPage(page: Page, value: string): Promise<void
   expect(kept.local + kept.session + kept.url).not.toContain(value);
 }
 
+async function signIn(page: Page, apiKey: string): Promise<void> {
+  await page.goto('/sign-in');
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/namespaces$/);
+}
+
+async function createReadyNamespace(page: Page, name: string): Promise<void> {
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByRole('button', { name: 'Create namespace' }).click();
+  await expect(page.getByRole('row', { name: new RegExp(name) })).toContainText('READY', { timeout: 30_000 });
+}
+
 test('S1 S6 S7 a new user signs in with the bootstrap key, creates a namespace, a secret, rotates and deletes it', async ({
   page,
   stack,
@@ -125,4 +138,23 @@ test('a wrong API key shows an error and stays on sign-in', async ({ page, snap 
   await snap('wrong-key');
   await page.goto('/namespaces');
   await expect(page).toHaveURL(/\/sign-in$/);
+});
+
+test('S1 a value with a NUL character is refused, and the console names the field', async ({ page, stack, snap }) => {
+  const namespaceName = `e2e-nul-${Date.now().toString(36)}`;
+  await signIn(page, stack.bootstrapApiKey);
+  await createReadyNamespace(page, namespaceName);
+  await page.getByRole('link', { name: `Secrets of ${namespaceName}` }).click();
+  await expect(page.getByRole('heading', { name: `Secrets in ${namespaceName}`, level: 1 })).toBeVisible();
+
+  await page.getByLabel('Name', { exact: true }).fill('has-nul');
+  const value = page.getByLabel('Value', { exact: true });
+  await value.fill('before\u0000after');
+  await page.getByRole('button', { name: 'Create secret' }).click();
+  const alert = page.getByRole('alert').filter({ hasText: 'Invalid input' });
+  await expect(alert).toBeVisible();
+  await expect(alert.locator('code')).toHaveText(/value$/);
+  await expect(value).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByText('No secrets in this namespace yet.')).toBeVisible();
+  await snap('validation-error');
 });

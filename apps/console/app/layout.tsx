@@ -7,6 +7,7 @@ import '../styles/globals.css';
 export const metadata: Metadata = {
   title: { default: 'OpenClaw control plane', template: '%s · OpenClaw control plane' },
   description: 'Admin console for OpenClaw agents on Kubernetes.',
+  icons: { icon: '/favicon.svg' },
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

@@ -1,9 +1,5 @@
 // Session endpoints beside /graphql (docs/contract-issue-2.md): the cookie is HttpOnly, so the
-// console never sees it; it only asks the server to set, read or clear it.
-import { queryOptions } from '@tanstack/react-query';
-
-export type Principal = { id: string; kind: 'HUMAN' | 'SERVICE'; name: string };
-
+// console never sees it; it only asks the server to set or clear it (who is signed in: viewer.ts).
 export class SignInError extends Error {
   readonly code: string;
   constructor(code: string, message: string) {
@@ -31,19 +27,4 @@ export async function signIn(apiKey: string): Promise<void> {
 export async function signOut(): Promise<void> {
   const response = await fetch('/auth/session', { method: 'DELETE', credentials: 'same-origin' });
   if (!response.ok) throw new Error(`Sign-out failed (HTTP ${response.status}).`);
-}
-
-/** The signed-in principal, or null. A 401 here is an answer, not an error. */
-async function fetchSession(): Promise<Principal | null> {
-  const response = await fetch('/auth/session', { credentials: 'same-origin' });
-  if (response.status === 401) return null;
-  if (!response.ok) throw new Error(`Session check failed (HTTP ${response.status}).`);
-  const body = (await response.json()) as { principal: Principal };
-  return body.principal;
-}
-
-export const sessionKeys = { all: ['session'] as const };
-
-export function sessionQueryOptions() {
-  return queryOptions({ queryKey: sessionKeys.all, queryFn: fetchSession, staleTime: 60_000 });
 }

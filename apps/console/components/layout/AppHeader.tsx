@@ -3,14 +3,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
-import { sessionQueryOptions, signOut } from '../../lib/session';
+import { signOut } from '../../lib/session';
+import { viewerQueryOptions } from '../../lib/viewer';
 
 export function AppHeader() {
   const pathname = usePathname();
   const router = useRouter();
   const queryClient = useQueryClient();
   const onSignInPage = pathname === '/sign-in';
-  const session = useQuery({ ...sessionQueryOptions(), enabled: !onSignInPage });
+  const viewer = useQuery({ ...viewerQueryOptions(), enabled: !onSignInPage });
 
   const signOutMutation = useMutation({
     mutationFn: signOut,
@@ -20,7 +21,7 @@ export function AppHeader() {
     },
   });
 
-  const principal = onSignInPage ? null : session.data;
+  const principal = onSignInPage ? null : viewer.data;
 
   return (
     <header className="app-header">

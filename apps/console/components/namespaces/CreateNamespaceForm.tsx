@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { isFieldError } from '../../lib/errors';
-import { createNamespace, namespaceKeys, type Namespace } from '../../lib/namespaces';
+import { createNamespace, namespaceKeys, namespacesQueryOptions, type Namespace } from '../../lib/namespaces';
 import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
 
 export function CreateNamespaceForm() {
@@ -17,6 +17,12 @@ export function CreateNamespaceForm() {
     onSuccess: async (result) => {
       if (result.__typename !== 'CreateNamespaceSuccess') return;
       setCreated(result.namespace);
+      // Show the new row at once, as the server answered it (PROVISIONING); polling takes it from there.
+      queryClient.setQueryData(namespacesQueryOptions().queryKey, (list) =>
+        list && !list.namespaces.some((ns) => ns.id === result.namespace.id)
+          ? { ...list, namespaces: [...list.namespaces, result.namespace] }
+          : list,
+      );
       await queryClient.invalidateQueries({ queryKey: namespaceKeys.all });
     },
   });

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSchema, parse, validate } from 'graphql';
+import { expect, test } from '@playwright/test';
+import { CreateNamespaceMutation, NamespacesQuery } from '../../apps/console/lib/namespaces';
+import {
+  CreateSecretMutation,
+  DeleteSecretMutation,
+  NamespaceSecretsQuery,
+  UpdateSecretMutation,
+} from '../../apps/console/lib/secrets';
+import { ViewerQuery } from '../../apps/console/lib/viewer';
+
+// Cross-package: the console's hand-typed documents against the SDL the API commits, so a schema
+// change that breaks the console fails here with the field's name, not as a blank screen.
+const sdlPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/api/schema.graphql');
+
+const documents = {
+  NamespacesQuery,
+  CreateNamespaceMutation,
+  NamespaceSecretsQuery,
+  CreateSecretMutation,
+  UpdateSecretMutation,
+  DeleteSecretMutation,
+  ViewerQuery,
+};
+
+test('the console GraphQL documents are valid against apps/api/schema.graphql', () => {
+  const schema = buildSchema(readFileSync(sdlPath, 'utf8'));
+  for (const [name, source] of Object.entries(documents)) {
+    const errors = validate(schema, parse(source)).map((error) => error.message);
+    expect(errors, name).toEqual([]);
+  }
+});
