@@ -39,6 +39,8 @@ export interface RuntimeOptions {
   onQuery?: (sql: string) => void;
   /** Applies the schema; `prisma migrate deploy` unless a test brings an already migrated database. */
   migrate?: (databaseUrl: string) => Promise<unknown>;
+  /** Tests route the app's connections through a fault-injecting proxy. */
+  connectVia?: (databaseUrl: string) => Promise<string>;
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -67,8 +69,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       logger.info('embedded Kubernetes API server started', { url: kube.url, kubeconfig: path.join(env.dataDir, 'kubeconfig.yaml') });
     }
     await (options.migrate ?? migrateDeploy)(databaseUrl);
-    const db = createDb(databaseUrl, { onQuery: options.onQuery });
-    closers.push(() => db.$disconnect());
+    const db = createDb(options.connectVia ? await options.connectVia(databaseUrl) : databaseUrl, { onQuery: options.onQuery });
+    // A connection lost in the middle of a transaction is never returned to the pool, and the
+    // pool's end would wait for it forever: shutdown gives up after a few seconds.
+    closers.push(() => Promise.race([db.$disconnect(), new Promise<void>((r) => setTimeout(r, 3000).unref())]));
     const installation = await ensureInstallation(db);
     const deps: Deps = {
       db,

@@ -30,7 +30,13 @@ export interface TestStack {
   close(): Promise<void>;
 }
 
-export async function startTestStack(options: { worker?: boolean; onQuery?: (sql: string) => void } = {}): Promise<TestStack> {
+export interface TestStackOptions {
+  worker?: boolean;
+  onQuery?: (sql: string) => void;
+  connectVia?: (databaseUrl: string) => Promise<string>;
+}
+
+export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
   const logs: string[] = [];
   const responses: string[] = [];
   const logger = createLogger((line) => logs.push(line), 'debug');
@@ -42,6 +48,7 @@ export async function startTestStack(options: { worker?: boolean; onQuery?: (sql
     inMemory: true,
     startWorker: options.worker ?? true,
     onQuery: options.onQuery,
+    connectVia: options.connectVia,
     migrate: database ? async () => {} : applyMigrationSql,
   });
   const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent' });

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MANAGED_BY_LABEL } from '@occ/domain/kubernetes-names';
+import { startPgProxy, type PgProxy } from '../test/pg-proxy.ts';
+import { startTestStack, type TestStack } from '../test/stack.ts';
+import { CREATE_SECRET, createReadyNamespace, payload } from '../test/operations.ts';
+
+// Rule S5: what happens to the Kubernetes Secret when the database commit fails.
+
+let stack: TestStack;
+let proxy: PgProxy | null = null;
+let nsId: string;
+let k8sNs: string;
+
+beforeAll(async () => {
+  stack = await startTestStack({
+    connectVia: async (url) => {
+      proxy = await startPgProxy(url);
+      return proxy.url(url);
+    },
+  });
+  nsId = await createReadyNamespace(stack, 'team-s5');
+  k8sNs = (await stack.runtime.db.namespace.findUniqueOrThrow({ where: { id: nsId } })).k8sName;
+  // A deferred constraint trigger fails the commit itself (SQLSTATE 23514) for one secret name,
+  // so the failure happens after the Kubernetes Secret exists and after every statement ran.
+  await stack.runtime.db.$executeRawUnsafe(`
+    CREATE FUNCTION reject_doomed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.name = 'doomed' THEN RAISE EXCEPTION 'commit rejected by test' USING ERRCODE = 'check_violation'; END IF;
+      RETURN NEW;
+    END $$`);
+  await stack.runtime.db.$executeRawUnsafe(`
+    CREATE CONSTRAINT TRIGGER reject_doomed AFTER INSERT ON "Secret" DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW EXECUTE FUNCTION reject_doomed()`);
+});
+afterAll(async () => {
+  // The proxy first: it holds the app's connections, and the pool's end waits on them.
+  await proxy?.close();
+  await stack?.close();
+});
+
+async function ourObjects(): Promise<Array<{ name: string; uid: string; secretId: string }>> {
+  const list = await stack.core.listNamespacedSecret({ namespace: k8sNs, labelSelector: MANAGED_BY_LABEL });
+  return list.items.map((s) => ({ name: s.metadata!.name!, uid: s.metadata!.uid!, secretId: s.metadata!.labels!['openclaw.rocks/secret-id']! }));
+}
+
+describe('S5 compensation', () => {
+  it('S5 a commit known to have failed deletes exactly the created Kubernetes Secret', async () => {
+    const before = await ourObjects();
+    const result = await stack.gql(CREATE_SECRET, { input: { namespaceId: nsId, name: 'doomed', value: 'v' } });
+    // An unexpected failure is a masked GraphQL error, not a result member.
+    expect(result.body.errors?.[0]?.message).toBe('Unexpected error.');
+    expect(await ourObjects()).toEqual(before);
+    expect(await stack.runtime.db.secret.count({ where: { name: 'doomed' } })).toBe(0);
+    expect(stack.logs.some((l) => l.includes('backend object deleted'))).toBe(true);
+  });
+
+  it('S5 an unknown commit outcome deletes nothing and answers OUTCOME_UNKNOWN', async () => {
+    const before = await ourObjects();
+    proxy!.loseNextCommitReply();
+    const result = payload(await stack.gql(CREATE_SECRET, { input: { namespaceId: nsId, name: 'limbo', value: 'v' } }), 'createSecret');
+    expect(result).toMatchObject({ __typename: 'OutcomeUnknownError', code: 'OUTCOME_UNKNOWN' });
+    const after = await ourObjects();
+    expect(after.length).toBe(before.length + 1);
+    // The COMMIT did reach the server: the metadata exists and still points at the live object.
+    const row = await stack.runtime.db.secret.findFirstOrThrow({ where: { name: 'limbo' } });
+    expect(after.find((o) => o.uid === row.backendUid)).toBeTruthy();
+  });
+});
