@@ -59,7 +59,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     const res = await fetch(baseUrl + path, init);
     const text = await res.text();
     responses.push(text);
-    return new Response(text, { status: res.status, headers: res.headers });
+    return new Response(res.status === 204 || res.status === 304 ? null : text, { status: res.status, headers: res.headers });
   };
 
   const stack: TestStack = {
