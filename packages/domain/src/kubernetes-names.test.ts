@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { makeId } from './ids.ts';
+import {
+  INSTALLATION_ANNOTATION,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  NAMESPACE_ID_LABEL,
+  SECRET_ID_LABEL,
+  SECRET_VALUE_KEY,
+  backendIdentityMismatch,
+  kubernetesNamespaceName,
+  namespaceLabels,
+  secretBackendName,
+  secretLabels,
+} from './kubernetes-names.ts';
+
+// The grammars kube-apiserver enforces (k8s.io/apimachinery/pkg/util/validation).
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+const isDns1123Label = (s: string): boolean => s.length <= 63 && DNS1123_LABEL.test(s);
+const isDns1123Subdomain = (s: string): boolean => s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
+const isLabelValue = (s: string): boolean => s.length <= 63 && LABEL_VALUE.test(s);
+const isLabelKey = (s: string): boolean => QUALIFIED_NAME.test(s) && (s.split('/').at(-1) ?? '').length <= 63;
+
+const NS_UUID = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+const NS2_UUID = 'ffeeddcc-bbaa-4998-8877-665544332211';
+const SEC_UUID = '11112222-3333-4444-8555-666677778888';
+const SEC2_UUID = '99990000-aaaa-4bbb-8ccc-ddddeeeeffff';
+const NS_ID = makeId('namespace', NS_UUID);
+const NS2_ID = makeId('namespace', NS2_UUID);
+const SEC_ID = makeId('secret', SEC_UUID);
+const SEC2_ID = makeId('secret', SEC2_UUID);
+
+describe('kubernetesNamespaceName', () => {
+  it('K1 names the Kubernetes namespace from the namespace id', () => {
+    expect(kubernetesNamespaceName(NS_ID)).toBe(`occ-${NS_UUID}`);
+  });
+
+  it('K1 name is a valid DNS-1123 label of at most 63 characters', () => {
+    const name = kubernetesNamespaceName(NS_ID);
+    expect(name.length).toBeLessThanOrEqual(63);
+    expect(isDns1123Label(name)).toBe(true);
+  });
+
+  it('K1 gives distinct namespaces distinct names, and the same namespace the same name', () => {
+    expect(kubernetesNamespaceName(NS_ID)).not.toBe(kubernetesNamespaceName(NS2_ID));
+    expect(kubernetesNamespaceName(NS_ID)).toBe(kubernetesNamespaceName(makeId('namespace', NS_UUID)));
+  });
+});
+
+describe('labels', () => {
+  it('K1 labels a namespace as ours with its id', () => {
+    expect(namespaceLabels(NS_ID)).toEqual({ [MANAGED_BY_LABEL]: MANAGED_BY, [NAMESPACE_ID_LABEL]: NS_UUID });
+    expect(MANAGED_BY).toBe('openclaw-control-plane');
+  });
+
+  it('S2 labels a backend Secret with ownership, namespace id and secret id', () => {
+    expect(secretLabels(NS_ID, SEC_ID)).toEqual({
+      [MANAGED_BY_LABEL]: MANAGED_BY,
+      [NAMESPACE_ID_LABEL]: NS_UUID,
+      [SECRET_ID_LABEL]: SEC_UUID,
+    });
+  });
+
+  it('label values are valid and at most 63 characters, even for the longest id prefix', () => {
+    const longest = makeId('selfConfigRequest', NS_UUID);
+    for (const labels of [namespaceLabels(NS_ID), secretLabels(NS_ID, SEC_ID), namespaceLabels(longest)]) {
+      for (const [key, value] of Object.entries(labels)) {
+        expect(isLabelKey(key), key).toBe(true);
+        expect(value.length, key).toBeLessThanOrEqual(63);
+        expect(isLabelValue(value), `${key}=${value}`).toBe(true);
+      }
+    }
+  });
+
+  it('the installation annotation key is a valid qualified name', () => {
+    expect(isLabelKey(INSTALLATION_ANNOTATION)).toBe(true);
+  });
+});
+
+describe('secretBackendName', () => {
+  it('S2 derives the name from the namespace and secret ids plus the suffix', () => {
+    expect(secretBackendName(NS_ID, SEC_ID, 'k3x9q2ab')).toBe(`occ-${NS_UUID.slice(0, 8)}-${SEC_UUID}-k3x9q2ab`);
+  });
+
+  it('S2 name is a valid DNS-1123 subdomain (and label) at the shortest and longest suffix', () => {
+    for (const suffix of ['a1b2c3', 'a1b2c3d4e5f6']) {
+      const name = secretBackendName(NS_ID, SEC_ID, suffix);
+      expect(isDns1123Subdomain(name), name).toBe(true);
+      expect(isDns1123Label(name), name).toBe(true);
+    }
+  });
+
+  it('S2 a different random suffix gives a different name, so a retry never adopts an existing object', () => {
+    const first = secretBackendName(NS_ID, SEC_ID, 'aaaaaa');
+    const retry = secretBackendName(NS_ID, SEC_ID, 'aaaaab');
+    expect(retry).not.toBe(first);
+    expect(secretBackendName(NS_ID, SEC_ID, 'aaaaaa')).toBe(first);
+  });
+
+  it('S2 different secrets or namespaces give different names with the same suffix', () => {
+    const base = secretBackendName(NS_ID, SEC_ID, 'abcdef');
+    expect(secretBackendName(NS_ID, SEC2_ID, 'abcdef')).not.toBe(base);
+    expect(secretBackendName(NS2_ID, SEC_ID, 'abcdef')).not.toBe(base);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['5 characters', 'abc12'],
+    ['13 characters', 'abcdef1234567'],
+    ['uppercase', 'ABC123'],
+    ['a hyphen', 'abc-12'],
+    ['an underscore', 'abc_12'],
+    ['a dot', 'abc.12'],
+    ['a trailing newline', 'abc123\n'],
+    ['non-ASCII', 'abcdeé'],
+  ])('S2 rejects a suffix that is %s', (_label, suffix) => {
+    expect(() => secretBackendName(NS_ID, SEC_ID, suffix)).toThrow(/suffix/);
+  });
+
+  it('S2 stores the value under the fixed key "value"', () => {
+    expect(SECRET_VALUE_KEY).toBe('value');
+  });
+});
+
+describe('backendIdentityMismatch', () => {
+  const UID = '6b1d5c0e-7f2a-4c3b-9d8e-1a2b3c4d5e6f';
+  const expected = { namespaceId: NS_ID, secretId: SEC_ID, uid: UID };
+  const goodLabels = (): Record<string, string> => secretLabels(NS_ID, SEC_ID);
+
+  it('D3 is null when labels and uid all match', () => {
+    expect(backendIdentityMismatch({ uid: UID, labels: goodLabels() }, expected)).toBeNull();
+  });
+
+  it('D3 ignores labels other than ours', () => {
+    expect(backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), team: 'payments' } }, expected)).toBeNull();
+  });
+
+  it('D3 reports a wrong managed-by label', () => {
+    const reason = backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), [MANAGED_BY_LABEL]: 'helm' } }, expected);
+    expect(reason).toContain(MANAGED_BY_LABEL);
+    expect(reason).toContain('"helm"');
+  });
+
+  it('D3 reports a secret-id label naming another secret', () => {
+    const reason = backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), [SECRET_ID_LABEL]: SEC2_UUID } }, expected);
+    expect(reason).toContain(SECRET_ID_LABEL);
+    expect(reason).toContain(SEC_UUID);
+  });
+
+  it('D3 reports a namespace-id label naming another namespace', () => {
+    const reason = backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), [NAMESPACE_ID_LABEL]: NS2_UUID } }, expected);
+    expect(reason).toContain(NAMESPACE_ID_LABEL);
+  });
+
+  it('D3 reports a label holding the whole prefixed id instead of its uuid', () => {
+    const reason = backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), [SECRET_ID_LABEL]: SEC_ID } }, expected);
+    expect(reason).toContain(SECRET_ID_LABEL);
+  });
+
+  it('D3 reports a missing label', () => {
+    const labels = goodLabels();
+    delete labels[SECRET_ID_LABEL];
+    const reason = backendIdentityMismatch({ uid: UID, labels }, expected);
+    expect(reason).toContain(SECRET_ID_LABEL);
+    expect(reason).toContain('null');
+  });
+
+  it('D3 reports an object with no labels at all', () => {
+    expect(backendIdentityMismatch({ uid: UID }, expected)).toContain(MANAGED_BY_LABEL);
+    expect(backendIdentityMismatch({ uid: UID, labels: {} }, expected)).not.toBeNull();
+  });
+
+  it('D3 reports a wrong uid', () => {
+    const other = '00000000-0000-4000-8000-000000000000';
+    const reason = backendIdentityMismatch({ uid: other, labels: goodLabels() }, expected);
+    expect(reason).toContain('uid');
+    expect(reason).toContain(other);
+    expect(reason).toContain(UID);
+  });
+
+  it('D3 reports a missing uid', () => {
+    expect(backendIdentityMismatch({ labels: goodLabels() }, expected)).toContain('uid is missing');
+  });
+});
