@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANAGED_BY_LABEL, NAMESPACE_ID_LABEL } from '@occ/domain/kubernetes-names';
 import { uuidOf } from '@occ/domain/ids';
 import { startTestStack, type TestStack } from '../test/stack.ts';
-import { CREATE_NAMESPACE, NAMESPACE, createReadyNamespace, payload, waitFor } from '../test/operations.ts';
+import { CREATE_NAMESPACE, NAMESPACE, payload, waitFor } from '../test/operations.ts';
 import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
 
 let stack: TestStack;

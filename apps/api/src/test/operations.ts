@@ -28,6 +28,7 @@ export const DELETE_SECRET = `mutation($input: DeleteSecretInput!) { deleteSecre
 
 export const SECRET = `query($id: ID!) { secret(id: $id) { id name version reference { kind namespaceId id } backendLocator { name uid } } }`;
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked by assertions
 export function payload(result: GqlResult, field: string): Record<string, any> {
   expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
   return result.body.data![field];

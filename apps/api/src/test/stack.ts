@@ -12,6 +12,7 @@ import { applyMigrationSql, createDatabaseFromTemplate, testDatabaseMode } from 
 
 export interface GqlResult {
   status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked by assertions
   body: { data?: Record<string, any>; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
 }
 

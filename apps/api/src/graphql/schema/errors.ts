@@ -1,6 +1,6 @@
 import {
   ConflictError,
-  DomainError,
+  type DomainError,
   ForbiddenError,
   NamespaceNotReadyError,
   NotFoundError,
