@@ -131,37 +131,37 @@ describe('backendIdentityMismatch', () => {
   const expected = { namespaceId: NS_ID, secretId: SEC_ID, uid: UID };
   const goodLabels = (): Record<string, string> => secretLabels(NS_ID, SEC_ID);
 
-  it('D3 is null when labels and uid all match', () => {
+  it('S6 S7 is null when labels and uid all match', () => {
     expect(backendIdentityMismatch({ uid: UID, labels: goodLabels() }, expected)).toBeNull();
   });
 
-  it('D3 ignores labels other than ours', () => {
+  it('S6 S7 ignores labels other than ours', () => {
     expect(backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), team: 'payments' } }, expected)).toBeNull();
   });
 
-  it('D3 reports a wrong managed-by label', () => {
+  it('S6 S7 reports a wrong managed-by label', () => {
     const reason = backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), [MANAGED_BY_LABEL]: 'helm' } }, expected);
     expect(reason).toContain(MANAGED_BY_LABEL);
     expect(reason).toContain('"helm"');
   });
 
-  it('D3 reports a secret-id label naming another secret', () => {
+  it('S6 S7 reports a secret-id label naming another secret', () => {
     const reason = backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), [SECRET_ID_LABEL]: SEC2_UUID } }, expected);
     expect(reason).toContain(SECRET_ID_LABEL);
     expect(reason).toContain(SEC_UUID);
   });
 
-  it('D3 reports a namespace-id label naming another namespace', () => {
+  it('S6 S7 reports a namespace-id label naming another namespace', () => {
     const reason = backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), [NAMESPACE_ID_LABEL]: NS2_UUID } }, expected);
     expect(reason).toContain(NAMESPACE_ID_LABEL);
   });
 
-  it('D3 reports a label holding the whole prefixed id instead of its uuid', () => {
+  it('S6 S7 reports a label holding the whole prefixed id instead of its uuid', () => {
     const reason = backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), [SECRET_ID_LABEL]: SEC_ID } }, expected);
     expect(reason).toContain(SECRET_ID_LABEL);
   });
 
-  it('D3 reports a missing label', () => {
+  it('S6 S7 reports a missing label', () => {
     const labels = goodLabels();
     delete labels[SECRET_ID_LABEL];
     const reason = backendIdentityMismatch({ uid: UID, labels }, expected);
@@ -169,12 +169,12 @@ describe('backendIdentityMismatch', () => {
     expect(reason).toContain('null');
   });
 
-  it('D3 reports an object with no labels at all', () => {
+  it('S6 S7 reports an object with no labels at all', () => {
     expect(backendIdentityMismatch({ uid: UID }, expected)).toContain(MANAGED_BY_LABEL);
     expect(backendIdentityMismatch({ uid: UID, labels: {} }, expected)).not.toBeNull();
   });
 
-  it('D3 reports a wrong uid', () => {
+  it('S6 S7 reports a wrong uid', () => {
     const other = '00000000-0000-4000-8000-000000000000';
     const reason = backendIdentityMismatch({ uid: other, labels: goodLabels() }, expected);
     expect(reason).toContain('uid');
@@ -182,7 +182,7 @@ describe('backendIdentityMismatch', () => {
     expect(reason).toContain(UID);
   });
 
-  it('D3 reports a missing uid', () => {
+  it('S6 S7 reports a missing uid', () => {
     expect(backendIdentityMismatch({ labels: goodLabels() }, expected)).toContain('uid is missing');
   });
 });
