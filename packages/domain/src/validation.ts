@@ -16,15 +16,20 @@ export function validateNamespaceName(name: string): ValidationError | null {
   return null;
 }
 
-export function validateSecretName(name: string): ValidationError | null {
+/** Secrets, configurations and agents share one name grammar within their namespace. */
+export function validateResourceName(name: string, what: 'secret' | 'configuration' | 'agent'): ValidationError | null {
   if (!SECRET_NAME.test(name)) {
     return new ValidationError(
       'INVALID_NAME',
-      'A secret name is 1 to 63 lowercase letters, digits, hyphens, underscores and dots, starting and ending with a letter or digit.',
+      `A ${what} name is 1 to 63 lowercase letters, digits, hyphens, underscores and dots, starting and ending with a letter or digit.`,
       'name',
     );
   }
   return null;
+}
+
+export function validateSecretName(name: string): ValidationError | null {
+  return validateResourceName(name, 'secret');
 }
 
 /**

@@ -4,10 +4,12 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
 import type { Actor, Deps } from '../services/deps.ts';
+import type { Loaders } from './loaders.ts';
 
 export interface GraphQLContext {
   deps: Deps;
   actor: Actor | null;
+  loaders: Loaders;
 }
 
 export function unauthenticated(): GraphQLError {
@@ -24,7 +26,7 @@ export function actorOf(ctx: GraphQLContext): Actor {
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   AuthScopes: { authenticated: boolean };
-  Scalars: { DateTime: { Input: Date; Output: Date }; ID: { Input: string; Output: string } };
+  Scalars: { DateTime: { Input: Date; Output: Date }; ID: { Input: string; Output: string }; JSON: { Input: unknown; Output: unknown } };
   DefaultFieldNullability: false;
 }>({
   plugins: [ScopeAuthPlugin, ErrorsPlugin, RelayPlugin],
@@ -45,7 +47,7 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-const TYPENAMES: Record<string, string> = { ns: 'Namespace', sec: 'Secret' };
+const TYPENAMES: Record<string, string> = { ns: 'Namespace', sec: 'Secret', cfg: 'Configuration', agt: 'Agent' };
 
 function typenameOf(id: string): string {
   return TYPENAMES[id.slice(0, id.indexOf('_'))] ?? 'Unknown';
@@ -58,4 +60,10 @@ builder.scalarType('DateTime', {
     if (Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string');
     return date;
   },
+});
+
+builder.scalarType('JSON', {
+  description: 'A JSON value (the native OpenClaw document).',
+  serialize: (value) => value,
+  parseValue: (value) => value,
 });

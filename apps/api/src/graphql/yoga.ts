@@ -2,6 +2,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Actor, Deps } from '../services/deps.ts';
 import type { GraphQLContext } from './builder.ts';
 import { depthLimit } from './depth-limit.ts';
+import { createLoaders } from './loaders.ts';
 import { useRedactVariableValues } from './redact-variables.ts';
 import { schema } from './schema/index.ts';
 
@@ -37,6 +38,9 @@ export function createGraphQL(options: YogaOptions): Yoga {
         },
       },
     ],
-    context: async ({ request }) => ({ deps: options.deps, actor: await options.authenticate(request) }),
+    context: async ({ request }) => {
+      const actor = await options.authenticate(request);
+      return { deps: options.deps, actor, loaders: createLoaders(options.deps, actor) };
+    },
   });
 }

@@ -5,6 +5,7 @@ import {
   NotFoundError,
   OutcomeUnknownError,
   SecretInUseError,
+  type SecretConsumer,
   type SecretConsumers,
 } from '@occ/domain/errors';
 import { BackendConflict, BackendOutcomeUnknown, type SecretBackendRef } from '@occ/domain/secret-driver';
@@ -238,16 +239,33 @@ export async function deleteSecret(deps: Deps, actor: Actor, input: { id: string
 }
 
 /**
- * Who references a secret. Today only pending work can (configurations, agents and revisions come
- * with their own tables); consumers the actor may not read are counted, not named.
+ * S7: who references a secret: configurations that bind it, agents that use it for harnessAuth,
+ * and pending work. Consumers the actor may not read are counted, not named.
  */
 export async function secretConsumers(db: Db | Tx, actor: Actor, secretId: string): Promise<SecretConsumers> {
-  const work = await db.$queryRaw<Array<{ id: string; kind: string }>>`
-    SELECT id, kind FROM "WorkItem" WHERE state IN ('PENDING', 'RUNNING') AND payload @> ${JSON.stringify({ secretIds: [secretId] })}::jsonb`;
+  const [bindings, agents, work] = await Promise.all([
+    db.configurationSecretBinding.findMany({
+      where: { secretId },
+      select: { envName: true, configuration: { select: { id: true, name: true, namespaceId: true } } },
+    }),
+    db.agent.findMany({ where: { harnessSecretId: secretId }, select: { id: true, name: true, namespaceId: true } }),
+    db.$queryRaw<Array<{ id: string; kind: string }>>`
+      SELECT id, kind FROM "WorkItem" WHERE state IN ('PENDING', 'RUNNING') AND payload @> ${JSON.stringify({ secretIds: [secretId] })}::jsonb`,
+  ]);
   const may = await decider(db, actor);
-  const items = work.map((w) => ({ kind: 'work' as const, id: w.id, name: w.kind }));
-  const readable = items.filter(() => may({ action: 'read', resourceKind: 'installation', namespaceId: null, resourceId: null }).allowed);
-  return { total: items.length, hiddenCount: items.length - readable.length, items: readable };
+  const all: Array<SecretConsumer & { readable: boolean }> = [];
+  const configs = new Map<string, { id: string; name: string; namespaceId: string }>();
+  for (const b of bindings) configs.set(b.configuration.id, b.configuration);
+  for (const c of configs.values()) {
+    all.push({ kind: 'configuration', id: c.id, name: c.name, readable: may({ action: 'read', resourceKind: 'configuration', namespaceId: c.namespaceId, resourceId: c.id }).allowed });
+  }
+  for (const a of agents) {
+    all.push({ kind: 'agent', id: a.id, name: a.name, readable: may({ action: 'read', resourceKind: 'agent', namespaceId: a.namespaceId, resourceId: a.id }).allowed });
+  }
+  const seesWork = may({ action: 'read', resourceKind: 'installation', namespaceId: null, resourceId: null }).allowed;
+  for (const w of work) all.push({ kind: 'work', id: w.id, name: w.kind, readable: seesWork });
+  const items = all.filter((c) => c.readable).map(({ readable: _r, ...c }) => c);
+  return { total: all.length, hiddenCount: all.length - items.length, items };
 }
 
 export async function getSecret(deps: Deps, actor: Actor, id: string): Promise<SecretView | null> {

@@ -57,3 +57,27 @@ export async function createSecretOk(stack: TestStack, namespaceId: string, name
   expect(result.__typename, JSON.stringify(result)).toBe('CreateSecretSuccess');
   return result.secret as { id: string; name: string; version: number; reference: { kind: string; namespaceId: string; id: string }; backendLocator: { k8sNamespace: string; name: string; key: string; uid: string } };
 }
+
+export const CREATE_CONFIGURATION = `mutation($input: CreateConfigurationInput!) { createConfiguration(input: $input) {
+  __typename
+  ... on CreateConfigurationSuccess { configuration { id name generation values secretBindings { envName source { kind namespaceId id } delivery { type } } } }
+  ... on Error { code message } ... on ValidationError { field } } }`;
+
+export const UPDATE_CONFIGURATION = `mutation($input: UpdateConfigurationInput!) { updateConfiguration(input: $input) {
+  __typename
+  ... on UpdateConfigurationSuccess { configuration { id generation values secretBindings { envName source { id } } } }
+  ... on Error { code message } ... on ValidationError { field } } }`;
+
+export const CREATE_AGENT = `mutation($input: CreateAgentInput!) { createAgent(input: $input) {
+  __typename
+  ... on CreateAgentSuccess { servicePrincipalId agent { id name servicePrincipalId servicePrincipal { id kind name } configuration { id } harnessAuth { provider envName source { id } } selfConfigure { enabled allowedActions } } }
+  ... on Error { code message } ... on ValidationError { field } } }`;
+
+export const UPDATE_AGENT = `mutation($input: UpdateAgentInput!) { updateAgent(input: $input) {
+  __typename
+  ... on UpdateAgentSuccess { agent { id configuration { id } harnessAuth { provider envName source { id } } selfConfigure { enabled allowedActions } } }
+  ... on Error { code message } ... on ValidationError { field } } }`;
+
+export function binding(envName: string, secretId: string, extra: Record<string, unknown> = {}) {
+  return { envName, source: { id: secretId }, ...extra };
+}

@@ -26,7 +26,7 @@ import { SecretConsumersRef } from './secret-consumers.ts';
 
 // A Secret's GraphQL shape has no value field and no way to get one (S3, S4).
 
-const SecretReferenceRef = builder.objectRef<{ kind: 'secret'; namespaceId: string; id: string }>('SecretReference').implement({
+export const SecretReferenceRef = builder.objectRef<{ kind: 'secret'; namespaceId: string; id: string }>('SecretReference').implement({
   description: 'The public reference to a secret: what configurations and revisions hold.',
   fields: (t) => ({ kind: t.exposeString('kind'), namespaceId: t.exposeID('namespaceId'), id: t.exposeID('id') }),
 });

@@ -1,0 +1,67 @@
+import DataLoader from 'dataloader';
+import type { AccessRequest, Decision } from '@occ/domain/access';
+import { decider } from '../services/access.ts';
+import { toAgentView, type AgentView } from '../services/agents.ts';
+import { toConfigurationView, type ConfigurationView } from '../services/configurations.ts';
+import type { Actor, Deps } from '../services/deps.ts';
+import type { NamespaceView } from '../services/namespaces.ts';
+import { toSecretView, type SecretView } from '../services/secrets.ts';
+
+// Per-request batching: fields that point at other records (Agent.configuration, a binding's
+// secret, Agent.servicePrincipal …) load through these, so reading N agents costs a constant
+// number of SQL statements, not N of each. Reads filter by the caller's access, decided in memory
+// from the bindings loaded once per request.
+
+export interface Loaders {
+  may(request: Omit<AccessRequest, 'subjectId'>): Promise<Decision>;
+  namespace: DataLoader<string, NamespaceView | null>;
+  secret: DataLoader<string, SecretView | null>;
+  configuration: DataLoader<string, ConfigurationView | null>;
+  agent: DataLoader<string, AgentView | null>;
+  principal: DataLoader<string, { principalId: string; kind: 'HUMAN' | 'SERVICE'; name: string } | null>;
+  bindingsBySubject: DataLoader<string, Array<{ id: string; subjectId: string; roleId: string; roleName: string; scopeKind: string; namespaceId: string | null; resourceKind: string | null; resourceId: string | null }>>;
+}
+
+function byId<T extends { id: string }>(ids: readonly string[], rows: T[]): Array<T | null> {
+  const map = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => map.get(id) ?? null);
+}
+
+export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
+  let deciding: Promise<(r: Omit<AccessRequest, 'subjectId'>) => Decision> | null = null;
+  const may = async (request: Omit<AccessRequest, 'subjectId'>): Promise<Decision> => {
+    if (!actor) return { allowed: false, request: { ...request, subjectId: '' }, evidence: [] };
+    deciding ??= decider(deps.db, actor);
+    return (await deciding)(request);
+  };
+  const readable = <T extends { id: string; namespaceId: string }>(kind: 'secret' | 'configuration' | 'agent') =>
+    async (rows: Array<T | null>) =>
+      Promise.all(rows.map(async (r) => (r && (await may({ action: 'read', resourceKind: kind, namespaceId: r.namespaceId, resourceId: r.id })).allowed ? r : null)));
+
+  return {
+    may,
+    namespace: new DataLoader(async (ids) => {
+      const rows = await deps.db.namespace.findMany({ where: { id: { in: [...ids] } } });
+      return Promise.all(byId(ids, rows).map(async (r) => (r && (await may({ action: 'read', resourceKind: 'namespace', namespaceId: r.id, resourceId: r.id })).allowed ? r : null)));
+    }),
+    secret: new DataLoader(async (ids) => readable<SecretView>('secret')(byId(ids, (await deps.db.secret.findMany({ where: { id: { in: [...ids] } } })).map(toSecretView)))),
+    configuration: new DataLoader(async (ids) =>
+      readable<ConfigurationView>('configuration')(
+        byId(ids, (await deps.db.configuration.findMany({ where: { id: { in: [...ids] } }, include: { bindings: { select: { envName: true, secretId: true, deliveryType: true } } } })).map(toConfigurationView)),
+      ),
+    ),
+    agent: new DataLoader(async (ids) => readable<AgentView>('agent')(byId(ids, (await deps.db.agent.findMany({ where: { id: { in: [...ids] } } })).map(toAgentView)))),
+    principal: new DataLoader(async (ids) => {
+      const rows = await deps.db.principal.findMany({ where: { id: { in: [...ids] } } });
+      return byId(ids, rows).map((p) => (p ? { principalId: p.id, kind: p.kind, name: p.name } : null));
+    }),
+    bindingsBySubject: new DataLoader(async (subjectIds) => {
+      const rows = await deps.db.accessBinding.findMany({ where: { subjectId: { in: [...subjectIds] } }, include: { role: { select: { name: true } } }, orderBy: { createdAt: 'asc' } });
+      return subjectIds.map((s) =>
+        rows
+          .filter((r) => r.subjectId === s)
+          .map((r) => ({ id: r.id, subjectId: r.subjectId, roleId: r.roleId, roleName: r.role.name, scopeKind: r.scopeKind, namespaceId: r.namespaceId, resourceKind: r.resourceKind, resourceId: r.resourceId })),
+      );
+    }),
+  };
+}

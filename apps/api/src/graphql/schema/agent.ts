@@ -1,0 +1,126 @@
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
+import { resolveArrayConnection } from '@pothos/plugin-relay';
+import { createAgent, getAgent, listAgents, updateAgent, type AgentView } from '../../services/agents.ts';
+import { actorOf, builder } from '../builder.ts';
+import { ConfigurationRef, SecretRefInput } from './configuration.ts';
+import { NamespaceRef } from './namespace.ts';
+import { PrincipalRef } from './principal.ts';
+import { SecretRef, SecretReferenceRef } from './secret.ts';
+
+export const AgentRef = builder.objectRef<AgentView>('Agent');
+
+const HarnessAuthRef = builder.objectRef<NonNullable<AgentView['harnessAuth']>>('HarnessAuth').implement({
+  description: "The model credential: the provider decides the env name it is delivered under to the agent's model workload.",
+  fields: (t) => ({
+    provider: t.exposeString('provider'),
+    envName: t.exposeString('envName'),
+    source: t.field({ type: SecretReferenceRef, resolve: (h) => h.source }),
+    secret: t.field({ type: SecretRef, nullable: true, resolve: (h, _a, ctx) => ctx.loaders.secret.load(h.source.id) }),
+  }),
+});
+
+const SelfConfigureRef = builder.objectRef<AgentView['selfConfigure']>('SelfConfigure').implement({
+  fields: (t) => ({ enabled: t.exposeBoolean('enabled'), allowedActions: t.exposeStringList('allowedActions') }),
+});
+
+builder.node(AgentRef, {
+  id: { resolve: (a) => a.id },
+  loadOne: (id, ctx) => (ctx.actor ? getAgent(ctx.deps, ctx.actor, id) : null),
+  isTypeOf: (value) => typeof value === 'object' && value !== null && String((value as { id?: unknown }).id).startsWith('agt_'),
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    namespace: t.field({ type: NamespaceRef, nullable: true, resolve: (a, _x, ctx) => ctx.loaders.namespace.load(a.namespaceId) }),
+    servicePrincipalId: t.exposeID('servicePrincipalId', { description: "The Agent's own service principal: grant it operate on the secrets it consumes." }),
+    servicePrincipal: t.field({ type: PrincipalRef, nullable: true, resolve: (a, _x, ctx) => ctx.loaders.principal.load(a.servicePrincipalId) }),
+    configuration: t.field({
+      type: ConfigurationRef,
+      nullable: true,
+      resolve: (a, _x, ctx) => (a.configurationId ? ctx.loaders.configuration.load(a.configurationId) : null),
+    }),
+    harnessAuth: t.field({ type: HarnessAuthRef, nullable: true, resolve: (a) => a.harnessAuth }),
+    selfConfigure: t.field({ type: SelfConfigureRef, resolve: (a) => a.selfConfigure }),
+    desiredState: t.exposeString('desiredState'),
+    status: t.exposeString('status'),
+    activeRevisionId: t.exposeID('activeRevisionId', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.objectField(NamespaceRef, 'agents', (t) =>
+  t.connection({ type: AgentRef, resolve: async (ns, args, ctx) => resolveArrayConnection({ args }, await listAgents(ctx.deps, actorOf(ctx), ns.id)) }),
+);
+
+builder.queryField('agent', (t) =>
+  t.field({
+    type: AgentRef,
+    nullable: true,
+    authScopes: { authenticated: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => getAgent(ctx.deps, actorOf(ctx), id),
+  }),
+);
+
+const HarnessAuthInput = builder.inputType('HarnessAuthInput', {
+  fields: (t) => ({
+    provider: t.string({ required: true, description: 'openai, anthropic, google, mistral, groq, openrouter, xai, deepseek' }),
+    source: t.field({ type: SecretRefInput, required: true }),
+  }),
+});
+
+const SelfConfigureInput = builder.inputType('SelfConfigureInput', {
+  fields: (t) => ({
+    enabled: t.boolean({ required: true }),
+    allowedActions: t.stringList({ required: true, description: 'skills, config, workspaceFiles, envVars' }),
+  }),
+});
+
+const CreateAgentInput = builder.inputType('CreateAgentInput', {
+  fields: (t) => ({
+    namespaceId: t.id({ required: true }),
+    name: t.string({ required: true }),
+    configurationId: t.id(),
+    harnessAuth: t.field({ type: HarnessAuthInput }),
+    selfConfigure: t.field({ type: SelfConfigureInput }),
+  }),
+});
+
+const UpdateAgentInput = builder.inputType('UpdateAgentInput', {
+  fields: (t) => ({
+    id: t.id({ required: true }),
+    configurationId: t.id({ description: 'Omitted: unchanged.' }),
+    clearConfiguration: t.boolean(),
+    harnessAuth: t.field({ type: HarnessAuthInput, description: 'Omitted: unchanged.' }),
+    clearHarnessAuth: t.boolean(),
+    selfConfigure: t.field({ type: SelfConfigureInput }),
+  }),
+});
+
+const CreateAgentSuccess = builder.objectRef<{ agent: AgentView }>('CreateAgentSuccess').implement({
+  fields: (t) => ({
+    agent: t.field({ type: AgentRef, resolve: (r) => r.agent }),
+    servicePrincipalId: t.id({ description: "The Agent's new service principal.", resolve: (r) => r.agent.servicePrincipalId }),
+  }),
+});
+const UpdateAgentSuccess = builder.objectRef<{ agent: AgentView }>('UpdateAgentSuccess').implement({
+  fields: (t) => ({ agent: t.field({ type: AgentRef, resolve: (r) => r.agent }) }),
+});
+
+const AGENT_ERRORS = [ValidationError, NotFoundError, ForbiddenError, ConflictError];
+
+builder.mutationFields((t) => ({
+  createAgent: t.field({
+    type: CreateAgentSuccess,
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: CreateAgentInput, required: true }) },
+    errors: { types: AGENT_ERRORS, union: { name: 'CreateAgentResult' } },
+    resolve: async (_root, { input }, ctx) => ({ agent: await createAgent(ctx.deps, actorOf(ctx), input) }),
+  }),
+  updateAgent: t.field({
+    type: UpdateAgentSuccess,
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: UpdateAgentInput, required: true }) },
+    errors: { types: AGENT_ERRORS, union: { name: 'UpdateAgentResult' } },
+    resolve: async (_root, { input }, ctx) => ({ agent: await updateAgent(ctx.deps, actorOf(ctx), input) }),
+  }),
+}));

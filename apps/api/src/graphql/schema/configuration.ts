@@ -1,0 +1,123 @@
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
+import type { SecretBinding } from '@occ/domain/configuration';
+import { resolveArrayConnection } from '@pothos/plugin-relay';
+import {
+  createConfiguration,
+  getConfiguration,
+  listConfigurations,
+  updateConfiguration,
+  type ConfigurationView,
+} from '../../services/configurations.ts';
+import { actorOf, builder } from '../builder.ts';
+import { NamespaceRef } from './namespace.ts';
+import { SecretRef, SecretReferenceRef } from './secret.ts';
+
+export const ConfigurationRef = builder.objectRef<ConfigurationView>('Configuration');
+
+const BindingDeliveryRef = builder.objectRef<SecretBinding['delivery']>('BindingDelivery').implement({
+  fields: (t) => ({ type: t.exposeString('type') }),
+});
+
+const SecretBindingRef = builder.objectRef<SecretBinding>('SecretBinding').implement({
+  description: 'envName → secret, delivered to the gateway as env through secretKeyRef (never as a value).',
+  fields: (t) => ({
+    envName: t.exposeString('envName'),
+    source: t.field({ type: SecretReferenceRef, resolve: (b) => b.source }),
+    delivery: t.field({ type: BindingDeliveryRef, resolve: (b) => b.delivery }),
+    secret: t.field({
+      type: SecretRef,
+      nullable: true,
+      description: 'The bound secret, when the caller may read it.',
+      resolve: (b, _args, ctx) => ctx.loaders.secret.load(b.source.id),
+    }),
+  }),
+});
+
+builder.node(ConfigurationRef, {
+  id: { resolve: (c) => c.id },
+  loadOne: (id, ctx) => (ctx.actor ? getConfiguration(ctx.deps, ctx.actor, id) : null),
+  isTypeOf: (value) => typeof value === 'object' && value !== null && String((value as { id?: unknown }).id).startsWith('cfg_'),
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    generation: t.exposeInt('generation'),
+    values: t.field({ type: 'JSON', description: 'The native OpenClaw document: references only.', resolve: (c) => c.values }),
+    secretBindings: t.field({ type: [SecretBindingRef], resolve: (c) => c.secretBindings }),
+    namespace: t.field({ type: NamespaceRef, nullable: true, resolve: (c, _a, ctx) => ctx.loaders.namespace.load(c.namespaceId) }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.objectField(NamespaceRef, 'configurations', (t) =>
+  t.connection({ type: ConfigurationRef, resolve: async (ns, args, ctx) => resolveArrayConnection({ args }, await listConfigurations(ctx.deps, actorOf(ctx), ns.id)) }),
+);
+
+builder.queryField('configuration', (t) =>
+  t.field({
+    type: ConfigurationRef,
+    nullable: true,
+    authScopes: { authenticated: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => getConfiguration(ctx.deps, actorOf(ctx), id),
+  }),
+);
+
+export const SecretRefInput = builder.inputType('SecretRefInput', {
+  fields: (t) => ({
+    kind: t.string({ description: 'Only "secret" (the default).' }),
+    namespaceId: t.id({ description: "Defaults to the owner's namespace; another namespace's secret is NOT_FOUND." }),
+    id: t.id({ required: true }),
+  }),
+});
+
+const SecretBindingInput = builder.inputType('SecretBindingInput', {
+  fields: (t) => ({
+    envName: t.string({ required: true }),
+    source: t.field({ type: SecretRefInput, required: true }),
+    delivery: t.field({ type: builder.inputType('BindingDeliveryInput', { fields: (d) => ({ type: d.string() }) }) }),
+  }),
+});
+
+const CreateConfigurationInput = builder.inputType('CreateConfigurationInput', {
+  fields: (t) => ({
+    namespaceId: t.id({ required: true }),
+    name: t.string({ required: true }),
+    values: t.field({ type: 'JSON', required: true }),
+    secretBindings: t.field({ type: [SecretBindingInput] }),
+  }),
+});
+
+const UpdateConfigurationInput = builder.inputType('UpdateConfigurationInput', {
+  fields: (t) => ({
+    id: t.id({ required: true }),
+    expectedGeneration: t.int({ required: true, description: 'The generation you read; a stale one is a CONFLICT.' }),
+    values: t.field({ type: 'JSON', description: 'Omitted: unchanged.' }),
+    secretBindings: t.field({ type: [SecretBindingInput], description: 'Omitted: retained (and re-checked). An empty list clears them.' }),
+  }),
+});
+
+const ConfigurationSuccess = (name: string) =>
+  builder.objectRef<{ configuration: ConfigurationView }>(name).implement({
+    fields: (t) => ({ configuration: t.field({ type: ConfigurationRef, resolve: (r) => r.configuration }) }),
+  });
+const CreateConfigurationSuccess = ConfigurationSuccess('CreateConfigurationSuccess');
+const UpdateConfigurationSuccess = ConfigurationSuccess('UpdateConfigurationSuccess');
+
+const CONFIGURATION_ERRORS = [ValidationError, NotFoundError, ForbiddenError, ConflictError];
+
+builder.mutationFields((t) => ({
+  createConfiguration: t.field({
+    type: CreateConfigurationSuccess,
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: CreateConfigurationInput, required: true }) },
+    errors: { types: CONFIGURATION_ERRORS, union: { name: 'CreateConfigurationResult' } },
+    resolve: async (_root, { input }, ctx) => ({ configuration: await createConfiguration(ctx.deps, actorOf(ctx), input) }),
+  }),
+  updateConfiguration: t.field({
+    type: UpdateConfigurationSuccess,
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: UpdateConfigurationInput, required: true }) },
+    errors: { types: CONFIGURATION_ERRORS, union: { name: 'UpdateConfigurationResult' } },
+    resolve: async (_root, { input }, ctx) => ({ configuration: await updateConfiguration(ctx.deps, actorOf(ctx), input) }),
+  }),
+}));

@@ -1,0 +1,222 @@
+import { isId } from '@occ/domain/ids';
+import { ConflictError, NotFoundError, ValidationError } from '@occ/domain/errors';
+import { modelCredentialEnv, validateSelfConfigure, type SecretRef, type SelfConfigureAction } from '@occ/domain/configuration';
+import { validateResourceName } from '@occ/domain/validation';
+import { transaction, type Tx } from '../db/client.ts';
+import { newId } from '../ids.ts';
+import { authorize, check, decider } from './access.ts';
+import { audit } from './audit.ts';
+import { requireOperableSecrets } from './configurations.ts';
+import type { Actor, Deps } from './deps.ts';
+import { lockNamespace } from './locks.ts';
+import { requireNamespace } from './namespaces.ts';
+
+export interface HarnessAuthInput {
+  provider: string;
+  source: { kind?: string | null; namespaceId?: string | null; id: string };
+}
+
+export interface AgentView {
+  id: string;
+  namespaceId: string;
+  name: string;
+  servicePrincipalId: string;
+  configurationId: string | null;
+  harnessAuth: { provider: string; envName: string; source: SecretRef } | null;
+  selfConfigure: { enabled: boolean; allowedActions: SelfConfigureAction[] };
+  desiredState: string;
+  activeRevisionId: string | null;
+  status: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type Row = {
+  id: string;
+  namespaceId: string;
+  name: string;
+  servicePrincipalId: string;
+  configurationId: string | null;
+  harnessProvider: string | null;
+  harnessSecretId: string | null;
+  selfConfigureEnabled: boolean;
+  selfConfigureActions: string[];
+  desiredState: string;
+  activeRevisionId: string | null;
+  status: string;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export function toAgentView(row: Row): AgentView {
+  return {
+    id: row.id,
+    namespaceId: row.namespaceId,
+    name: row.name,
+    servicePrincipalId: row.servicePrincipalId,
+    configurationId: row.configurationId,
+    harnessAuth:
+      row.harnessProvider && row.harnessSecretId
+        ? { provider: row.harnessProvider, envName: modelCredentialEnv(row.harnessProvider) ?? '', source: { kind: 'secret', namespaceId: row.namespaceId, id: row.harnessSecretId } }
+        : null,
+    selfConfigure: { enabled: row.selfConfigureEnabled, allowedActions: row.selfConfigureActions as SelfConfigureAction[] },
+    desiredState: row.desiredState,
+    activeRevisionId: row.activeRevisionId,
+    status: row.status,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function checkHarnessAuth(namespaceId: string, input: HarnessAuthInput | null | undefined): { provider: string; secretId: string } | null {
+  if (!input) return null;
+  if (!modelCredentialEnv(input.provider)) {
+    throw new ValidationError('UNKNOWN_PROVIDER', `Unknown harnessAuth provider ${JSON.stringify(input.provider)}.`, 'harnessAuth.provider');
+  }
+  if ((input.source.kind ?? 'secret') !== 'secret') {
+    throw new ValidationError('UNSUPPORTED_SOURCE', 'harnessAuth.source must be a secret reference.', 'harnessAuth.source.kind');
+  }
+  if ((input.source.namespaceId ?? namespaceId) !== namespaceId) throw new NotFoundError(`No secret ${input.source.id} in this namespace.`);
+  return { provider: input.provider, secretId: input.source.id };
+}
+
+/** A1: the secrets an agent's selection makes it consume: its configuration's bindings and its harnessAuth source. */
+async function selectionSecretIds(tx: Tx, namespaceId: string, configurationId: string | null, harnessSecretId: string | null): Promise<string[]> {
+  const ids: string[] = [];
+  if (configurationId) {
+    const cfg = await tx.configuration.findFirst({ where: { id: configurationId, namespaceId }, select: { bindings: { select: { secretId: true } } } });
+    if (!cfg) throw new NotFoundError(`No configuration ${configurationId} in this namespace.`);
+    ids.push(...cfg.bindings.map((b) => b.secretId));
+  }
+  if (harnessSecretId) ids.push(harnessSecretId);
+  return ids;
+}
+
+/** A1: creates the Agent and its own service principal, immutable for the agent's life. */
+export async function createAgent(
+  deps: Deps,
+  actor: Actor,
+  input: {
+    namespaceId: string;
+    name: string;
+    configurationId?: string | null;
+    harnessAuth?: HarnessAuthInput | null;
+    selfConfigure?: { enabled: boolean; allowedActions: string[] } | null;
+  },
+): Promise<AgentView> {
+  const invalid = validateResourceName(input.name, 'agent') ?? (input.selfConfigure ? validateSelfConfigure(input.selfConfigure) : null);
+  if (invalid) throw invalid;
+  const harness = checkHarnessAuth(input.namespaceId, input.harnessAuth);
+  await requireNamespace(deps, actor, input.namespaceId);
+  const request = { action: 'create', resourceKind: 'agent', namespaceId: input.namespaceId, resourceId: null } as const;
+  await authorize(deps, actor, request);
+  const id = newId('agent');
+  const servicePrincipalId = newId('servicePrincipal');
+  return transaction(deps.db, async (tx) => {
+    if (!(await lockNamespace(tx, input.namespaceId))) throw new NotFoundError('No such namespace.');
+    await authorize(deps, actor, request, tx);
+    const secrets = await selectionSecretIds(tx, input.namespaceId, input.configurationId ?? null, harness?.secretId ?? null);
+    await requireOperableSecrets(deps, tx, actor, input.namespaceId, secrets);
+    if (await tx.agent.findUnique({ where: { namespaceId_name: { namespaceId: input.namespaceId, name: input.name } } })) {
+      throw new ConflictError(`An agent named ${input.name} exists in this namespace.`, 'NAME_TAKEN');
+    }
+    await tx.principal.create({ data: { id: servicePrincipalId, kind: 'SERVICE', name: `agent:${input.name}` } });
+    const row = await tx.agent.create({
+      data: {
+        id,
+        namespaceId: input.namespaceId,
+        name: input.name,
+        servicePrincipalId,
+        configurationId: input.configurationId ?? null,
+        harnessProvider: harness?.provider ?? null,
+        harnessSecretId: harness?.secretId ?? null,
+        selfConfigureEnabled: input.selfConfigure?.enabled ?? false,
+        selfConfigureActions: input.selfConfigure?.allowedActions ?? [],
+        createdById: actor.principalId,
+      },
+    });
+    await audit(tx, {
+      actorId: actor.principalId,
+      action: 'agent.create',
+      resourceKind: 'agent',
+      resourceId: id,
+      namespaceId: input.namespaceId,
+      outcome: 'SUCCESS',
+      details: { name: input.name, servicePrincipalId, configurationId: row.configurationId, harnessSecretId: row.harnessSecretId },
+    });
+    return toAgentView(row);
+  });
+}
+
+/** A1 on the resulting selection: what the update leaves selected must be operable by the caller. */
+export async function updateAgent(
+  deps: Deps,
+  actor: Actor,
+  input: {
+    id: string;
+    configurationId?: string | null;
+    clearConfiguration?: boolean | null;
+    harnessAuth?: HarnessAuthInput | null;
+    clearHarnessAuth?: boolean | null;
+    selfConfigure?: { enabled: boolean; allowedActions: string[] } | null;
+  },
+): Promise<AgentView> {
+  const existing = await requireReadableAgent(deps, actor, input.id);
+  if (input.selfConfigure) {
+    const invalid = validateSelfConfigure(input.selfConfigure);
+    if (invalid) throw invalid;
+  }
+  const harness = checkHarnessAuth(existing.namespaceId, input.harnessAuth);
+  const request = { action: 'update', resourceKind: 'agent', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
+  await authorize(deps, actor, request);
+  return transaction(deps.db, async (tx) => {
+    await lockNamespace(tx, existing.namespaceId);
+    await authorize(deps, actor, request, tx);
+    const current = await tx.agent.findUnique({ where: { id: existing.id } });
+    if (!current) throw new NotFoundError('No such agent.');
+    const configurationId = input.clearConfiguration ? null : (input.configurationId ?? current.configurationId);
+    const harnessProvider = input.clearHarnessAuth ? null : (harness?.provider ?? current.harnessProvider);
+    const harnessSecretId = input.clearHarnessAuth ? null : (harness?.secretId ?? current.harnessSecretId);
+    const secrets = await selectionSecretIds(tx, current.namespaceId, configurationId, harnessSecretId);
+    await requireOperableSecrets(deps, tx, actor, current.namespaceId, secrets);
+    const row = await tx.agent.update({
+      where: { id: current.id },
+      data: {
+        configurationId,
+        harnessProvider,
+        harnessSecretId,
+        ...(input.selfConfigure ? { selfConfigureEnabled: input.selfConfigure.enabled, selfConfigureActions: input.selfConfigure.allowedActions } : {}),
+      },
+    });
+    await audit(tx, {
+      actorId: actor.principalId,
+      action: 'agent.update',
+      resourceKind: 'agent',
+      resourceId: row.id,
+      namespaceId: row.namespaceId,
+      outcome: 'SUCCESS',
+      details: { configurationId, harnessSecretId, selfConfigure: input.selfConfigure ?? undefined },
+    });
+    return toAgentView(row);
+  });
+}
+
+export async function getAgent(deps: Deps, actor: Actor, id: string): Promise<AgentView | null> {
+  if (!isId('agent', id)) return null;
+  const row = await deps.db.agent.findUnique({ where: { id } });
+  if (!row) return null;
+  const d = await check(deps.db, actor, { action: 'read', resourceKind: 'agent', namespaceId: row.namespaceId, resourceId: row.id });
+  return d.allowed ? toAgentView(row) : null;
+}
+
+async function requireReadableAgent(deps: Deps, actor: Actor, id: string): Promise<AgentView> {
+  const a = await getAgent(deps, actor, id);
+  if (!a) throw new NotFoundError('No such agent.');
+  return a;
+}
+
+export async function listAgents(deps: Deps, actor: Actor, namespaceId: string): Promise<AgentView[]> {
+  const may = await decider(deps.db, actor);
+  const rows = await deps.db.agent.findMany({ where: { namespaceId }, orderBy: { createdAt: 'asc' } });
+  return rows.filter((r) => may({ action: 'read', resourceKind: 'agent', namespaceId, resourceId: r.id }).allowed).map(toAgentView);
+}

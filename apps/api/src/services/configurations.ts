@@ -1,0 +1,192 @@
+import { isId } from '@occ/domain/ids';
+import { ConflictError, NotFoundError } from '@occ/domain/errors';
+import {
+  normalizeSecretBindings,
+  validateConfigurationValues,
+  type SecretBinding,
+  type SecretBindingInput,
+} from '@occ/domain/configuration';
+import { validateResourceName } from '@occ/domain/validation';
+import { transaction, type Tx } from '../db/client.ts';
+import { newId } from '../ids.ts';
+import { authorize, check, decider } from './access.ts';
+import { audit } from './audit.ts';
+import type { Actor, Deps } from './deps.ts';
+import { lockNamespace } from './locks.ts';
+import { requireNamespace } from './namespaces.ts';
+
+export interface ConfigurationView {
+  id: string;
+  namespaceId: string;
+  name: string;
+  generation: number;
+  values: Record<string, unknown>;
+  secretBindings: SecretBinding[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type Row = {
+  id: string;
+  namespaceId: string;
+  name: string;
+  generation: number;
+  values: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+  bindings: Array<{ envName: string; secretId: string; deliveryType: string }>;
+};
+
+export function toConfigurationView(row: Row): ConfigurationView {
+  return {
+    id: row.id,
+    namespaceId: row.namespaceId,
+    name: row.name,
+    generation: row.generation,
+    values: row.values as Record<string, unknown>,
+    secretBindings: [...row.bindings]
+      .sort((a, b) => a.envName.localeCompare(b.envName))
+      .map((b) => ({ envName: b.envName, source: { kind: 'secret', namespaceId: row.namespaceId, id: b.secretId }, delivery: { type: b.deliveryType as 'env' } })),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+const withBindings = { bindings: { select: { envName: true, secretId: true, deliveryType: true } } } as const;
+
+/**
+ * C3 and C4: every source is a secret of this namespace (another namespace's is NOT_FOUND), and
+ * the actor may `operate` each one. Runs under the namespace lock, so a secret cannot be deleted
+ * between this check and the commit.
+ */
+export async function requireOperableSecrets(deps: Deps, tx: Tx, actor: Actor, namespaceId: string, secretIds: readonly string[]): Promise<void> {
+  const unique = [...new Set(secretIds)];
+  if (unique.length === 0) return;
+  const found = await tx.secret.findMany({ where: { id: { in: unique.filter((id) => isId('secret', id)) }, namespaceId }, select: { id: true } });
+  const present = new Set(found.map((s) => s.id));
+  const missing = unique.find((id) => !present.has(id));
+  if (missing) throw new NotFoundError(`No secret ${missing} in this namespace.`);
+  for (const id of unique) await authorize(deps, actor, { action: 'operate', resourceKind: 'secret', namespaceId, resourceId: id }, tx);
+}
+
+function bindingsOrThrow(namespaceId: string, input: readonly SecretBindingInput[]): SecretBinding[] {
+  const bindings = normalizeSecretBindings(namespaceId, input);
+  const foreign = bindings.find((b) => b.source.namespaceId !== namespaceId);
+  if (foreign) throw new NotFoundError(`No secret ${foreign.source.id} in this namespace.`);
+  return bindings;
+}
+
+export async function createConfiguration(
+  deps: Deps,
+  actor: Actor,
+  input: { namespaceId: string; name: string; values?: unknown; secretBindings?: readonly SecretBindingInput[] | null },
+): Promise<ConfigurationView> {
+  const invalid = validateResourceName(input.name, 'configuration') ?? validateConfigurationValues(input.values);
+  if (invalid) throw invalid;
+  const bindings = bindingsOrThrow(input.namespaceId, input.secretBindings ?? []);
+  await requireNamespace(deps, actor, input.namespaceId);
+  const request = { action: 'create', resourceKind: 'configuration', namespaceId: input.namespaceId, resourceId: null } as const;
+  await authorize(deps, actor, request);
+  const id = newId('configuration');
+  return transaction(deps.db, async (tx) => {
+    if (!(await lockNamespace(tx, input.namespaceId))) throw new NotFoundError('No such namespace.');
+    await authorize(deps, actor, request, tx);
+    await requireOperableSecrets(deps, tx, actor, input.namespaceId, bindings.map((b) => b.source.id));
+    if (await tx.configuration.findUnique({ where: { namespaceId_name: { namespaceId: input.namespaceId, name: input.name } } })) {
+      throw new ConflictError(`A configuration named ${input.name} exists in this namespace.`, 'NAME_TAKEN');
+    }
+    const row = await tx.configuration.create({
+      data: {
+        id,
+        namespaceId: input.namespaceId,
+        name: input.name,
+        values: input.values as object,
+        createdById: actor.principalId,
+        bindings: { create: bindings.map((b) => ({ envName: b.envName, secretId: b.source.id, deliveryType: b.delivery.type })) },
+      },
+      include: withBindings,
+    });
+    await audit(tx, {
+      actorId: actor.principalId,
+      action: 'configuration.create',
+      resourceKind: 'configuration',
+      resourceId: id,
+      namespaceId: input.namespaceId,
+      outcome: 'SUCCESS',
+      details: { name: input.name, generation: 1, bindings: bindings.map((b) => ({ envName: b.envName, secretId: b.source.id })) },
+    });
+    return toConfigurationView(row);
+  });
+}
+
+/**
+ * C4, C5: needs the generation the caller read; omitted bindings are retained (and re-checked),
+ * an empty list clears them.
+ */
+export async function updateConfiguration(
+  deps: Deps,
+  actor: Actor,
+  input: { id: string; expectedGeneration: number; values?: unknown; secretBindings?: readonly SecretBindingInput[] | null },
+): Promise<ConfigurationView> {
+  const existing = await requireReadableConfiguration(deps, actor, input.id);
+  if (input.values !== undefined && input.values !== null) {
+    const invalid = validateConfigurationValues(input.values);
+    if (invalid) throw invalid;
+  }
+  const replacing = input.secretBindings !== undefined && input.secretBindings !== null;
+  const newBindings = replacing ? bindingsOrThrow(existing.namespaceId, input.secretBindings!) : null;
+  const request = { action: 'update', resourceKind: 'configuration', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
+  await authorize(deps, actor, request);
+  return transaction(deps.db, async (tx) => {
+    await lockNamespace(tx, existing.namespaceId);
+    await authorize(deps, actor, request, tx);
+    const current = await tx.configuration.findUnique({ where: { id: existing.id }, include: withBindings });
+    if (!current) throw new NotFoundError('No such configuration.');
+    if (current.generation !== input.expectedGeneration) {
+      throw new ConflictError(`The configuration is at generation ${current.generation}, not ${input.expectedGeneration}: read it again and retry.`, 'STALE_GENERATION');
+    }
+    const resulting = newBindings ?? toConfigurationView(current).secretBindings;
+    await requireOperableSecrets(deps, tx, actor, existing.namespaceId, resulting.map((b) => b.source.id));
+    if (newBindings) {
+      await tx.configurationSecretBinding.deleteMany({ where: { configurationId: current.id } });
+      await tx.configurationSecretBinding.createMany({
+        data: newBindings.map((b) => ({ configurationId: current.id, envName: b.envName, secretId: b.source.id, deliveryType: b.delivery.type })),
+      });
+    }
+    const row = await tx.configuration.update({
+      where: { id: current.id },
+      data: { generation: { increment: 1 }, ...(input.values != null ? { values: input.values as object } : {}) },
+      include: withBindings,
+    });
+    await audit(tx, {
+      actorId: actor.principalId,
+      action: 'configuration.update',
+      resourceKind: 'configuration',
+      resourceId: row.id,
+      namespaceId: row.namespaceId,
+      outcome: 'SUCCESS',
+      details: { generation: row.generation, valuesChanged: input.values != null, bindings: resulting.map((b) => ({ envName: b.envName, secretId: b.source.id })) },
+    });
+    return toConfigurationView(row);
+  });
+}
+
+export async function getConfiguration(deps: Deps, actor: Actor, id: string): Promise<ConfigurationView | null> {
+  if (!isId('configuration', id)) return null;
+  const row = await deps.db.configuration.findUnique({ where: { id }, include: withBindings });
+  if (!row) return null;
+  const d = await check(deps.db, actor, { action: 'read', resourceKind: 'configuration', namespaceId: row.namespaceId, resourceId: row.id });
+  return d.allowed ? toConfigurationView(row) : null;
+}
+
+async function requireReadableConfiguration(deps: Deps, actor: Actor, id: string): Promise<ConfigurationView> {
+  const c = await getConfiguration(deps, actor, id);
+  if (!c) throw new NotFoundError('No such configuration.');
+  return c;
+}
+
+export async function listConfigurations(deps: Deps, actor: Actor, namespaceId: string): Promise<ConfigurationView[]> {
+  const may = await decider(deps.db, actor);
+  const rows = await deps.db.configuration.findMany({ where: { namespaceId }, include: withBindings, orderBy: { createdAt: 'asc' } });
+  return rows.filter((r) => may({ action: 'read', resourceKind: 'configuration', namespaceId, resourceId: r.id }).allowed).map(toConfigurationView);
+}
