@@ -25,6 +25,8 @@ import { toScale } from './kinds/apps.ts';
 import { strategyFor } from './kinds/lookup.ts';
 import type { Strategy, StrategyContext } from './kinds/strategy.ts';
 import { applyJsonPatch, decodeJsonPatch, JsonPatchError, mergePatch } from './patch.ts';
+import { apply as applyConfiguration, managedFieldsAfterUpdate, type Scope } from './ssa/managed.ts';
+import { schemaFor, zeroObject } from './ssa/schema.ts';
 import {
   apiVersionOf,
   groupKindOf,
@@ -64,8 +66,29 @@ export interface ListOptions {
 
 export interface WriteOptions {
   dryRun?: boolean;
+  /** The fieldManager parameter; required for apply. */
   fieldManager?: string;
+  /** Names the manager of an Update without fieldManager: the part before its first "/". */
+  userAgent?: string;
+  /** Apply takes ownership of conflicting fields. */
+  force?: boolean;
 }
+
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/** The manager an Update operation is recorded under (the apiserver's managerOrUserAgent). */
+export function managerOf(options: WriteOptions): string {
+  if (options.fieldManager) return options.fieldManager;
+  let name = '';
+  for (const ch of (options.userAgent ?? '').split('/')[0] ?? '') {
+    if (!/\P{C}/u.test(ch)) continue;
+    if (name.length + ch.length > FIELD_MANAGER_MAX_LENGTH) break;
+    name += ch;
+  }
+  return name;
+}
+
+type ManagedFields = unknown[];
 
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
@@ -174,6 +197,8 @@ export class KubeApi {
   constructor(
     private readonly store: ObjectStore,
     private readonly registry: ResourceRegistry,
+    /** Stamps managedFields times; tests fix it so that entries sort the same way every run. */
+    private readonly clock: () => Date = () => new Date(),
   ) {
     this.context = { store, registry };
   }
@@ -212,7 +237,7 @@ export class KubeApi {
     };
   }
 
-  create(target: Target, body: unknown, options: WriteOptions = {}): KubeObject {
+  create(target: Target, body: unknown, options: WriteOptions = {}, managed?: ManagedFields): KubeObject {
     const { type } = target;
     const strategy = strategyFor(type);
     const object = this.decode(type, body);
@@ -237,6 +262,20 @@ export class KubeApi {
     const name = meta.name ?? '';
     if (this.store.get(storageKeyOf(type), meta.namespace, name)) throw alreadyExists(groupResourceOf(type), name);
     const typed = present(type, object);
+    this.setManagedFields(
+      typed,
+      managed ??
+        managedFieldsAfterUpdate({
+          schema: schemaFor(type),
+          old: zeroObject(type),
+          stored: undefined,
+          next: typed,
+          manager: managerOf(options),
+          apiVersion: apiVersionOf(type),
+          scope: this.scopeOf(target),
+          time: kubeTimestamp(this.clock()),
+        }),
+    );
     if (options.dryRun) return typed;
     const stored = this.store.create(storageKeyOf(type), typed);
     strategy.afterWrite?.(stored, this.context);
@@ -258,11 +297,7 @@ export class KubeApi {
   }
 
   patch(target: Target, patchType: PatchType, patch: unknown, options: WriteOptions = {}): KubeObject {
-    if (patchType === 'apply') {
-      throw unsupportedMediaType(
-        'server-side apply (application/apply-patch+yaml) is not emulated yet; use a merge or JSON patch',
-      );
-    }
+    if (patchType === 'apply') return this.apply(target, patch, options);
     const { type } = target;
     const old = this.mustGet(target);
     const current = target.subresource === 'scale' ? toScale(old) : present(type, old);
@@ -285,6 +320,41 @@ export class KubeApi {
       patched = mergePatch(current, patch);
     }
     return this.update(target, old, this.decode(type, patched, target.subresource === 'scale'), options);
+  }
+
+  exists(target: Target): boolean {
+    return this.store.get(storageKeyOf(target.type), this.namespaceOf(target), target.name ?? '') !== undefined;
+  }
+
+  /** Server-side apply: merge by the schema, own what was sent, prune what was dropped. */
+  apply(target: Target, patch: unknown, options: WriteOptions = {}): KubeObject {
+    if (!options.fieldManager) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [required('fieldManager', 'is required for apply patch')]);
+    }
+    if (options.fieldManager.length > FIELD_MANAGER_MAX_LENGTH) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+        tooLong('fieldManager', `must be no more than ${FIELD_MANAGER_MAX_LENGTH} characters`),
+      ]);
+    }
+    if (target.subresource === 'scale') throw unsupportedMediaType('apply is not supported on the scale subresource');
+    const { type } = target;
+    const config = this.decode(type, patch);
+    this.checkNameMatches(target, config);
+    const existing = this.store.get(storageKeyOf(type), this.namespaceOf(target), target.name ?? '');
+    if (!existing && target.subresource !== undefined) throw this.notFound(target);
+    const result = applyConfiguration({
+      schema: schemaFor(type),
+      live: existing ? present(type, existing) : undefined,
+      config,
+      manager: options.fieldManager,
+      apiVersion: apiVersionOf(type),
+      force: options.force === true,
+      scope: this.scopeOf(target),
+      time: kubeTimestamp(this.clock()),
+    });
+    const merged = this.decode(type, result.object);
+    if (!existing) return this.create({ ...target, name: undefined }, merged, options, result.managedFields);
+    return this.update(target, existing, merged, options, result.managedFields);
   }
 
   delete(target: Target, options: DeleteOptions = {}): KubeObject | SuccessStatus {
@@ -405,10 +475,19 @@ export class KubeApi {
   /** Creates a namespace unless it exists (the server's built-in namespaces). */
   ensureNamespace(name: string): void {
     if (this.store.get(storageKeyOf(NAMESPACES), undefined, name)) return;
-    this.create({ type: NAMESPACES }, { metadata: { name } });
+    this.create({ type: NAMESPACES }, { metadata: { name } }, { fieldManager: 'kube-apiserver' });
   }
 
-  private update(target: Target, old: KubeObject, incoming: KubeObject, options: WriteOptions): KubeObject {
+  private scopeOf(target: Target): Scope {
+    return { subresource: target.subresource, statusIsSubresource: target.type.subresources.status };
+  }
+
+  private setManagedFields(object: KubeObject, managed: ManagedFields): void {
+    if (managed.length > 0) object.metadata.managedFields = managed;
+    else delete object.metadata.managedFields;
+  }
+
+  private update(target: Target, old: KubeObject, incoming: KubeObject, options: WriteOptions, managed?: ManagedFields): KubeObject {
     const { type } = target;
     const strategy = strategyFor(type);
     const name = old.metadata.name ?? '';
@@ -485,6 +564,20 @@ export class KubeApi {
 
     const typed = present(type, next);
     typed.metadata.resourceVersion = old.metadata.resourceVersion;
+    this.setManagedFields(
+      typed,
+      managed ??
+        managedFieldsAfterUpdate({
+          schema: schemaFor(type),
+          old: present(type, old),
+          stored: old,
+          next: typed,
+          manager: managerOf(options),
+          apiVersion: apiVersionOf(type),
+          scope: this.scopeOf(target),
+          time: kubeTimestamp(this.clock()),
+        }),
+    );
     if (!jsonEqual(generationContent(typed), generationContent(old))) {
       typed.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }

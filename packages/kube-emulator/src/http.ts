@@ -8,11 +8,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
-import type { DeleteOptions, KubeApi, PatchType, Target, WatchEvent } from './api.ts';
+import type { DeleteOptions, KubeApi, PatchType, Target, WatchEvent, WriteOptions } from './api.ts';
 import { apiGroup, coreVersions, groupList, resourceList, VERSION_INFO } from './discovery.ts';
 import {
   badRequest,
+  forbiddenField,
   internalError,
+  invalid,
   methodNotAllowed,
   pathNotFound,
   StatusError,
@@ -130,6 +132,23 @@ function optional(value: string | null): string | undefined {
   return value === null ? undefined : value;
 }
 
+/** dryRun, fieldManager (or the User-Agent it defaults to) and force of a write. */
+function writeOptionsOf(call: Call, isApply: boolean): WriteOptions {
+  const { query, request } = call;
+  const force = query.get('force');
+  if (force !== null && !isApply) {
+    throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+      forbiddenField('force', 'may not be specified for non-apply patch'),
+    ]);
+  }
+  return {
+    dryRun: dryRunOf(query),
+    fieldManager: optional(query.get('fieldManager')) || undefined,
+    userAgent: request.headers['user-agent'],
+    force: truthy(force),
+  };
+}
+
 export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
   const { api, registry, token } = options;
   const watches = new Set<ServerResponse>();
@@ -215,11 +234,11 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
         return startWatch(call, response);
       case 'create': {
         const body = parseBody(await readBody(request), mediaType(request));
-        return writeJson(response, 201, api.create(target, body, { dryRun: dryRunOf(query) }));
+        return writeJson(response, 201, api.create(target, body, writeOptionsOf(call, false)));
       }
       case 'update': {
         const body = parseBody(await readBody(request), mediaType(request));
-        return writeJson(response, 200, api.replace(target, body, { dryRun: dryRunOf(query) }));
+        return writeJson(response, 200, api.replace(target, body, writeOptionsOf(call, false)));
       }
       case 'patch': {
         const patchType = PATCH_TYPES[mediaType(request)];
@@ -228,16 +247,12 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
             `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`,
           );
         }
+        const options = writeOptionsOf(call, patchType === 'apply');
         const raw = await readBody(request);
         const patch = parseBody(raw, patchType === 'apply' ? 'application/yaml' : 'application/json');
-        return writeJson(
-          response,
-          200,
-          api.patch(target, patchType, patch, {
-            dryRun: dryRunOf(query),
-            fieldManager: optional(query.get('fieldManager')),
-          }),
-        );
+        // An apply that creates the object answers 201, as on a real server.
+        const existed = patchType !== 'apply' || api.exists(target);
+        return writeJson(response, existed ? 200 : 201, api.patch(target, patchType, patch, options));
       }
       case 'delete':
       case 'deletecollection': {

@@ -17,6 +17,8 @@ export interface ResourceType {
   subresources: { status: boolean; scale: boolean };
   /** Set for resources a CRD declares; the CRD's metadata.name. */
   crdName?: string;
+  /** The CRD version's openAPIV3Schema (custom resources only). */
+  openAPISchema?: unknown;
 }
 
 export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): string {

@@ -103,7 +103,7 @@ describe('server', () => {
     expect((await apiFailure(cluster.core.readNamespacedSecret({ name: 'generic', namespace: ns }))).code).toBe(404);
   });
 
-  it('E1 server-side apply is refused with 415 until it is emulated', async () => {
+  it('E2 server-side apply without a fieldManager is a 422 naming the parameter', async () => {
     const ns = await createNamespace(cluster, 'ssa');
     await cluster.core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'a' } } });
     const { code, body } = await apiFailure(
@@ -111,13 +111,16 @@ describe('server', () => {
         { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a', namespace: ns } },
         undefined,
         undefined,
-        'tester',
+        undefined,
         undefined,
         PatchStrategy.ServerSideApply,
       ),
     );
-    expect(code).toBe(415);
-    expect(body.reason).toBe('UnsupportedMediaType');
+    expect(code).toBe(422);
+    expect(body.message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+    expect(body.details?.causes).toEqual([
+      { reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' },
+    ]);
   });
 
   it('E1 the CLI starts a standalone server, writes a kubeconfig and stops on SIGTERM', async () => {

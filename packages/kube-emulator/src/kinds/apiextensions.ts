@@ -135,6 +135,7 @@ export function customResourceTypes(crd: KubeObject): ResourceType[] {
       shortNames: names.shortNames ?? [],
       categories: names.categories ?? [],
       subresources: { status: isObject(obj(v.subresources).status), scale: false },
+      openAPISchema: obj(v.schema).openAPIV3Schema,
     }));
 }
 
