@@ -1,13 +1,23 @@
 import type { Actor } from '../../services/deps.ts';
-import { builder } from '../builder.ts';
+import { builder, type GraphQLContext } from '../builder.ts';
 
 export const PrincipalKindEnum = builder.enumType('PrincipalKind', { values: ['HUMAN', 'SERVICE'] as const });
 
-export const PrincipalRef = builder.objectRef<Pick<Actor, 'principalId' | 'kind' | 'name'>>('Principal').implement({
+/** The viewer arrives as an Actor; listed principals carry their row's dates. */
+type PrincipalShape = Pick<Actor, 'principalId' | 'kind' | 'name'> & { disabledAt?: Date | null; createdAt?: Date };
+
+async function row(p: PrincipalShape, ctx: GraphQLContext): Promise<{ disabledAt: Date | null; createdAt: Date }> {
+  if (p.createdAt !== undefined && p.disabledAt !== undefined) return { disabledAt: p.disabledAt, createdAt: p.createdAt };
+  return ctx.deps.db.principal.findUniqueOrThrow({ where: { id: p.principalId }, select: { disabledAt: true, createdAt: true } });
+}
+
+export const PrincipalRef = builder.objectRef<PrincipalShape>('Principal').implement({
   fields: (t) => ({
     id: t.exposeID('principalId'),
     kind: t.field({ type: PrincipalKindEnum, resolve: (p) => p.kind }),
     name: t.exposeString('name'),
+    disabled: t.boolean({ description: 'A disabled principal cannot authenticate.', resolve: async (p, _args, ctx) => (await row(p, ctx)).disabledAt !== null }),
+    createdAt: t.field({ type: 'DateTime', resolve: async (p, _args, ctx) => (await row(p, ctx)).createdAt }),
   }),
 });
 

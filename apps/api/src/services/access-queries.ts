@@ -1,0 +1,99 @@
+import { decide, type AccessRequest, type BindingView, type Scope } from '@occ/domain/access';
+import { NotFoundError, ValidationError } from '@occ/domain/errors';
+import { decider } from './access.ts';
+import { authorizeAny, findBindings, isAction, isResourceKind, readBindingsRequests, type AccessBindingView } from './access-scope.ts';
+import type { Actor, Deps } from './deps.ts';
+import { resourceExists } from './resource-lookup.ts';
+
+// Reading bindings: a caller sees the bindings at scopes where it may read or administer them
+// (readBindingsRequests), and always its own.
+
+async function readableBy(deps: Deps, actor: Actor): Promise<(binding: AccessBindingView) => boolean> {
+  const may = await decider(deps.db, actor);
+  return (binding) => binding.subjectId === actor.principalId || readBindingsRequests(binding.scope).some((request) => may(request).allowed);
+}
+
+export async function listBindingsForSubject(deps: Deps, actor: Actor, subjectId: string): Promise<AccessBindingView[]> {
+  const readable = await readableBy(deps, actor);
+  return (await findBindings(deps.db, { subjectId })).filter(readable);
+}
+
+/**
+ * The bindings that target one resource. For a namespace these are the bindings on the namespace
+ * resource and those at its namespace scope; broader bindings that also cover the resource are
+ * explainAccess's business.
+ */
+export async function listBindingsForResource(deps: Deps, actor: Actor, resourceKind: string, resourceId: string): Promise<AccessBindingView[]> {
+  if (!isResourceKind(resourceKind)) return [];
+  const exact = { scopeKind: 'RESOURCE' as const, resourceKind, resourceId };
+  const where = resourceKind === 'namespace' ? { OR: [exact, { scopeKind: 'NAMESPACE' as const, namespaceId: resourceId }] } : exact;
+  const readable = await readableBy(deps, actor);
+  return (await findBindings(deps.db, where)).filter(readable);
+}
+
+export interface AccessExplanation {
+  allowed: boolean;
+  evidence: Array<{ binding: AccessBindingView; roleName: string }>;
+  /** Bindings that allowed it but that the caller may not read: counted, not shown. */
+  hiddenEvidenceCount: number;
+  summary: string;
+}
+
+export interface ExplainInput {
+  subjectId: string;
+  action: string;
+  resourceKind: string;
+  namespaceId?: string | null;
+  resourceId?: string | null;
+}
+
+function describeScope(scope: Scope): string {
+  switch (scope.kind) {
+    case 'installation':
+      return 'installation scope';
+    case 'namespace':
+      return `namespace ${scope.namespaceId}`;
+    case 'resource':
+      return `${scope.resourceKind} ${scope.resourceId}`;
+  }
+}
+
+/**
+ * Why a subject may or may not do something: the decision with the bindings that allowed it. The
+ * caller is the subject, or may read (or administer) access bindings where the resource lives;
+ * anyone else gets a bare, audited FORBIDDEN. A known resource's namespace comes from its row.
+ */
+export async function explainAccess(deps: Deps, actor: Actor, input: ExplainInput): Promise<AccessExplanation> {
+  const { action, resourceKind } = input;
+  if (!isAction(action)) throw new ValidationError('UNKNOWN_ACTION', `Unknown action ${action}.`, 'action');
+  if (!isResourceKind(resourceKind)) throw new ValidationError('UNKNOWN_RESOURCE_KIND', `Unknown resource kind ${resourceKind}.`, 'resourceKind');
+  let namespaceId = input.namespaceId ?? null;
+  const resourceId = input.resourceId ?? null;
+  if (resourceId) {
+    const found = await resourceExists(deps.db, resourceKind, resourceId);
+    if (found === null || (found !== 'unsupported' && input.namespaceId && input.namespaceId !== found.namespaceId)) {
+      throw new NotFoundError(`No such ${resourceKind}.`);
+    }
+    if (found !== 'unsupported') namespaceId = found.namespaceId;
+  }
+  const isSubject = input.subjectId === actor.principalId;
+  if (!isSubject) {
+    await authorizeAny(deps, actor, [
+      { action: 'read', resourceKind: 'accessBinding', namespaceId, resourceId: null },
+      { action: 'administer', resourceKind: 'accessBinding', namespaceId, resourceId: null },
+    ]);
+  }
+  if (!(await deps.db.principal.findUnique({ where: { id: input.subjectId }, select: { id: true } }))) throw new NotFoundError('No such principal.');
+  const bindings = await findBindings(deps.db, { subjectId: input.subjectId });
+  const request: AccessRequest = { subjectId: input.subjectId, action, resourceKind, namespaceId, resourceId };
+  const decision = decide(bindings as BindingView[], request);
+  const byId = new Map(bindings.map((b) => [b.id, b]));
+  const readable = await readableBy(deps, actor);
+  const evidence = decision.evidence.map((e) => ({ binding: byId.get(e.bindingId)!, roleName: e.roleName })).filter((e) => readable(e.binding));
+  const hiddenEvidenceCount = decision.evidence.length - evidence.length;
+  const what = `${action} on ${resourceKind}${resourceId ? ` ${resourceId}` : namespaceId ? ` in namespace ${namespaceId}` : ''}`;
+  const summary = decision.allowed
+    ? `Allowed: ${[...evidence.map((e) => `role ${e.roleName} at ${describeScope(e.binding.scope)}`), ...(hiddenEvidenceCount ? [`${hiddenEvidenceCount} binding(s) you may not read`] : [])].join('; ')} grant(s) ${what}.`
+    : `Denied: no access binding of ${input.subjectId} grants ${what}. No action implies another.`;
+  return { allowed: decision.allowed, evidence, hiddenEvidenceCount, summary };
+}

@@ -1,0 +1,307 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtInRole } from '@occ/domain/access';
+import { startTestStack, type TestStack } from '../test/stack.ts';
+import { createReadyNamespace, createSecretOk, payload, SECRET } from '../test/operations.ts';
+import { newId } from '../ids.ts';
+import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
+
+// Rules A2 and A3 through GraphQL: roles, grants, revokes, reads of bindings, and explainAccess.
+
+const BINDING = `id subject { id } role { id name } scope { kind namespaceId resourceKind resourceId }`;
+
+const GRANT = `mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename
+  ... on GrantAccessSuccess { created binding { ${BINDING} } } ... on Error { code message } ... on ValidationError { field } } }`;
+
+const REVOKE = `mutation($input: RevokeAccessInput!) { revokeAccess(input: $input) { __typename
+  ... on RevokeAccessSuccess { changed revokedBindingIds } ... on Error { code message } ... on ValidationError { field } } }`;
+
+const CREATE_ROLE = `mutation($input: CreateRoleInput!) { createRole(input: $input) { __typename
+  ... on CreateRoleSuccess { role { id name builtIn namespaceId permissions { action resourceKind } } } ... on Error { code message } ... on ValidationError { field } } }`;
+
+const BINDINGS = `query($subjectId: ID!) { accessBindings(subjectId: $subjectId) { ${BINDING} } }`;
+const BINDINGS_FOR_RESOURCE = `query($kind: String!, $id: ID!) { accessBindingsForResource(resourceKind: $kind, resourceId: $id) { ${BINDING} } }`;
+
+const EXPLAIN = `query($subjectId: ID!, $action: String!, $resourceKind: String!, $namespaceId: ID, $resourceId: ID) {
+  explainAccess(subjectId: $subjectId, action: $action, resourceKind: $resourceKind, namespaceId: $namespaceId, resourceId: $resourceId) { __typename
+  ... on AccessDecision { allowed summary hiddenEvidenceCount evidence { roleName binding { ${BINDING} } } } ... on Error { code message } } }`;
+
+let stack: TestStack;
+let nsId: string;
+let otherNsId: string;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  nsId = await createReadyNamespace(stack, 'team-access');
+  otherNsId = await createReadyNamespace(stack, 'team-access-other');
+});
+afterAll(() => stack?.close());
+
+const db = () => stack.runtime.db;
+const user = (name: string) => createHumanPrincipal(db(), name, 'test');
+const role = (name: string) => builtInRole(name).id;
+const grant = async (input: Record<string, unknown>, key?: string) => payload(await stack.gql(GRANT, { input }, { key }), 'grantAccess');
+const revoke = async (input: Record<string, unknown>, key?: string) => payload(await stack.gql(REVOKE, { input }, { key }), 'revokeAccess');
+const explain = async (vars: Record<string, unknown>, key?: string) => payload(await stack.gql(EXPLAIN, vars, { key }), 'explainAccess');
+const auditCount = (where: Record<string, unknown>) => db().auditEvent.count({ where });
+const secretRead = async (id: string, key: string) => payload(await stack.gql(SECRET, { id }, { key }), 'secret');
+
+describe('grantAccess', () => {
+  it('A2 grants at namespace scope, audits it in the same change, and is idempotent', async () => {
+    const alice = await user('alice');
+    const input = { subjectId: alice.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: nsId } };
+    const first = await grant(input);
+    expect(first).toMatchObject({ __typename: 'GrantAccessSuccess', created: true, binding: { subject: { id: alice.principalId }, role: { name: 'namespace-viewer' }, scope: { kind: 'NAMESPACE', namespaceId: nsId, resourceKind: null, resourceId: null } } });
+    const bindingId = first.binding.id;
+    expect(await auditCount({ action: 'accessBinding.create', resourceId: bindingId, outcome: 'SUCCESS' })).toBe(1);
+
+    const again = await grant(input);
+    expect(again).toMatchObject({ __typename: 'GrantAccessSuccess', created: false, binding: { id: bindingId } });
+    expect(await db().accessBinding.count({ where: { subjectId: alice.principalId } })).toBe(1);
+    expect(await auditCount({ action: 'accessBinding.create', actorId: stack.runtime.installation.bootstrapPrincipalId, details: { path: ['subjectId'], equals: alice.principalId } })).toBe(1);
+    // The grant works: alice now reads the namespace's secrets.
+    const secret = await createSecretOk(stack, nsId, 'alice-can-read', 'v');
+    expect(await secretRead(secret.id, alice.apiKey)).toMatchObject({ id: secret.id });
+  });
+
+  it('A2 concurrent identical grants create one binding and one audit row', async () => {
+    const carol = await user('carol');
+    const input = { subjectId: carol.principalId, roleId: role('namespace-editor'), scope: { kind: 'NAMESPACE', namespaceId: nsId } };
+    const results = await Promise.all([grant(input), grant(input), grant(input)]);
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.binding.id)).size).toBe(1);
+    expect(await db().accessBinding.count({ where: { subjectId: carol.principalId } })).toBe(1);
+    expect(await auditCount({ action: 'accessBinding.create', details: { path: ['subjectId'], equals: carol.principalId } })).toBe(1);
+  });
+
+  it('A2 grants at installation scope', async () => {
+    const ian = await user('ian');
+    const result = await grant({ subjectId: ian.principalId, roleId: role('namespace-viewer'), scope: { kind: 'INSTALLATION' } });
+    expect(result).toMatchObject({ created: true, binding: { scope: { kind: 'INSTALLATION', namespaceId: null } } });
+    // Installation scope covers every namespace.
+    const secret = await createSecretOk(stack, otherNsId, 'ian-reads', 'v');
+    expect(await secretRead(secret.id, ian.apiKey)).toMatchObject({ id: secret.id });
+  });
+
+  it('A2 grants on one exact resource, whose namespace comes from the resource', async () => {
+    const rita = await user('rita');
+    const secret = await createSecretOk(stack, nsId, 'rita-one', 'v');
+    const other = await createSecretOk(stack, nsId, 'rita-not', 'v');
+    const result = await grant({ subjectId: rita.principalId, roleId: role('namespace-viewer'), scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secret.id } });
+    expect(result).toMatchObject({ created: true, binding: { scope: { kind: 'RESOURCE', namespaceId: nsId, resourceKind: 'secret', resourceId: secret.id } } });
+    expect(await secretRead(secret.id, rita.apiKey)).toMatchObject({ id: secret.id });
+    expect(await secretRead(other.id, rita.apiKey)).toBeNull();
+    const ns = await grant({ subjectId: rita.principalId, roleId: role('namespace-viewer'), scope: { kind: 'RESOURCE', resourceKind: 'namespace', resourceId: otherNsId } });
+    expect(ns).toMatchObject({ created: true, binding: { scope: { kind: 'RESOURCE', namespaceId: otherNsId, resourceKind: 'namespace', resourceId: otherNsId } } });
+  });
+
+  it('A2 a missing subject, role, namespace or resource is NOT_FOUND and writes nothing', async () => {
+    const someone = await user('someone');
+    const ok = { subjectId: someone.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: nsId } };
+    const before = { bindings: await db().accessBinding.count(), audits: await auditCount({ action: 'accessBinding.create' }) };
+    const cases: Array<Record<string, unknown>> = [
+      { ...ok, subjectId: newId('humanPrincipal') },
+      { ...ok, subjectId: 'not-an-id' },
+      { ...ok, roleId: newId('role') },
+      { ...ok, scope: { kind: 'NAMESPACE', namespaceId: newId('namespace') } },
+      { ...ok, scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: newId('secret') } },
+      { ...ok, scope: { kind: 'RESOURCE', resourceKind: 'namespace', resourceId: newId('namespace') } },
+    ];
+    for (const input of cases) {
+      expect(await grant(input), JSON.stringify(input)).toMatchObject({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
+    }
+    expect(await db().accessBinding.count()).toBe(before.bindings);
+    expect(await auditCount({ action: 'accessBinding.create' })).toBe(before.audits);
+  });
+
+  it('A2 a scope of the wrong shape or an unsupported kind is a ValidationError', async () => {
+    const vic = await user('vic');
+    const base = { subjectId: vic.principalId, roleId: role('namespace-viewer') };
+    expect(await grant({ ...base, scope: { kind: 'INSTALLATION', namespaceId: nsId } })).toMatchObject({ __typename: 'ValidationError', code: 'INVALID_SCOPE' });
+    expect(await grant({ ...base, scope: { kind: 'NAMESPACE' } })).toMatchObject({ __typename: 'ValidationError', code: 'INVALID_SCOPE' });
+    expect(await grant({ ...base, scope: { kind: 'RESOURCE', resourceKind: 'secret' } })).toMatchObject({ __typename: 'ValidationError', code: 'INVALID_SCOPE' });
+    expect(await grant({ ...base, scope: { kind: 'RESOURCE', resourceKind: 'widget', resourceId: 'x' } })).toMatchObject({ __typename: 'ValidationError', code: 'UNKNOWN_RESOURCE_KIND' });
+    expect(await grant({ ...base, scope: { kind: 'RESOURCE', resourceKind: 'auditEvent', resourceId: 'aud_x' } })).toMatchObject({ __typename: 'ValidationError', code: 'UNSUPPORTED_RESOURCE_KIND' });
+    expect(await db().accessBinding.count({ where: { subjectId: vic.principalId } })).toBe(0);
+  });
+
+  it('A2 A3 a namespace viewer cannot grant: a bare FORBIDDEN, and the denial is audited', async () => {
+    const viewer = await user('viewer');
+    await grantBuiltInRole(db(), viewer.principalId, 'namespace-viewer', { kind: 'namespace', namespaceId: nsId }, 'test');
+    const target = await user('target');
+    const result = await grant({ subjectId: target.principalId, roleId: role('namespace-admin'), scope: { kind: 'NAMESPACE', namespaceId: nsId } }, viewer.apiKey);
+    expect(result).toEqual({ __typename: 'ForbiddenError', code: 'FORBIDDEN', message: 'You are not allowed to do this.' });
+    expect(await db().accessBinding.count({ where: { subjectId: target.principalId } })).toBe(0);
+    const denial = await db().auditEvent.findFirst({ where: { actorId: viewer.principalId, outcome: 'DENIED' } });
+    expect(denial).toMatchObject({ action: 'accessBinding.administer', namespaceId: nsId });
+    // Granting themselves installation scope is equally refused.
+    const self = await grant({ subjectId: viewer.principalId, roleId: role('installation-admin'), scope: { kind: 'INSTALLATION' } }, viewer.apiKey);
+    expect(self).toEqual({ __typename: 'ForbiddenError', code: 'FORBIDDEN', message: 'You are not allowed to do this.' });
+    expect(await auditCount({ actorId: viewer.principalId, outcome: 'DENIED', action: 'installation.administer' })).toBe(1);
+  });
+
+  it('A2 a namespace admin grants in its namespace; another namespace is NOT_FOUND to it', async () => {
+    const admin = await user('ns-admin');
+    await grantBuiltInRole(db(), admin.principalId, 'namespace-admin', { kind: 'namespace', namespaceId: nsId }, 'test');
+    const bob = await user('bob');
+    expect(await grant({ subjectId: bob.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: nsId } }, admin.apiKey)).toMatchObject({ created: true });
+    expect(await grant({ subjectId: bob.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: otherNsId } }, admin.apiKey)).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await grant({ subjectId: bob.principalId, roleId: role('namespace-viewer'), scope: { kind: 'INSTALLATION' } }, admin.apiKey)).toMatchObject({ __typename: 'ForbiddenError' });
+    expect(await db().accessBinding.count({ where: { subjectId: bob.principalId } })).toBe(1);
+  });
+
+  it('A2 resource scope needs administer on that resource: operate on it is not enough', async () => {
+    const secret = await createSecretOk(stack, nsId, 'resource-admin', 'v');
+    const operator = await user('res-operator');
+    await grantBuiltInRole(db(), operator.principalId, 'secret-operator', { kind: 'resource', resourceKind: 'secret', resourceId: secret.id, namespaceId: nsId }, 'test');
+    const dave = await user('dave');
+    const input = { subjectId: dave.principalId, roleId: role('secret-operator'), scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secret.id } };
+    // operate does not imply read: the secret is invisible to the operator, so NOT_FOUND.
+    expect(await grant(input, operator.apiKey)).toMatchObject({ __typename: 'NotFoundError' });
+    const resAdmin = await user('res-admin');
+    const custom = await payload(await stack.gql(CREATE_ROLE, { input: { namespaceId: nsId, name: 'secret-steward', permissions: [{ action: 'administer', resourceKind: 'secret' }] } }), 'createRole');
+    await grant({ subjectId: resAdmin.principalId, roleId: custom.role.id, scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secret.id } });
+    expect(await grant(input, resAdmin.apiKey)).toMatchObject({ __typename: 'GrantAccessSuccess', created: true });
+  });
+});
+
+describe('custom roles', () => {
+  it('A2 createRole validates, is unique per namespace, and binds only inside its namespace', async () => {
+    const create = async (input: Record<string, unknown>, key?: string) => payload(await stack.gql(CREATE_ROLE, { input }, { key }), 'createRole');
+    const perms = [{ action: 'read', resourceKind: 'secret' }, { action: 'read', resourceKind: 'secret' }];
+    const made = await create({ namespaceId: nsId, name: 'secret-reader', permissions: perms });
+    expect(made).toMatchObject({ __typename: 'CreateRoleSuccess', role: { name: 'secret-reader', builtIn: false, namespaceId: nsId, permissions: [{ action: 'read', resourceKind: 'secret' }] } });
+    expect(await auditCount({ action: 'role.create', resourceId: made.role.id })).toBe(1);
+    expect(await create({ namespaceId: nsId, name: 'secret-reader', permissions: perms })).toMatchObject({ __typename: 'ConflictError', code: 'NAME_TAKEN' });
+    expect(await create({ namespaceId: otherNsId, name: 'secret-reader', permissions: perms })).toMatchObject({ __typename: 'CreateRoleSuccess' });
+    expect(await create({ namespaceId: nsId, name: 'namespace-admin', permissions: perms })).toMatchObject({ __typename: 'ConflictError', code: 'NAME_TAKEN' });
+    expect(await create({ namespaceId: nsId, name: 'empty', permissions: [] })).toMatchObject({ __typename: 'ValidationError', code: 'EMPTY_PERMISSIONS' });
+    expect(await create({ namespaceId: nsId, name: 'bad-action', permissions: [{ action: 'own', resourceKind: 'secret' }] })).toMatchObject({ __typename: 'ValidationError', code: 'UNKNOWN_ACTION' });
+    expect(await create({ namespaceId: nsId, name: 'bad-kind', permissions: [{ action: 'read', resourceKind: 'widget' }] })).toMatchObject({ __typename: 'ValidationError', code: 'UNKNOWN_RESOURCE_KIND' });
+    expect(await create({ namespaceId: nsId, name: 'Bad Name', permissions: perms })).toMatchObject({ __typename: 'ValidationError', code: 'INVALID_NAME' });
+    expect(await create({ namespaceId: newId('namespace'), name: 'nowhere', permissions: perms })).toMatchObject({ __typename: 'NotFoundError' });
+
+    const viewer = await user('role-viewer');
+    await grantBuiltInRole(db(), viewer.principalId, 'namespace-viewer', { kind: 'namespace', namespaceId: nsId }, 'test');
+    expect(await create({ namespaceId: nsId, name: 'mine', permissions: perms }, viewer.apiKey)).toMatchObject({ __typename: 'ForbiddenError', code: 'FORBIDDEN' });
+    expect(await auditCount({ actorId: viewer.principalId, outcome: 'DENIED', action: 'role.administer' })).toBe(1);
+
+    const erin = await user('erin');
+    expect(await grant({ subjectId: erin.principalId, roleId: made.role.id, scope: { kind: 'NAMESPACE', namespaceId: otherNsId } })).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await grant({ subjectId: erin.principalId, roleId: made.role.id, scope: { kind: 'INSTALLATION' } })).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await grant({ subjectId: erin.principalId, roleId: made.role.id, scope: { kind: 'NAMESPACE', namespaceId: nsId } })).toMatchObject({ created: true });
+    const secret = await createSecretOk(stack, nsId, 'erin-reads', 'v');
+    expect(await secretRead(secret.id, erin.apiKey)).toMatchObject({ id: secret.id });
+  });
+
+  it('A2 no action implies another: operate on a secret does not allow reading it', async () => {
+    const secret = await createSecretOk(stack, nsId, 'operate-only', 'v');
+    const ops = await payload(await stack.gql(CREATE_ROLE, { input: { namespaceId: nsId, name: 'operate-only', permissions: [{ action: 'operate', resourceKind: 'secret' }] } }), 'createRole');
+    const frank = await user('frank');
+    await grant({ subjectId: frank.principalId, roleId: ops.role.id, scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secret.id } });
+    expect(await secretRead(secret.id, frank.apiKey)).toBeNull();
+    expect(await explain({ subjectId: frank.principalId, action: 'operate', resourceKind: 'secret', resourceId: secret.id }, frank.apiKey)).toMatchObject({ allowed: true });
+    for (const action of ['read', 'update', 'delete', 'administer']) {
+      expect(await explain({ subjectId: frank.principalId, action, resourceKind: 'secret', resourceId: secret.id }, frank.apiKey)).toMatchObject({ allowed: false, evidence: [] });
+    }
+  });
+});
+
+describe('revokeAccess', () => {
+  it('A2 revokes by id, audits it in the same change, and a second revoke changes nothing', async () => {
+    const gina = await user('gina');
+    const secret = await createSecretOk(stack, nsId, 'gina-reads', 'v');
+    const granted = await grant({ subjectId: gina.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: nsId } });
+    expect(await secretRead(secret.id, gina.apiKey)).not.toBeNull();
+    const first = await revoke({ bindingId: granted.binding.id });
+    expect(first).toEqual({ __typename: 'RevokeAccessSuccess', changed: true, revokedBindingIds: [granted.binding.id] });
+    expect(await auditCount({ action: 'accessBinding.delete', resourceId: granted.binding.id, outcome: 'SUCCESS' })).toBe(1);
+    expect(await secretRead(secret.id, gina.apiKey)).toBeNull();
+    const second = await revoke({ bindingId: granted.binding.id });
+    expect(second).toEqual({ __typename: 'RevokeAccessSuccess', changed: false, revokedBindingIds: [] });
+    expect(await auditCount({ action: 'accessBinding.delete', resourceId: granted.binding.id })).toBe(1);
+  });
+
+  it('A2 revokes by subject, role and scope; an absent triple changes nothing; missing targets are NOT_FOUND', async () => {
+    const hank = await user('hank');
+    const input = { subjectId: hank.principalId, roleId: role('namespace-editor'), scope: { kind: 'INSTALLATION' } };
+    const granted = await grant(input);
+    expect(await revoke(input)).toEqual({ __typename: 'RevokeAccessSuccess', changed: true, revokedBindingIds: [granted.binding.id] });
+    const audits = await auditCount({ action: 'accessBinding.delete' });
+    expect(await revoke(input)).toEqual({ __typename: 'RevokeAccessSuccess', changed: false, revokedBindingIds: [] });
+    expect(await auditCount({ action: 'accessBinding.delete' })).toBe(audits);
+    expect(await revoke({ ...input, subjectId: newId('humanPrincipal') })).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await revoke({ ...input, roleId: newId('role') })).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await revoke({ ...input, scope: { kind: 'NAMESPACE', namespaceId: newId('namespace') } })).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await revoke({ bindingId: granted.binding.id, subjectId: hank.principalId })).toMatchObject({ __typename: 'ValidationError', code: 'INVALID_REVOKE' });
+    expect(await revoke({})).toMatchObject({ __typename: 'ValidationError', code: 'INVALID_REVOKE' });
+  });
+
+  it('A2 A3 revoking without administer is a bare FORBIDDEN, audited, and the binding stays', async () => {
+    const ivy = await user('ivy');
+    const granted = await grant({ subjectId: ivy.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: nsId } });
+    // Ivy can read the namespace but not administer its bindings; she cannot revoke her own binding either.
+    const result = await revoke({ bindingId: granted.binding.id }, ivy.apiKey);
+    expect(result).toEqual({ __typename: 'ForbiddenError', code: 'FORBIDDEN', message: 'You are not allowed to do this.' });
+    expect(await db().accessBinding.findUnique({ where: { id: granted.binding.id } })).not.toBeNull();
+    expect(await auditCount({ actorId: ivy.principalId, outcome: 'DENIED', action: 'accessBinding.administer', namespaceId: nsId })).toBe(1);
+    expect(await auditCount({ action: 'accessBinding.delete', resourceId: granted.binding.id })).toBe(0);
+  });
+});
+
+describe('reading bindings', () => {
+  it('A2 accessBindings shows a subject the bindings the caller may read, and yourself all of yours', async () => {
+    const jo = await user('jo');
+    const inNs = await grant({ subjectId: jo.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: nsId } });
+    const inOther = await grant({ subjectId: jo.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: otherNsId } });
+    const ids = (r: unknown) => (r as Array<{ id: string }>).map((b) => b.id).sort();
+    expect(ids(payload(await stack.gql(BINDINGS, { subjectId: jo.principalId }), 'accessBindings'))).toEqual([inNs.binding.id, inOther.binding.id].sort());
+    expect(ids(payload(await stack.gql(BINDINGS, { subjectId: jo.principalId }, { key: jo.apiKey }), 'accessBindings'))).toEqual([inNs.binding.id, inOther.binding.id].sort());
+    const auditor = await user('auditor');
+    const reader = await payload(await stack.gql(CREATE_ROLE, { input: { namespaceId: nsId, name: 'binding-reader', permissions: [{ action: 'read', resourceKind: 'accessBinding' }] } }), 'createRole');
+    await grant({ subjectId: auditor.principalId, roleId: reader.role.id, scope: { kind: 'NAMESPACE', namespaceId: nsId } });
+    expect(ids(payload(await stack.gql(BINDINGS, { subjectId: jo.principalId }, { key: auditor.apiKey }), 'accessBindings'))).toEqual([inNs.binding.id]);
+    const stranger = await user('stranger');
+    expect(payload(await stack.gql(BINDINGS, { subjectId: jo.principalId }, { key: stranger.apiKey }), 'accessBindings')).toEqual([]);
+  });
+
+  it('A2 accessBindingsForResource lists the bindings on that resource', async () => {
+    const secret = await createSecretOk(stack, nsId, 'listed', 'v');
+    const kim = await user('kim');
+    const b = await grant({ subjectId: kim.principalId, roleId: role('secret-operator'), scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secret.id } });
+    const listed = payload(await stack.gql(BINDINGS_FOR_RESOURCE, { kind: 'secret', id: secret.id }), 'accessBindingsForResource');
+    expect(listed).toEqual([expect.objectContaining({ id: b.binding.id, subject: { id: kim.principalId }, role: { id: role('secret-operator'), name: 'secret-operator' } })]);
+    const stranger = await user('stranger2');
+    expect(payload(await stack.gql(BINDINGS_FOR_RESOURCE, { kind: 'secret', id: secret.id }, { key: stranger.apiKey }), 'accessBindingsForResource')).toEqual([]);
+    const nsBindings = payload(await stack.gql(BINDINGS_FOR_RESOURCE, { kind: 'namespace', id: otherNsId }), 'accessBindingsForResource');
+    expect(nsBindings.every((x: { scope: { namespaceId: string } }) => x.scope.namespaceId === otherNsId)).toBe(true);
+  });
+});
+
+describe('explainAccess', () => {
+  it('A2 names the bindings that allowed a decision, and says plainly when none did', async () => {
+    const lee = await user('lee');
+    const secret = await createSecretOk(stack, nsId, 'explained', 'v');
+    const viaNs = await grant({ subjectId: lee.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: nsId } });
+    const viaRes = await grant({ subjectId: lee.principalId, roleId: role('secret-operator'), scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secret.id } });
+    const read = await explain({ subjectId: lee.principalId, action: 'read', resourceKind: 'secret', resourceId: secret.id });
+    expect(read).toMatchObject({ __typename: 'AccessDecision', allowed: true, hiddenEvidenceCount: 0 });
+    expect(read.evidence).toEqual([{ roleName: 'namespace-viewer', binding: expect.objectContaining({ id: viaNs.binding.id, scope: { kind: 'NAMESPACE', namespaceId: nsId, resourceKind: null, resourceId: null } }) }]);
+    expect(read.summary).toContain('namespace-viewer');
+    const operate = await explain({ subjectId: lee.principalId, action: 'operate', resourceKind: 'secret', resourceId: secret.id });
+    expect(operate.evidence.map((e: { binding: { id: string } }) => e.binding.id)).toEqual([viaRes.binding.id]);
+    const del = await explain({ subjectId: lee.principalId, action: 'delete', resourceKind: 'secret', resourceId: secret.id });
+    expect(del).toMatchObject({ allowed: false, evidence: [] });
+    expect(del.summary).toMatch(/^Denied/);
+    // The subject may ask about itself.
+    expect(await explain({ subjectId: lee.principalId, action: 'read', resourceKind: 'secret', resourceId: secret.id }, lee.apiKey)).toMatchObject({ allowed: true });
+  });
+
+  it('A2 A3 someone else without read on access bindings gets a bare FORBIDDEN, audited', async () => {
+    const mo = await user('mo');
+    await grantBuiltInRole(db(), mo.principalId, 'namespace-viewer', { kind: 'namespace', namespaceId: nsId }, 'test');
+    const result = await explain({ subjectId: stack.runtime.installation.bootstrapPrincipalId, action: 'read', resourceKind: 'namespace', namespaceId: nsId }, mo.apiKey);
+    expect(result).toEqual({ __typename: 'ForbiddenError', code: 'FORBIDDEN', message: 'You are not allowed to do this.' });
+    expect(await auditCount({ actorId: mo.principalId, outcome: 'DENIED', action: 'accessBinding.read', namespaceId: nsId })).toBe(1);
+    expect(await explain({ subjectId: mo.principalId, action: 'fly', resourceKind: 'secret' })).toMatchObject({ __typename: 'ValidationError', code: 'UNKNOWN_ACTION' });
+  });
+});

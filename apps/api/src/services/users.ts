@@ -1,0 +1,96 @@
+import { isId } from '@occ/domain/ids';
+import { NotFoundError, ValidationError } from '@occ/domain/errors';
+import { transaction } from '../db/client.ts';
+import { newId } from '../ids.ts';
+import { authorize, decider } from './access.ts';
+import { generateApiKey } from './api-keys.ts';
+import type { ApiKeyView } from './api-keys-admin.ts';
+import { audit } from './audit.ts';
+import type { Actor, Deps } from './deps.ts';
+
+// Human principals. Creating, listing and disabling them is identity administration at
+// installation scope: `create`, `read` and `administer` on `principal`.
+
+export interface PrincipalView {
+  principalId: string;
+  kind: 'HUMAN' | 'SERVICE';
+  name: string;
+  disabledAt: Date | null;
+  createdAt: Date;
+}
+
+export function toPrincipalView(row: { id: string; kind: 'HUMAN' | 'SERVICE'; name: string; disabledAt: Date | null; createdAt: Date }): PrincipalView {
+  return { principalId: row.id, kind: row.kind, name: row.name, disabledAt: row.disabledAt, createdAt: row.createdAt };
+}
+
+const NAME_MAX = 100;
+
+function validateUserName(name: string): ValidationError | null {
+  if (name.trim().length === 0) return new ValidationError('INVALID_NAME', 'A user needs a name.', 'name');
+  if (name.length > NAME_MAX) return new ValidationError('INVALID_NAME', `A user name has at most ${NAME_MAX} characters.`, 'name');
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (/[\u0000-\u001f\u007f\ufffd]/.test(name)) return new ValidationError('INVALID_NAME', 'A user name has no control characters.', 'name');
+  return null;
+}
+
+const installation = (action: 'create' | 'read' | 'administer') => ({ action, resourceKind: 'principal', namespaceId: null, resourceId: null }) as const;
+
+/** The plaintext key is in this answer only; the database keeps its SHA-256. */
+export async function createUser(deps: Deps, actor: Actor, input: { name: string }): Promise<{ principal: PrincipalView; apiKey: string; apiKeyView: ApiKeyView }> {
+  const invalid = validateUserName(input.name);
+  if (invalid) throw invalid;
+  await authorize(deps, actor, installation('create'));
+  const principalId = newId('humanPrincipal');
+  const key = generateApiKey();
+  return transaction(deps.db, async (tx) => {
+    const principal = await tx.principal.create({ data: { id: principalId, kind: 'HUMAN', name: input.name } });
+    const apiKey = await tx.apiKey.create({
+      data: { id: newId('apiKey'), principalId, prefix: key.prefix, hash: key.hash },
+      select: { id: true, principalId: true, prefix: true, createdAt: true, revokedAt: true, lastUsedAt: true },
+    });
+    await audit(tx, {
+      actorId: actor.principalId,
+      action: 'principal.create',
+      resourceKind: 'principal',
+      resourceId: principalId,
+      namespaceId: null,
+      outcome: 'SUCCESS',
+      details: { name: input.name, kind: 'HUMAN', apiKeyId: apiKey.id, apiKeyPrefix: key.prefix },
+    });
+    return { principal: toPrincipalView(principal), apiKey: key.key, apiKeyView: apiKey };
+  });
+}
+
+/** Everyone with `read` on principals sees every user; anyone else sees only themselves. */
+export async function listUsers(deps: Deps, actor: Actor): Promise<PrincipalView[]> {
+  const may = await decider(deps.db, actor);
+  const all = may(installation('read')).allowed || may(installation('administer')).allowed;
+  const rows = await deps.db.principal.findMany({
+    where: all ? { kind: 'HUMAN' } : { kind: 'HUMAN', id: actor.principalId },
+    orderBy: { createdAt: 'asc' },
+  });
+  return rows.map(toPrincipalView);
+}
+
+/** A disabled user authenticates no more, by key or session. Disabling twice changes nothing. */
+export async function disableUser(deps: Deps, actor: Actor, input: { id: string }): Promise<{ principal: PrincipalView; changed: boolean }> {
+  await authorize(deps, actor, { ...installation('administer'), resourceId: input.id });
+  if (!isId('humanPrincipal', input.id)) throw new NotFoundError('No such user.');
+  return transaction(deps.db, async (tx) => {
+    const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Principal" WHERE id = ${input.id} AND kind = 'HUMAN' FOR UPDATE`;
+    if (rows.length === 0) throw new NotFoundError('No such user.');
+    const row = await tx.principal.findUniqueOrThrow({ where: { id: input.id } });
+    if (row.disabledAt) return { principal: toPrincipalView(row), changed: false };
+    const updated = await tx.principal.update({ where: { id: row.id }, data: { disabledAt: new Date() } });
+    await audit(tx, {
+      actorId: actor.principalId,
+      action: 'principal.disable',
+      resourceKind: 'principal',
+      resourceId: row.id,
+      namespaceId: null,
+      outcome: 'SUCCESS',
+      details: { name: row.name },
+    });
+    return { principal: toPrincipalView(updated), changed: true };
+  });
+}
