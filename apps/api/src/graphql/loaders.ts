@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import type { AccessRequest, Decision } from '@occ/domain/access';
 import { decider } from '../services/access.ts';
+import { findBindings, readBindingsRequests, type AccessBindingView } from '../services/access-scope.ts';
 import { toAgentView, type AgentView } from '../services/agents.ts';
 import { toConfigurationView, type ConfigurationView } from '../services/configurations.ts';
 import type { Actor, Deps } from '../services/deps.ts';
@@ -19,7 +20,8 @@ export interface Loaders {
   configuration: DataLoader<string, ConfigurationView | null>;
   agent: DataLoader<string, AgentView | null>;
   principal: DataLoader<string, { principalId: string; kind: 'HUMAN' | 'SERVICE'; name: string } | null>;
-  bindingsBySubject: DataLoader<string, Array<{ id: string; subjectId: string; roleId: string; roleName: string; scopeKind: string; namespaceId: string | null; resourceKind: string | null; resourceId: string | null }>>;
+  /** The access bindings of a subject that the caller may read (its own, or at scopes it may read). */
+  bindingsBySubject: DataLoader<string, AccessBindingView[]>;
 }
 
 function byId<T extends { id: string }>(ids: readonly string[], rows: T[]): Array<T | null> {
@@ -56,12 +58,13 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       return byId(ids, rows).map((p) => (p ? { principalId: p.id, kind: p.kind, name: p.name } : null));
     }),
     bindingsBySubject: new DataLoader(async (subjectIds) => {
-      const rows = await deps.db.accessBinding.findMany({ where: { subjectId: { in: [...subjectIds] } }, include: { role: { select: { name: true } } }, orderBy: { createdAt: 'asc' } });
-      return subjectIds.map((s) =>
-        rows
-          .filter((r) => r.subjectId === s)
-          .map((r) => ({ id: r.id, subjectId: r.subjectId, roleId: r.roleId, roleName: r.role.name, scopeKind: r.scopeKind, namespaceId: r.namespaceId, resourceKind: r.resourceKind, resourceId: r.resourceId })),
-      );
+      const rows = await findBindings(deps.db, { subjectId: { in: [...subjectIds] } });
+      const visible: AccessBindingView[] = [];
+      for (const b of rows) {
+        if (b.subjectId === actor?.principalId) visible.push(b);
+        else if ((await Promise.all(readBindingsRequests(b.scope).map((r) => may(r)))).some((d) => d.allowed)) visible.push(b);
+      }
+      return subjectIds.map((s) => visible.filter((b) => b.subjectId === s));
     }),
   };
 }

@@ -2,6 +2,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@
 import { resolveArrayConnection } from '@pothos/plugin-relay';
 import { createAgent, getAgent, listAgents, updateAgent, type AgentView } from '../../services/agents.ts';
 import { actorOf, builder } from '../builder.ts';
+import { AccessBindingRef } from './access.ts';
 import { ConfigurationRef, SecretRefInput } from './configuration.ts';
 import { NamespaceRef } from './namespace.ts';
 import { PrincipalRef } from './principal.ts';
@@ -42,6 +43,11 @@ builder.node(AgentRef, {
     desiredState: t.exposeString('desiredState'),
     status: t.exposeString('status'),
     activeRevisionId: t.exposeID('activeRevisionId', { nullable: true }),
+    accessBindings: t.field({
+      type: [AccessBindingRef],
+      description: "The grants held by the Agent's service principal, those the caller may read.",
+      resolve: (a, _x, ctx) => ctx.loaders.bindingsBySubject.load(a.servicePrincipalId),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
