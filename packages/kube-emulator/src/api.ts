@@ -472,6 +472,19 @@ export class KubeApi {
     for (const crd of this.store.list(storageKeyOf(crdType))) strategy.afterWrite?.(crd, this.context);
   }
 
+  /** Creates a CRD, or brings a stored one of the same name to this spec (preloaded definitions). */
+  install(crd: KubeObject): void {
+    const type = this.registry.find('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+    if (!type) return;
+    const target: Target = { type, name: crd.metadata.name };
+    const options = { fieldManager: 'kube-emulator' };
+    const existing = this.store.get(storageKeyOf(type), undefined, crd.metadata.name ?? '');
+    if (!existing) this.create({ type }, crd, options);
+    else if (!jsonEqual(existing.spec, crd.spec)) {
+      this.replace(target, { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion } }, options);
+    }
+  }
+
   /** Creates a namespace unless it exists (the server's built-in namespaces). */
   ensureNamespace(name: string): void {
     if (this.store.get(storageKeyOf(NAMESPACES), undefined, name)) return;

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { startKubeEmulator } from './server.ts';
 
-const USAGE = `usage: kube-emulator [--host 127.0.0.1] [--port 6443] [--data-file state.json] [--kubeconfig out.yaml] [--token T]`;
+const USAGE = `usage: kube-emulator [--host 127.0.0.1] [--port 6443] [--data-file state.json] [--kubeconfig out.yaml] [--token T] [--crd-dir dir]...`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -17,6 +17,7 @@ async function main(): Promise<void> {
       'data-file': { type: 'string' },
       kubeconfig: { type: 'string' },
       token: { type: 'string' },
+      'crd-dir': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
     port,
     dataFile: values['data-file'],
     token: values.token,
+    crdDirs: values['crd-dir'],
   });
   if (values.kubeconfig) await writeFile(values.kubeconfig, emulator.kubeconfigYaml(), { mode: 0o600 });
   console.log(`kube-emulator listening on ${emulator.url}${values.kubeconfig ? `, kubeconfig in ${values.kubeconfig}` : ''}`);

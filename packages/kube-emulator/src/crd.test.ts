@@ -10,7 +10,9 @@ beforeAll(async () => {
 afterAll(() => cluster.close());
 
 const GROUP = 'openclaw.rocks';
-const OPEN_SCHEMA = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+// client-node's typed models spell the extension keys with underscores; with the wire spelling
+// they would be dropped, the schema would be closed and every field pruned, as a real server does.
+const OPEN_SCHEMA = { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } };
 
 function selfConfigCrd(plural: string, kind: string, scope: 'Namespaced' | 'Cluster' = 'Namespaced'): V1CustomResourceDefinition {
   return {

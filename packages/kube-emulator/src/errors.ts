@@ -171,6 +171,7 @@ export type FieldErrorType =
   | 'FieldValueForbidden'
   | 'FieldValueNotSupported'
   | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
   | 'FieldValueDuplicate';
 
 /** One validation failure on one field, as k8s.io/apimachinery/pkg/util/validation/field.Error. */
@@ -208,6 +209,14 @@ export function tooLong(field: string, detail: string): FieldError {
   return { type: 'FieldValueTooLong', field, detail };
 }
 
+export function tooMany(field: string, actual: number, max: number): FieldError {
+  return { type: 'FieldValueTooMany', field, value: actual, detail: `must have at most ${max} items` };
+}
+
+export function duplicate(field: string, value: unknown, valueText?: string): FieldError {
+  return { type: 'FieldValueDuplicate', field, value, detail: '', ...(valueText ? { valueText } : {}) };
+}
+
 function formatValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -228,8 +237,10 @@ export function fieldErrorBody(error: FieldError): string {
       return `Unsupported value: ${formatValue(error.value)}${error.detail ? `: ${error.detail}` : ''}`;
     case 'FieldValueTooLong':
       return `Too long${error.detail ? `: ${error.detail}` : ''}`;
+    case 'FieldValueTooMany':
+      return `Too many: ${formatValue(error.value)}: ${error.detail}`;
     case 'FieldValueDuplicate':
-      return `Duplicate value: ${formatValue(error.value)}`;
+      return `Duplicate value: ${error.valueText ?? formatValue(error.value)}`;
   }
 }
 

@@ -20,7 +20,7 @@ const CRD = {
     group: 'openclaw.rocks',
     scope: 'Namespaced',
     names: { plural: 'instances', singular: 'instance', kind: 'OpenClawInstance', listKind: 'OpenClawInstanceList' },
-    versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } }],
   },
 };
 

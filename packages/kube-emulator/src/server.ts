@@ -35,6 +35,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeApi } from './api.ts';
+import { readCrdFiles } from './crds.ts';
 import { createHttpLayer } from './http.ts';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.ts';
 import { loadSnapshot, SnapshotWriter } from './persistence.ts';
@@ -52,6 +53,13 @@ export interface KubeEmulatorOptions {
   token?: string;
   /** How many recent writes a watch can resume from (2000 by default); older resourceVersions get 410 Expired. */
   watchHistorySize?: number;
+  /**
+   * Directories of CustomResourceDefinition YAML files to install at start (created, or updated
+   * when the stored one differs), e.g. `[OPENCLAW_CRD_DIR]` from ./crds.ts.
+   */
+  crdDirs?: string[];
+  /** The time managedFields entries are stamped with; the wall clock by default. */
+  clock?: () => Date;
 }
 
 export interface KubeEmulator {
@@ -80,11 +88,12 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const snapshot = options.dataFile ? await loadSnapshot(options.dataFile) : undefined;
   const store = new ObjectStore(snapshot, options.watchHistorySize);
   const registry = new ResourceRegistry();
-  const api = new KubeApi(store, registry);
+  const api = new KubeApi(store, registry, options.clock);
   const writer = options.dataFile ? new SnapshotWriter(options.dataFile, () => store.snapshot()) : undefined;
   const unsubscribe = writer ? store.subscribe(() => writer.schedule()) : () => undefined;
   api.restoreCustomResources();
   for (const name of BUILT_IN_NAMESPACES) api.ensureNamespace(name);
+  for (const crd of await readCrdFiles(options.crdDirs ?? [])) api.install(crd);
 
   let address = '';
   const http = createHttpLayer({ api, registry, token, serverAddress: () => address });

@@ -1,11 +1,13 @@
 // apiextensions.k8s.io/v1 CustomResourceDefinition, and the custom resources a CRD makes servable.
 // A CRD is Established as soon as it is stored (no controller delay). Schemas are required, as in
-// v1, but not yet enforced on custom resources (no validation, no pruning, no defaulting).
+// v1, and enforced on custom resources: unknown fields are pruned and the rest validated
+// (openapi.ts); there is no defaulting.
 
 import { invalidValue, notSupported, required, type FieldError } from '../errors.ts';
 import { CRDS, storageKeyOf, type ResourceType } from '../registry.ts';
 import { isObject, kubeTimestamp, type JsonObject, type KubeObject } from '../types.ts';
 import { dns1123Label, dns1123Subdomain } from '../validation.ts';
+import { pruneUnknownFields, validateAgainstSchema } from './openapi.ts';
 import { defaultStrategy, type Strategy } from './strategy.ts';
 
 interface CrdVersion {
@@ -192,4 +194,13 @@ export const customResourceStrategy: Strategy = {
   validateName: dns1123Subdomain,
   allowUnconditionalUpdate: false,
   deleteReturnsObject: true,
+  prepareForCreate(object, type) {
+    pruneUnknownFields(type.openAPISchema, object);
+  },
+  prepareForUpdate(object, _old, type) {
+    pruneUnknownFields(type.openAPISchema, object);
+  },
+  validate(object, _old, type) {
+    return validateAgainstSchema(type.openAPISchema, object);
+  },
 };
