@@ -3,6 +3,7 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
+import { audit } from '../services/audit.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import type { Loaders } from './loaders.ts';
 
@@ -33,7 +34,22 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: (ctx) => ({ authenticated: ctx.actor !== null }),
-    unauthorizedError: () => unauthenticated(),
+    // A mutation refused for want of credentials is a denial too, and denials are audited (A3).
+    // Queries are not: an unauthenticated read changes nothing and would only flood the log.
+    unauthorizedError: (_parent, ctx, info) => {
+      if (info.parentType.name === 'Mutation') {
+        void audit(ctx.deps.db, {
+          actorId: null,
+          action: info.fieldName,
+          resourceKind: 'installation',
+          resourceId: null,
+          namespaceId: null,
+          outcome: 'DENIED',
+          reason: 'UNAUTHENTICATED',
+        }).catch((error: unknown) => ctx.deps.logger.error('could not audit an unauthenticated mutation', { error }));
+      }
+      return unauthenticated();
+    },
   },
   errors: { defaultTypes: [], directResult: true },
   relay: {

@@ -82,3 +82,23 @@ export async function decider(db: Db | Tx, actor: Actor): Promise<(request: Omit
   const bindings = await loadBindings(db, actor.principalId);
   return (request) => decide(bindings, { ...request, subjectId: actor.principalId });
 }
+
+/**
+ * A resource that exists but the actor may not read answers NOT_FOUND, so its existence does not
+ * leak; it is still a denial, and denials are audited.
+ */
+export async function auditHiddenDenial(
+  deps: Pick<Deps, 'db'>,
+  actor: Actor,
+  resource: { kind: AccessRequest['resourceKind']; id: string; namespaceId: string | null },
+): Promise<void> {
+  await audit(deps.db, {
+    actorId: actor.principalId,
+    action: `${resource.kind}.read`,
+    resourceKind: resource.kind,
+    resourceId: resource.id,
+    namespaceId: resource.namespaceId,
+    outcome: 'DENIED',
+    reason: 'not readable: answered NOT_FOUND',
+  });
+}

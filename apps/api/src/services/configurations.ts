@@ -9,7 +9,7 @@ import {
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { authorize, check, decider } from './access.ts';
+import { auditHiddenDenial, authorize, check, decider } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
@@ -181,8 +181,10 @@ export async function getConfiguration(deps: Deps, actor: Actor, id: string): Pr
 
 async function requireReadableConfiguration(deps: Deps, actor: Actor, id: string): Promise<ConfigurationView> {
   const c = await getConfiguration(deps, actor, id);
-  if (!c) throw new NotFoundError('No such configuration.');
-  return c;
+  if (c) return c;
+  const row = isId('configuration', id) ? await deps.db.configuration.findUnique({ where: { id }, select: { namespaceId: true } }) : null;
+  if (row) await auditHiddenDenial(deps, actor, { kind: 'configuration', id, namespaceId: row.namespaceId });
+  throw new NotFoundError('No such configuration.');
 }
 
 export async function listConfigurations(deps: Deps, actor: Actor, namespaceId: string): Promise<ConfigurationView[]> {

@@ -6,7 +6,7 @@ import { transaction } from '../db/client.ts';
 import { ForeignNamespaceError } from '../drivers/kubernetes-namespaces.ts';
 import { newId } from '../ids.ts';
 import type { WorkHandler } from '../worker.ts';
-import { authorize, check, decider } from './access.ts';
+import { auditHiddenDenial, authorize, check, decider } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { complete, enqueue, failPermanently } from './work-queue.ts';
@@ -110,8 +110,9 @@ export async function getNamespace(deps: Deps, actor: Actor, id: string): Promis
 
 export async function requireNamespace(deps: Deps, actor: Actor, id: string): Promise<NamespaceView> {
   const ns = await getNamespace(deps, actor, id);
-  if (!ns) throw new NotFoundError('No such namespace.');
-  return ns;
+  if (ns) return ns;
+  if (isId('namespace', id) && (await deps.db.namespace.count({ where: { id } }))) await auditHiddenDenial(deps, actor, { kind: 'namespace', id, namespaceId: id });
+  throw new NotFoundError('No such namespace.');
 }
 
 export async function listNamespaces(deps: Deps, actor: Actor): Promise<NamespaceView[]> {
