@@ -92,6 +92,8 @@ export async function apiFailure(call: Promise<unknown>): Promise<{ code: number
 export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 export const strategicMergePatch = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
 export const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
+/** Server-side apply, as DESIGN §3 says client-node must be told (it would send json-patch otherwise). */
+export const serverSideApply = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
 
 export function b64(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64');

@@ -1,0 +1,335 @@
+// Server-side apply scenarios (rule E2). Each asserts the object and the exact managedFields,
+// serialized (key order included), as kube-apiserver writes them. The clock is fixed so that
+// entries sort by manager name within their operation.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENCLAW_CRD_DIR } from './crds.ts';
+import { apiFailure, createNamespace, mergePatch, serverSideApply, startTestCluster, type TestCluster } from './testing.ts';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const GROUP = 'openclaw.rocks';
+const API_VERSION = `${GROUP}/v1alpha1`;
+const TIME = '2026-01-01T00:00:00Z';
+
+let cluster: TestCluster;
+let ns: string;
+
+beforeAll(async () => {
+  cluster = await startTestCluster({ crdDirs: [OPENCLAW_CRD_DIR], clock: () => new Date(TIME) });
+  ns = await createNamespace(cluster, 'ssa');
+});
+afterAll(() => cluster.close());
+
+const path = () => ({ group: GROUP, version: 'v1alpha1', namespace: ns, plural: 'openclawinstances' });
+
+let counter = 0;
+function fresh(): string {
+  counter += 1;
+  return `inst-${counter}`;
+}
+
+async function apply(name: string, manager: string, spec: Obj, force = false): Promise<Obj> {
+  return (await cluster.custom.patchNamespacedCustomObject(
+    {
+      ...path(),
+      name,
+      body: { apiVersion: API_VERSION, kind: 'OpenClawInstance', metadata: { name }, spec },
+      fieldManager: manager,
+      ...(force ? { force: true } : {}),
+    },
+    serverSideApply,
+  )) as Obj;
+}
+
+async function read(name: string): Promise<Obj> {
+  return (await cluster.custom.getNamespacedCustomObject({ ...path(), name })) as Obj;
+}
+
+function entry(manager: string, operation: 'Apply' | 'Update', fieldsV1: Obj, subresource?: string): Obj {
+  return { manager, operation, apiVersion: API_VERSION, time: TIME, fieldsType: 'FieldsV1', fieldsV1, ...(subresource ? { subresource } : {}) };
+}
+
+/** Exact: the same entries, in the same order, with the same key order down to FieldsV1. */
+function expectManaged(object: Obj, entries: Obj[]): void {
+  expect(object.metadata.managedFields).toEqual(entries);
+  expect(JSON.stringify(object.metadata.managedFields)).toBe(JSON.stringify(entries));
+}
+
+const v = (value: unknown) => `v:${JSON.stringify(value)}`;
+const k = (key: Obj) => `k:${JSON.stringify(key)}`;
+
+describe('server-side apply scenarios', () => {
+  it('E2 two appliers on a set list: the one dropped by its sole owner goes, the one both own stays', async () => {
+    const name = fresh();
+    await apply(name, 'alice', { skills: ['only-alice', 'shared'] });
+    const both = await apply(name, 'bob', { skills: ['shared', 'only-bob'] });
+    expect(both.spec.skills).toEqual(['only-alice', 'shared', 'only-bob']);
+    expectManaged(both, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:skills': { [v('only-alice')]: {}, [v('shared')]: {} } } }),
+      entry('bob', 'Apply', { 'f:spec': { 'f:skills': { [v('only-bob')]: {}, [v('shared')]: {} } } }),
+    ]);
+
+    const after = await apply(name, 'alice', { model: 'gpt' });
+    expect(after.spec).toEqual({ skills: ['shared', 'only-bob'], model: 'gpt' });
+    expectManaged(after, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:model': {} } }),
+      entry('bob', 'Apply', { 'f:spec': { 'f:skills': { [v('only-bob')]: {}, [v('shared')]: {} } } }),
+    ]);
+  });
+
+  it('E2 unsetting a scalar its sole owner applied removes it', async () => {
+    const name = fresh();
+    await apply(name, 'alice', { image: 'gw:1', model: 'gpt' });
+    const after = await apply(name, 'alice', { image: 'gw:1' });
+    expect(after.spec).toEqual({ image: 'gw:1' });
+    expectManaged(after, [entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } })]);
+  });
+
+  it('E2 unsetting a scalar shared with another applier keeps it, owned by the other', async () => {
+    const name = fresh();
+    await apply(name, 'alice', { image: 'gw:1', model: 'gpt' });
+    const shared = await apply(name, 'bob', { model: 'gpt' });
+    expectManaged(shared, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {}, 'f:model': {} } }),
+      entry('bob', 'Apply', { 'f:spec': { 'f:model': {} } }),
+    ]);
+    const after = await apply(name, 'alice', { image: 'gw:1' });
+    expect(after.spec).toEqual({ image: 'gw:1', model: 'gpt' });
+    expectManaged(after, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
+      entry('bob', 'Apply', { 'f:spec': { 'f:model': {} } }),
+    ]);
+  });
+
+  it('E2 unsetting a scalar shared with an updater keeps it, owned by the updater', async () => {
+    const name = fresh();
+    await cluster.custom.createNamespacedCustomObject({
+      ...path(),
+      fieldManager: 'occ-api',
+      body: { apiVersion: API_VERSION, kind: 'OpenClawInstance', metadata: { name }, spec: { model: 'gpt' } },
+    });
+    await apply(name, 'alice', { image: 'gw:1', model: 'gpt' });
+    const after = await apply(name, 'alice', { image: 'gw:1' });
+    expect(after.spec).toEqual({ model: 'gpt', image: 'gw:1' });
+    expectManaged(after, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
+      entry('occ-api', 'Update', { 'f:spec': { '.': {}, 'f:model': {} } }),
+    ]);
+  });
+
+  it('E2 changing a map-list item value another manager owns is a 409 naming the manager and the field; nothing changes', async () => {
+    const name = fresh();
+    const before = await apply(name, 'alice', { env: [{ name: 'LOG_LEVEL', value: 'info' }] });
+    const { code, body } = await apiFailure(apply(name, 'bob', { env: [{ name: 'LOG_LEVEL', value: 'debug' }] }));
+    expect(code).toBe(409);
+    expect(body).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Apply failed with 1 conflict: conflict with "alice": .spec.env[name="LOG_LEVEL"].value',
+      reason: 'Conflict',
+      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.env[name="LOG_LEVEL"].value' }] },
+      code: 409,
+    });
+    const after = await read(name);
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(after.spec.env).toEqual([{ name: 'LOG_LEVEL', value: 'info' }]);
+  });
+
+  it('E2 force moves ownership of the conflicting field and only that field', async () => {
+    const name = fresh();
+    await apply(name, 'alice', { env: [{ name: 'LOG_LEVEL', value: 'info' }] });
+    const forced = await apply(name, 'bob', { env: [{ name: 'LOG_LEVEL', value: 'debug' }] }, true);
+    expect(forced.spec.env).toEqual([{ name: 'LOG_LEVEL', value: 'debug' }]);
+    const item = k({ name: 'LOG_LEVEL' });
+    expectManaged(forced, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:env': { [item]: { '.': {}, 'f:name': {} } } } }),
+      entry('bob', 'Apply', { 'f:spec': { 'f:env': { [item]: { '.': {}, 'f:name': {}, 'f:value': {} } } } }),
+    ]);
+  });
+
+  it('E2 an apply after an Update shares what it sets to the same value, adds its own items, and conflicts with the updater on a changed value', async () => {
+    const name = fresh();
+    await cluster.custom.createNamespacedCustomObject({
+      ...path(),
+      fieldManager: 'occ-api',
+      body: { apiVersion: API_VERSION, kind: 'OpenClawInstance', metadata: { name }, spec: { image: 'gw:1', skills: ['a'] } },
+    });
+    const applied = await apply(name, 'alice', { image: 'gw:1', skills: ['b'] });
+    expect(applied.spec).toEqual({ image: 'gw:1', skills: ['a', 'b'] });
+    expectManaged(applied, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {}, 'f:skills': { [v('b')]: {} } } }),
+      entry('occ-api', 'Update', { 'f:spec': { '.': {}, 'f:image': {}, 'f:skills': { '.': {}, [v('a')]: {} } } }),
+    ]);
+    const { code, body } = await apiFailure(apply(name, 'alice', { image: 'gw:2', skills: ['b'] }));
+    expect(code).toBe(409);
+    expect(body.message).toBe(`Apply failed with 1 conflict: conflict with "occ-api" using ${API_VERSION}: .spec.image`);
+    expect(body.details?.causes).toEqual([
+      { reason: 'FieldManagerConflict', message: `conflict with "occ-api" using ${API_VERSION}`, field: '.spec.image' },
+    ]);
+  });
+
+  it('E2 atomic values are replaced whole and owned as one field: config.raw and a secretKeyRef', async () => {
+    const name = fresh();
+    const ref = (secret: string) => ({ name: 'TOKEN', valueFrom: { secretKeyRef: { name: secret, key: 'value', optional: false } } });
+    await apply(name, 'alice', { config: { raw: { agents: { main: { model: 'a' } }, tools: ['x'] } }, env: [ref('s1')] });
+    const replaced = await apply(name, 'alice', {
+      config: { raw: { agents: { main: { temperature: 1 } } } },
+      env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's2', key: 'value' } } }],
+    });
+    expect(replaced.spec.config.raw).toEqual({ agents: { main: { temperature: 1 } } });
+    expect(replaced.spec.env).toEqual([{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's2', key: 'value' } } }]);
+    expectManaged(replaced, [
+      entry('alice', 'Apply', {
+        'f:spec': {
+          'f:config': { 'f:raw': {} },
+          'f:env': { [k({ name: 'TOKEN' })]: { '.': {}, 'f:name': {}, 'f:valueFrom': { 'f:secretKeyRef': {} } } },
+        },
+      }),
+    ]);
+    const { body } = await apiFailure(apply(name, 'bob', { config: { raw: { agents: { main: { temperature: 1 } }, extra: true } } }));
+    expect(body.details?.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.config.raw' }]);
+  });
+
+  it('E2 granular map keys are owned one by one: dropping a key removes only that key', async () => {
+    const name = fresh();
+    await apply(name, 'alice', { workspace: { initialFiles: { 'AGENTS.md': 'a', 'notes/todo.md': 't' } } });
+    await apply(name, 'bob', { workspace: { initialFiles: { 'SOUL.md': 's' } } });
+    const after = await apply(name, 'alice', { workspace: { initialFiles: { 'AGENTS.md': 'a2' } } });
+    expect(after.spec.workspace.initialFiles).toEqual({ 'AGENTS.md': 'a2', 'SOUL.md': 's' });
+    expectManaged(after, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:workspace': { 'f:initialFiles': { 'f:AGENTS.md': {} } } } }),
+      entry('bob', 'Apply', { 'f:spec': { 'f:workspace': { 'f:initialFiles': { 'f:SOUL.md': {} } } } }),
+    ]);
+  });
+
+  it('E2 an apply that omits a whole category drops every item of it that only this manager owned', async () => {
+    const name = fresh();
+    await apply(name, 'occ-controller', { image: 'gw:1', skills: ['base'], env: [{ name: 'BASE', value: '1' }] });
+    await apply(name, 'openclaw-selfconfig', {
+      skills: ['extra'],
+      env: [{ name: 'EXTRA', value: '2' }],
+      workspace: { initialFiles: { 'x.md': 'x' } },
+    });
+    // Sending skills only, as if env and files were not this request's business, removes them.
+    const after = await apply(name, 'openclaw-selfconfig', { skills: ['extra'] });
+    expect(after.spec).toEqual({ image: 'gw:1', skills: ['base', 'extra'], env: [{ name: 'BASE', value: '1' }] });
+    expectManaged(after, [
+      entry('occ-controller', 'Apply', {
+        'f:spec': { 'f:env': { [k({ name: 'BASE' })]: { '.': {}, 'f:name': {}, 'f:value': {} } }, 'f:image': {}, 'f:skills': { [v('base')]: {} } },
+      }),
+      entry('openclaw-selfconfig', 'Apply', { 'f:spec': { 'f:skills': { [v('extra')]: {} } } }),
+    ]);
+  });
+});
+
+describe('server-side apply semantics', () => {
+  it('E2 apply creates a missing object (201); an identical apply changes nothing, resourceVersion included', async () => {
+    const name = fresh();
+    const created = await apply(name, 'alice', { image: 'gw:1', skills: ['a'] });
+    expect(created.metadata.generation).toBe(1);
+    expectManaged(created, [entry('alice', 'Apply', { 'f:spec': { 'f:image': {}, 'f:skills': { [v('a')]: {} } } })]);
+    const again = await apply(name, 'alice', { image: 'gw:1', skills: ['a'] });
+    expect(again.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+    expect(again.metadata.managedFields).toEqual(created.metadata.managedFields);
+  });
+
+  it('E2 updates record ownership under fieldManager, or the User-Agent before its first "/"', async () => {
+    const name = fresh();
+    await apply(name, 'alice', { image: 'gw:1', model: 'gpt' });
+    // client-node sends node-fetch's User-Agent ("node-fetch/1.0 (+https://…)").
+    const patched = (await cluster.custom.patchNamespacedCustomObject({ ...path(), name, body: { spec: { model: 'claude' } } }, mergePatch)) as Obj;
+    expectManaged(patched, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
+      entry('node-fetch', 'Update', { 'f:spec': { 'f:model': {} } }),
+    ]);
+    const replaced = (await cluster.custom.replaceNamespacedCustomObject({
+      ...path(),
+      name,
+      fieldManager: 'occ-api',
+      body: { ...patched, spec: { ...patched.spec, skills: ['s'] } },
+    })) as Obj;
+    expectManaged(replaced, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
+      entry('node-fetch', 'Update', { 'f:spec': { 'f:model': {} } }),
+      entry('occ-api', 'Update', { 'f:spec': { 'f:skills': { '.': {}, [v('s')]: {} } } }),
+    ]);
+  });
+
+  it('E2 the status subresource is tracked apart: the main endpoint ignores status, /status ignores the rest', async () => {
+    const name = fresh();
+    await apply(name, 'alice', { image: 'gw:1' });
+    const statusBody = (spec: Obj) => ({
+      apiVersion: API_VERSION,
+      kind: 'OpenClawInstance',
+      metadata: { name },
+      spec,
+      status: { phase: 'Ready', conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    const viaStatus = (await cluster.custom.patchNamespacedCustomObjectStatus(
+      { ...path(), name, body: statusBody({ image: 'ignored' }), fieldManager: 'kubelet-sim' },
+      serverSideApply,
+    )) as Obj;
+    expect(viaStatus.spec).toEqual({ image: 'gw:1' });
+    expect(viaStatus.status.phase).toBe('Ready');
+    const viaMain = (await cluster.custom.patchNamespacedCustomObject(
+      { ...path(), name, body: { ...statusBody({ image: 'gw:1' }), status: { phase: 'Ignored' } }, fieldManager: 'alice' },
+      serverSideApply,
+    )) as Obj;
+    expect(viaMain.status.phase).toBe('Ready');
+    expectManaged(viaMain, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
+      entry('kubelet-sim', 'Apply', { 'f:status': { 'f:conditions': { [k({ type: 'Ready' })]: { '.': {}, 'f:status': {}, 'f:type': {} } }, 'f:phase': {} } }, 'status'),
+    ]);
+  });
+
+  it('E2 built-in schemas: Deployment containers and their env merge by name; Secret data keys are owned one by one', async () => {
+    const deployment = (manager: string, body: Obj) =>
+      cluster.objects.patch(
+        { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gw', namespace: ns }, ...body },
+        undefined,
+        undefined,
+        manager,
+        undefined,
+        'application/apply-patch+yaml' as never,
+      ) as Promise<Obj>;
+    const labels = { app: 'gw' };
+    await deployment('occ-controller', {
+      spec: {
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { containers: [{ name: 'gateway', image: 'gw:1', env: [{ name: 'A', value: '1' }] }] } },
+      },
+    });
+    const merged = await deployment('sidecar-injector', {
+      spec: { template: { spec: { containers: [{ name: 'gateway', env: [{ name: 'B', value: '2' }] }] } } },
+    });
+    expect(merged.spec.template.spec.containers.map((c: Obj) => [c.name, c.env])).toEqual([
+      ['gateway', [{ name: 'A', value: '1' }, { name: 'B', value: '2' }]],
+    ]);
+    const injector = merged.metadata.managedFields.find((e: Obj) => e.manager === 'sidecar-injector');
+    expect(JSON.stringify(injector.fieldsV1)).toBe(
+      JSON.stringify({
+        'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { [k({ name: 'gateway' })]: { '.': {}, 'f:env': { [k({ name: 'B' })]: { '.': {}, 'f:name': {}, 'f:value': {} } }, 'f:name': {} } } } } },
+      }),
+    );
+
+    const secret = (manager: string, data: Obj) =>
+      cluster.objects.patch(
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace: ns }, data } as Obj,
+        undefined,
+        undefined,
+        manager,
+        undefined,
+        'application/apply-patch+yaml' as never,
+      ) as Promise<Obj>;
+    await secret('alice', { a: 'YQ==' });
+    const both = await secret('bob', { b: 'Yg==' });
+    expect(both.data).toEqual({ a: 'YQ==', b: 'Yg==' });
+    expect(both.metadata.managedFields.map((e: Obj) => [e.manager, e.operation, JSON.stringify(e.fieldsV1)])).toEqual([
+      ['alice', 'Apply', '{"f:data":{"f:a":{}}}'],
+      ['bob', 'Apply', '{"f:data":{"f:b":{}}}'],
+    ]);
+  });
+});
