@@ -4,6 +4,10 @@ import './errors.ts';
 import './principal.ts';
 import './namespace.ts';
 import './secret.ts';
+import './access.ts';
+import './users.ts';
+import './configuration.ts';
+import './agent.ts';
 
 builder.queryType({});
 builder.mutationType({});
