@@ -14,6 +14,9 @@ export type StatusReason =
   | 'NotAcceptable'
   | 'RequestEntityTooLarge'
   | 'Expired'
+  | 'TooManyRequests'
+  | 'ServiceUnavailable'
+  | 'Timeout'
   | 'InternalError';
 
 export interface StatusCause {

@@ -22,6 +22,7 @@ import {
   unsupportedMediaType,
   type StatusBody,
 } from './errors.ts';
+import { parseFaultRule, type FaultAction, type Faults } from './faults.ts';
 import type { ResourceRegistry, ResourceType } from './registry.ts';
 import { isObject } from './types.ts';
 
@@ -51,6 +52,9 @@ export interface HttpLayerOptions {
   token: string;
   /** host:port clients reach the server at, for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
+  faults: Faults;
+  /** Enables /admin/faults for bearers of this token; the path does not exist without it. */
+  adminToken?: string;
 }
 
 export interface HttpLayer {
@@ -107,6 +111,34 @@ function parseBody(raw: Buffer, type: string): unknown {
   } catch (error) {
     throw badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
   }
+}
+
+const FAULT_REASONS: Record<number, StatusBody['reason']> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+function injectedError(action: Extract<FaultAction, { type: 'error' }>): StatusError {
+  const reason = FAULT_REASONS[action.status] ?? (action.status >= 500 ? 'InternalError' : 'BadRequest');
+  return new StatusError(action.status, reason as NonNullable<StatusBody['reason']>, action.message ?? `injected fault: ${action.status}`);
+}
+
+/** Lets the call run to completion while nothing of its answer reaches the client. */
+function silence(response: ServerResponse): void {
+  Object.assign(response, {
+    writeHead: () => response,
+    flushHeaders: () => undefined,
+    write: () => true,
+    end: () => response,
+  });
 }
 
 function truthy(value: string | null): boolean {
@@ -321,10 +353,61 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     response.on('close', finish);
   }
 
+  async function admin(segments: string[], method: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const { adminToken } = options;
+    if (!adminToken) throw pathNotFound();
+    if (!authorized(request, adminToken)) throw unauthorized();
+    const id = segments[2];
+    if (segments.length > 3) throw pathNotFound();
+    if (method === 'GET' && id === undefined) {
+      const items = options.faults.list().map((f) => ({ ...f, rule: { ...f.rule, path: String(f.rule.path) } }));
+      return writeJson(response, 200, { items });
+    }
+    if (method === 'POST' && id === undefined) {
+      let rule;
+      try {
+        rule = parseFaultRule(parseBody(await readBody(request), 'application/json'));
+      } catch (error) {
+        throw error instanceof StatusError ? error : badRequest((error as Error).message);
+      }
+      return writeJson(response, 201, options.faults.add(rule));
+    }
+    if (method === 'DELETE') {
+      if (id === undefined) options.faults.clear();
+      else if (!options.faults.remove(id)) throw pathNotFound();
+      return writeJson(response, 200, {});
+    }
+    throw methodNotAllowed();
+  }
+
+  /** Runs the call under the fault a rule sets for it, if any. */
+  async function executeWithFaults(call: Call, path: string, response: ServerResponse): Promise<void> {
+    const fault = options.faults.match(call.verb, path);
+    if (!fault) return execute(call, response);
+    switch (fault.type) {
+      case 'error':
+        throw injectedError(fault);
+      case 'delay':
+        await new Promise((resolve) => setTimeout(resolve, fault.ms));
+        return execute(call, response);
+      case 'reset':
+        call.request.socket.destroy();
+        return;
+      case 'lose-response':
+        silence(response);
+        await execute(call, response).catch(() => undefined);
+        call.request.socket.destroy();
+        return;
+    }
+  }
+
   function handle(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://emulator');
     const method = (request.method ?? 'GET').toUpperCase();
     const run = async (): Promise<void> => {
+      if (url.pathname === '/admin/faults' || url.pathname.startsWith('/admin/faults/')) {
+        return admin(url.pathname.split('/').filter((s) => s !== ''), method, request, response);
+      }
       if (!OPEN_PATHS.has(url.pathname) && !authorized(request, token)) throw unauthorized();
       let segments: string[];
       try {
@@ -348,7 +431,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
         if (method !== 'GET') throw methodNotAllowed();
         return writeJson(response, 200, resolved.document);
       }
-      await execute(resolved, response);
+      await executeWithFaults(resolved, url.pathname, response);
     };
     run().catch((error: unknown) => {
       const status = error instanceof StatusError ? error.status : internalError(String((error as Error)?.message ?? error)).status;

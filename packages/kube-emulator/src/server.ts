@@ -36,6 +36,7 @@ import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeApi } from './api.ts';
 import { readCrdFiles } from './crds.ts';
+import { Faults, type FaultInjector } from './faults.ts';
 import { createHttpLayer } from './http.ts';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.ts';
 import { loadSnapshot, SnapshotWriter } from './persistence.ts';
@@ -60,6 +61,11 @@ export interface KubeEmulatorOptions {
   crdDirs?: string[];
   /** The time managedFields entries are stamped with; the wall clock by default. */
   clock?: () => Date;
+  /**
+   * Turns on the fault-injection admin path /admin/faults for bearers of this token (distinct
+   * from `token`). Off when absent; `emulator.faults` works either way.
+   */
+  adminToken?: string;
 }
 
 export interface KubeEmulator {
@@ -67,6 +73,8 @@ export interface KubeEmulator {
   token: string;
   kubeConfig(): KubeConfig;
   kubeconfigYaml(): string;
+  /** Fault injection (E4): make chosen verb + path requests fail, wait, or lose their response. */
+  faults: FaultInjector;
   close(): Promise<void>;
 }
 
@@ -96,7 +104,8 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   for (const crd of await readCrdFiles(options.crdDirs ?? [])) api.install(crd);
 
   let address = '';
-  const http = createHttpLayer({ api, registry, token, serverAddress: () => address });
+  const faults = new Faults();
+  const http = createHttpLayer({ api, registry, token, serverAddress: () => address, faults, adminToken: options.adminToken });
   const server = createServer((request, response) => http.handle(request, response));
   await listen(server, options.port ?? 0, host);
   const { port } = server.address() as AddressInfo;
@@ -109,6 +118,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     token,
     kubeConfig: () => kubeConfigFor(url, token),
     kubeconfigYaml: () => kubeconfigYaml(url, token),
+    faults,
     close() {
       closing ??= (async () => {
         http.endWatches();
