@@ -35,6 +35,17 @@ async function lockSubject(tx: Tx, subjectId: string): Promise<boolean> {
   return rows.length === 1;
 }
 
+/**
+ * Keeps the scope's namespace and resource from being deleted until the commit. The namespace goes
+ * first, the order deleteSecret takes its locks in (namespace, then secret): the other order
+ * deadlocks against it, since the binding's foreign key also share-locks the namespace.
+ */
+async function lockScopeTarget(tx: Tx, scope: Scope, input: ScopeInput): Promise<void> {
+  if (scope.kind === 'installation') return;
+  if (scope.namespaceId) await tx.$queryRaw`SELECT id FROM "Namespace" WHERE id = ${scope.namespaceId} FOR KEY SHARE`;
+  await resolveScope(tx, input);
+}
+
 /** A custom role belongs to one namespace and binds only inside it; built-in roles bind anywhere. */
 async function requireRoleFor(tx: Tx, roleId: string, scope: Scope): Promise<{ id: string; name: string }> {
   const role = await tx.role.findUnique({ where: { id: roleId }, select: { id: true, name: true, namespaceId: true } });
@@ -55,7 +66,7 @@ export async function grantAccess(deps: Deps, actor: Actor, input: GrantInput): 
   const outcome = await transaction(deps.db, async (tx) => {
     if (!(await lockSubject(tx, input.subjectId))) throw new NotFoundError('No such principal.');
     const role = await requireRoleFor(tx, input.roleId, scope);
-    await resolveScope(tx, input.scope);
+    await lockScopeTarget(tx, scope, input.scope);
     await authorizeAny(deps, actor, [administerRequest(scope)], tx);
     const existing = await tx.accessBinding.findFirst({ where: { subjectId: input.subjectId, roleId: role.id, ...columns }, select: { id: true } });
     if (existing) return { id: existing.id, created: false };

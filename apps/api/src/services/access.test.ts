@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtInRole } from '@occ/domain/access';
 import { startTestStack, type TestStack } from '../test/stack.ts';
-import { createReadyNamespace, createSecretOk, payload, SECRET } from '../test/operations.ts';
+import { createReadyNamespace, createSecretOk, DELETE_SECRET, payload, SECRET } from '../test/operations.ts';
 import { newId } from '../ids.ts';
 import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
 
@@ -17,6 +17,8 @@ const REVOKE = `mutation($input: RevokeAccessInput!) { revokeAccess(input: $inpu
 
 const CREATE_ROLE = `mutation($input: CreateRoleInput!) { createRole(input: $input) { __typename
   ... on CreateRoleSuccess { role { id name builtIn namespaceId permissions { action resourceKind } } } ... on Error { code message } ... on ValidationError { field } } }`;
+
+const ROLES = `query($namespaceId: ID) { roles(namespaceId: $namespaceId) { id name builtIn namespaceId } }`;
 
 const BINDINGS = `query($subjectId: ID!) { accessBindings(subjectId: $subjectId) { ${BINDING} } }`;
 const BINDINGS_FOR_RESOURCE = `query($kind: String!, $id: ID!) { accessBindingsForResource(resourceKind: $kind, resourceId: $id) { ${BINDING} } }`;
@@ -92,6 +94,20 @@ describe('grantAccess', () => {
     expect(await secretRead(other.id, rita.apiKey)).toBeNull();
     const ns = await grant({ subjectId: rita.principalId, roleId: role('namespace-viewer'), scope: { kind: 'RESOURCE', resourceKind: 'namespace', resourceId: otherNsId } });
     expect(ns).toMatchObject({ created: true, binding: { scope: { kind: 'RESOURCE', namespaceId: otherNsId, resourceKind: 'namespace', resourceId: otherNsId } } });
+  });
+
+  it('A2 a grant racing the deletion of its secret never leaves a binding on a deleted secret', async () => {
+    const nora = await user('nora');
+    for (let i = 0; i < 5; i++) {
+      const secret = await createSecretOk(stack, nsId, `race-${i}`, 'v');
+      const [granted, deleted] = await Promise.all([
+        grant({ subjectId: nora.principalId, roleId: role('secret-operator'), scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secret.id } }),
+        stack.gql(DELETE_SECRET, { input: { id: secret.id } }).then((r) => payload(r, 'deleteSecret')),
+      ]);
+      expect(deleted.__typename).toBe('DeleteSecretSuccess');
+      expect(['GrantAccessSuccess', 'NotFoundError']).toContain(granted.__typename);
+      expect(await db().accessBinding.count({ where: { resourceId: secret.id } })).toBe(0);
+    }
   });
 
   it('A2 a missing subject, role, namespace or resource is NOT_FOUND and writes nothing', async () => {
@@ -191,6 +207,17 @@ describe('custom roles', () => {
     expect(await grant({ subjectId: erin.principalId, roleId: made.role.id, scope: { kind: 'NAMESPACE', namespaceId: nsId } })).toMatchObject({ created: true });
     const secret = await createSecretOk(stack, nsId, 'erin-reads', 'v');
     expect(await secretRead(secret.id, erin.apiKey)).toMatchObject({ id: secret.id });
+  });
+
+  it("roles lists the built-in roles, and a namespace's custom roles to those who may read them", async () => {
+    const made = await payload(await stack.gql(CREATE_ROLE, { input: { namespaceId: otherNsId, name: 'listed-role', permissions: [{ action: 'read', resourceKind: 'agent' }] } }), 'createRole');
+    const names = (r: unknown) => (r as Array<{ name: string }>).map((x) => x.name);
+    const builtIns = ['installation-admin', 'namespace-admin', 'namespace-editor', 'namespace-viewer', 'secret-operator'];
+    expect(names(payload(await stack.gql(ROLES, {}), 'roles')).sort()).toEqual(builtIns);
+    expect(names(payload(await stack.gql(ROLES, { namespaceId: otherNsId }), 'roles'))).toContain('listed-role');
+    const outsider = await user('role-outsider');
+    expect(names(payload(await stack.gql(ROLES, { namespaceId: otherNsId }, { key: outsider.apiKey }), 'roles')).sort()).toEqual(builtIns);
+    expect(made.role.id).toMatch(/^rol_/);
   });
 
   it('A2 no action implies another: operate on a secret does not allow reading it', async () => {

@@ -4,8 +4,9 @@ import { newId } from '../ids.ts';
 import { generateApiKey } from './api-keys.ts';
 import { audit } from './audit.ts';
 
-// Identity administration. The GraphQL surface for it (with its authorization) arrives with the
-// access-control issue; today the bootstrap path and tests use these directly.
+// Test fixtures: a user and a grant written straight to the database, without an authorizing
+// caller. The product's identity administration, with its authorization, is users.ts,
+// api-keys-admin.ts and access-grants.ts.
 
 export async function createHumanPrincipal(db: Db, name: string, createdById: string): Promise<{ principalId: string; apiKey: string; apiKeyId: string }> {
   const principalId = newId('humanPrincipal');

@@ -12,11 +12,17 @@ type Lookup = (db: Db | Tx, id: string) => Promise<{ namespaceId: string | null 
 
 // One lookup per kind that a single-resource binding may target. Kinds without one cannot be the
 // target of a resource-scope binding yet; configuration and agent plug in here with their tables.
+// Each takes FOR KEY SHARE on the row: inside a transaction (a grant) that keeps the resource from
+// being deleted until the commit, so a binding never outlives its target (deleteSecret locks the
+// row FOR UPDATE and deletes the bindings on it), while ordinary updates of the row go on.
 const LOOKUPS: Partial<Record<ResourceKind, Lookup>> = {
-  secret: (db, id) => db.secret.findUnique({ where: { id }, select: { namespaceId: true } }),
+  secret: async (db, id) => {
+    const rows = await db.$queryRaw<Array<{ namespaceId: string }>>`SELECT "namespaceId" FROM "Secret" WHERE id = ${id} FOR KEY SHARE`;
+    return rows[0] ?? null;
+  },
   namespace: async (db, id) => {
-    const row = await db.namespace.findUnique({ where: { id }, select: { id: true } });
-    return row ? { namespaceId: row.id } : null;
+    const rows = await db.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Namespace" WHERE id = ${id} FOR KEY SHARE`;
+    return rows[0] ? { namespaceId: rows[0].id } : null;
   },
 };
 
