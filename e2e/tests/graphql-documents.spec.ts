@@ -3,6 +3,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSchema, parse, validate } from 'graphql';
 import { expect, test } from '@playwright/test';
+import {
+  ConfigurationQuery,
+  CreateConfigurationMutation,
+  NamespaceConfigurationsQuery,
+  UpdateConfigurationMutation,
+} from '../../apps/console/lib/configurations';
 import { CreateNamespaceMutation, NamespacesQuery } from '../../apps/console/lib/namespaces';
 import {
   CreateSecretMutation,
@@ -24,6 +30,10 @@ const documents = {
   UpdateSecretMutation,
   DeleteSecretMutation,
   ViewerQuery,
+  NamespaceConfigurationsQuery,
+  ConfigurationQuery,
+  CreateConfigurationMutation,
+  UpdateConfigurationMutation,
 };
 
 test('the console GraphQL documents are valid against apps/api/schema.graphql', () => {

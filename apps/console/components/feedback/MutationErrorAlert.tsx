@@ -13,7 +13,16 @@ const titles: Record<MutationError['__typename'], string> = {
   OutcomeUnknownError: 'Outcome unknown',
 };
 
+// Some codes within one error type need their own advice (a stale generation is not a name clash).
+const adviceByCode: Record<string, string> = {
+  STALE_GENERATION:
+    'Someone saved a newer generation since you opened this. Load the latest generation, reapply your change and save again.',
+  NAME_TAKEN: 'Choose another name: names are unique within a namespace.',
+};
+
 function advice(error: MutationError): string | null {
+  const byCode = adviceByCode[error.code];
+  if (byCode) return byCode;
   switch (error.__typename) {
     case 'ForbiddenError':
       return 'Your principal lacks the grant this needs. Ask an installation administrator.';

@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { formatDateTime } from '../../lib/format';
 import type { Namespace } from '../../lib/namespaces';
+import { namespaceHref } from './NamespaceHeader';
 import { StatusBadge } from './StatusBadge';
 
 export function NamespaceTable({ namespaces, hasMore }: { namespaces: Namespace[]; hasMore: boolean }) {
@@ -37,9 +38,20 @@ export function NamespaceTable({ namespaces, hasMore }: { namespaces: Namespace[
                 <time dateTime={ns.createdAt}>{formatDateTime(ns.createdAt)}</time>
               </td>
               <td>
-                <Link href={`/secrets?namespace=${encodeURIComponent(ns.id)}`} aria-label={`Secrets of ${ns.name}`}>
-                  Secrets
-                </Link>
+                <span className="link-list">
+                  <Link href={namespaceHref('secrets', ns.id)} aria-label={`Secrets of ${ns.name}`}>
+                    Secrets
+                  </Link>
+                  <Link href={namespaceHref('configurations', ns.id)} aria-label={`Configurations of ${ns.name}`}>
+                    Configurations
+                  </Link>
+                  <Link href={namespaceHref('agents', ns.id)} aria-label={`Agents of ${ns.name}`}>
+                    Agents
+                  </Link>
+                  <Link href={namespaceHref('access', ns.id)} aria-label={`Access in ${ns.name}`}>
+                    Access
+                  </Link>
+                </span>
               </td>
             </tr>
           ))}

@@ -1,11 +1,10 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
-import { StatusBadge } from '../namespaces/StatusBadge';
+import { MissingNamespace, NamespaceHeader, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { CreateSecretForm } from './CreateSecretForm';
 import { SecretTable } from './SecretTable';
 
@@ -13,14 +12,7 @@ import { SecretTable } from './SecretTable';
 export function SecretsScreen() {
   const namespaceId = useSearchParams().get('namespace');
   if (!namespaceId) {
-    return (
-      <>
-        <h1>Secrets</h1>
-        <p role="alert" className="alert error">
-          No namespace selected. Pick one on the <Link href="/namespaces">namespaces</Link> page.
-        </p>
-      </>
-    );
+    return <MissingNamespace title="Secrets" />;
   }
   return <NamespaceSecrets namespaceId={namespaceId} />;
 }
@@ -38,26 +30,13 @@ function NamespaceSecrets({ namespaceId }: { namespaceId: string }) {
     );
   }
   if (!data) {
-    return (
-      <>
-        <h1>Secrets</h1>
-        <p role="alert" className="alert error">
-          Namespace <code>{namespaceId}</code> does not exist or you may not see it.{' '}
-          <Link href="/namespaces">Back to namespaces</Link>
-        </p>
-      </>
-    );
+    return <UnknownNamespace title="Secrets" namespaceId={namespaceId} />;
   }
 
   const { namespace, secrets, hasMore } = data;
   return (
     <>
-      <p className="breadcrumb">
-        <Link href="/namespaces">Namespaces</Link> / {namespace.name}
-      </p>
-      <h1>
-        Secrets in {namespace.name} <StatusBadge status={namespace.status} />
-      </h1>
+      <NamespaceHeader namespace={namespace} section="secrets" title={`Secrets in ${namespace.name}`} />
       <p className="lede">
         Namespace <code>{namespace.id}</code>. Values are write-only: the console stores them and never shows them
         again.

@@ -1,0 +1,113 @@
+'use client';
+
+import { useId } from 'react';
+import type { Secret } from '../../lib/secrets';
+
+export type BindingRow = { key: number; envName: string; secretId: string };
+
+let nextKey = 0;
+export function newBindingRow(envName = '', secretId = ''): BindingRow {
+  nextKey += 1;
+  return { key: nextKey, envName, secretId };
+}
+
+/** The rows of envName → secret a configuration delivers to its gateway as env (never as values). */
+export function BindingsEditor({
+  rows,
+  onChange,
+  secrets,
+  disabled,
+}: {
+  rows: BindingRow[];
+  onChange: (rows: BindingRow[]) => void;
+  secrets: Pick<Secret, 'id' | 'name'>[];
+  disabled?: boolean;
+}) {
+  const id = useId();
+  const update = (key: number, patch: Partial<BindingRow>) =>
+    onChange(rows.map((row) => (row.key === key ? { ...row, ...patch } : row)));
+
+  return (
+    <fieldset className="bindings" disabled={disabled}>
+      <legend>Secret bindings</legend>
+      {rows.length === 0 ? <p className="empty">No bindings. Add a row to deliver a secret as an env variable.</p> : null}
+      {rows.length > 0 ? (
+        <table className="table compact">
+          <caption className="visually-hidden">Secret bindings</caption>
+          <thead>
+            <tr>
+              <th scope="col">Env name</th>
+              <th scope="col">Secret</th>
+              <th scope="col">
+                <span className="visually-hidden">Remove</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row, index) => (
+              <tr key={row.key}>
+                <td>
+                  <label className="visually-hidden" htmlFor={`${id}-env-${row.key}`}>
+                    Env name of binding {index + 1}
+                  </label>
+                  <input
+                    id={`${id}-env-${row.key}`}
+                    type="text"
+                    value={row.envName}
+                    required
+                    spellCheck={false}
+                    autoComplete="off"
+                    placeholder="MODEL_TOKEN"
+                    pattern="[A-Za-z_][A-Za-z0-9_]{0,252}"
+                    onChange={(event) => update(row.key, { envName: event.target.value })}
+                  />
+                </td>
+                <td>
+                  <label className="visually-hidden" htmlFor={`${id}-secret-${row.key}`}>
+                    Secret of binding {index + 1}
+                  </label>
+                  <select
+                    id={`${id}-secret-${row.key}`}
+                    value={row.secretId}
+                    required
+                    onChange={(event) => update(row.key, { secretId: event.target.value })}
+                  >
+                    <option value="">Choose a secret…</option>
+                    {secrets.map((secret) => (
+                      <option key={secret.id} value={secret.id}>
+                        {secret.name}
+                      </option>
+                    ))}
+                    {row.secretId && !secrets.some((s) => s.id === row.secretId) ? (
+                      <option value={row.secretId}>{row.secretId} (not readable)</option>
+                    ) : null}
+                  </select>
+                </td>
+                <td className="actions">
+                  <button
+                    type="button"
+                    className="button secondary"
+                    aria-label={`Remove binding ${index + 1}`}
+                    onClick={() => onChange(rows.filter((r) => r.key !== row.key))}
+                  >
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <button type="button" className="button secondary" onClick={() => onChange([...rows, newBindingRow()])}>
+        Add binding
+      </button>
+      {secrets.length === 0 ? (
+        <p className="hint">This namespace has no secrets yet: create one on the Secrets tab first.</p>
+      ) : null}
+    </fieldset>
+  );
+}
+
+export function toBindingInputs(rows: BindingRow[]) {
+  return rows.map((row) => ({ envName: row.envName.trim(), source: { id: row.secretId } }));
+}

@@ -1,0 +1,142 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useId, useState, type FormEvent } from 'react';
+import {
+  configurationKeys,
+  createConfiguration,
+  parseValues,
+  type CreateConfigurationResult,
+} from '../../lib/configurations';
+import { isFieldError } from '../../lib/errors';
+import type { Namespace } from '../../lib/namespaces';
+import type { Secret } from '../../lib/secrets';
+import { secretKeys } from '../../lib/secrets';
+import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { BindingsEditor, toBindingInputs, type BindingRow } from './BindingsEditor';
+
+type Outcome =
+  | { kind: 'created'; id: string; name: string }
+  | { kind: 'failed'; result: Exclude<CreateConfigurationResult, { __typename: 'CreateConfigurationSuccess' }> }
+  | { kind: 'error'; message: string };
+
+export function CreateConfigurationForm({
+  namespace,
+  secrets,
+}: {
+  namespace: Pick<Namespace, 'id' | 'name'>;
+  secrets: Pick<Secret, 'id' | 'name'>[];
+}) {
+  const queryClient = useQueryClient();
+  const id = useId();
+  const [name, setName] = useState('');
+  const [valuesText, setValuesText] = useState('{}');
+  const [valuesError, setValuesError] = useState<string | null>(null);
+  const [rows, setRows] = useState<BindingRow[]>([]);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+
+  const mutation = useMutation({
+    mutationFn: createConfiguration,
+    onSettled: async () => {
+      await queryClient.invalidateQueries({ queryKey: configurationKeys.all });
+      // Secrets gain a consumer when a configuration binds them.
+      await queryClient.invalidateQueries({ queryKey: secretKeys.all });
+    },
+  });
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const parsed = parseValues(valuesText);
+    if (!parsed.ok) {
+      setValuesError(parsed.message);
+      return;
+    }
+    setValuesError(null);
+    setOutcome(null);
+    mutation.mutate(
+      { namespaceId: namespace.id, name: name.trim(), values: parsed.values, secretBindings: toBindingInputs(rows) },
+      {
+        onSuccess: (result) => {
+          if (result.__typename === 'CreateConfigurationSuccess') {
+            setOutcome({ kind: 'created', id: result.configuration.id, name: result.configuration.name });
+            setName('');
+            setValuesText('{}');
+            setRows([]);
+          } else {
+            setOutcome({ kind: 'failed', result });
+          }
+        },
+        onError: (error) => setOutcome({ kind: 'error', message: error.message }),
+      },
+    );
+  }
+
+  const failure = outcome?.kind === 'failed' ? outcome.result : null;
+
+  return (
+    <section aria-labelledby={`${id}-title`} className="card">
+      <h2 id={`${id}-title`}>Create a configuration</h2>
+      <form className="form" onSubmit={onSubmit}>
+        <fieldset disabled={mutation.isPending}>
+          <div className="field">
+            <label htmlFor={`${id}-name`}>Configuration name</label>
+            <input
+              id={`${id}-name`}
+              type="text"
+              value={name}
+              onChange={(event) => setName(event.target.value)}
+              required
+              autoComplete="off"
+              spellCheck={false}
+              maxLength={63}
+              aria-invalid={isFieldError(failure, 'name') || undefined}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-values`}>Values (JSON)</label>
+            <textarea
+              id={`${id}-values`}
+              className="code"
+              rows={6}
+              value={valuesText}
+              spellCheck={false}
+              onChange={(event) => {
+                setValuesText(event.target.value);
+                setValuesError(null);
+              }}
+              aria-describedby={`${id}-values-hint${valuesError ? ` ${id}-values-error` : ''}`}
+              aria-invalid={Boolean(valuesError) || isFieldError(failure, 'values') || undefined}
+            />
+            <p id={`${id}-values-hint`} className="hint">
+              The native OpenClaw document, a JSON object. References only: put credentials in secrets and refer to them
+              as <code>{'{"source": "env", "provider": "…", "id": "ENV_NAME"}'}</code> with a binding below.
+            </p>
+            {valuesError ? (
+              <p id={`${id}-values-error`} role="alert" className="alert error">
+                <strong>Invalid JSON:</strong> {valuesError}
+              </p>
+            ) : null}
+          </div>
+          <BindingsEditor rows={rows} onChange={setRows} secrets={secrets} />
+          <button type="submit" className="button primary">
+            {mutation.isPending ? 'Creating…' : 'Create configuration'}
+          </button>
+        </fieldset>
+      </form>
+      {failure ? <MutationErrorAlert error={failure} /> : null}
+      {outcome?.kind === 'error' ? (
+        <p role="alert" className="alert error">
+          <strong>Could not create the configuration:</strong> {outcome.message}
+        </p>
+      ) : null}
+      {outcome?.kind === 'created' ? (
+        <p role="status" className="alert success">
+          Configuration <strong>{outcome.name}</strong> created.{' '}
+          <Link href={namespaceHref('configurations', namespace.id, { id: outcome.id })}>Open it</Link>
+        </p>
+      ) : null}
+    </section>
+  );
+}

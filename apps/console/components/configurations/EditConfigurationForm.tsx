@@ -1,0 +1,152 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useId, useState, type FormEvent } from 'react';
+import {
+  configurationKeys,
+  parseValues,
+  updateConfiguration,
+  type Configuration,
+  type UpdateConfigurationResult,
+} from '../../lib/configurations';
+import { isFieldError } from '../../lib/errors';
+import { secretKeys, type Secret } from '../../lib/secrets';
+import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { BindingsEditor, newBindingRow, toBindingInputs, type BindingRow } from './BindingsEditor';
+
+type Outcome =
+  | { kind: 'saved'; generation: number }
+  | { kind: 'failed'; result: Exclude<UpdateConfigurationResult, { __typename: 'UpdateConfigurationSuccess' }> }
+  | { kind: 'error'; message: string };
+
+function rowsOf(configuration: Configuration): BindingRow[] {
+  return configuration.secretBindings.map((binding) => newBindingRow(binding.envName, binding.source.id));
+}
+
+/**
+ * Edits against the generation that was read when the editor opened (C5): if someone saves in the
+ * meantime, the API answers CONFLICT instead of silently overwriting their change.
+ */
+export function EditConfigurationForm({
+  configuration,
+  secrets,
+}: {
+  configuration: Configuration;
+  secrets: Pick<Secret, 'id' | 'name'>[];
+}) {
+  const queryClient = useQueryClient();
+  const id = useId();
+  const [base, setBase] = useState(configuration);
+  const [valuesText, setValuesText] = useState(() => JSON.stringify(configuration.values, null, 2));
+  const [valuesError, setValuesError] = useState<string | null>(null);
+  const [rows, setRows] = useState<BindingRow[]>(() => rowsOf(configuration));
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+
+  const mutation = useMutation({
+    mutationFn: updateConfiguration,
+    onSettled: async () => {
+      await queryClient.invalidateQueries({ queryKey: configurationKeys.all });
+      await queryClient.invalidateQueries({ queryKey: secretKeys.all });
+    },
+  });
+
+  function startFrom(latest: Configuration) {
+    setBase(latest);
+    setValuesText(JSON.stringify(latest.values, null, 2));
+    setRows(rowsOf(latest));
+    setValuesError(null);
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const parsed = parseValues(valuesText);
+    if (!parsed.ok) {
+      setValuesError(parsed.message);
+      return;
+    }
+    setValuesError(null);
+    setOutcome(null);
+    mutation.mutate(
+      {
+        id: base.id,
+        expectedGeneration: base.generation,
+        values: parsed.values,
+        secretBindings: toBindingInputs(rows),
+      },
+      {
+        onSuccess: (result) => {
+          if (result.__typename === 'UpdateConfigurationSuccess') {
+            startFrom(result.configuration);
+            setOutcome({ kind: 'saved', generation: result.configuration.generation });
+          } else {
+            setOutcome({ kind: 'failed', result });
+          }
+        },
+        onError: (error) => setOutcome({ kind: 'error', message: error.message }),
+      },
+    );
+  }
+
+  const failure = outcome?.kind === 'failed' ? outcome.result : null;
+  const stale = configuration.generation !== base.generation;
+
+  return (
+    <section aria-labelledby={`${id}-title`} className="card">
+      <h2 id={`${id}-title`}>Edit {base.name}</h2>
+      <p className="hint">
+        Editing generation <strong data-testid="editing-generation">{base.generation}</strong>. Saving sends it as the
+        expected generation; if someone saved a newer one, the save is refused with a conflict.
+      </p>
+      {stale ? (
+        <div role="status" className="alert notice">
+          <p>
+            This configuration is now at generation {configuration.generation}; your edits are based on{' '}
+            {base.generation}.
+          </p>
+          <button type="button" className="button secondary" onClick={() => startFrom(configuration)}>
+            Discard my edits and load generation {configuration.generation}
+          </button>
+        </div>
+      ) : null}
+      <form className="form" onSubmit={onSubmit}>
+        <fieldset disabled={mutation.isPending}>
+          <div className="field">
+            <label htmlFor={`${id}-values`}>Values (JSON)</label>
+            <textarea
+              id={`${id}-values`}
+              className="code"
+              rows={8}
+              value={valuesText}
+              spellCheck={false}
+              onChange={(event) => {
+                setValuesText(event.target.value);
+                setValuesError(null);
+              }}
+              aria-invalid={Boolean(valuesError) || isFieldError(failure, 'values') || undefined}
+            />
+            {valuesError ? (
+              <p role="alert" className="alert error">
+                <strong>Invalid JSON:</strong> {valuesError}
+              </p>
+            ) : null}
+          </div>
+          <BindingsEditor rows={rows} onChange={setRows} secrets={secrets} />
+          <button type="submit" className="button primary">
+            {mutation.isPending ? 'Saving…' : 'Save configuration'}
+          </button>
+        </fieldset>
+      </form>
+      {failure ? <MutationErrorAlert error={failure} /> : null}
+      {outcome?.kind === 'error' ? (
+        <p role="alert" className="alert error">
+          <strong>Could not save the configuration:</strong> {outcome.message}
+        </p>
+      ) : null}
+      {outcome?.kind === 'saved' ? (
+        <p role="status" className="alert success">
+          Saved. Now at generation {outcome.generation}.
+        </p>
+      ) : null}
+    </section>
+  );
+}

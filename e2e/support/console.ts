@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import { expect, type Page } from '@playwright/test';
+
+// Steps the namespace-section tests share: each test makes its own namespace so they stay independent.
+
+export async function signIn(page: Page, apiKey: string): Promise<void> {
+  await page.goto('/sign-in');
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/namespaces$/);
+}
+
+/** Creates a namespace on /namespaces, waits for READY and returns its id. */
+export async function createReadyNamespace(page: Page, name: string): Promise<string> {
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByRole('button', { name: 'Create namespace' }).click();
+  const row = page.getByRole('row', { name: new RegExp(name) });
+  await expect(row).toContainText('READY', { timeout: 30_000 });
+  return (await row.getByText(/^ns_/).innerText()).trim();
+}
+
+/** Creates a secret on the namespace's Secrets tab and returns its id. */
+export async function createSecret(page: Page, namespaceId: string, name: string): Promise<string> {
+  await page.goto(`/secrets?namespace=${namespaceId}`);
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Value', { exact: true }).fill(`e2e-${randomUUID()}`);
+  await page.getByRole('button', { name: 'Create secret' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Stored.' })).toBeVisible();
+  const row = page.getByRole('row').filter({ has: page.getByRole('button', { name: `Rotate ${name}` }) });
+  return (await row.getByRole('cell').first().innerText()).trim();
+}
