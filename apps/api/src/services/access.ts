@@ -1,5 +1,5 @@
 import { decide, type AccessRequest, type BindingView, type Decision, type Permission, type Scope } from '@occ/domain/access';
-import { ForbiddenError } from '@occ/domain/errors';
+import { ForbiddenError, NotFoundError } from '@occ/domain/errors';
 import type { Db, Tx } from '../db/client.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -101,4 +101,21 @@ export async function auditHiddenDenial(
     outcome: 'DENIED',
     reason: 'not readable: answered NOT_FOUND',
   });
+}
+
+/**
+ * The caller's view of a resource, or NOT_FOUND: a resource that exists but is hidden from the
+ * caller does not leak its existence, and the denial is audited.
+ */
+export async function requireVisible<T>(
+  deps: Pick<Deps, 'db'>,
+  actor: Actor,
+  resource: { kind: AccessRequest['resourceKind']; id: string },
+  view: T | null,
+  locate: () => Promise<{ namespaceId: string | null } | null>,
+): Promise<T> {
+  if (view) return view;
+  const row = await locate();
+  if (row) await auditHiddenDenial(deps, actor, { kind: resource.kind, id: resource.id, namespaceId: row.namespaceId });
+  throw new NotFoundError(`No such ${resource.kind}.`);
 }

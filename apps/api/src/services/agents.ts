@@ -4,7 +4,7 @@ import { modelCredentialEnv, validateSelfConfigure, type SecretRef, type SelfCon
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { auditHiddenDenial, authorize, check, decider } from './access.ts';
+import { authorize, check, decider, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import { requireOperableSecrets } from './configurations.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -210,11 +210,9 @@ export async function getAgent(deps: Deps, actor: Actor, id: string): Promise<Ag
 }
 
 async function requireReadableAgent(deps: Deps, actor: Actor, id: string): Promise<AgentView> {
-  const a = await getAgent(deps, actor, id);
-  if (a) return a;
-  const row = isId('agent', id) ? await deps.db.agent.findUnique({ where: { id }, select: { namespaceId: true } }) : null;
-  if (row) await auditHiddenDenial(deps, actor, { kind: 'agent', id, namespaceId: row.namespaceId });
-  throw new NotFoundError('No such agent.');
+  return requireVisible(deps, actor, { kind: 'agent', id }, await getAgent(deps, actor, id), async () =>
+    isId('agent', id) ? deps.db.agent.findUnique({ where: { id }, select: { namespaceId: true } }) : null,
+  );
 }
 
 export async function listAgents(deps: Deps, actor: Actor, namespaceId: string): Promise<AgentView[]> {

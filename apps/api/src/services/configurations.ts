@@ -9,7 +9,7 @@ import {
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { auditHiddenDenial, authorize, check, decider } from './access.ts';
+import { authorize, check, decider, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
@@ -180,11 +180,9 @@ export async function getConfiguration(deps: Deps, actor: Actor, id: string): Pr
 }
 
 async function requireReadableConfiguration(deps: Deps, actor: Actor, id: string): Promise<ConfigurationView> {
-  const c = await getConfiguration(deps, actor, id);
-  if (c) return c;
-  const row = isId('configuration', id) ? await deps.db.configuration.findUnique({ where: { id }, select: { namespaceId: true } }) : null;
-  if (row) await auditHiddenDenial(deps, actor, { kind: 'configuration', id, namespaceId: row.namespaceId });
-  throw new NotFoundError('No such configuration.');
+  return requireVisible(deps, actor, { kind: 'configuration', id }, await getConfiguration(deps, actor, id), async () =>
+    isId('configuration', id) ? deps.db.configuration.findUnique({ where: { id }, select: { namespaceId: true } }) : null,
+  );
 }
 
 export async function listConfigurations(deps: Deps, actor: Actor, namespaceId: string): Promise<ConfigurationView[]> {

@@ -1,12 +1,12 @@
 import { isId } from '@occ/domain/ids';
-import { ConflictError, NotFoundError } from '@occ/domain/errors';
+import { ConflictError } from '@occ/domain/errors';
 import { kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
 import { validateNamespaceName } from '@occ/domain/validation';
 import { transaction } from '../db/client.ts';
 import { ForeignNamespaceError } from '../drivers/kubernetes-namespaces.ts';
 import { newId } from '../ids.ts';
 import type { WorkHandler } from '../worker.ts';
-import { auditHiddenDenial, authorize, check, decider } from './access.ts';
+import { authorize, check, decider, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { complete, enqueue, failPermanently } from './work-queue.ts';
@@ -109,10 +109,9 @@ export async function getNamespace(deps: Deps, actor: Actor, id: string): Promis
 }
 
 export async function requireNamespace(deps: Deps, actor: Actor, id: string): Promise<NamespaceView> {
-  const ns = await getNamespace(deps, actor, id);
-  if (ns) return ns;
-  if (isId('namespace', id) && (await deps.db.namespace.count({ where: { id } }))) await auditHiddenDenial(deps, actor, { kind: 'namespace', id, namespaceId: id });
-  throw new NotFoundError('No such namespace.');
+  return requireVisible(deps, actor, { kind: 'namespace', id }, await getNamespace(deps, actor, id), async () =>
+    isId('namespace', id) ? deps.db.namespace.findUnique({ where: { id }, select: { id: true } }).then((r) => r && { namespaceId: r.id }) : null,
+  );
 }
 
 export async function listNamespaces(deps: Deps, actor: Actor): Promise<NamespaceView[]> {

@@ -12,7 +12,7 @@ import { BackendConflict, BackendOutcomeUnknown, type SecretBackendRef } from '@
 import { validateSecretName, validateSecretValue } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { auditHiddenDenial, authorize, check, decider } from './access.ts';
+import { authorize, check, decider, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import { commitOutcome } from './commit-outcome.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -278,11 +278,9 @@ export async function getSecret(deps: Deps, actor: Actor, id: string): Promise<S
 
 /** A secret the caller may not read (another namespace's, say) is NOT_FOUND, not FORBIDDEN. */
 async function requireReadableSecret(deps: Deps, actor: Actor, id: string): Promise<SecretView> {
-  const secret = await getSecret(deps, actor, id);
-  if (secret) return secret;
-  const row = isId('secret', id) ? await deps.db.secret.findUnique({ where: { id }, select: { namespaceId: true } }) : null;
-  if (row) await auditHiddenDenial(deps, actor, { kind: 'secret', id, namespaceId: row.namespaceId });
-  throw new NotFoundError('No such secret.');
+  return requireVisible(deps, actor, { kind: 'secret', id }, await getSecret(deps, actor, id), async () =>
+    isId('secret', id) ? deps.db.secret.findUnique({ where: { id }, select: { namespaceId: true } }) : null,
+  );
 }
 
 export async function listSecrets(deps: Deps, actor: Actor, namespaceId: string): Promise<SecretView[]> {

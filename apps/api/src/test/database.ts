@@ -9,7 +9,10 @@ import { REPO_ROOT } from '../env.ts';
 // Without it, or with TEST_DATABASE=pglite, each file gets an in-memory PGlite that the runtime
 // starts, with the committed migration SQL applied directly.
 
-export const TEMPLATE_DATABASE = 'occ_test_template';
+/** Each test run migrates its own template (named by the global setup), so concurrent runs never share one. */
+export function templateDatabaseName(runId: string): string {
+  return `occ_test_template_${runId}`;
+}
 
 export function testDatabaseMode(env: NodeJS.ProcessEnv = process.env): 'postgres' | 'pglite' {
   if (env.TEST_DATABASE === 'pglite') return 'pglite';
@@ -32,13 +35,27 @@ async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<
   }
 }
 
-export async function createDatabaseFromTemplate(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createDatabaseFromTemplate(serverUrl: string, template: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `occ_test_${randomBytes(6).toString('hex')}`;
-  await admin(serverUrl, (c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`));
+  // PostgreSQL refuses to copy a template while another session is connected to it, which a
+  // parallel test file's CREATE DATABASE … TEMPLATE briefly is (SQLSTATE 55006): retry.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin(serverUrl, (c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt >= 50) throw error;
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 150));
+    }
+  }
   return {
     url: withDatabase(serverUrl, name),
     drop: () => admin(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
   };
+}
+
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  await admin(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 }
 
 export async function recreateDatabase(serverUrl: string, name: string): Promise<string> {

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { inject } from 'vitest';
 import { createHttpApp, listen } from '../http/server.ts';
 import { createLogger } from '../log.ts';
 import { startRuntime, type Runtime } from '../runtime.ts';
@@ -42,7 +43,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const responses: string[] = [];
   const logger = createLogger((line) => logs.push(line), 'debug');
   const mode = testDatabaseMode();
-  const database = mode === 'postgres' ? await createDatabaseFromTemplate(process.env.DATABASE_URL!) : null;
+  const database = mode === 'postgres' ? await createDatabaseFromTemplate(process.env.DATABASE_URL!, inject('templateDatabase')) : null;
   const runtime = await startRuntime({
     env: { dataDir: '/tmp/occ-test-unused', databaseUrl: database?.url ?? null, kubeconfig: null },
     logger,
