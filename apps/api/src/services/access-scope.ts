@@ -2,7 +2,7 @@ import { ACTIONS, RESOURCE_KINDS, type AccessRequest, type Action, type Permissi
 import { ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Db, Tx } from '../db/client.ts';
-import { decider } from './access.ts';
+import { auditHiddenDenial, decider } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { resourceExists } from './resource-lookup.ts';
@@ -109,13 +109,16 @@ export async function authorizeAny(deps: Pick<Deps, 'db'>, actor: Actor, request
   throw new ForbiddenError();
 }
 
-/** A2 before any write: NOT_FOUND if the caller cannot even see the target, else FORBIDDEN (audited) without `administer`. */
+/** A2 before any write: NOT_FOUND if the caller cannot even see the target, else FORBIDDEN without `administer`; both audited. */
 export async function authorizeAdminister(deps: Pick<Deps, 'db'>, actor: Actor, scope: Scope, via: Db | Tx = deps.db): Promise<void> {
   const may = await decider(via, actor);
   if (may(administerRequest(scope)).allowed) return;
   const target = readTargetRequest(scope);
   const seesBindings = readBindingsRequests(scope).some((request) => may(request).allowed);
-  if (target && !may(target).allowed && !seesBindings) throw new NotFoundError(scope.kind === 'namespace' ? 'No such namespace.' : `No such ${target.resourceKind}.`);
+  if (target && !may(target).allowed && !seesBindings) {
+    await auditHiddenDenial(deps, actor, { kind: target.resourceKind, id: target.resourceId!, namespaceId: target.namespaceId });
+    throw new NotFoundError(`No such ${target.resourceKind}.`);
+  }
   await authorizeAny(deps, actor, [administerRequest(scope)], via);
 }
 

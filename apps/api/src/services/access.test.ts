@@ -173,6 +173,7 @@ describe('grantAccess', () => {
     const input = { subjectId: dave.principalId, roleId: role('secret-operator'), scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secret.id } };
     // operate does not imply read: the secret is invisible to the operator, so NOT_FOUND.
     expect(await grant(input, operator.apiKey)).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await auditCount({ actorId: operator.principalId, outcome: 'DENIED', action: 'secret.read', resourceId: secret.id })).toBe(1);
     const resAdmin = await user('res-admin');
     const custom = await payload(await stack.gql(CREATE_ROLE, { input: { namespaceId: nsId, name: 'secret-steward', permissions: [{ action: 'administer', resourceKind: 'secret' }] } }), 'createRole');
     await grant({ subjectId: resAdmin.principalId, roleId: custom.role.id, scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secret.id } });
@@ -321,6 +322,19 @@ describe('explainAccess', () => {
     expect(del.summary).toMatch(/^Denied/);
     // The subject may ask about itself.
     expect(await explain({ subjectId: lee.principalId, action: 'read', resourceKind: 'secret', resourceId: secret.id }, lee.apiKey)).toMatchObject({ allowed: true });
+  });
+
+  it('A2 evidence the caller may not read is counted, not shown', async () => {
+    const pat = await user('pat');
+    await grant({ subjectId: pat.principalId, roleId: role('namespace-viewer'), scope: { kind: 'INSTALLATION' } });
+    const reader = await user('ns-binding-reader');
+    const readerRole = await payload(await stack.gql(CREATE_ROLE, { input: { namespaceId: nsId, name: 'explain-reader', permissions: [{ action: 'read', resourceKind: 'accessBinding' }] } }), 'createRole');
+    await grant({ subjectId: reader.principalId, roleId: readerRole.role.id, scope: { kind: 'NAMESPACE', namespaceId: nsId } });
+    const answer = await explain({ subjectId: pat.principalId, action: 'read', resourceKind: 'namespace', namespaceId: nsId, resourceId: nsId }, reader.apiKey);
+    expect(answer).toMatchObject({ allowed: true, evidence: [], hiddenEvidenceCount: 1 });
+    expect(answer.summary).toContain('1 binding(s) you may not read');
+    const asAdmin = await explain({ subjectId: pat.principalId, action: 'read', resourceKind: 'namespace', namespaceId: nsId, resourceId: nsId });
+    expect(asAdmin).toMatchObject({ allowed: true, hiddenEvidenceCount: 0, evidence: [{ roleName: 'namespace-viewer', binding: { scope: { kind: 'INSTALLATION' } } }] });
   });
 
   it('A2 A3 someone else without read on access bindings gets a bare FORBIDDEN, audited', async () => {
