@@ -6,7 +6,7 @@ import pg from 'pg';
 import { createLogger } from './log.ts';
 import { startRuntime } from './runtime.ts';
 import { createSecret } from './services/secrets.ts';
-import { recreateDatabase, testDatabaseMode, withDatabase } from './test/database.ts';
+import { dropDatabase, recreateDatabase, testDatabaseMode } from './test/database.ts';
 import { waitFor } from './test/operations.ts';
 import { createNamespace } from './services/namespaces.ts';
 import type { Actor } from './services/deps.ts';
@@ -52,7 +52,8 @@ describe('runtime', () => {
   }, 120_000);
 
   it.runIf(testDatabaseMode() === 'postgres')('prisma migrate deploy applies the committed migrations to a fresh PostgreSQL database (PostgreSQL runs; the PGlite run proves it through the embedded start above)', async () => {
-    const url = await recreateDatabase(process.env.DATABASE_URL!, 'occ_test_migrate');
+    const name = `occ_test_migrate_${process.pid}`;
+    const url = await recreateDatabase(process.env.DATABASE_URL!, name);
     const dataDir = await mkdtemp(path.join(tmpdir(), 'occ-runtime-'));
     dirs.push(dataDir);
     const runtime = await startRuntime({ env: { dataDir, databaseUrl: url, kubeconfig: null }, logger, inMemory: true });
@@ -66,10 +67,7 @@ describe('runtime', () => {
       expect(columns.rows.map((r) => r.column_name)).not.toContain('value');
     } finally {
       await client.end();
-      const admin = new pg.Client({ connectionString: withDatabase(process.env.DATABASE_URL!, 'postgres') });
-      await admin.connect();
-      await admin.query('DROP DATABASE IF EXISTS occ_test_migrate WITH (FORCE)');
-      await admin.end();
+      await dropDatabase(process.env.DATABASE_URL!, name);
     }
   }, 120_000);
 });
