@@ -29,3 +29,21 @@ export async function createSecret(page: Page, namespaceId: string, name: string
   const row = page.getByRole('row').filter({ has: page.getByRole('button', { name: `Rotate ${name}` }) });
   return (await row.getByRole('cell').first().innerText()).trim();
 }
+
+/** Creates a configuration binding one secret on the Configurations tab and returns its id. */
+export async function createConfiguration(
+  page: Page,
+  namespaceId: string,
+  name: string,
+  binding: { envName: string; secretName: string },
+): Promise<string> {
+  await page.goto(`/configurations?namespace=${namespaceId}`);
+  await page.getByLabel('Configuration name').fill(name);
+  await page.getByRole('button', { name: 'Add binding' }).click();
+  await page.getByLabel('Env name of binding 1').fill(binding.envName);
+  await page.getByLabel('Secret of binding 1').selectOption({ label: binding.secretName });
+  await page.getByRole('button', { name: 'Create configuration' }).click();
+  await expect(page.getByRole('status').filter({ hasText: `Configuration ${name} created` })).toBeVisible();
+  const row = page.getByRole('row', { name: new RegExp(name) });
+  return (await row.getByRole('cell').first().innerText()).trim();
+}

@@ -4,6 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { buildSchema, parse, validate } from 'graphql';
 import { expect, test } from '@playwright/test';
 import {
+  AccessBindingsForResourceQuery,
+  ExplainAccessQuery,
+  GrantAccessMutation,
+  RevokeAccessMutation,
+  RolesQuery,
+  SubjectAccessBindingsQuery,
+} from '../../apps/console/lib/access';
+import { AgentQuery, CreateAgentMutation, NamespaceAgentsQuery } from '../../apps/console/lib/agents';
+import {
   ConfigurationQuery,
   CreateConfigurationMutation,
   NamespaceConfigurationsQuery,
@@ -34,6 +43,15 @@ const documents = {
   ConfigurationQuery,
   CreateConfigurationMutation,
   UpdateConfigurationMutation,
+  NamespaceAgentsQuery,
+  AgentQuery,
+  CreateAgentMutation,
+  AccessBindingsForResourceQuery,
+  SubjectAccessBindingsQuery,
+  RolesQuery,
+  ExplainAccessQuery,
+  GrantAccessMutation,
+  RevokeAccessMutation,
 };
 
 test('the console GraphQL documents are valid against apps/api/schema.graphql', () => {

@@ -1,5 +1,5 @@
 import { expect, test } from '../support/fixtures';
-import { createReadyNamespace, createSecret, signIn } from '../support/console';
+import { createConfiguration, createReadyNamespace, createSecret, signIn } from '../support/console';
 
 test('C1 C4 C5 a configuration binds a secret, and a save from a stale generation shows CONFLICT', async ({
   page,
@@ -79,5 +79,54 @@ test('C1 C4 C5 a configuration binds a secret, and a save from a stale generatio
     await expect(page.getByRole('status').filter({ hasText: 'Now at generation 3' })).toBeVisible();
     await expect(page.getByTestId('generation')).toHaveText('3');
     await snap('configuration-saved');
+  });
+});
+
+test('A1 an agent using a configuration and a harness credential shows its service principal, which holds no grants yet', async ({
+  page,
+  stack,
+  snap,
+}) => {
+  const namespaceName = `e2e-agt-${Date.now().toString(36)}`;
+  await signIn(page, stack.bootstrapApiKey);
+  const namespaceId = await createReadyNamespace(page, namespaceName);
+  await createSecret(page, namespaceId, 'channel-token');
+  await createSecret(page, namespaceId, 'anthropic-key');
+  await createConfiguration(page, namespaceId, 'gateway', { envName: 'CHANNEL_TOKEN', secretName: 'channel-token' });
+
+  await page.getByRole('navigation', { name: `Sections of ${namespaceName}` }).getByRole('link', { name: 'Agents' }).click();
+  await expect(page.getByRole('heading', { name: `Agents in ${namespaceName}`, level: 1 })).toBeVisible();
+
+  let servicePrincipalId = '';
+  await test.step('A1 create it: the answer names its service principal', async () => {
+    await page.getByLabel('Agent name').fill('helper');
+    await page.getByLabel('Configuration').selectOption({ label: 'gateway' });
+    await page.getByLabel('Provider').selectOption('anthropic');
+    await page.getByLabel('Credential secret').selectOption({ label: 'anthropic-key' });
+    await page.getByLabel('Enabled').check();
+    await page.getByLabel('skills').check();
+    await snap('agent-form');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    const callout = page.getByTestId('service-principal');
+    await expect(callout).toContainText(/grant it operate on the secrets it consumes/i);
+    await expect(callout).toContainText('channel-token');
+    await expect(callout).toContainText('anthropic-key');
+    servicePrincipalId = (await callout.locator('.principal-id').innerText()).trim();
+    expect(servicePrincipalId).not.toBe('');
+    const row = page.getByRole('row', { name: /helper/ });
+    await expect(row).toContainText(servicePrincipalId);
+    await expect(row).toContainText('gateway');
+    await expect(row).toContainText('anthropic');
+    await expect(row).toContainText('ANTHROPIC_API_KEY');
+    await snap('agent-created');
+  });
+
+  await test.step('its detail lists the grants of its service principal: none yet', async () => {
+    await page.getByRole('link', { name: 'Open agent helper' }).click();
+    await expect(page.getByRole('heading', { name: 'Agent helper', level: 1 })).toBeVisible();
+    await expect(page.getByTestId('service-principal')).toContainText(servicePrincipalId);
+    await expect(page.getByText('No grants yet')).toBeVisible();
+    await expect(page.getByText('enabled: skills')).toBeVisible();
+    await snap('agent-detail');
   });
 });

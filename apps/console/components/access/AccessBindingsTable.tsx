@@ -1,0 +1,59 @@
+import { describeScope, type AccessBinding } from '../../lib/access';
+import { formatDateTime } from '../../lib/format';
+import { RevokeBindingButton } from './RevokeBindingButton';
+
+/** Who holds which role where. With `revocable`, each row gets a revoke button. */
+export function AccessBindingsTable({
+  bindings,
+  caption,
+  names,
+  revocable = false,
+  empty = 'No grants.',
+}: {
+  bindings: AccessBinding[];
+  caption: string;
+  names?: ReadonlyMap<string, string>;
+  revocable?: boolean;
+  empty?: string;
+}) {
+  if (bindings.length === 0) return <p className="empty">{empty}</p>;
+  return (
+    <table className="table">
+      <caption className="visually-hidden">{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Subject</th>
+          <th scope="col">Role</th>
+          <th scope="col">Scope</th>
+          <th scope="col">Granted</th>
+          {revocable ? (
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          ) : null}
+        </tr>
+      </thead>
+      <tbody>
+        {bindings.map((binding) => (
+          <tr key={binding.id} data-binding-id={binding.id}>
+            <th scope="row">
+              {binding.subject.name} <span className="hint">({binding.subject.kind.toLowerCase()})</span>
+              <br />
+              <code>{binding.subject.id}</code>
+            </th>
+            <td>{binding.role.name}</td>
+            <td>{describeScope(binding.scope, names)}</td>
+            <td>
+              <time dateTime={binding.createdAt}>{formatDateTime(binding.createdAt)}</time>
+            </td>
+            {revocable ? (
+              <td className="actions">
+                <RevokeBindingButton binding={binding} label={`${binding.role.name} for ${binding.subject.name} on ${describeScope(binding.scope, names)}`} />
+              </td>
+            ) : null}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,56 @@
+import Link from 'next/link';
+import type { AgentSummary } from '../../lib/agents';
+import { namespaceHref } from '../namespaces/NamespaceHeader';
+
+export function AgentTable({ namespaceId, agents }: { namespaceId: string; agents: AgentSummary[] }) {
+  if (agents.length === 0) return <p className="empty">No agents in this namespace yet.</p>;
+  return (
+    <table className="table">
+      <caption className="visually-hidden">Agents</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Service principal</th>
+          <th scope="col">Configuration</th>
+          <th scope="col">Harness auth</th>
+          <th scope="col">
+            <span className="visually-hidden">Links</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {agents.map((agent) => (
+          <tr key={agent.id}>
+            <th scope="row">{agent.name}</th>
+            <td>
+              <code>{agent.servicePrincipalId}</code>
+            </td>
+            <td>
+              {agent.configuration ? (
+                <Link href={namespaceHref('configurations', namespaceId, { id: agent.configuration.id })}>
+                  {agent.configuration.name}
+                </Link>
+              ) : (
+                <span className="hint">none</span>
+              )}
+            </td>
+            <td>
+              {agent.harnessAuth ? (
+                <>
+                  {agent.harnessAuth.provider} → <code>{agent.harnessAuth.envName}</code>
+                </>
+              ) : (
+                <span className="hint">none</span>
+              )}
+            </td>
+            <td>
+              <Link href={namespaceHref('agents', namespaceId, { id: agent.id })} aria-label={`Open agent ${agent.name}`}>
+                Open
+              </Link>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

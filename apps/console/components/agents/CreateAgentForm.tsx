@@ -1,0 +1,209 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useId, useState, type FormEvent } from 'react';
+import {
+  agentKeys,
+  createAgent,
+  HARNESS_PROVIDERS,
+  SELF_CONFIGURE_ACTIONS,
+  type CreateAgentInput,
+  type CreateAgentResult,
+} from '../../lib/agents';
+import type { ConfigurationSummary } from '../../lib/configurations';
+import { isFieldError } from '../../lib/errors';
+import { secretKeys, type Secret } from '../../lib/secrets';
+import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { ServicePrincipalCallout } from './ServicePrincipalCallout';
+
+type Outcome =
+  | { kind: 'created'; name: string; servicePrincipalId: string; consumedSecrets: { id: string; name: string }[] }
+  | { kind: 'failed'; result: Exclude<CreateAgentResult, { __typename: 'CreateAgentSuccess' }> }
+  | { kind: 'error'; message: string };
+
+export function CreateAgentForm({
+  namespaceId,
+  configurations,
+  secrets,
+}: {
+  namespaceId: string;
+  configurations: ConfigurationSummary[];
+  secrets: Pick<Secret, 'id' | 'name'>[];
+}) {
+  const queryClient = useQueryClient();
+  const id = useId();
+  const [provider, setProvider] = useState('');
+  const [selfConfigure, setSelfConfigure] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+
+  const mutation = useMutation({
+    mutationFn: createAgent,
+    onSettled: async () => {
+      await queryClient.invalidateQueries({ queryKey: agentKeys.all });
+      await queryClient.invalidateQueries({ queryKey: secretKeys.all });
+    },
+  });
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const fields = new FormData(form);
+    const configurationId = String(fields.get('configurationId') ?? '');
+    const harnessSecretId = String(fields.get('harnessSecretId') ?? '');
+    const input: CreateAgentInput = { namespaceId, name: String(fields.get('name') ?? '').trim() };
+    if (configurationId) input.configurationId = configurationId;
+    if (provider) input.harnessAuth = { provider, source: { id: harnessSecretId } };
+    input.selfConfigure = {
+      enabled: selfConfigure,
+      allowedActions: selfConfigure ? fields.getAll('allowedActions').map(String) : [],
+    };
+
+    const configuration = configurations.find((c) => c.id === configurationId);
+    const consumed = new Map<string, string>();
+    for (const binding of configuration?.secretBindings ?? []) {
+      consumed.set(binding.source.id, binding.secret?.name ?? binding.source.id);
+    }
+    if (provider && harnessSecretId) {
+      consumed.set(harnessSecretId, secrets.find((s) => s.id === harnessSecretId)?.name ?? harnessSecretId);
+    }
+
+    setOutcome(null);
+    mutation.mutate(input, {
+      onSuccess: (result) => {
+        if (result.__typename === 'CreateAgentSuccess') {
+          form.reset();
+          setProvider('');
+          setSelfConfigure(false);
+          setOutcome({
+            kind: 'created',
+            name: result.agent.name,
+            servicePrincipalId: result.servicePrincipalId,
+            consumedSecrets: [...consumed].map(([secretId, name]) => ({ id: secretId, name })),
+          });
+        } else {
+          setOutcome({ kind: 'failed', result });
+        }
+      },
+      onError: (error) => setOutcome({ kind: 'error', message: error.message }),
+    });
+  }
+
+  const failure = outcome?.kind === 'failed' ? outcome.result : null;
+
+  return (
+    <section aria-labelledby={`${id}-title`} className="card">
+      <h2 id={`${id}-title`}>Create an agent</h2>
+      <form className="form" onSubmit={onSubmit}>
+        <fieldset disabled={mutation.isPending}>
+          <div className="grid-2">
+            <div className="field">
+              <label htmlFor={`${id}-name`}>Agent name</label>
+              <input
+                id={`${id}-name`}
+                name="name"
+                type="text"
+                required
+                autoComplete="off"
+                spellCheck={false}
+                maxLength={63}
+                aria-invalid={isFieldError(failure, 'name') || undefined}
+              />
+            </div>
+            <div className="field">
+              <label htmlFor={`${id}-configuration`}>Configuration</label>
+              <select
+                id={`${id}-configuration`}
+                name="configurationId"
+                defaultValue=""
+                aria-invalid={isFieldError(failure, 'configurationId') || undefined}
+              >
+                <option value="">None</option>
+                {configurations.map((configuration) => (
+                  <option key={configuration.id} value={configuration.id}>
+                    {configuration.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </div>
+          <fieldset className="choices">
+            <legend>Harness auth (the model credential)</legend>
+            <div className="grid-2">
+              <div className="field">
+                <label htmlFor={`${id}-provider`}>Provider</label>
+                <select
+                  id={`${id}-provider`}
+                  value={provider}
+                  onChange={(event) => setProvider(event.target.value)}
+                  aria-invalid={isFieldError(failure, 'provider') || undefined}
+                >
+                  <option value="">None</option>
+                  {HARNESS_PROVIDERS.map((p) => (
+                    <option key={p} value={p}>
+                      {p}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div className="field">
+                <label htmlFor={`${id}-harness-secret`}>Credential secret</label>
+                <select
+                  id={`${id}-harness-secret`}
+                  name="harnessSecretId"
+                  defaultValue=""
+                  disabled={!provider}
+                  required={Boolean(provider)}
+                  aria-invalid={isFieldError(failure, 'source') || undefined}
+                >
+                  <option value="">Choose a secret…</option>
+                  {secrets.map((secret) => (
+                    <option key={secret.id} value={secret.id}>
+                      {secret.name}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            </div>
+            <p className="hint">The provider decides the env name the credential is delivered under.</p>
+          </fieldset>
+          <fieldset className="choices">
+            <legend>Self-configure</legend>
+            <label className="checkbox">
+              <input type="checkbox" checked={selfConfigure} onChange={(event) => setSelfConfigure(event.target.checked)} />
+              Enabled
+            </label>
+            <div role="group" aria-label="Allowed self-configure actions">
+              {SELF_CONFIGURE_ACTIONS.map((action) => (
+                <label key={action} className="checkbox">
+                  <input type="checkbox" name="allowedActions" value={action} disabled={!selfConfigure} />
+                  {action}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <button type="submit" className="button primary">
+            {mutation.isPending ? 'Creating…' : 'Create agent'}
+          </button>
+        </fieldset>
+      </form>
+      {failure ? <MutationErrorAlert error={failure} /> : null}
+      {outcome?.kind === 'error' ? (
+        <p role="alert" className="alert error">
+          <strong>Could not create the agent:</strong> {outcome.message}
+        </p>
+      ) : null}
+      {outcome?.kind === 'created' ? (
+        <div role="status" className="alert success">
+          <p>
+            Agent <strong>{outcome.name}</strong> created.
+          </p>
+          <ServicePrincipalCallout
+            namespaceId={namespaceId}
+            servicePrincipalId={outcome.servicePrincipalId}
+            consumedSecrets={outcome.consumedSecrets}
+          />
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,213 @@
+// Access bindings (subject, role, scope), roles, grant/revoke and explainAccess. Decisions carry
+// their evidence: the bindings that allowed them, and a count of those the caller may not read.
+import { queryOptions } from '@tanstack/react-query';
+import { gql, graphql } from './graphql';
+import { selectErrors, type ForbiddenError, type NotFoundError, type ValidationError } from './errors';
+
+export type ScopeKind = 'INSTALLATION' | 'NAMESPACE' | 'RESOURCE';
+
+export type AccessScope = {
+  kind: ScopeKind;
+  namespaceId: string | null;
+  resourceId: string | null;
+  resourceKind: string | null;
+};
+
+export type AccessBinding = {
+  id: string;
+  createdAt: string;
+  subject: { id: string; kind: 'HUMAN' | 'SERVICE'; name: string };
+  role: { id: string; name: string };
+  scope: AccessScope;
+};
+
+export const accessBindingFields =
+  'id createdAt subject { id kind name } role { id name } scope { kind namespaceId resourceId resourceKind }';
+
+export type Role = {
+  id: string;
+  name: string;
+  builtIn: boolean;
+  namespaceId: string | null;
+  permissions: { action: string; resourceKind: string }[];
+};
+
+/** The API's vocabulary (packages/domain/src/access.ts); explainAccess refuses anything else. */
+export const ACTIONS = ['create', 'read', 'update', 'delete', 'deploy', 'operate', 'administer'] as const;
+export const RESOURCE_KINDS = [
+  'namespace',
+  'secret',
+  'configuration',
+  'agent',
+  'accessBinding',
+  'role',
+  'installation',
+  'principal',
+  'auditEvent',
+] as const;
+
+export const accessKeys = {
+  all: ['access'] as const,
+  forResource: (resourceKind: string, resourceId: string) => [...accessKeys.all, 'resource', resourceKind, resourceId] as const,
+  forSubject: (subjectId: string) => [...accessKeys.all, 'subject', subjectId] as const,
+  roles: (namespaceId: string) => [...accessKeys.all, 'roles', namespaceId] as const,
+  explain: (request: ExplainRequest) => [...accessKeys.all, 'explain', request] as const,
+};
+
+// Query: bindings that target a resource (for a namespace, also those at its scope) -----------------
+
+export const AccessBindingsForResourceQuery = gql<
+  { accessBindingsForResource: AccessBinding[] },
+  { resourceId: string; resourceKind: string }
+>(`
+  query AccessBindingsForResource($resourceId: ID!, $resourceKind: String!) {
+    accessBindingsForResource(resourceId: $resourceId, resourceKind: $resourceKind) { ${accessBindingFields} }
+  }
+`);
+
+export function accessBindingsForResourceQueryOptions(resourceKind: string, resourceId: string) {
+  return queryOptions({
+    queryKey: accessKeys.forResource(resourceKind, resourceId),
+    queryFn: async ({ signal }) =>
+      (await graphql(AccessBindingsForResourceQuery, { resourceId, resourceKind }, signal)).accessBindingsForResource,
+  });
+}
+
+// Query: one subject's bindings ---------------------------------------------------------------------
+
+export const SubjectAccessBindingsQuery = gql<{ accessBindings: AccessBinding[] }, { subjectId: string }>(`
+  query SubjectAccessBindings($subjectId: ID!) {
+    accessBindings(subjectId: $subjectId) { ${accessBindingFields} }
+  }
+`);
+
+export function subjectAccessBindingsQueryOptions(subjectId: string) {
+  return queryOptions({
+    queryKey: accessKeys.forSubject(subjectId),
+    queryFn: async ({ signal }) => (await graphql(SubjectAccessBindingsQuery, { subjectId }, signal)).accessBindings,
+  });
+}
+
+// Query: roles (built-in, and the namespace's custom ones) -------------------------------------------
+
+export const RolesQuery = gql<{ roles: Role[] }, { namespaceId: string }>(`
+  query Roles($namespaceId: ID) {
+    roles(namespaceId: $namespaceId) { id name builtIn namespaceId permissions { action resourceKind } }
+  }
+`);
+
+export function rolesQueryOptions(namespaceId: string) {
+  return queryOptions({
+    queryKey: accessKeys.roles(namespaceId),
+    queryFn: async ({ signal }) => (await graphql(RolesQuery, { namespaceId }, signal)).roles,
+    staleTime: 60_000,
+  });
+}
+
+// Query: explainAccess -------------------------------------------------------------------------------
+
+export type ExplainRequest = {
+  subjectId: string;
+  action: string;
+  resourceKind: string;
+  namespaceId: string | null;
+  resourceId: string | null;
+};
+
+export type AccessDecision = {
+  __typename: 'AccessDecision';
+  allowed: boolean;
+  summary: string;
+  hiddenEvidenceCount: number;
+  evidence: { roleName: string; binding: AccessBinding }[];
+};
+
+export type ExplainAccessResult = AccessDecision | ValidationError | NotFoundError | ForbiddenError;
+
+export const ExplainAccessQuery = gql<{ explainAccess: ExplainAccessResult }, ExplainRequest>(`
+  query ExplainAccess($subjectId: ID!, $action: String!, $resourceKind: String!, $namespaceId: ID, $resourceId: ID) {
+    explainAccess(subjectId: $subjectId, action: $action, resourceKind: $resourceKind, namespaceId: $namespaceId, resourceId: $resourceId) {
+      __typename
+      ... on AccessDecision {
+        allowed summary hiddenEvidenceCount
+        evidence { roleName binding { ${accessBindingFields} } }
+      }
+      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError')}
+    }
+  }
+`);
+
+/** A decision is a read, so it is a query keyed by the question; grants and revokes invalidate it. */
+export function explainAccessQueryOptions(request: ExplainRequest) {
+  return queryOptions({
+    queryKey: accessKeys.explain(request),
+    queryFn: async ({ signal }) => (await graphql(ExplainAccessQuery, request, signal)).explainAccess,
+    staleTime: 0,
+  });
+}
+
+// Mutation: grantAccess ------------------------------------------------------------------------------
+
+export type AccessScopeInput = {
+  kind: ScopeKind;
+  namespaceId?: string;
+  resourceId?: string;
+  resourceKind?: string;
+};
+
+export type GrantAccessResult =
+  | { __typename: 'GrantAccessSuccess'; created: boolean; binding: AccessBinding }
+  | ValidationError
+  | NotFoundError
+  | ForbiddenError;
+
+export const GrantAccessMutation = gql<
+  { grantAccess: GrantAccessResult },
+  { input: { subjectId: string; roleId: string; scope: AccessScopeInput } }
+>(`
+  mutation GrantAccess($input: GrantAccessInput!) {
+    grantAccess(input: $input) {
+      __typename
+      ... on GrantAccessSuccess { created binding { ${accessBindingFields} } }
+      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError')}
+    }
+  }
+`);
+
+export async function grantAccess(input: { subjectId: string; roleId: string; scope: AccessScopeInput }) {
+  return (await graphql(GrantAccessMutation, { input })).grantAccess;
+}
+
+// Mutation: revokeAccess -----------------------------------------------------------------------------
+
+export type RevokeAccessResult =
+  | { __typename: 'RevokeAccessSuccess'; changed: boolean; revokedBindingIds: string[] }
+  | ValidationError
+  | NotFoundError
+  | ForbiddenError;
+
+export const RevokeAccessMutation = gql<{ revokeAccess: RevokeAccessResult }, { input: { bindingId: string } }>(`
+  mutation RevokeAccess($input: RevokeAccessInput!) {
+    revokeAccess(input: $input) {
+      __typename
+      ... on RevokeAccessSuccess { changed revokedBindingIds }
+      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError')}
+    }
+  }
+`);
+
+export async function revokeAccess(bindingId: string) {
+  return (await graphql(RevokeAccessMutation, { input: { bindingId } })).revokeAccess;
+}
+
+/** "namespace ns_…", "secret model-token", "installation": names where the caller can resolve them. */
+export function describeScope(scope: AccessScope, names: ReadonlyMap<string, string> = new Map()): string {
+  switch (scope.kind) {
+    case 'INSTALLATION':
+      return 'installation';
+    case 'NAMESPACE':
+      return `namespace ${scope.namespaceId ? (names.get(scope.namespaceId) ?? scope.namespaceId) : '?'}`;
+    case 'RESOURCE':
+      return `${scope.resourceKind ?? 'resource'} ${scope.resourceId ? (names.get(scope.resourceId) ?? scope.resourceId) : '?'}`;
+  }
+}

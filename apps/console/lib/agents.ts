@@ -1,0 +1,123 @@
+// Agents: each has its own service principal, which needs `operate` on the secrets the agent
+// consumes (its configuration's bindings and its harnessAuth secret).
+import { queryOptions } from '@tanstack/react-query';
+import { accessBindingFields, type AccessBinding } from './access';
+import { gql, graphql } from './graphql';
+import { selectErrors, type ConflictError, type ForbiddenError, type NotFoundError, type ValidationError } from './errors';
+import type { Namespace } from './namespaces';
+
+/** The harness providers and the env name each delivers the model credential under. */
+export const HARNESS_PROVIDERS = ['openai', 'anthropic', 'google', 'mistral', 'groq', 'openrouter', 'xai', 'deepseek'] as const;
+export const SELF_CONFIGURE_ACTIONS = ['skills', 'config', 'workspaceFiles', 'envVars'] as const;
+
+export type AgentSummary = {
+  id: string;
+  name: string;
+  servicePrincipalId: string;
+  status: string;
+  desiredState: string;
+  createdAt: string;
+  configuration: { id: string; name: string; generation: number } | null;
+  harnessAuth: { provider: string; envName: string; source: { id: string }; secret: { id: string; name: string } | null } | null;
+  selfConfigure: { enabled: boolean; allowedActions: string[] };
+};
+
+export type Agent = AgentSummary & {
+  namespace: Pick<Namespace, 'id' | 'name' | 'status'> | null;
+  accessBindings: AccessBinding[];
+};
+
+const summaryFields = `id name servicePrincipalId status desiredState createdAt
+  configuration { id name generation }
+  harnessAuth { provider envName source { id } secret { id name } }
+  selfConfigure { enabled allowedActions }`;
+
+export const agentKeys = {
+  all: ['agents'] as const,
+  byNamespace: (namespaceId: string) => [...agentKeys.all, 'namespace', namespaceId] as const,
+  detail: (id: string) => [...agentKeys.all, 'detail', id] as const,
+};
+
+// Query: a namespace's agents -------------------------------------------------------------------------
+
+export const AGENTS_PAGE_SIZE = 100;
+
+type NamespaceAgentsResult = {
+  namespace:
+    | (Namespace & { agents: { edges: { node: AgentSummary }[]; pageInfo: { hasNextPage: boolean } } })
+    | null;
+};
+
+export const NamespaceAgentsQuery = gql<NamespaceAgentsResult, { id: string; first: number }>(`
+  query NamespaceAgents($id: ID!, $first: Int) {
+    namespace(id: $id) {
+      id name status statusMessage createdAt
+      agents(first: $first) {
+        edges { node { ${summaryFields} } }
+        pageInfo { hasNextPage }
+      }
+    }
+  }
+`);
+
+export function namespaceAgentsQueryOptions(namespaceId: string) {
+  return queryOptions({
+    queryKey: agentKeys.byNamespace(namespaceId),
+    queryFn: async ({ signal }) => {
+      const data = await graphql(NamespaceAgentsQuery, { id: namespaceId, first: AGENTS_PAGE_SIZE }, signal);
+      if (!data.namespace) return null;
+      const { agents, ...namespace } = data.namespace;
+      return { namespace, agents: agents.edges.map((edge) => edge.node), hasMore: agents.pageInfo.hasNextPage };
+    },
+  });
+}
+
+// Query: one agent with its service principal's grants ------------------------------------------------
+
+export const AgentQuery = gql<{ agent: Agent | null }, { id: string }>(`
+  query Agent($id: ID!) {
+    agent(id: $id) {
+      ${summaryFields}
+      namespace { id name status }
+      accessBindings { ${accessBindingFields} }
+    }
+  }
+`);
+
+export function agentQueryOptions(id: string) {
+  return queryOptions({
+    queryKey: agentKeys.detail(id),
+    queryFn: async ({ signal }) => (await graphql(AgentQuery, { id }, signal)).agent,
+  });
+}
+
+// Mutation: createAgent -------------------------------------------------------------------------------
+
+export type CreateAgentInput = {
+  namespaceId: string;
+  name: string;
+  configurationId?: string;
+  harnessAuth?: { provider: string; source: { id: string } };
+  selfConfigure?: { enabled: boolean; allowedActions: string[] };
+};
+
+export type CreateAgentResult =
+  | { __typename: 'CreateAgentSuccess'; servicePrincipalId: string; agent: AgentSummary }
+  | ValidationError
+  | NotFoundError
+  | ForbiddenError
+  | ConflictError;
+
+export const CreateAgentMutation = gql<{ createAgent: CreateAgentResult }, { input: CreateAgentInput }>(`
+  mutation CreateAgent($input: CreateAgentInput!) {
+    createAgent(input: $input) {
+      __typename
+      ... on CreateAgentSuccess { servicePrincipalId agent { ${summaryFields} } }
+      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError', 'ConflictError')}
+    }
+  }
+`);
+
+export async function createAgent(input: CreateAgentInput): Promise<CreateAgentResult> {
+  return (await graphql(CreateAgentMutation, { input })).createAgent;
+}
