@@ -19,11 +19,20 @@
  * Deleting a namespace deletes its contents at once: it turns Terminating (one MODIFIED event),
  * its objects are deleted, then it is; there is no lingering Terminating phase.
  *
- * Does not emulate (yet): server-side apply and managedFields (apply patches get 415), CRD schema
- * validation, pruning and defaulting, strategic merge of lists by key, controllers (no
- * ReplicaSets, Pods, garbage collection or deployment status), admission, RBAC, TLS, protobuf,
- * aggregated discovery, OpenAPI documents. A later issue adds apply, schemas, a kubelet simulator
- * and fault injection; the HTTP layer resolves each request to a verb and target first, for that.
+ * Server-side apply (rule E2, ssa/): PATCH application/apply-patch+yaml (JSON accepted) with a
+ * required fieldManager and optional force merges by a schema (CRD structural schemas; built-in
+ * ones for Secret, ConfigMap and Deployment; deduced for other kinds), prunes what the applier
+ * dropped and nobody else owns, and answers 409 FieldManagerConflict causes naming managers and
+ * paths. Every write keeps metadata.managedFields in exact FieldsV1 (Update entries from the
+ * fieldManager parameter or the User-Agent before its first "/"); /status is tracked apart.
+ * Custom resources are pruned and validated against their CRD's schema (422 per field). CRD
+ * files can be preloaded (`crdDirs`; deploy/crds via OPENCLAW_CRD_DIR in crds.ts). Fault
+ * injection (rule E4, faults.ts): `emulator.faults`, and /admin/faults with an `adminToken`.
+ * The kubelet simulator (rule E3) is a separate client, kubelet/simulator.ts.
+ *
+ * Does not emulate (yet): strategic merge of lists by key, CRD defaulting, CEL rules and
+ * conversion, controllers (no ReplicaSets, Pods or garbage collection), admission, RBAC, TLS,
+ * protobuf, aggregated discovery, OpenAPI documents, managedFields written by clients (ignored).
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what
  * differs per kind) → store.ts (objects, resourceVersion, event history, watchers); registry.ts

@@ -236,6 +236,28 @@ describe('server-side apply semantics', () => {
     expect(again.metadata.managedFields).toEqual(created.metadata.managedFields);
   });
 
+  it('E2 an apply carrying metadata.resourceVersion is conditional: a stale one is a 409 and changes nothing', async () => {
+    const name = fresh();
+    const first = await apply(name, 'alice', { skills: ['a'] });
+    await apply(name, 'bob', { skills: ['b'] });
+    const stale = await apiFailure(
+      cluster.custom.patchNamespacedCustomObject(
+        {
+          ...path(),
+          name,
+          fieldManager: 'alice',
+          body: { apiVersion: API_VERSION, kind: 'OpenClawInstance', metadata: { name, resourceVersion: first.metadata.resourceVersion }, spec: { skills: [] } },
+        },
+        serverSideApply,
+      ),
+    );
+    expect(stale.code).toBe(409);
+    expect(stale.body.message).toBe(
+      `Operation cannot be fulfilled on openclawinstances.${GROUP} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+    );
+    expect((await read(name)).spec.skills).toEqual(['a', 'b']);
+  });
+
   it('E2 updates record ownership under fieldManager, or the User-Agent before its first "/"', async () => {
     const name = fresh();
     await apply(name, 'alice', { image: 'gw:1', model: 'gpt' });
