@@ -276,6 +276,45 @@ describe('revokeAccess', () => {
   });
 });
 
+describe('A2 audit in the same transaction as the change', () => {
+  beforeAll(async () => {
+    // A deferred constraint trigger fails the commit itself, after the binding and the audit event
+    // were both written, for subjects with a doomed name: an audit row outside the change's
+    // transaction would survive it.
+    await db().$executeRawUnsafe(`
+      CREATE FUNCTION reject_doomed_binding() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE subject text;
+      BEGIN
+        IF TG_OP = 'DELETE' THEN subject := OLD."subjectId"; ELSE subject := NEW."subjectId"; END IF;
+        IF EXISTS (SELECT 1 FROM "Principal" WHERE id = subject AND name = 'doomed-' || lower(TG_OP)) THEN
+          RAISE EXCEPTION 'commit rejected by test' USING ERRCODE = 'check_violation';
+        END IF;
+        RETURN NULL;
+      END $$`);
+    await db().$executeRawUnsafe(`
+      CREATE CONSTRAINT TRIGGER reject_doomed_binding AFTER INSERT OR DELETE ON "AccessBinding" DEFERRABLE INITIALLY DEFERRED
+      FOR EACH ROW EXECUTE FUNCTION reject_doomed_binding()`);
+  });
+
+  it('A2 a grant whose commit fails leaves neither a binding nor an audit event', async () => {
+    const doomed = await user('doomed-insert');
+    const result = await stack.gql(GRANT, { input: { subjectId: doomed.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: nsId } } });
+    expect(result.body.errors?.[0]?.message).toBe('Unexpected error.');
+    expect(stack.logs.some((line) => line.includes('commit rejected by test'))).toBe(true);
+    expect(await db().accessBinding.count({ where: { subjectId: doomed.principalId } })).toBe(0);
+    expect(await auditCount({ action: 'accessBinding.create', details: { path: ['subjectId'], equals: doomed.principalId } })).toBe(0);
+  });
+
+  it('A2 a revoke whose commit fails leaves the binding and no audit event', async () => {
+    const doomed = await user('doomed-delete');
+    const granted = await grant({ subjectId: doomed.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: nsId } });
+    const result = await stack.gql(REVOKE, { input: { bindingId: granted.binding.id } });
+    expect(result.body.errors?.[0]?.message).toBe('Unexpected error.');
+    expect(await db().accessBinding.findUnique({ where: { id: granted.binding.id } })).not.toBeNull();
+    expect(await auditCount({ action: 'accessBinding.delete', resourceId: granted.binding.id })).toBe(0);
+  });
+});
+
 describe('reading bindings', () => {
   it('A2 accessBindings shows a subject the bindings the caller may read, and yourself all of yours', async () => {
     const jo = await user('jo');
