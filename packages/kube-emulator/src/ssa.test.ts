@@ -228,7 +228,10 @@ describe('server-side apply scenarios', () => {
 describe('server-side apply semantics', () => {
   it('E2 apply creates a missing object (201); an identical apply changes nothing, resourceVersion included', async () => {
     const name = fresh();
-    const created = await apply(name, 'alice', { image: 'gw:1', skills: ['a'] });
+    const body = { apiVersion: API_VERSION, kind: 'OpenClawInstance', metadata: { name }, spec: { image: 'gw:1', skills: ['a'] } };
+    const response = await cluster.custom.patchNamespacedCustomObjectWithHttpInfo({ ...path(), name, body, fieldManager: 'alice' }, serverSideApply);
+    expect(response.httpStatusCode).toBe(201);
+    const created = response.data as Obj;
     expect(created.metadata.generation).toBe(1);
     expectManaged(created, [entry('alice', 'Apply', { 'f:spec': { 'f:image': {}, 'f:skills': { [v('a')]: {} } } })]);
     const again = await apply(name, 'alice', { image: 'gw:1', skills: ['a'] });
