@@ -25,9 +25,24 @@ export class NotFoundError extends DomainError {
   }
 }
 
+/** The exact grant that would allow a request: named only when it is an Agent's (rule A3). */
+export interface MissingGrant {
+  subjectId: string;
+  action: string;
+  resourceKind: string;
+  resourceId: string;
+  namespaceId: string | null;
+  /** A built-in role that carries exactly this permission. */
+  roleId: string;
+}
+
 export class ForbiddenError extends DomainError {
   readonly code = 'FORBIDDEN';
-  constructor(message = 'You are not allowed to do this.') {
+  constructor(
+    message = 'You are not allowed to do this.',
+    /** Set only when the missing grant is an Agent's service principal's (A3); otherwise the answer is bare. */
+    readonly missingGrant: MissingGrant | null = null,
+  ) {
     super(message);
     this.name = 'ForbiddenError';
   }

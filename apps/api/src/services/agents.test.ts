@@ -91,6 +91,32 @@ describe('createAgent', () => {
   });
 });
 
+describe('A3 missing grants', () => {
+  const MISSING = `query($id: ID!) { agent(id: $id) { servicePrincipalId missingGrants { subjectId action resourceKind resourceId namespaceId roleId } } }`;
+
+  it("A3 names the Agent's service principal and the exact grant to add, per consumed secret, until granted", async () => {
+    const a = (await createAgent({ name: 'a3', configurationId: cfgId, harnessAuth: { provider: 'openai', source: { id: modelKey } } })).agent;
+    const read = async () => payload(await stack.gql(MISSING, { id: a.id }), 'agent');
+    const before = await read();
+    const grant = (secretId: string) => ({ subjectId: a.servicePrincipalId, action: 'operate', resourceKind: 'secret', resourceId: secretId, namespaceId: nsId, roleId: 'rol_secret-operator' });
+    expect(before.missingGrants).toEqual(expect.arrayContaining([grant(channelSecret), grant(modelKey)]));
+    expect(before.missingGrants).toHaveLength(2);
+    await grantBuiltInRole(stack.runtime.db, a.servicePrincipalId, 'secret-operator', { kind: 'resource', resourceKind: 'secret', resourceId: modelKey, namespaceId: nsId }, 'test');
+    expect((await read()).missingGrants).toEqual([grant(channelSecret)]);
+    // Reading the secret does not imply operating it: a viewer grant changes nothing.
+    await grantBuiltInRole(stack.runtime.db, a.servicePrincipalId, 'namespace-viewer', { kind: 'namespace', namespaceId: nsId }, 'test');
+    expect((await read()).missingGrants).toEqual([grant(channelSecret)]);
+  });
+
+  it("A3 a caller's own denial stays bare: no missing grant is named", async () => {
+    const editor = await createHumanPrincipal(stack.runtime.db, 'a3-editor', 'test');
+    await grantBuiltInRole(stack.runtime.db, editor.principalId, 'namespace-editor', { kind: 'namespace', namespaceId: nsId }, 'test');
+    const doc = `mutation($input: CreateAgentInput!) { createAgent(input: $input) { __typename ... on ForbiddenError { code message missingGrant { subjectId } } } }`;
+    const r = payload(await stack.gql(doc, { input: { namespaceId: nsId, name: 'a3-denied', configurationId: cfgId } }, { key: editor.apiKey }), 'createAgent');
+    expect(r).toEqual({ __typename: 'ForbiddenError', code: 'FORBIDDEN', message: 'You are not allowed to do this.', missingGrant: null });
+  });
+});
+
 describe('updateAgent', () => {
   it('A1 applies to the resulting selection, and clearing needs nothing', async () => {
     const a = (await createAgent({ name: 'upd' })).agent;

@@ -1,8 +1,9 @@
 import { isId } from '@occ/domain/ids';
-import { ConflictError, NotFoundError, ValidationError } from '@occ/domain/errors';
+import { builtInRole } from '@occ/domain/access';
+import { ConflictError, NotFoundError, ValidationError, type MissingGrant } from '@occ/domain/errors';
 import { modelCredentialEnv, validateSelfConfigure, type SecretRef, type SelfConfigureAction } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
-import { transaction, type Tx } from '../db/client.ts';
+import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { authorize, check, decider, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
@@ -81,7 +82,7 @@ function checkHarnessAuth(namespaceId: string, input: HarnessAuthInput | null | 
 }
 
 /** A1: the secrets an agent's selection makes it consume: its configuration's bindings and its harnessAuth source. */
-async function selectionSecretIds(tx: Tx, namespaceId: string, configurationId: string | null, harnessSecretId: string | null): Promise<string[]> {
+async function selectionSecretIds(tx: Db | Tx, namespaceId: string, configurationId: string | null, harnessSecretId: string | null): Promise<string[]> {
   const ids: string[] = [];
   if (configurationId) {
     const cfg = await tx.configuration.findFirst({ where: { id: configurationId, namespaceId }, select: { bindings: { select: { secretId: true } } } });
@@ -219,4 +220,25 @@ export async function listAgents(deps: Deps, actor: Actor, namespaceId: string):
   const may = await decider(deps.db, actor);
   const rows = await deps.db.agent.findMany({ where: { namespaceId }, orderBy: { createdAt: 'asc' } });
   return rows.filter((r) => may({ action: 'read', resourceKind: 'agent', namespaceId, resourceId: r.id }).allowed).map(toAgentView);
+}
+
+/**
+ * A3: what the Agent's own service principal lacks to consume its selection — `operate` on each
+ * bound secret and on the harnessAuth secret — as the exact grants to add. Deploy (D2) refuses
+ * with the first of these; the console shows them all.
+ */
+export async function agentMissingGrants(deps: Deps, agent: AgentView): Promise<MissingGrant[]> {
+  const secretIds = [...new Set(await selectionSecretIds(deps.db, agent.namespaceId, agent.configurationId, agent.harnessAuth?.source.id ?? null))];
+  const principal: Actor = { principalId: agent.servicePrincipalId, kind: 'SERVICE', name: `agent:${agent.name}`, apiKeyId: '' };
+  const may = await decider(deps.db, principal);
+  return secretIds
+    .filter((id) => !may({ action: 'operate', resourceKind: 'secret', namespaceId: agent.namespaceId, resourceId: id }).allowed)
+    .map((id) => ({
+      subjectId: agent.servicePrincipalId,
+      action: 'operate',
+      resourceKind: 'secret',
+      resourceId: id,
+      namespaceId: agent.namespaceId,
+      roleId: builtInRole('secret-operator').id,
+    }));
 }

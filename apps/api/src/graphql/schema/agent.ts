@@ -1,9 +1,10 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { resolveArrayConnection } from '@pothos/plugin-relay';
-import { createAgent, getAgent, listAgents, updateAgent, type AgentView } from '../../services/agents.ts';
+import { agentMissingGrants, createAgent, getAgent, listAgents, updateAgent, type AgentView } from '../../services/agents.ts';
 import { actorOf, builder } from '../builder.ts';
 import { AccessBindingRef } from './access.ts';
 import { ConfigurationRef, SecretRefInput } from './configuration.ts';
+import { MissingGrantRef } from './errors.ts';
 import { NamespaceRef } from './namespace.ts';
 import { PrincipalRef } from './principal.ts';
 import { SecretRef, SecretReferenceRef } from './secret.ts';
@@ -43,6 +44,11 @@ builder.node(AgentRef, {
     desiredState: t.exposeString('desiredState'),
     status: t.exposeString('status'),
     activeRevisionId: t.exposeID('activeRevisionId', { nullable: true }),
+    missingGrants: t.field({
+      type: [MissingGrantRef],
+      description: "A3: the grants the Agent's service principal still needs to consume its selection (operate on each secret).",
+      resolve: (a, _x, ctx) => agentMissingGrants(ctx.deps, a),
+    }),
     accessBindings: t.field({
       type: [AccessBindingRef],
       description: "The grants held by the Agent's service principal, those the caller may read.",

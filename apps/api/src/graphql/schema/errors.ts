@@ -1,6 +1,7 @@
 import {
   ConflictError,
   type DomainError,
+  type MissingGrant,
   ForbiddenError,
   NamespaceNotReadyError,
   NotFoundError,
@@ -26,9 +27,33 @@ builder.objectType(ValidationError, {
   fields: (t) => ({ field: t.string({ nullable: true, resolve: (e) => e.field }) }),
 });
 
+export const MissingGrantRef = builder.objectRef<MissingGrant>('MissingGrant').implement({
+  description: "The grant to add so that an Agent's service principal may do what it was refused (rule A3).",
+  fields: (t) => ({
+    subjectId: t.exposeID('subjectId'),
+    action: t.exposeString('action'),
+    resourceKind: t.exposeString('resourceKind'),
+    resourceId: t.exposeID('resourceId'),
+    namespaceId: t.exposeID('namespaceId', { nullable: true }),
+    roleId: t.exposeID('roleId', { description: 'A built-in role carrying exactly this permission.' }),
+  }),
+});
+
+builder.objectType(ForbiddenError, {
+  name: 'ForbiddenError',
+  interfaces: [ErrorInterface],
+  fields: (t) => ({
+    missingGrant: t.field({
+      type: MissingGrantRef,
+      nullable: true,
+      description: "Only when the missing grant is an Agent's service principal's; every other denial is bare.",
+      resolve: (e) => e.missingGrant,
+    }),
+  }),
+});
+
 for (const [cls, name] of [
   [NotFoundError, 'NotFoundError'],
-  [ForbiddenError, 'ForbiddenError'],
   [ConflictError, 'ConflictError'],
   [OutcomeUnknownError, 'OutcomeUnknownError'],
 ] as const) {
