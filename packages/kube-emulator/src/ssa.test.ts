@@ -136,6 +136,7 @@ describe('server-side apply scenarios', () => {
     const after = await read(name);
     expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
     expect(after.spec.env).toEqual([{ name: 'LOG_LEVEL', value: 'info' }]);
+    expectManaged(after, [entry('alice', 'Apply', { 'f:spec': { 'f:env': { [k({ name: 'LOG_LEVEL' })]: { '.': {}, 'f:name': {}, 'f:value': {} } } } })]);
   });
 
   it('E2 force moves ownership of the conflicting field and only that field', async () => {
@@ -226,6 +227,60 @@ describe('server-side apply scenarios', () => {
 });
 
 describe('server-side apply semantics', () => {
+  it('E2 a map-list key of several fields is encoded as JSON with its fields sorted by name', async () => {
+    const plural = 'routes';
+    await cluster.extensions.createCustomResourceDefinition({
+      body: {
+        metadata: { name: `${plural}.${GROUP}` },
+        spec: {
+          group: GROUP,
+          scope: 'Namespaced',
+          names: { plural, singular: 'route', kind: 'Route', listKind: 'RouteList' },
+          versions: [
+            {
+              name: 'v1alpha1',
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  properties: {
+                    spec: {
+                      type: 'object',
+                      properties: {
+                        targets: {
+                          type: 'array',
+                          x_kubernetes_list_type: 'map',
+                          x_kubernetes_list_map_keys: ['port', 'host'],
+                          items: { type: 'object', properties: { port: { type: 'integer' }, host: { type: 'string' }, weight: { type: 'integer' } } },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          ],
+        },
+      },
+    });
+    const applied = (await cluster.custom.patchNamespacedCustomObject(
+      {
+        group: GROUP,
+        version: 'v1alpha1',
+        namespace: ns,
+        plural,
+        name: 'r1',
+        fieldManager: 'alice',
+        body: { apiVersion: API_VERSION, kind: 'Route', metadata: { name: 'r1' }, spec: { targets: [{ port: 80, host: 'b', weight: 1 }] } },
+      },
+      serverSideApply,
+    )) as Obj;
+    expect(JSON.stringify(applied.metadata.managedFields[0].fieldsV1)).toBe(
+      '{"f:spec":{"f:targets":{"k:{\\"host\\":\\"b\\",\\"port\\":80}":{".":{},"f:host":{},"f:port":{},"f:weight":{}}}}}',
+    );
+  });
+
   it('E2 apply creates a missing object (201); an identical apply changes nothing, resourceVersion included', async () => {
     const name = fresh();
     const body = { apiVersion: API_VERSION, kind: 'OpenClawInstance', metadata: { name }, spec: { image: 'gw:1', skills: ['a'] } };
