@@ -96,6 +96,15 @@ describe('grantAccess', () => {
     expect(ns).toMatchObject({ created: true, binding: { scope: { kind: 'RESOURCE', namespaceId: otherNsId, resourceKind: 'namespace', resourceId: otherNsId } } });
   });
 
+  it('A2 a service principal can be the subject, like a human', async () => {
+    const spn = newId('servicePrincipal');
+    await db().principal.create({ data: { id: spn, kind: 'SERVICE', name: 'robot' } });
+    const secret = await createSecretOk(stack, nsId, 'robot-operates', 'v');
+    const result = await grant({ subjectId: spn, roleId: role('secret-operator'), scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secret.id } });
+    expect(result).toMatchObject({ created: true, binding: { subject: { id: spn } } });
+    expect(await explain({ subjectId: spn, action: 'operate', resourceKind: 'secret', resourceId: secret.id })).toMatchObject({ allowed: true });
+  });
+
   it('A2 a grant racing the deletion of its secret never leaves a binding on a deleted secret', async () => {
     const nora = await user('nora');
     for (let i = 0; i < 5; i++) {
