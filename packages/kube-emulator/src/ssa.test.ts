@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENCLAW_CRD_DIR } from './crds.ts';
-import { apiFailure, createNamespace, mergePatch, serverSideApply, startTestCluster, type TestCluster } from './testing.ts';
+import { apiFailure, createNamespace, jsonPatch, mergePatch, serverSideApply, startTestCluster, type TestCluster } from './testing.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -336,6 +336,17 @@ describe('server-side apply semantics', () => {
       entry('node-fetch', 'Update', { 'f:spec': { 'f:model': {} } }),
       entry('occ-api', 'Update', { 'f:spec': { 'f:skills': { '.': {}, [v('s')]: {} } } }),
     ]);
+    const jsonPatched = (await cluster.custom.patchNamespacedCustomObject(
+      { ...path(), name, fieldManager: 'json-patcher', body: [{ op: 'add', path: '/spec/skills/-', value: 't' }] },
+      jsonPatch,
+    )) as Obj;
+    expect(jsonPatched.spec.skills).toEqual(['s', 't']);
+    expect(jsonPatched.metadata.managedFields.map((e: Obj) => [e.manager, e.operation, JSON.stringify(e.fieldsV1)])).toEqual([
+      ['alice', 'Apply', '{"f:spec":{"f:image":{}}}'],
+      ['json-patcher', 'Update', '{"f:spec":{"f:skills":{"v:\\"t\\"":{}}}}'],
+      ['node-fetch', 'Update', '{"f:spec":{"f:model":{}}}'],
+      ['occ-api', 'Update', '{"f:spec":{"f:skills":{".":{},"v:\\"s\\"":{}}}}'],
+    ]);
   });
 
   it('E2 the status subresource is tracked apart: the main endpoint ignores status, /status ignores the rest', async () => {
@@ -363,6 +374,12 @@ describe('server-side apply semantics', () => {
       entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
       entry('kubelet-sim', 'Apply', { 'f:status': { 'f:conditions': { [k({ type: 'Ready' })]: { '.': {}, 'f:status': {}, 'f:type': {} } }, 'f:phase': {} } }, 'status'),
     ]);
+    const statusUpdate = (await cluster.custom.patchNamespacedCustomObjectStatus(
+      { ...path(), name, fieldManager: 'observer', body: { spec: { image: 'ignored' }, status: { observedGeneration: 1 } } },
+      mergePatch,
+    )) as Obj;
+    expect(statusUpdate.spec).toEqual({ image: 'gw:1' });
+    expect(statusUpdate.metadata.managedFields.at(-1)).toEqual(entry('observer', 'Update', { 'f:status': { 'f:observedGeneration': {} } }, 'status'));
   });
 
   it('E2 built-in schemas: Deployment containers and their env merge by name; Secret data keys are owned one by one', async () => {
