@@ -130,3 +130,102 @@ test('A1 an agent using a configuration and a harness credential shows its servi
     await snap('agent-detail');
   });
 });
+
+test('C1 A1 A2 an agent\'s service principal is granted operate on exactly the secret its configuration binds, and "why?" shows the evidence', async ({
+  page,
+  stack,
+  snap,
+}) => {
+  const namespaceName = `e2e-acc-${Date.now().toString(36)}`;
+  await signIn(page, stack.bootstrapApiKey);
+  const namespaceId = await createReadyNamespace(page, namespaceName);
+  const secretId = await createSecret(page, namespaceId, 'slack-token');
+  await createSecret(page, namespaceId, 'unrelated');
+
+  await test.step('C1 a configuration binds the secret', async () => {
+    await createConfiguration(page, namespaceId, 'slack-gateway', { envName: 'SLACK_BOT_TOKEN', secretName: 'slack-token' });
+    await expect(page.getByRole('row', { name: /slack-gateway/ }).getByRole('cell').nth(2)).toHaveText('1');
+  });
+
+  let servicePrincipalId = '';
+  await test.step('A1 an agent uses the configuration and gets a service principal', async () => {
+    await page.getByRole('navigation', { name: `Sections of ${namespaceName}` }).getByRole('link', { name: 'Agents' }).click();
+    await page.getByLabel('Agent name').fill('slack-bot');
+    await page.getByLabel('Configuration').selectOption({ label: 'slack-gateway' });
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    const callout = page.getByTestId('service-principal');
+    await expect(callout).toContainText(/grant it operate on the secrets it consumes/i);
+    await expect(callout).toContainText('slack-token');
+    servicePrincipalId = (await callout.locator('.principal-id').innerText()).trim();
+    await snap('agent-created');
+    await callout.getByRole('link', { name: 'Grant access to this service principal' }).click();
+    await expect(page).toHaveURL(/\/access\?namespace=ns_.*subject=spn_/);
+    await expect(page.getByRole('heading', { name: `Access in ${namespaceName}`, level: 1 })).toBeVisible();
+  });
+
+  const explain = async (secretName: string) => {
+    await page.getByLabel('Subject', { exact: true }).fill(servicePrincipalId);
+    await page.getByLabel('Action').selectOption('operate');
+    await page.getByLabel('Resource kind').selectOption('secret');
+    await page.getByLabel('Resource', { exact: true }).selectOption({ label: secretName });
+    await page.getByRole('button', { name: 'Explain' }).click();
+  };
+  const decision = page.getByTestId('decision');
+
+  await test.step('before any grant, "why?" says denied', async () => {
+    await explain('slack-token');
+    await expect(decision).toContainText('Denied');
+    await expect(page.getByTestId('decision-summary')).toContainText(servicePrincipalId);
+    await snap('explain-denied');
+  });
+
+  await test.step('A2 grant secret-operator on exactly that secret', async () => {
+    await expect(page.getByLabel('Subject ID')).toHaveValue(servicePrincipalId); // prefilled from the agent page
+    await page.getByLabel('Role').selectOption({ label: 'secret-operator — operate secret' });
+    await page.getByLabel('Exactly one secret').check();
+    await page.getByLabel('Secret', { exact: true }).selectOption({ label: 'slack-token' });
+    await snap('grant-form');
+    await page.getByRole('button', { name: 'Grant', exact: true }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Granted: secret-operator' })).toContainText('secret slack-token');
+    const onSecrets = page.getByRole('table', { name: 'Grants on single secrets' });
+    await expect(onSecrets.getByRole('row', { name: new RegExp(servicePrincipalId) })).toContainText('secret slack-token');
+    await expect(page.getByRole('table', { name: `Grants of ${servicePrincipalId}` })).toContainText('secret-operator');
+  });
+
+  await test.step('"why?" now says allowed, with the binding, the role and the scope as evidence', async () => {
+    await explain('slack-token');
+    await expect(decision).toContainText('Allowed');
+    await expect(page.getByTestId('decision-summary')).toContainText('role secret-operator');
+    await expect(page.getByTestId('decision-summary')).toContainText(`secret ${secretId}`);
+    const evidence = decision.getByRole('table', { name: 'Evidence: the grants that allow it' });
+    const row = evidence.getByRole('row', { name: /secret-operator/ });
+    await expect(row).toContainText(/^bnd_|bnd_/);
+    await expect(row).toContainText('secret slack-token');
+    await expect(row).toContainText(servicePrincipalId);
+    await snap('explain-allowed');
+  });
+
+  await test.step('exactly that secret: operate on another secret is still denied', async () => {
+    await explain('unrelated');
+    await expect(decision).toContainText('Denied');
+  });
+
+  await test.step('the agent page lists the grant', async () => {
+    await page.getByRole('navigation', { name: `Sections of ${namespaceName}` }).getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: 'Open agent slack-bot' }).click();
+    const grants = page.getByRole('table', { name: "Grants of the agent's service principal" });
+    await expect(grants).toContainText('secret-operator');
+    await expect(grants).toContainText('secret slack-token');
+    await snap('agent-grants');
+  });
+
+  await test.step('A2 revoke it: "why?" says denied again', async () => {
+    await page.goto(`/access?namespace=${namespaceId}&subject=${servicePrincipalId}`);
+    const onSecrets = page.getByRole('table', { name: 'Grants on single secrets' });
+    await onSecrets.getByRole('button', { name: /^Revoke secret-operator for/ }).click();
+    await expect(page.getByText('No grants on single secrets that you may see.')).toBeVisible();
+    await explain('slack-token');
+    await expect(decision).toContainText('Denied');
+    await snap('revoked');
+  });
+});

@@ -70,6 +70,8 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
     select: (data) => data?.configurations.find((c) => c.id === agent?.configuration?.id) ?? null,
     enabled: Boolean(agent?.configuration),
   });
+  // Names for the grants' scopes (secret ids otherwise).
+  const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
   const back = (
     <p>
       <Link href={namespaceHref('agents', namespaceId)}>Back to agents</Link>
@@ -105,6 +107,8 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
   if (agent.harnessAuth) {
     consumed.set(agent.harnessAuth.source.id, agent.harnessAuth.secret?.name ?? agent.harnessAuth.source.id);
   }
+  const names = new Map<string, string>([[agent.namespace.id, agent.namespace.name]]);
+  for (const secret of secrets.data?.secrets ?? []) names.set(secret.id, secret.name);
 
   return (
     <>
@@ -161,6 +165,7 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
         <AccessBindingsTable
           bindings={agent.accessBindings}
           caption="Grants of the agent's service principal"
+          names={names}
           empty="No grants yet: it cannot operate on any secret."
         />
       </section>

@@ -1,0 +1,170 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { useId, useState, type FormEvent } from 'react';
+import {
+  ACTIONS,
+  describeScope,
+  explainAccessQueryOptions,
+  RESOURCE_KINDS,
+  type AccessDecision,
+  type ExplainRequest,
+} from '../../lib/access';
+import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
+
+type Named = { id: string; name: string };
+
+/** "Why?": asks explainAccess whether a subject may do an action here, and shows the evidence. */
+export function ExplainAccessForm({
+  namespace,
+  resources,
+  names,
+  initialSubjectId,
+}: {
+  namespace: Named;
+  resources: { secret: Named[]; configuration: Named[]; agent: Named[] };
+  names: ReadonlyMap<string, string>;
+  initialSubjectId: string;
+}) {
+  const id = useId();
+  const [resourceKind, setResourceKind] = useState<string>('secret');
+  const [request, setRequest] = useState<ExplainRequest | null>(null);
+  const answer = useQuery({
+    ...explainAccessQueryOptions(request ?? { subjectId: '', action: '', resourceKind: '', namespaceId: null, resourceId: null }),
+    enabled: request !== null,
+  });
+
+  const targets: Named[] =
+    resourceKind === 'secret' || resourceKind === 'configuration' || resourceKind === 'agent' ? resources[resourceKind] : [];
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const fields = new FormData(event.currentTarget);
+    const target = String(fields.get('target') ?? '');
+    const next: ExplainRequest = {
+      subjectId: String(fields.get('subjectId') ?? '').trim(),
+      action: String(fields.get('action') ?? ''),
+      resourceKind,
+      namespaceId: namespace.id,
+      resourceId: resourceKind === 'namespace' ? namespace.id : target || null,
+    };
+    // The same question again: ask again (grants may have changed elsewhere).
+    if (request && JSON.stringify(request) === JSON.stringify(next)) void answer.refetch();
+    else setRequest(next);
+  }
+
+  return (
+    <section aria-labelledby={`${id}-title`} className="card">
+      <h2 id={`${id}-title`}>Why? Explain a decision</h2>
+      <p className="hint">
+        Asks the API whether a subject may do an action here, and which grant allows it. No action implies another.
+      </p>
+      <form className="form" onSubmit={onSubmit}>
+        <div className="grid-2">
+          <div className="field">
+            <label htmlFor={`${id}-subject`}>Subject</label>
+            <input
+              id={`${id}-subject`}
+              name="subjectId"
+              type="text"
+              required
+              defaultValue={initialSubjectId}
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="spn_… or usr_…"
+            />
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-action`}>Action</label>
+            <select id={`${id}-action`} name="action" defaultValue="operate">
+              {ACTIONS.map((action) => (
+                <option key={action} value={action}>
+                  {action}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-kind`}>Resource kind</label>
+            <select id={`${id}-kind`} value={resourceKind} onChange={(event) => setResourceKind(event.target.value)}>
+              {RESOURCE_KINDS.map((kind) => (
+                <option key={kind} value={kind}>
+                  {kind}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-target`}>Resource</label>
+            <select id={`${id}-target`} name="target" defaultValue="" key={resourceKind}>
+              {resourceKind === 'namespace' ? (
+                <option value="">This namespace ({namespace.name})</option>
+              ) : (
+                <option value="">Any {resourceKind} in {namespace.name}</option>
+              )}
+              {targets.map((target) => (
+                <option key={target.id} value={target.id}>
+                  {target.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <button type="submit" className="button primary">
+          Explain
+        </button>
+      </form>
+      {answer.error ? <QueryErrorAlert error={answer.error} what="the explanation" /> : null}
+      {request && answer.isFetching ? <p role="status">Asking…</p> : null}
+      {answer.data && !answer.isFetching ? (
+        answer.data.__typename === 'AccessDecision' ? (
+          <DecisionView decision={answer.data} names={names} />
+        ) : (
+          <MutationErrorAlert error={answer.data} />
+        )
+      ) : null}
+    </section>
+  );
+}
+
+function DecisionView({ decision, names }: { decision: AccessDecision; names: ReadonlyMap<string, string> }) {
+  return (
+    <div className={`decision ${decision.allowed ? 'allowed' : 'denied'}`} data-testid="decision" role="status">
+      <p className="verdict">{decision.allowed ? 'Allowed' : 'Denied'}</p>
+      <p data-testid="decision-summary">{decision.summary}</p>
+      {decision.evidence.length > 0 ? (
+        <table className="table compact">
+          <caption>Evidence: the grants that allow it</caption>
+          <thead>
+            <tr>
+              <th scope="col">Binding</th>
+              <th scope="col">Role</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Subject</th>
+            </tr>
+          </thead>
+          <tbody>
+            {decision.evidence.map((item) => (
+              <tr key={item.binding.id}>
+                <th scope="row">
+                  <code>{item.binding.id}</code>
+                </th>
+                <td>{item.roleName}</td>
+                <td>{describeScope(item.binding.scope, names)}</td>
+                <td>
+                  {item.binding.subject.name} <code>{item.binding.subject.id}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {decision.hiddenEvidenceCount > 0 ? (
+        <p className="hint">
+          and {decision.hiddenEvidenceCount} more {decision.hiddenEvidenceCount === 1 ? 'grant' : 'grants'} you may not read.
+        </p>
+      ) : null}
+    </div>
+  );
+}
