@@ -82,7 +82,7 @@ test('C1 C4 C5 a configuration binds a secret, and a save from a stale generatio
   });
 });
 
-test('A1 an agent using a configuration and a harness credential shows its service principal, which holds no grants yet', async ({
+test('A1 A3 an agent using a configuration and a harness credential shows its service principal and the grants it still needs', async ({
   page,
   stack,
   snap,
@@ -127,7 +127,21 @@ test('A1 an agent using a configuration and a harness credential shows its servi
     await expect(page.getByTestId('service-principal')).toContainText(servicePrincipalId);
     await expect(page.getByText('No grants yet')).toBeVisible();
     await expect(page.getByText('enabled: skills')).toBeVisible();
+    const missing = page.getByTestId('missing-grants');
+    await expect(missing).toContainText('operate on secret channel-token');
+    await expect(missing).toContainText('operate on secret anthropic-key');
     await snap('agent-detail');
+  });
+
+  await test.step('A3 grant one missing grant from the agent page', async () => {
+    await page.getByRole('button', { name: 'Grant operate on secret anthropic-key' }).click();
+    const missing = page.getByTestId('missing-grants');
+    await expect(missing).not.toContainText('anthropic-key');
+    await expect(missing).toContainText('operate on secret channel-token');
+    const grants = page.getByRole('table', { name: "Grants of the agent's service principal" });
+    await expect(grants).toContainText('secret-operator');
+    await expect(grants).toContainText('secret anthropic-key');
+    await snap('agent-one-grant-missing');
   });
 });
 
@@ -216,6 +230,7 @@ test('C1 A1 A2 an agent\'s service principal is granted operate on exactly the s
     const grants = page.getByRole('table', { name: "Grants of the agent's service principal" });
     await expect(grants).toContainText('secret-operator');
     await expect(grants).toContainText('secret slack-token');
+    await expect(page.getByTestId('missing-grants')).toContainText('Nothing missing');
     await snap('agent-grants');
   });
 

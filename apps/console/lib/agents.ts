@@ -22,9 +22,20 @@ export type AgentSummary = {
   selfConfigure: { enabled: boolean; allowedActions: string[] };
 };
 
+/** A3: a grant the agent's service principal still needs, with the built-in role that carries it. */
+export type MissingGrant = {
+  subjectId: string;
+  action: string;
+  resourceKind: string;
+  resourceId: string;
+  namespaceId: string | null;
+  roleId: string;
+};
+
 export type Agent = AgentSummary & {
   namespace: Pick<Namespace, 'id' | 'name' | 'status'> | null;
   accessBindings: AccessBinding[];
+  missingGrants: MissingGrant[];
 };
 
 const summaryFields = `id name servicePrincipalId status desiredState createdAt
@@ -80,6 +91,7 @@ export const AgentQuery = gql<{ agent: Agent | null }, { id: string }>(`
       ${summaryFields}
       namespace { id name status }
       accessBindings { ${accessBindingFields} }
+      missingGrants { subjectId action resourceKind resourceId namespaceId roleId }
     }
   }
 `);

@@ -12,6 +12,7 @@ import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, namespaceHref, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { AgentTable } from './AgentTable';
 import { CreateAgentForm } from './CreateAgentForm';
+import { MissingGrants } from './MissingGrants';
 import { ServicePrincipalCallout } from './ServicePrincipalCallout';
 
 // /agents?namespace=ns_… lists and creates; adding &id=agt_… opens one agent and its grants.
@@ -160,6 +161,10 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
           <time dateTime={agent.createdAt}>{formatDateTime(agent.createdAt)}</time>
         </dd>
       </dl>
+      <section aria-labelledby="agent-missing-title" className="section">
+        <h2 id="agent-missing-title">Missing grants</h2>
+        <MissingGrants grants={agent.missingGrants} names={names} />
+      </section>
       <section aria-labelledby="agent-grants-title" className="section">
         <h2 id="agent-grants-title">Grants of its service principal</h2>
         <AccessBindingsTable
