@@ -25,6 +25,7 @@ import {
   NamespaceSecretsQuery,
   UpdateSecretMutation,
 } from '../../apps/console/lib/secrets';
+import { UsersQuery } from '../../apps/console/lib/users';
 import { ViewerQuery } from '../../apps/console/lib/viewer';
 
 // Cross-package: the console's hand-typed documents against the SDL the API commits, so a schema
@@ -52,6 +53,7 @@ const documents = {
   ExplainAccessQuery,
   GrantAccessMutation,
   RevokeAccessMutation,
+  UsersQuery,
 };
 
 test('the console GraphQL documents are valid against apps/api/schema.graphql', () => {

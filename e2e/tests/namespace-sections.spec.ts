@@ -195,6 +195,8 @@ test('C1 A1 A2 an agent\'s service principal is granted operate on exactly the s
 
   await test.step('A2 grant secret-operator on exactly that secret', async () => {
     await expect(page.getByLabel('Subject ID')).toHaveValue(servicePrincipalId); // prefilled from the agent page
+    // The subject fields suggest this namespace's agents by service principal.
+    await expect(page.locator(`#principal-options option[value="${servicePrincipalId}"]`)).toHaveText('agent slack-bot');
     await page.getByLabel('Role').selectOption({ label: 'secret-operator — operate secret' });
     await page.getByLabel('Exactly one secret').check();
     await page.getByLabel('Secret', { exact: true }).selectOption({ label: 'slack-token' });

@@ -6,11 +6,13 @@ import { accessBindingsForResourceQueryOptions } from '../../lib/access';
 import { namespaceAgentsQueryOptions } from '../../lib/agents';
 import { namespaceConfigurationsQueryOptions } from '../../lib/configurations';
 import { namespaceSecretsQueryOptions } from '../../lib/secrets';
+import { usersQueryOptions } from '../../lib/users';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { AccessBindingsTable } from './AccessBindingsTable';
 import { ExplainAccessForm } from './ExplainAccessForm';
 import { GrantAccessForm } from './GrantAccessForm';
+import { PrincipalOptions } from './PrincipalOptions';
 import { SubjectGrants } from './SubjectGrants';
 
 // /access?namespace=ns_… (optionally &subject=spn_… to prefill the forms, as the agent page links).
@@ -25,6 +27,7 @@ function NamespaceAccess({ namespaceId, initialSubjectId }: { namespaceId: strin
   const { data, error, isPending } = useQuery(namespaceSecretsQueryOptions(namespaceId));
   const configurations = useQuery(namespaceConfigurationsQueryOptions(namespaceId));
   const agents = useQuery(namespaceAgentsQueryOptions(namespaceId));
+  const users = useQuery(usersQueryOptions());
   const namespaceBindings = useQuery(accessBindingsForResourceQueryOptions('namespace', namespaceId));
   const secrets = data?.secrets ?? [];
   const secretBindings = useQueries({
@@ -47,6 +50,10 @@ function NamespaceAccess({ namespaceId, initialSubjectId }: { namespaceId: strin
   for (const secret of secrets) names.set(secret.id, secret.name);
   for (const c of configurations.data?.configurations ?? []) names.set(c.id, c.name);
   for (const a of agents.data?.agents ?? []) names.set(a.id, a.name);
+  const principals = [
+    ...(users.data ?? []).map((user) => ({ id: user.id, label: `user ${user.name}${user.disabled ? ' (disabled)' : ''}` })),
+    ...(agents.data?.agents ?? []).map((agent) => ({ id: agent.servicePrincipalId, label: `agent ${agent.name}` })),
+  ];
   const onSecrets = secretBindings.flatMap((query) => query.data ?? []);
   const secretBindingsError = secretBindings.find((query) => query.error)?.error;
 
@@ -56,6 +63,7 @@ function NamespaceAccess({ namespaceId, initialSubjectId }: { namespaceId: strin
       <p className="lede">
         Grants give a subject (a user, or an agent&apos;s service principal) a role on this namespace or on one secret.
       </p>
+      <PrincipalOptions id="principal-options" principals={principals} />
       <GrantAccessForm namespaceId={namespace.id} secrets={secrets} names={names} initialSubjectId={initialSubjectId} />
       <section aria-labelledby="namespace-grants-title" className="section">
         <h2 id="namespace-grants-title">Grants on this namespace</h2>

@@ -67,6 +67,7 @@ export function ExplainAccessForm({
             <input
               id={`${id}-subject`}
               name="subjectId"
+              list="principal-options"
               type="text"
               required
               defaultValue={initialSubjectId}

@@ -84,6 +84,7 @@ export function GrantAccessForm({
               <input
                 id={`${id}-subject`}
                 name="subjectId"
+              list="principal-options"
                 type="text"
                 required
                 defaultValue={initialSubjectId}

@@ -23,7 +23,16 @@ export function SubjectGrants({ initialSubjectId, names }: { initialSubjectId: s
       <form className="form inline-form" onSubmit={onSubmit}>
         <div className="field">
           <label htmlFor={`${id}-subject`}>Principal ID</label>
-          <input id={`${id}-subject`} name="subjectId" type="text" defaultValue={initialSubjectId} autoComplete="off" spellCheck={false} required />
+          <input
+            id={`${id}-subject`}
+            name="subjectId"
+            list="principal-options"
+            type="text"
+            defaultValue={initialSubjectId}
+            autoComplete="off"
+            spellCheck={false}
+            required
+          />
         </div>
         <button type="submit" className="button secondary">
           Show grants
