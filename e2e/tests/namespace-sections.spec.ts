@@ -1,7 +1,7 @@
 import { expect, test } from '../support/fixtures';
 import { createConfiguration, createReadyNamespace, createSecret, signIn } from '../support/console';
 
-test('C1 C4 C5 a configuration binds a secret, and a save from a stale generation shows CONFLICT', async ({
+test('C1 C2 C4 C5 a configuration binds a secret, a reserved env name is refused on its row, and a save from a stale generation shows CONFLICT', async ({
   page,
   stack,
   snap,
@@ -27,11 +27,21 @@ test('C1 C4 C5 a configuration binds a secret, and a save from a stale generatio
     await snap('invalid-json');
   });
 
-  await test.step('C1 create it with one binding', async () => {
+  await test.step('C2 a model-credential env name is reserved: the API refuses it and the row is marked', async () => {
     await page.getByLabel('Values (JSON)').fill('{"agents": {"defaults": {"model": "anthropic/claude"}}}');
     await page.getByRole('button', { name: 'Add binding' }).click();
-    await page.getByLabel('Env name of binding 1').fill('MODEL_TOKEN');
+    await page.getByLabel('Env name of binding 1').fill('OPENAI_API_KEY');
     await page.getByLabel('Secret of binding 1').selectOption({ label: 'model-token' });
+    await page.getByRole('button', { name: 'Create configuration' }).click();
+    const refused = page.getByRole('alert').filter({ hasText: 'Invalid input' });
+    await expect(refused).toHaveAttribute('data-error-code', 'RESERVED_BINDING_NAME');
+    await expect(refused.locator('code')).toHaveText(/secretBindings\[0\]\.envName$/);
+    await expect(page.getByLabel('Env name of binding 1')).toHaveAttribute('aria-invalid', 'true');
+    await snap('reserved-name');
+  });
+
+  await test.step('C1 create it with one binding', async () => {
+    await page.getByLabel('Env name of binding 1').fill('MODEL_TOKEN');
     await snap('configuration-form');
     await page.getByRole('button', { name: 'Create configuration' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Configuration gateway created' })).toBeVisible();

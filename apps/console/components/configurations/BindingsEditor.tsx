@@ -17,12 +17,17 @@ export function BindingsEditor({
   onChange,
   secrets,
   disabled,
+  invalidField,
 }: {
   rows: BindingRow[];
   onChange: (rows: BindingRow[]) => void;
   secrets: Pick<Secret, 'id' | 'name'>[];
   disabled?: boolean;
+  /** The API's ValidationError field, e.g. "secretBindings[1].envName", to mark that row's input. */
+  invalidField?: string | null;
 }) {
+  const invalid = (index: number, part: 'envName' | 'source') =>
+    Boolean(invalidField?.includes(`secretBindings[${index}].${part}`)) || undefined;
   const id = useId();
   const update = (key: number, patch: Partial<BindingRow>) =>
     onChange(rows.map((row) => (row.key === key ? { ...row, ...patch } : row)));
@@ -59,6 +64,7 @@ export function BindingsEditor({
                     autoComplete="off"
                     placeholder="MODEL_TOKEN"
                     pattern="[A-Za-z_][A-Za-z0-9_]{0,252}"
+                    aria-invalid={invalid(index, 'envName')}
                     onChange={(event) => update(row.key, { envName: event.target.value })}
                   />
                 </td>
@@ -70,6 +76,7 @@ export function BindingsEditor({
                     id={`${id}-secret-${row.key}`}
                     value={row.secretId}
                     required
+                    aria-invalid={invalid(index, 'source')}
                     onChange={(event) => update(row.key, { secretId: event.target.value })}
                   >
                     <option value="">Choose a secret…</option>

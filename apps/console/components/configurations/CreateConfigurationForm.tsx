@@ -119,7 +119,12 @@ export function CreateConfigurationForm({
               </p>
             ) : null}
           </div>
-          <BindingsEditor rows={rows} onChange={setRows} secrets={secrets} />
+          <BindingsEditor
+            rows={rows}
+            onChange={setRows}
+            secrets={secrets}
+            invalidField={failure?.__typename === 'ValidationError' ? failure.field : null}
+          />
           <button type="submit" className="button primary">
             {mutation.isPending ? 'Creating…' : 'Create configuration'}
           </button>

@@ -130,7 +130,12 @@ export function EditConfigurationForm({
               </p>
             ) : null}
           </div>
-          <BindingsEditor rows={rows} onChange={setRows} secrets={secrets} />
+          <BindingsEditor
+            rows={rows}
+            onChange={setRows}
+            secrets={secrets}
+            invalidField={failure?.__typename === 'ValidationError' ? failure.field : null}
+          />
           <button type="submit" className="button primary">
             {mutation.isPending ? 'Saving…' : 'Save configuration'}
           </button>
