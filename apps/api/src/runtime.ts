@@ -69,7 +69,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       logger.info('embedded Kubernetes API server started', { url: kube.url, kubeconfig: path.join(env.dataDir, 'kubeconfig.yaml') });
     }
     await (options.migrate ?? migrateDeploy)(databaseUrl);
-    const db = createDb(options.connectVia ? await options.connectVia(databaseUrl) : databaseUrl, { onQuery: options.onQuery });
+    // PGlite is one database session: pglite-socket keeps a transaction's statements together but
+    // interleaves other connections' protocol messages, and two connections' unnamed prepared
+    // statements would then bind to each other's queries. One connection avoids that; PGlite runs
+    // one statement at a time anyway.
+    const poolSize = env.databaseUrl ? 8 : 1;
+    const db = createDb(options.connectVia ? await options.connectVia(databaseUrl) : databaseUrl, { onQuery: options.onQuery, poolSize });
     // A connection lost in the middle of a transaction is never returned to the pool, and the
     // pool's end would wait for it forever: shutdown gives up after a few seconds.
     closers.push(() => Promise.race([db.$disconnect(), new Promise<void>((r) => setTimeout(r, 3000).unref())]));

@@ -11,8 +11,57 @@ export interface DbOptions {
   onQuery?: (sql: string) => void;
 }
 
+type Query = { sql: string };
+type Transaction = {
+  executeRaw(q: Query): Promise<number>;
+  queryRaw(q: Query): Promise<unknown>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+};
+type Adapter = { startTransaction(level?: unknown): Promise<Transaction> };
+
+/**
+ * Prisma 6.19's client sends COMMIT through the transaction and only then tells the adapter to
+ * release its connection; when the COMMIT itself fails (a deferred constraint, a lost
+ * connection), the release never comes and the pool loses that connection for good. This
+ * releases it as soon as COMMIT or ROLLBACK fails, once.
+ */
+function releasingOnFailedEnd(factory: PrismaPg): PrismaPg {
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    const start = (adapter as unknown as Adapter).startTransaction.bind(adapter);
+    (adapter as unknown as Adapter).startTransaction = async (level) => {
+      const tx = await start(level);
+      let released = false;
+      const once = (fn: () => Promise<void>) => async () => {
+        if (released) return;
+        released = true;
+        await fn();
+      };
+      const rollback = once(tx.rollback.bind(tx));
+      tx.commit = once(tx.commit.bind(tx));
+      tx.rollback = rollback;
+      for (const method of ['executeRaw', 'queryRaw'] as const) {
+        const run = (tx[method] as (q: Query) => Promise<never>).bind(tx);
+        (tx[method] as (q: Query) => Promise<unknown>) = async (q: Query) => {
+          try {
+            return await run(q);
+          } catch (error) {
+            if (/^\s*(COMMIT|ROLLBACK)\b/i.test(q.sql)) await rollback();
+            throw error;
+          }
+        };
+      }
+      return tx;
+    };
+    return adapter;
+  };
+  return factory;
+}
+
 export function createDb(url: string, options: DbOptions = {}): Db {
-  const adapter = new PrismaPg({ connectionString: url, max: options.poolSize ?? 8 });
+  const adapter = releasingOnFailedEnd(new PrismaPg({ connectionString: url, max: options.poolSize ?? 8 }));
   const client = new PrismaClient({ adapter, log: options.onQuery ? [{ emit: 'event', level: 'query' }] : [] });
   if (options.onQuery) {
     const onQuery = options.onQuery;
@@ -21,7 +70,25 @@ export function createDb(url: string, options: DbOptions = {}): Db {
   return client;
 }
 
+const afterRollbackHooks = new WeakMap<object, Array<() => Promise<unknown>>>();
+
+/**
+ * Registers work to do once the transaction that `error` aborts has rolled back: a write that must
+ * survive the rollback (the audit of a denial found under a lock). Writing it from another
+ * connection while the transaction is open would wait on it with embedded PGlite, which runs one
+ * transaction at a time.
+ */
+export function afterRollback(error: object, hook: () => Promise<unknown>): void {
+  afterRollbackHooks.set(error, [...(afterRollbackHooks.get(error) ?? []), hook]);
+}
+
 /** Interactive transaction with timeouts that allow a Kubernetes call inside the lock. */
-export function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.$transaction(fn, { maxWait: 15_000, timeout: 30_000 });
+export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    return await db.$transaction(fn, { maxWait: 15_000, timeout: 30_000 });
+  } catch (error) {
+    const hooks = typeof error === 'object' && error !== null ? afterRollbackHooks.get(error) : undefined;
+    for (const hook of hooks ?? []) await hook();
+    throw error;
+  }
 }

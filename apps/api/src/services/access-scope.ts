@@ -1,9 +1,8 @@
 import { ACTIONS, RESOURCE_KINDS, type AccessRequest, type Action, type Permission, type ResourceKind, type Scope } from '@occ/domain/access';
-import { ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
+import { NotFoundError, ValidationError } from '@occ/domain/errors';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Db, Tx } from '../db/client.ts';
-import { auditHiddenDenial, decider } from './access.ts';
-import { audit } from './audit.ts';
+import { auditHiddenDenial, decider, deny } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
 import { resourceExists } from './resource-lookup.ts';
 import { toPrincipalView, type PrincipalView } from './users.ts';
@@ -96,17 +95,7 @@ function readTargetRequest(scope: Scope): Request | null {
 export async function authorizeAny(deps: Pick<Deps, 'db'>, actor: Actor, requests: Request[], via: Db | Tx = deps.db): Promise<void> {
   const may = await decider(via, actor);
   if (requests.some((request) => may(request).allowed)) return;
-  const denied = requests[0]!;
-  await audit(deps.db, {
-    actorId: actor.principalId,
-    action: `${denied.resourceKind}.${denied.action}`,
-    resourceKind: denied.resourceKind,
-    resourceId: denied.resourceId,
-    namespaceId: denied.namespaceId,
-    outcome: 'DENIED',
-    reason: 'no access binding grants this',
-  });
-  throw new ForbiddenError();
+  await deny(deps, actor, requests[0]!, via);
 }
 
 /** A2 before any write: NOT_FOUND if the caller cannot even see the target, else FORBIDDEN without `administer`; both audited. */

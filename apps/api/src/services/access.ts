@@ -1,6 +1,6 @@
 import { decide, type AccessRequest, type BindingView, type Decision, type Permission, type Scope } from '@occ/domain/access';
 import { ForbiddenError, NotFoundError } from '@occ/domain/errors';
-import type { Db, Tx } from '../db/client.ts';
+import { afterRollback, type Db, type Tx } from '../db/client.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 
@@ -52,7 +52,7 @@ export async function check(db: Db | Tx, actor: Actor, request: Omit<AccessReque
 }
 
 /**
- * Allows or throws ForbiddenError. A denial is audited (in its own write: there is no change to
+ * Allows or throws ForbiddenError. A denial is audited in its own write (there is no change to
  * share a transaction with) and answers without detail.
  */
 export async function authorize(
@@ -62,8 +62,18 @@ export async function authorize(
   via: Db | Tx = deps.db,
 ): Promise<Decision> {
   const decision = await check(via, actor, request);
-  if (!decision.allowed) {
-    await audit(deps.db, {
+  if (!decision.allowed) await deny(deps, actor, request, via);
+  return decision;
+}
+
+/**
+ * Refuses with a bare FORBIDDEN and audits the denial. Inside a transaction (`via` is its client)
+ * the audit is written after the rollback, so it survives it and never waits on the open lock.
+ */
+export async function deny(deps: Pick<Deps, 'db'>, actor: Actor, request: Omit<AccessRequest, 'subjectId'>, via: Db | Tx = deps.db): Promise<never> {
+  const error = new ForbiddenError();
+  const write = () =>
+    audit(deps.db, {
       actorId: actor.principalId,
       action: `${request.resourceKind}.${request.action}`,
       resourceKind: request.resourceKind,
@@ -72,9 +82,9 @@ export async function authorize(
       outcome: 'DENIED',
       reason: 'no access binding grants this',
     });
-    throw new ForbiddenError();
-  }
-  return decision;
+  if (via === deps.db) await write();
+  else afterRollback(error, write);
+  throw error;
 }
 
 /** Loads the actor's bindings once, for deciding many requests (lists). */

@@ -54,6 +54,15 @@ describe('S5 compensation', () => {
     expect(stack.logs.some((l) => l.includes('backend object deleted'))).toBe(true);
   });
 
+  it('S5 a failed commit gives its connection back: more failures than the pool has connections, then a create succeeds', async () => {
+    for (let i = 0; i < 10; i++) {
+      const result = await stack.gql(CREATE_SECRET, { input: { namespaceId: nsId, name: 'doomed', value: 'v' } });
+      expect(result.body.errors?.[0]?.message).toBe('Unexpected error.');
+    }
+    const ok = payload(await stack.gql(CREATE_SECRET, { input: { namespaceId: nsId, name: 'after-failures', value: 'v' } }), 'createSecret');
+    expect(ok.__typename).toBe('CreateSecretSuccess');
+  });
+
   it('S5 an unknown commit outcome deletes nothing and answers OUTCOME_UNKNOWN', async () => {
     const before = await ourObjects();
     proxy!.loseNextCommitReply();
