@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { ApiextensionsV1Api } from '@kubernetes/client-node';
 import { createLogger } from './log.ts';
 import { startRuntime } from './runtime.ts';
 import { createSecret } from './services/secrets.ts';
@@ -40,6 +41,9 @@ describe('runtime', () => {
 
     const second = await startRuntime({ env, logger });
     try {
+      // The embedded cluster serves the product's CRDs (K2) from deploy/crds.
+      const crds = await second.kubeConfig.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
+      expect(crds.items.map((c) => c.metadata?.name).sort()).toEqual(['openclawinstances.openclaw.rocks', 'openclawselfconfigs.openclaw.rocks']);
       expect(second.installation.bootstrapApiKey).toBeNull();
       expect(second.installation.bootstrapPrincipalId).toBe(first.installation.bootstrapPrincipalId);
       const row = await second.db.secret.findUniqueOrThrow({ where: { id: secret.id } });

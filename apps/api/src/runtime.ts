@@ -1,6 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { OPENCLAW_CRD_DIR } from '@occ/kube-emulator/crds';
+import { startKubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
 import { startKubeEmulator } from '@occ/kube-emulator/server';
 import { createDb, type Db } from './db/client.ts';
 import { startEmbeddedPostgres } from './db/embedded-postgres.ts';
@@ -62,9 +64,16 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (env.kubeconfig) {
       kubeConfig = kubeConfigFromFile(env.kubeconfig);
     } else {
-      const kube = await startKubeEmulator(options.inMemory ? {} : { dataFile: path.join(env.dataDir, 'kube', 'objects.json') });
+      // The embedded cluster serves the product's CRDs (deploy/crds) and runs a kubelet simulator,
+      // so gateway Deployments report availability from their secret references as on a cluster.
+      const kube = await startKubeEmulator({
+        crdDirs: [OPENCLAW_CRD_DIR],
+        ...(options.inMemory ? {} : { dataFile: path.join(env.dataDir, 'kube', 'objects.json') }),
+      });
       closers.push(() => kube.close());
       kubeConfig = kube.kubeConfig();
+      const kubelet = await startKubeletSimulator(kubeConfig);
+      closers.push(async () => kubelet.stop());
       await writeFile(path.join(env.dataDir, 'kubeconfig.yaml'), kube.kubeconfigYaml(), { mode: 0o600 });
       logger.info('embedded Kubernetes API server started', { url: kube.url, kubeconfig: path.join(env.dataDir, 'kubeconfig.yaml') });
     }

@@ -9,6 +9,8 @@ export const NAMESPACE_ID_LABEL = 'openclaw.rocks/namespace-id';
 export const SECRET_ID_LABEL = 'openclaw.rocks/secret-id';
 export const INSTALLATION_ANNOTATION = 'openclaw.rocks/installation-id';
 export const SECRET_VALUE_KEY = 'value';
+/** The field manager of every write the control plane makes, so field ownership names it (E2, W4). */
+export const FIELD_MANAGER = 'occ-controller';
 
 /** K1: one Kubernetes namespace per Namespace, named from its id. */
 export function kubernetesNamespaceName(namespaceId: string): string {

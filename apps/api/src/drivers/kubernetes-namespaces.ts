@@ -1,5 +1,5 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { MANAGED_BY, MANAGED_BY_LABEL, NAMESPACE_ID_LABEL, namespaceLabels } from '@occ/domain/kubernetes-names';
+import { FIELD_MANAGER, MANAGED_BY, MANAGED_BY_LABEL, NAMESPACE_ID_LABEL, namespaceLabels } from '@occ/domain/kubernetes-names';
 import { uuidOf } from '@occ/domain/ids';
 import { kubeStatus } from '../kube/errors.ts';
 
@@ -18,7 +18,7 @@ export class KubernetesNamespaceDriver implements NamespaceDriver {
 
   async ensure(k8sName: string, namespaceId: string): Promise<void> {
     try {
-      await this.core.createNamespace({ body: { metadata: { name: k8sName, labels: namespaceLabels(namespaceId) } } });
+      await this.core.createNamespace({ body: { metadata: { name: k8sName, labels: namespaceLabels(namespaceId) } }, fieldManager: FIELD_MANAGER });
       return;
     } catch (error) {
       if (kubeStatus(error)?.code !== 409) throw error;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import {
   backendIdentityMismatch,
+  FIELD_MANAGER,
   INSTALLATION_ANNOTATION,
   SECRET_VALUE_KEY,
   secretBackendName,
@@ -62,7 +63,7 @@ export class KubernetesSecretDriver implements SecretDriver {
     };
     let created: V1Secret;
     try {
-      created = await this.core.createNamespacedSecret({ namespace: input.k8sNamespace, body });
+      created = await this.core.createNamespacedSecret({ namespace: input.k8sNamespace, body, fieldManager: FIELD_MANAGER });
     } catch (error) {
       translate(error, 'creating the Kubernetes Secret');
     }
@@ -85,7 +86,7 @@ export class KubernetesSecretDriver implements SecretDriver {
     };
     delete (body as { stringData?: unknown }).stringData;
     try {
-      await this.core.replaceNamespacedSecret({ name: ref.name, namespace: ref.k8sNamespace, body });
+      await this.core.replaceNamespacedSecret({ name: ref.name, namespace: ref.k8sNamespace, body, fieldManager: FIELD_MANAGER });
     } catch (error) {
       translate(error, 'updating the Kubernetes Secret');
     }

@@ -50,6 +50,7 @@ describe('createSecret', () => {
     expect(live.metadata?.labels).toMatchObject({ [MANAGED_BY_LABEL]: 'openclaw-control-plane', [NAMESPACE_ID_LABEL]: uuidOf(nsId), [SECRET_ID_LABEL]: uuidOf(secret.id) });
     expect(Buffer.from(live.data!.value!, 'base64').toString('utf8')).toBe('sk-test-value');
     expect(Object.keys(live.data!)).toEqual(['value']);
+    expect(live.metadata?.managedFields?.map((f) => [f.manager, f.operation])).toEqual([['occ-controller', 'Update']]);
   });
 
   it('S2 a caller cannot choose the backend name, namespace or key: such input fields do not exist', async () => {
