@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { OPENCLAW_CRD_DIR } from '@occ/kube-emulator/crds';
 import { startKubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
-import { startKubeEmulator } from '@occ/kube-emulator/server';
+import { startKubeEmulator, type KubeEmulator } from '@occ/kube-emulator/server';
 import { createDb, type Db } from './db/client.ts';
 import { startEmbeddedPostgres } from './db/embedded-postgres.ts';
 import { migrateDeploy } from './db/migrate.ts';
@@ -29,6 +29,8 @@ export interface Runtime {
   installation: InstallationState;
   worker: Worker;
   embedded: { postgres: boolean; kubernetes: boolean };
+  /** The embedded API server, when there is one (tests inject faults through it, E4). */
+  emulator: KubeEmulator | null;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       logger.info('embedded PostgreSQL (PGlite) started', { dataDir: options.inMemory ? 'memory' : path.join(env.dataDir, 'pglite') });
     }
     let kubeConfig: KubeConfig;
+    let emulator: KubeEmulator | null = null;
     if (env.kubeconfig) {
       kubeConfig = kubeConfigFromFile(env.kubeconfig);
     } else {
@@ -71,6 +74,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         ...(options.inMemory ? {} : { dataFile: path.join(env.dataDir, 'kube', 'objects.json') }),
       });
       closers.push(() => kube.close());
+      emulator = kube;
       kubeConfig = kube.kubeConfig();
       const kubelet = await startKubeletSimulator(kubeConfig);
       closers.push(async () => kubelet.stop());
@@ -111,6 +115,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       installation,
       worker,
       embedded: { postgres: !env.databaseUrl, kubernetes: !env.kubeconfig },
+      emulator,
       close,
     };
   } catch (error) {

@@ -29,6 +29,15 @@ export interface SecretDriver {
   delete(ref: SecretBackendRef): Promise<'deleted' | 'missing'>;
   /** Looks the object up and verifies its labels and uid. */
   resolve(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }): Promise<ResolveResult>;
+  /** The objects this control plane labelled as its own in a Kubernetes namespace: metadata only. */
+  listOwned(k8sNamespace: string): Promise<OwnedBackendObject[]>;
+}
+
+export interface OwnedBackendObject {
+  name: string;
+  uid: string;
+  labels: Record<string, string>;
+  createdAt: Date | null;
 }
 
 /** The driver could not tell whether its write happened (connection lost after sending). */

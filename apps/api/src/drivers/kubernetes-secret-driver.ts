@@ -3,6 +3,8 @@ import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-no
 import {
   backendIdentityMismatch,
   FIELD_MANAGER,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
   INSTALLATION_ANNOTATION,
   SECRET_VALUE_KEY,
   secretBackendName,
@@ -12,6 +14,7 @@ import {
   BackendConflict,
   BackendOutcomeUnknown,
   type CreateBackendSecret,
+  type OwnedBackendObject,
   type ResolveResult,
   type SecretBackendRef,
   type SecretDriver,
@@ -117,6 +120,22 @@ export class KubernetesSecretDriver implements SecretDriver {
     if (mismatch) return { state: 'mismatch', reason: mismatch };
     if (live.data?.[ref.key] === undefined) return { state: 'mismatch', reason: `key ${ref.key} is missing` };
     return { state: 'present', ref, resourceVersion: live.metadata?.resourceVersion ?? '' };
+  }
+
+  async listOwned(k8sNamespace: string): Promise<OwnedBackendObject[]> {
+    try {
+      const list = await this.core.listNamespacedSecret({ namespace: k8sNamespace, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}` });
+      // Only metadata leaves this function: the listed objects' data is dropped here.
+      return list.items.map((s) => ({
+        name: s.metadata?.name ?? '',
+        uid: s.metadata?.uid ?? '',
+        labels: s.metadata?.labels ?? {},
+        createdAt: s.metadata?.creationTimestamp ? new Date(s.metadata.creationTimestamp) : null,
+      }));
+    } catch (error) {
+      if (kubeStatus(error)?.code === 404) return [];
+      translate(error, 'listing Kubernetes Secrets');
+    }
   }
 
   private async read(ref: SecretBackendRef): Promise<V1Secret | null> {

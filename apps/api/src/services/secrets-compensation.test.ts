@@ -3,6 +3,7 @@ import { MANAGED_BY_LABEL } from '@occ/domain/kubernetes-names';
 import { startPgProxy, type PgProxy } from '../test/pg-proxy.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { CREATE_SECRET, createReadyNamespace, payload } from '../test/operations.ts';
+import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
 
 // Rule S5: what happens to the Kubernetes Secret when the database commit fails.
 
@@ -73,5 +74,31 @@ describe('S5 compensation', () => {
     // The COMMIT did reach the server: the metadata exists and still points at the live object.
     const row = await stack.runtime.db.secret.findFirstOrThrow({ where: { name: 'limbo' } });
     expect(after.find((o) => o.uid === row.backendUid)).toBeTruthy();
+  });
+});
+
+describe('S5 orphans', () => {
+  const ORPHANS = `{ orphanedSecretBackends { __typename ... on OrphanedSecretBackends { items { k8sNamespace name uid namespaceId secretId } } ... on Error { code } } }`;
+
+  it('S5 a create whose Kubernetes answer is lost answers OUTCOME_UNKNOWN, records nothing, and the object is listed as an orphan', async () => {
+    const before = await ourObjects();
+    stack.runtime.emulator!.faults.add({ verb: 'create', path: `/api/v1/namespaces/${k8sNs}/secrets`, times: 1, action: { type: 'lose-response' } });
+    const result = payload(await stack.gql(CREATE_SECRET, { input: { namespaceId: nsId, name: 'lost-answer', value: 'v' } }), 'createSecret');
+    expect(result).toMatchObject({ __typename: 'OutcomeUnknownError', code: 'OUTCOME_UNKNOWN' });
+    expect(await stack.runtime.db.secret.count({ where: { name: 'lost-answer' } })).toBe(0);
+    const after = await ourObjects();
+    const created = after.filter((o) => !before.some((b) => b.uid === o.uid));
+    expect(created).toHaveLength(1);
+    const listed = payload(await stack.gql(ORPHANS), 'orphanedSecretBackends');
+    expect(listed.items).toContainEqual({ k8sNamespace: k8sNs, name: created[0]!.name, uid: created[0]!.uid, namespaceId: nsId, secretId: `sec_${created[0]!.secretId}` });
+    // Objects that metadata points at are not orphans.
+    const rows = await stack.runtime.db.secret.findMany({ select: { backendUid: true } });
+    for (const row of rows) expect(listed.items.map((i: { uid: string }) => i.uid)).not.toContain(row.backendUid);
+  });
+
+  it('S5 only installation administrators list orphans', async () => {
+    const user = await createHumanPrincipal(stack.runtime.db, 'not-admin', 'test');
+    await grantBuiltInRole(stack.runtime.db, user.principalId, 'namespace-admin', { kind: 'namespace', namespaceId: nsId }, 'test');
+    expect(payload(await stack.gql(ORPHANS, {}, { key: user.apiKey }), 'orphanedSecretBackends')).toEqual({ __typename: 'ForbiddenError', code: 'FORBIDDEN' });
   });
 });

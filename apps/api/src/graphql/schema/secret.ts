@@ -9,6 +9,7 @@ import {
 } from '@occ/domain/errors';
 import type { SecretBackendRef } from '@occ/domain/secret-driver';
 import { requireNamespace } from '../../services/namespaces.ts';
+import { listOrphanedSecretBackends, type OrphanedSecretBackend } from '../../services/orphans.ts';
 import {
   createSecret,
   deleteSecret,
@@ -142,3 +143,29 @@ builder.mutationFields((t) => ({
     resolve: (_root, { input }, ctx) => deleteSecret(ctx.deps, actorOf(ctx), input),
   }),
 }));
+
+const OrphanedSecretBackendRef = builder.objectRef<OrphanedSecretBackend>('OrphanedSecretBackend').implement({
+  description: 'A Kubernetes Secret labelled as ours that no secret points at (S5): recover or delete it.',
+  fields: (t) => ({
+    k8sNamespace: t.exposeString('k8sNamespace'),
+    name: t.exposeString('name'),
+    uid: t.exposeString('uid'),
+    namespaceId: t.exposeID('namespaceId', { nullable: true }),
+    secretId: t.exposeID('secretId', { nullable: true, description: 'The id it was created for; no secret has it.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const OrphanedSecretBackends = builder.objectRef<{ items: OrphanedSecretBackend[] }>('OrphanedSecretBackends').implement({
+  fields: (t) => ({ items: t.field({ type: [OrphanedSecretBackendRef], resolve: (r) => r.items }) }),
+});
+
+builder.queryField('orphanedSecretBackends', (t) =>
+  t.field({
+    type: OrphanedSecretBackends,
+    description: 'Installation administrators: backend objects left by unknown outcomes (S5).',
+    authScopes: { authenticated: true },
+    errors: { types: [ForbiddenError], union: { name: 'OrphanedSecretBackendsResult' } },
+    resolve: async (_root, _args, ctx) => ({ items: await listOrphanedSecretBackends(ctx.deps, actorOf(ctx)) }),
+  }),
+);
