@@ -26,6 +26,15 @@ describe('authentication', () => {
     expect(res.body.data?.viewer).toMatchObject({ kind: 'SERVICE', name: 'bootstrap', id: stack.runtime.installation.bootstrapPrincipalId });
   });
 
+  it('using a key records when it was last used', async () => {
+    const user = await createHumanPrincipal(stack.runtime.db, 'last-used', 'test');
+    expect((await stack.runtime.db.apiKey.findUniqueOrThrow({ where: { id: user.apiKeyId } })).lastUsedAt).toBeNull();
+    const before = Date.now();
+    await stack.gql(VIEWER, {}, { key: user.apiKey });
+    const used = (await stack.runtime.db.apiKey.findUniqueOrThrow({ where: { id: user.apiKeyId } })).lastUsedAt;
+    expect(used!.getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
   it('the bootstrap key is stored only as a hash', async () => {
     const keys = await stack.runtime.db.apiKey.findMany();
     expect(keys.length).toBeGreaterThan(0);
