@@ -17,6 +17,12 @@ export function CreateNamespaceForm() {
     onSuccess: async (result) => {
       if (result.__typename !== 'CreateNamespaceSuccess') return;
       setCreated(result.namespace);
+      // A list fetch already in flight (the page's first load, or a poll) may have read the table
+      // before this create committed. invalidateQueries would not replace it: when the list has no
+      // data yet, TanStack Query hands the invalidation that in-flight fetch instead of starting a
+      // new one, so its stale answer (without the new row, nothing PROVISIONING, so no polling)
+      // would stay. Cancel it first; the invalidation below then fetches after the commit.
+      await queryClient.cancelQueries({ queryKey: namespaceKeys.all });
       // Show the new row at once, as the server answered it (PROVISIONING); polling takes it from there.
       queryClient.setQueryData(namespacesQueryOptions().queryKey, (list) =>
         list && !list.namespaces.some((ns) => ns.id === result.namespace.id)
