@@ -25,7 +25,14 @@ import {
   NamespaceSecretsQuery,
   UpdateSecretMutation,
 } from '../../apps/console/lib/secrets';
-import { UsersQuery } from '../../apps/console/lib/users';
+import {
+  ApiKeysQuery,
+  CreateApiKeyMutation,
+  CreateUserMutation,
+  DisableUserMutation,
+  RevokeApiKeyMutation,
+  UsersQuery,
+} from '../../apps/console/lib/users';
 import { ViewerQuery } from '../../apps/console/lib/viewer';
 
 // Cross-package: the console's hand-typed documents against the SDL the API commits, so a schema
@@ -54,6 +61,11 @@ const documents = {
   GrantAccessMutation,
   RevokeAccessMutation,
   UsersQuery,
+  ApiKeysQuery,
+  CreateUserMutation,
+  DisableUserMutation,
+  CreateApiKeyMutation,
+  RevokeApiKeyMutation,
 };
 
 test('the console GraphQL documents are valid against apps/api/schema.graphql', () => {
