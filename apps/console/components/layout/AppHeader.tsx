@@ -34,6 +34,9 @@ export function AppHeader() {
             <Link href="/namespaces" aria-current={pathname === '/namespaces' ? 'page' : undefined}>
               Namespaces
             </Link>
+            <Link href="/users" aria-current={pathname === '/users' ? 'page' : undefined}>
+              Users
+            </Link>
           </nav>
           <div className="session">
             <span className="principal" title={principal.id}>

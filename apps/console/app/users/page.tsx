@@ -1,0 +1,14 @@
+import type { Metadata } from 'next';
+import { Suspense } from 'react';
+import { UsersScreen } from '../../components/users/UsersScreen';
+
+export const metadata: Metadata = { title: 'Users' };
+
+// useSearchParams needs a Suspense boundary in a static export (see app/secrets/page.tsx).
+export default function UsersPage() {
+  return (
+    <Suspense fallback={<p role="status">Loading…</p>}>
+      <UsersScreen />
+    </Suspense>
+  );
+}

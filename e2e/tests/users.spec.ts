@@ -1,0 +1,71 @@
+import { expect, test } from '../support/fixtures';
+import { signIn } from '../support/console';
+
+test('an administrator creates a user whose key signs in to an empty console, then revokes the key and it is refused', async ({
+  page,
+  stack,
+  snap,
+}) => {
+  const userName = `e2e-user-${Date.now().toString(36)}`;
+  page.on('dialog', (dialog) => void dialog.accept());
+
+  await signIn(page, stack.bootstrapApiKey);
+
+  let userKey = '';
+  await test.step('create a user from the Users page: the key is shown once', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
+    await expect(page).toHaveURL(/\/users$/);
+    await expect(page.getByRole('heading', { name: 'Users', level: 1 })).toBeVisible();
+    await page.getByLabel('User name').fill(userName);
+    await page.getByRole('button', { name: 'Create user' }).click();
+    const shown = page.getByRole('status').filter({ hasText: 'it will not be shown again' });
+    await expect(shown).toBeVisible();
+    await expect(shown.getByRole('button', { name: 'Copy key' })).toBeVisible();
+    userKey = (await shown.locator('code').innerText()).trim();
+    expect(userKey.length).toBeGreaterThan(16);
+    await expect(page.getByRole('row', { name: new RegExp(userName) })).toContainText('ACTIVE');
+    await snap('user-created');
+  });
+
+  await test.step('sign out, sign in with the new key: no namespaces are visible to a user without grants', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await signIn(page, userKey);
+    await expect(page.getByRole('banner')).toContainText(userName);
+    await expect(page.getByText('No namespaces yet.')).toBeVisible();
+    await snap('new-user-empty-namespaces');
+  });
+
+  await test.step('back as bootstrap, revoke the new user\'s key', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await signIn(page, stack.bootstrapApiKey);
+    await page.goto('/users');
+    await page.getByRole('link', { name: `API keys of ${userName}` }).click();
+    await expect(page).toHaveURL(/\/users\?id=/);
+    await expect(page.getByRole('heading', { name: `API keys of ${userName}`, level: 1 })).toBeVisible();
+    const keyRow = page.getByRole('row').filter({ has: page.getByRole('button', { name: /^Revoke key / }) });
+    await expect(keyRow).toHaveCount(1);
+    // Only the prefix is listed, and it is the start of the key shown at creation.
+    const shownPrefix = (await keyRow.locator('code').innerText()).replace('…', '').trim();
+    expect(shownPrefix.length).toBeGreaterThan(0);
+    expect(shownPrefix.length).toBeLessThan(userKey.length);
+    expect(userKey.startsWith(shownPrefix)).toBe(true);
+    await expect(keyRow.getByRole('cell').nth(2)).toHaveText('no');
+    await keyRow.getByRole('button', { name: /^Revoke key / }).click();
+    const revokedRow = page.getByRole('row').filter({ has: page.locator('code', { hasText: shownPrefix }) });
+    await expect(revokedRow.getByRole('cell').nth(2)).toContainText('UTC');
+    await expect(page.getByRole('button', { name: /^Revoke key / })).toHaveCount(0);
+    await snap('key-revoked');
+  });
+
+  await test.step('the revoked key is refused on sign-in', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await page.getByLabel('API key').fill(userKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: 'Sign-in failed' })).toBeVisible();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await snap('revoked-key-refused');
+  });
+});
