@@ -1,7 +1,7 @@
 import { expect, test } from '../support/fixtures';
 import { signIn } from '../support/console';
 
-test('an administrator creates a user whose key signs in to an empty console, then revokes the key and it is refused', async ({
+test('an administrator creates a user whose key signs in to an empty console, revokes the key so it is refused, and disables the user', async ({
   page,
   stack,
   snap,
@@ -67,5 +67,17 @@ test('an administrator creates a user whose key signs in to an empty console, th
     await expect(page.getByRole('alert').filter({ hasText: 'Sign-in failed' })).toBeVisible();
     await expect(page).toHaveURL(/\/sign-in$/);
     await snap('revoked-key-refused');
+  });
+
+  await test.step('disable the user: the list marks them DISABLED', async () => {
+    // After the refusal above, so that check is about the revoked key and not a disabled user.
+    await signIn(page, stack.bootstrapApiKey);
+    await page.goto('/users');
+    const userRow = page.getByRole('row', { name: new RegExp(userName) });
+    await expect(userRow).toContainText('ACTIVE');
+    await userRow.getByRole('button', { name: `Disable ${userName}` }).click();
+    await expect(userRow).toContainText('DISABLED');
+    await expect(userRow.getByRole('button', { name: `Disable ${userName}` })).toBeDisabled();
+    await snap('user-disabled');
   });
 });
