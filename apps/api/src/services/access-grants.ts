@@ -9,10 +9,10 @@ import {
   findBindings,
   resolveScope,
   scopeColumns,
-  scopeOf,
   type AccessBindingView,
   type ScopeInput,
 } from './access-scope.ts';
+import { scopeOf } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 

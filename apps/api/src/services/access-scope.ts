@@ -2,7 +2,7 @@ import { ACTIONS, RESOURCE_KINDS, type AccessRequest, type Action, type Permissi
 import { NotFoundError, ValidationError } from '@occ/domain/errors';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Db, Tx } from '../db/client.ts';
-import { auditHiddenDenial, decider, deny } from './access.ts';
+import { auditHiddenDenial, decider, deny, scopeOf } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
 import { resourceExists } from './resource-lookup.ts';
 import { toPrincipalView, type PrincipalView } from './users.ts';
@@ -149,17 +149,6 @@ type BindingRow = Prisma.AccessBindingGetPayload<{ select: typeof BINDING_SELECT
 
 export function toRoleRow(row: { id: string; name: string; builtIn: boolean; namespaceId: string | null; permissions: unknown; createdAt: Date }): RoleRow {
   return { ...row, permissions: row.permissions as Permission[] };
-}
-
-export function scopeOf(row: Pick<BindingRow, 'scopeKind' | 'namespaceId' | 'resourceKind' | 'resourceId'>): Scope {
-  switch (row.scopeKind) {
-    case 'INSTALLATION':
-      return { kind: 'installation' };
-    case 'NAMESPACE':
-      return { kind: 'namespace', namespaceId: row.namespaceId ?? '' };
-    case 'RESOURCE':
-      return { kind: 'resource', resourceKind: row.resourceKind as ResourceKind, resourceId: row.resourceId ?? '', namespaceId: row.namespaceId };
-  }
 }
 
 function toBindingView(row: BindingRow): AccessBindingView {

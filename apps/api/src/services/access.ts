@@ -1,4 +1,4 @@
-import { decide, type AccessRequest, type BindingView, type Decision, type Permission, type Scope } from '@occ/domain/access';
+import { decide, type AccessRequest, type BindingView, type Decision, type Permission, type ResourceKind, type Scope } from '@occ/domain/access';
 import { ForbiddenError, NotFoundError } from '@occ/domain/errors';
 import { afterRollback, type Db, type Tx } from '../db/client.ts';
 import { audit } from './audit.ts';
@@ -14,14 +14,15 @@ type BindingRow = {
   role: { id: string; name: string; permissions: unknown };
 };
 
-function toScope(row: BindingRow): Scope {
+/** A binding row's scope columns as the domain's Scope. */
+export function scopeOf(row: Pick<BindingRow, 'scopeKind' | 'namespaceId' | 'resourceKind' | 'resourceId'>): Scope {
   switch (row.scopeKind) {
     case 'INSTALLATION':
       return { kind: 'installation' };
     case 'NAMESPACE':
       return { kind: 'namespace', namespaceId: row.namespaceId ?? '' };
     case 'RESOURCE':
-      return { kind: 'resource', resourceKind: row.resourceKind as never, resourceId: row.resourceId ?? '', namespaceId: row.namespaceId };
+      return { kind: 'resource', resourceKind: row.resourceKind as ResourceKind, resourceId: row.resourceId ?? '', namespaceId: row.namespaceId };
   }
 }
 
@@ -42,7 +43,7 @@ export async function loadBindings(db: Db | Tx, subjectId: string): Promise<Bind
     id: row.id,
     subjectId: row.subjectId,
     role: { id: row.role.id, name: row.role.name, permissions: row.role.permissions as Permission[] },
-    scope: toScope(row),
+    scope: scopeOf(row),
   }));
 }
 

@@ -1,7 +1,8 @@
-import { builtInRole } from '@occ/domain/access';
+import { builtInRole, type Scope } from '@occ/domain/access';
 import type { Db } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { generateApiKey } from './api-keys.ts';
+import { scopeColumns } from './access-scope.ts';
 import { audit } from './audit.ts';
 
 // Test fixtures: a user and a grant written straight to the database, without an authorizing
@@ -38,10 +39,7 @@ export async function grantBuiltInRole(db: Db, subjectId: string, roleName: stri
         id,
         subjectId,
         roleId: builtInRole(roleName).id,
-        scopeKind: scope.kind === 'installation' ? 'INSTALLATION' : scope.kind === 'namespace' ? 'NAMESPACE' : 'RESOURCE',
-        namespaceId: scope.kind === 'installation' ? null : scope.namespaceId,
-        resourceKind: scope.kind === 'resource' ? scope.resourceKind : null,
-        resourceId: scope.kind === 'resource' ? scope.resourceId : null,
+        ...scopeColumns(scope as Scope),
         createdById,
       },
     });
