@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
 import type { AccessRequest, Decision } from '@occ/domain/access';
 import { decider } from '../services/access.ts';
-import { findBindings, readBindingsRequests, type AccessBindingView } from '../services/access-scope.ts';
+import { canSeeBinding } from '../services/access-queries.ts';
+import { findBindings, type AccessBindingView } from '../services/access-scope.ts';
 import { toAgentView, type AgentView } from '../services/agents.ts';
 import { toConfigurationView, type ConfigurationView } from '../services/configurations.ts';
 import type { Actor, Deps } from '../services/deps.ts';
@@ -58,12 +59,10 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       return byId(ids, rows).map((p) => (p ? { principalId: p.id, kind: p.kind, name: p.name } : null));
     }),
     bindingsBySubject: new DataLoader(async (subjectIds) => {
-      const rows = await findBindings(deps.db, { subjectId: { in: [...subjectIds] } });
-      const visible: AccessBindingView[] = [];
-      for (const b of rows) {
-        if (b.subjectId === actor?.principalId) visible.push(b);
-        else if ((await Promise.all(readBindingsRequests(b.scope).map((r) => may(r)))).some((d) => d.allowed)) visible.push(b);
-      }
+      if (!actor) return subjectIds.map(() => []);
+      const visible = (await findBindings(deps.db, { subjectId: { in: [...subjectIds] } })).filter(
+        canSeeBinding(actor.principalId, await (deciding ??= decider(deps.db, actor))),
+      );
       return subjectIds.map((s) => visible.filter((b) => b.subjectId === s));
     }),
   };

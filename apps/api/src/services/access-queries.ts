@@ -1,4 +1,4 @@
-import { decide, type AccessRequest, type BindingView, type Scope } from '@occ/domain/access';
+import { decide, type AccessRequest, type BindingView, type Decision, type Scope } from '@occ/domain/access';
 import { NotFoundError, ValidationError } from '@occ/domain/errors';
 import { decider } from './access.ts';
 import { authorizeAny, findBindings, isAction, isResourceKind, readBindingsRequests, type AccessBindingView } from './access-scope.ts';
@@ -8,9 +8,13 @@ import { resourceExists } from './resource-lookup.ts';
 // Reading bindings: a caller sees the bindings at scopes where it may read or administer them
 // (readBindingsRequests), and always its own.
 
+/** Whether `actorId`, deciding with `may`, sees a binding: its own, or one at a scope where it may read or administer bindings. */
+export function canSeeBinding(actorId: string, may: (request: Omit<AccessRequest, 'subjectId'>) => Decision): (binding: AccessBindingView) => boolean {
+  return (binding) => binding.subjectId === actorId || readBindingsRequests(binding.scope).some((request) => may(request).allowed);
+}
+
 async function readableBy(deps: Deps, actor: Actor): Promise<(binding: AccessBindingView) => boolean> {
-  const may = await decider(deps.db, actor);
-  return (binding) => binding.subjectId === actor.principalId || readBindingsRequests(binding.scope).some((request) => may(request).allowed);
+  return canSeeBinding(actor.principalId, await decider(deps.db, actor));
 }
 
 export async function listBindingsForSubject(deps: Deps, actor: Actor, subjectId: string): Promise<AccessBindingView[]> {
