@@ -29,3 +29,34 @@ export async function audit(tx: Tx, event: AuditInput): Promise<void> {
     },
   });
 }
+
+export interface AnonymousRefusal {
+  /** The client's address as the server saw it (the socket's peer), or 'unknown'. */
+  clientAddress: string;
+  /** What was refused: `signIn`, `authenticate`, or the mutation's name. */
+  action: string;
+  reason: 'UNAUTHENTICATED' | 'THROTTLED';
+  at?: Date;
+}
+
+/**
+ * Refusals of callers nobody authenticated are coalesced: one row per client address and minute,
+ * counting each action and reason, so a client that cannot sign in cannot grow the audit table
+ * faster than one row a minute (P5). Every decision about an authenticated caller is audited one
+ * by one through `audit`.
+ */
+export async function auditAnonymousRefusal(db: Tx, refusal: AnonymousRefusal): Promise<void> {
+  const at = refusal.at ?? new Date();
+  const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
+  const address = refusal.clientAddress.slice(0, 64);
+  const action = refusal.action.slice(0, 64);
+  const key = `anonymous:${address}:${minute.toISOString()}`;
+  const details = { clientAddress: address, window: { from: minute.toISOString(), seconds: 60 }, counts: { [`${action}:${refusal.reason}`]: 1 } };
+  await db.$executeRaw`
+    INSERT INTO "AuditEvent" ("id", "at", "actorId", "action", "resourceKind", "outcome", "reason", "details", "count", "coalesceKey")
+    VALUES (${newId('audit')}, ${minute}, NULL, 'anonymousRefusals', 'installation', 'DENIED', ${refusal.reason}, ${JSON.stringify(details)}::jsonb, 1, ${key})
+    ON CONFLICT ("coalesceKey") DO UPDATE SET
+      "count" = "AuditEvent"."count" + 1,
+      "details" = jsonb_set("AuditEvent"."details", ARRAY['counts', ${`${action}:${refusal.reason}`}],
+        to_jsonb(COALESCE(("AuditEvent"."details"->'counts'->>${`${action}:${refusal.reason}`})::int, 0) + 1))`;
+}
