@@ -48,10 +48,42 @@ export class BackendOutcomeUnknown extends Error {
   }
 }
 
-/** The live object changed underneath (stale resourceVersion, uid or labels). */
+/** A concurrent writer changed the live object (409 on a stale resourceVersion). */
 export class BackendConflict extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'BackendConflict';
+  }
+}
+
+/** The backend namespace the object lives in (or would be created in) does not exist. */
+export class BackendNamespaceMissing extends Error {
+  constructor(readonly k8sNamespace: string) {
+    super(`the Kubernetes namespace ${k8sNamespace} does not exist`);
+    this.name = 'BackendNamespaceMissing';
+  }
+}
+
+/** The recorded object is gone while its namespace is there (deleted outside the control plane). */
+export class BackendObjectMissing extends Error {
+  constructor(readonly k8sNamespace: string, readonly objectName: string) {
+    super(`the Kubernetes Secret ${k8sNamespace}/${objectName} does not exist`);
+    this.name = 'BackendObjectMissing';
+  }
+}
+
+/** An object of the recorded name exists but is not the one recorded (uid or labels differ). */
+export class BackendIdentityChanged extends Error {
+  constructor(readonly reason: string) {
+    super(`the Kubernetes Secret is not the one recorded: ${reason}`);
+    this.name = 'BackendIdentityChanged';
+  }
+}
+
+/** Kubernetes refused or could not be reached; nothing was applied. The message never quotes the request. */
+export class BackendFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BackendFailure';
   }
 }

@@ -10,7 +10,8 @@ import { startTestStack, type TestStack } from '../test/stack.ts';
 import { createReadyNamespace, waitFor } from '../test/operations.ts';
 
 // Every mutation × every kind of caller × {not granted, granted}: allowed or denied, and every
-// denial audited (A2, A3, and the S/C/A rules' "needs …" clauses).
+// denial audited (A2, A3, and the S/C/A rules' "needs …" clauses). Each denied cell has one exact
+// answer (P6): FORBIDDEN where the caller can see the target, NOT_FOUND where it cannot.
 
 type Subject = 'installationAdmin' | 'namespaceAdmin' | 'namespaceViewer' | 'unrelatedUser' | 'agentPrincipal' | 'anonymous';
 const SUBJECTS: Subject[] = ['installationAdmin', 'namespaceAdmin', 'namespaceViewer', 'unrelatedUser', 'agentPrincipal', 'anonymous'];
@@ -29,6 +30,11 @@ interface Case {
   allowed: Subject[];
   /** The grant that makes a denied caller allowed. */
   grant: (subjectId: string) => Promise<string>;
+  /**
+   * Who can see the target (P6): a denied caller among them is FORBIDDEN (it can read but not
+   * act); any other is NOT_FOUND, exactly as for a target that does not exist.
+   */
+  readers: Subject[];
 }
 
 const uniq = () => Math.random().toString(36).slice(2, 9);
@@ -65,33 +71,39 @@ const atInstallation = (permissions: Array<{ action: string; resourceKind: strin
 
 const NS_WRITERS: Subject[] = ['installationAdmin', 'namespaceAdmin'];
 const INSTALLATION_ONLY: Subject[] = ['installationAdmin'];
+/** Who reads the namespace and what is in it (the viewer's role). */
+const NS_READERS: Subject[] = ['installationAdmin', 'namespaceAdmin', 'namespaceViewer'];
+/** No target to hide: every denial is FORBIDDEN. */
+const EVERYONE: Subject[] = SUBJECTS;
 
 const CASES: Case[] = [
-  { mutation: 'createNamespace', input: async () => ({ name: `n-${uniq()}` }), allowed: INSTALLATION_ONLY, grant: atInstallation([{ action: 'create', resourceKind: 'namespace' }]) },
-  { mutation: 'createSecret', input: async () => ({ namespaceId: nsId, name: `s-${uniq()}`, value: 'v' }), allowed: NS_WRITERS, grant: editorInNamespace },
-  { mutation: 'updateSecret', input: async () => ({ id: await secret(), value: 'w' }), allowed: NS_WRITERS, grant: editorInNamespace },
-  { mutation: 'deleteSecret', input: async () => ({ id: await secret() }), allowed: NS_WRITERS, grant: editorInNamespace },
-  { mutation: 'createConfiguration', input: async () => ({ namespaceId: nsId, name: `c-${uniq()}`, values: {} }), allowed: NS_WRITERS, grant: editorInNamespace },
-  { mutation: 'updateConfiguration', input: async () => ({ id: await configuration(), expectedGeneration: 1, values: { x: 1 } }), allowed: NS_WRITERS, grant: editorInNamespace },
-  { mutation: 'createAgent', input: async () => ({ namespaceId: nsId, name: `a-${uniq()}` }), allowed: NS_WRITERS, grant: editorInNamespace },
-  { mutation: 'updateAgent', input: async () => ({ id: (await agent()).id, selfConfigure: { enabled: true, allowedActions: ['skills'] } }), allowed: NS_WRITERS, grant: editorInNamespace },
-  { mutation: 'createRole', input: async () => ({ namespaceId: nsId, name: `r-${uniq()}`, permissions: [{ action: 'read', resourceKind: 'secret' }] }), allowed: NS_WRITERS, grant: adminInNamespace },
+  { mutation: 'createNamespace', input: async () => ({ name: `n-${uniq()}` }), allowed: INSTALLATION_ONLY, grant: atInstallation([{ action: 'create', resourceKind: 'namespace' }]), readers: EVERYONE },
+  { mutation: 'createSecret', input: async () => ({ namespaceId: nsId, name: `s-${uniq()}`, value: 'v' }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'updateSecret', input: async () => ({ id: await secret(), value: 'w' }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'deleteSecret', input: async () => ({ id: await secret() }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'createConfiguration', input: async () => ({ namespaceId: nsId, name: `c-${uniq()}`, values: {} }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'updateConfiguration', input: async () => ({ id: await configuration(), expectedGeneration: 1, values: { x: 1 } }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'createAgent', input: async () => ({ namespaceId: nsId, name: `a-${uniq()}` }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'updateAgent', input: async () => ({ id: (await agent()).id, selfConfigure: { enabled: true, allowedActions: ['skills'] } }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'createRole', input: async () => ({ namespaceId: nsId, name: `r-${uniq()}`, permissions: [{ action: 'read', resourceKind: 'secret' }] }), allowed: NS_WRITERS, grant: adminInNamespace, readers: NS_READERS },
   {
     mutation: 'grantAccess',
     input: async () => ({ subjectId: (await user()).principalId, roleId: 'rol_namespace-viewer', scope: { kind: 'NAMESPACE', namespaceId: nsId } }),
     allowed: NS_WRITERS,
     grant: adminInNamespace,
+    readers: NS_READERS,
   },
   {
     mutation: 'revokeAccess',
     input: async () => ({ bindingId: await grantBuiltInRole(stack.runtime.db, (await user()).principalId, 'namespace-viewer', { kind: 'namespace', namespaceId: nsId }, boot.principalId) }),
     allowed: NS_WRITERS,
     grant: adminInNamespace,
+    readers: NS_WRITERS,
   },
-  { mutation: 'createUser', input: async () => ({ name: `u-${uniq()}` }), allowed: INSTALLATION_ONLY, grant: atInstallation([{ action: 'create', resourceKind: 'principal' }]) },
-  { mutation: 'disableUser', input: async () => ({ id: (await user()).principalId }), allowed: INSTALLATION_ONLY, grant: atInstallation([{ action: 'administer', resourceKind: 'principal' }]) },
-  { mutation: 'createApiKey', input: async () => ({ principalId: (await user()).principalId }), allowed: INSTALLATION_ONLY, grant: atInstallation([{ action: 'administer', resourceKind: 'principal' }]) },
-  { mutation: 'revokeApiKey', input: async () => ({ id: (await user()).apiKeyId }), allowed: INSTALLATION_ONLY, grant: atInstallation([{ action: 'administer', resourceKind: 'principal' }]) },
+  { mutation: 'createUser', input: async () => ({ name: `u-${uniq()}` }), allowed: INSTALLATION_ONLY, grant: atInstallation([{ action: 'create', resourceKind: 'principal' }]), readers: EVERYONE },
+  { mutation: 'disableUser', input: async () => ({ id: (await user()).principalId }), allowed: INSTALLATION_ONLY, grant: atInstallation([{ action: 'administer', resourceKind: 'principal' }]), readers: INSTALLATION_ONLY },
+  { mutation: 'createApiKey', input: async () => ({ principalId: (await user()).principalId }), allowed: INSTALLATION_ONLY, grant: atInstallation([{ action: 'administer', resourceKind: 'principal' }]), readers: INSTALLATION_ONLY },
+  { mutation: 'revokeApiKey', input: async () => ({ id: (await user()).apiKeyId }), allowed: INSTALLATION_ONLY, grant: atInstallation([{ action: 'administer', resourceKind: 'principal' }]), readers: INSTALLATION_ONLY },
 ];
 
 function document(mutation: string): string {
@@ -138,7 +150,7 @@ afterAll(() => stack?.close());
 
 describe('authorization matrix', () => {
   for (const c of CASES) {
-    it(`A2 A3 ${c.mutation}: allowed for ${c.allowed.join(', ')}; denied and audited for everyone else; a grant turns a denial into an allow`, async () => {
+    it(`A2 A3 P6 ${c.mutation}: allowed for ${c.allowed.join(', ')}; denied and audited for everyone else, FORBIDDEN to those who can see the target and NOT_FOUND to the rest; a grant turns a denial into an allow`, async () => {
       for (const subject of SUBJECTS) {
         const before = await deniedCount(subject, c.mutation);
         const res = await call(c, subject);
@@ -152,8 +164,10 @@ describe('authorization matrix', () => {
           expect(result?.__typename, `${c.mutation} as ${subject}: ${JSON.stringify(res.body)}`).toMatch(/Success$/);
           continue;
         }
-        expect(['ForbiddenError', 'NotFoundError'], `${c.mutation} as ${subject}: ${JSON.stringify(res.body)}`).toContain(result?.__typename);
-        if (result?.__typename === 'ForbiddenError') expect(result).toMatchObject({ message: 'You are not allowed to do this.', missingGrant: null });
+        const expected = c.readers.includes(subject) ? 'ForbiddenError' : 'NotFoundError';
+        expect(result?.__typename, `P6 ${c.mutation} as ${subject}: ${JSON.stringify(res.body)}`).toBe(expected);
+        if (expected === 'ForbiddenError') expect(result).toMatchObject({ code: 'FORBIDDEN', message: 'You are not allowed to do this.', missingGrant: null });
+        else expect(result).toMatchObject({ code: 'NOT_FOUND' });
         expect(await deniedCount(subject, c.mutation), `${c.mutation} as ${subject} audited`).toBeGreaterThan(before);
 
         const bindingId = await c.grant(principals[subject]);

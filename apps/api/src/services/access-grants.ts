@@ -1,5 +1,7 @@
 import type { Scope } from '@occ/domain/access';
 import { NotFoundError, ValidationError } from '@occ/domain/errors';
+import { isId } from '@occ/domain/ids';
+import { isIdShaped } from '@occ/domain/text';
 import { transaction, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import {
@@ -12,7 +14,8 @@ import {
   type AccessBindingView,
   type ScopeInput,
 } from './access-scope.ts';
-import { scopeOf } from './access.ts';
+import { auditHiddenDenial, decider, scopeOf } from './access.ts';
+import { canSeeBinding } from './access-queries.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 
@@ -31,6 +34,7 @@ export interface GrantInput {
  * identical grants cannot both insert (the table has no unique key over the scope's nullable columns).
  */
 async function lockSubject(tx: Tx, subjectId: string): Promise<boolean> {
+  if (!isIdShaped(subjectId)) return false;
   const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Principal" WHERE id = ${subjectId} FOR UPDATE`;
   return rows.length === 1;
 }
@@ -48,7 +52,7 @@ async function lockScopeTarget(tx: Tx, scope: Scope, input: ScopeInput): Promise
 
 /** A custom role belongs to one namespace and binds only inside it; built-in roles bind anywhere. */
 async function requireRoleFor(tx: Tx, roleId: string, scope: Scope): Promise<{ id: string; name: string }> {
-  const role = await tx.role.findUnique({ where: { id: roleId }, select: { id: true, name: true, namespaceId: true } });
+  const role = isIdShaped(roleId) ? await tx.role.findUnique({ where: { id: roleId }, select: { id: true, name: true, namespaceId: true } }) : null;
   const usable = role && (role.namespaceId === null || (scope.kind !== 'installation' && scope.namespaceId === role.namespaceId));
   if (!role || !usable) throw new NotFoundError('No such role for this scope.');
   return role;
@@ -106,7 +110,7 @@ export function parseRevokeInput(input: { bindingId?: string | null; subjectId?:
 }
 
 /**
- * By id: an absent binding is "nothing changed". By (subject, role, scope): the subject, role and
+ * By id: a binding that does not exist, or that the caller cannot see, is NOT_FOUND (P6). By (subject, role, scope): the subject, role and
  * scope target must exist, like for a grant; every identical binding goes (duplicates may predate
  * the subject lock), each with its own audit event.
  */
@@ -114,9 +118,14 @@ export async function revokeAccess(deps: Deps, actor: Actor, input: RevokeInput)
   let scope: Scope;
   let where: { subjectId: string; roleId: string; scopeKind: 'INSTALLATION' | 'NAMESPACE' | 'RESOURCE'; namespaceId: string | null; resourceKind: string | null; resourceId: string | null };
   if ('bindingId' in input) {
-    const row = await deps.db.accessBinding.findUnique({ where: { id: input.bindingId } });
-    if (!row) return { changed: false, revokedBindingIds: [] };
+    const row = isId('accessBinding', input.bindingId) ? await deps.db.accessBinding.findUnique({ where: { id: input.bindingId } }) : null;
+    if (!row) throw new NotFoundError('No such access binding.');
     scope = scopeOf(row);
+    // P6: a binding the caller cannot see answers exactly as one that does not exist.
+    if (!canSeeBinding(actor.principalId, await decider(deps.db, actor))({ subjectId: row.subjectId, scope })) {
+      await auditHiddenDenial(deps, actor, { kind: 'accessBinding', id: row.id, namespaceId: row.namespaceId });
+      throw new NotFoundError('No such access binding.');
+    }
     where = { subjectId: row.subjectId, roleId: row.roleId, ...scopeColumns(scope) };
   } else {
     scope = await resolveScope(deps.db, input.scope);

@@ -1,7 +1,9 @@
-import { decide, type AccessRequest, type BindingView, type Decision, type Scope } from '@occ/domain/access';
+import { ACTIONS, RESOURCE_KINDS, decide, type AccessRequest, type BindingView, type Decision, type ResourceKind, type Scope } from '@occ/domain/access';
+import { isId } from '@occ/domain/ids';
+import { isIdShaped } from '@occ/domain/text';
 import { NotFoundError, ValidationError } from '@occ/domain/errors';
-import { decider } from './access.ts';
-import { authorizeAny, findBindings, isAction, isResourceKind, readBindingsRequests, type AccessBindingView } from './access-scope.ts';
+import { auditHiddenDenial, decider, loadBindings } from './access.ts';
+import { authorizeAny, findBindings, isAction, isResourceKind, readBindingsRequests, type AccessBindingView, type Request } from './access-scope.ts';
 import type { Actor, Deps } from './deps.ts';
 import { resourceExists } from './resource-lookup.ts';
 
@@ -9,7 +11,7 @@ import { resourceExists } from './resource-lookup.ts';
 // (readBindingsRequests), and always its own.
 
 /** Whether `actorId`, deciding with `may`, sees a binding: its own, or one at a scope where it may read or administer bindings. */
-export function canSeeBinding(actorId: string, may: (request: Omit<AccessRequest, 'subjectId'>) => Decision): (binding: AccessBindingView) => boolean {
+export function canSeeBinding(actorId: string, may: (request: Omit<AccessRequest, 'subjectId'>) => Decision): (binding: Pick<AccessBindingView, 'subjectId' | 'scope'>) => boolean {
   return (binding) => binding.subjectId === actorId || readBindingsRequests(binding.scope).some((request) => may(request).allowed);
 }
 
@@ -18,6 +20,7 @@ async function readableBy(deps: Deps, actor: Actor): Promise<(binding: AccessBin
 }
 
 export async function listBindingsForSubject(deps: Deps, actor: Actor, subjectId: string): Promise<AccessBindingView[]> {
+  if (!isIdShaped(subjectId)) return [];
   const readable = await readableBy(deps, actor);
   return (await findBindings(deps.db, { subjectId })).filter(readable);
 }
@@ -28,7 +31,7 @@ export async function listBindingsForSubject(deps: Deps, actor: Actor, subjectId
  * explainAccess's business.
  */
 export async function listBindingsForResource(deps: Deps, actor: Actor, resourceKind: string, resourceId: string): Promise<AccessBindingView[]> {
-  if (!isResourceKind(resourceKind)) return [];
+  if (!isResourceKind(resourceKind) || !isIdShaped(resourceId)) return [];
   const exact = { scopeKind: 'RESOURCE' as const, resourceKind, resourceId };
   const where = resourceKind === 'namespace' ? { OR: [exact, { scopeKind: 'NAMESPACE' as const, namespaceId: resourceId }] } : exact;
   const readable = await readableBy(deps, actor);
@@ -69,25 +72,47 @@ function describeScope(scope: Scope): string {
  */
 export async function explainAccess(deps: Deps, actor: Actor, input: ExplainInput): Promise<AccessExplanation> {
   const { action, resourceKind } = input;
-  if (!isAction(action)) throw new ValidationError('UNKNOWN_ACTION', `Unknown action ${action}.`, 'action');
-  if (!isResourceKind(resourceKind)) throw new ValidationError('UNKNOWN_RESOURCE_KIND', `Unknown resource kind ${resourceKind}.`, 'resourceKind');
+  if (!isAction(action)) throw new ValidationError('UNKNOWN_ACTION', `Unknown action; use one of ${ACTIONS.join(', ')}.`, 'action');
+  if (!isResourceKind(resourceKind)) throw new ValidationError('UNKNOWN_RESOURCE_KIND', `Unknown resource kind; use one of ${RESOURCE_KINDS.join(', ')}.`, 'resourceKind');
   let namespaceId = input.namespaceId ?? null;
   const resourceId = input.resourceId ?? null;
+  let target: { kind: ResourceKind; id: string; namespaceId: string | null } | null = null;
   if (resourceId) {
-    const found = await resourceExists(deps.db, resourceKind, resourceId);
+    const found = isIdShaped(resourceId) ? await resourceExists(deps.db, resourceKind, resourceId) : null;
     if (found === null || (found !== 'unsupported' && input.namespaceId && input.namespaceId !== found.namespaceId)) {
       throw new NotFoundError(`No such ${resourceKind}.`);
     }
-    if (found !== 'unsupported') namespaceId = found.namespaceId;
+    if (found !== 'unsupported') {
+      namespaceId = found.namespaceId;
+      target = found;
+    }
+  } else if (namespaceId) {
+    const found = isId('namespace', namespaceId) ? await resourceExists(deps.db, 'namespace', namespaceId) : null;
+    if (!found || found === 'unsupported') throw new NotFoundError('No such namespace.');
+    target = found;
+  }
+  const may = await decider(deps.db, actor);
+  const bindingRequests: Request[] = [
+    { action: 'read', resourceKind: 'accessBinding', namespaceId, resourceId: null },
+    { action: 'administer', resourceKind: 'accessBinding', namespaceId, resourceId: null },
+  ];
+  // P6: a namespace or resource the caller cannot see is NOT_FOUND, exactly as a made-up one,
+  // whoever the subject is. It sees it by reading it, by reading the bindings where it lives, or
+  // through a binding of its own that targets it (its own bindings are always shown to it).
+  if (target) {
+    const readTarget: Request = { action: 'read', resourceKind: target.kind, namespaceId: target.namespaceId, resourceId: target.id };
+    const own = await loadBindings(deps.db, actor.principalId);
+    const named = own.some(({ scope }) => (scope.kind === 'resource' && scope.resourceId === target.id) || (scope.kind !== 'installation' && scope.namespaceId === target.id));
+    if (!named && ![readTarget, ...bindingRequests].some((r) => may(r).allowed)) {
+      await auditHiddenDenial(deps, actor, target);
+      throw new NotFoundError(target.kind === 'namespace' && !resourceId ? 'No such namespace.' : `No such ${resourceKind}.`);
+    }
   }
   const isSubject = input.subjectId === actor.principalId;
-  if (!isSubject) {
-    await authorizeAny(deps, actor, [
-      { action: 'read', resourceKind: 'accessBinding', namespaceId, resourceId: null },
-      { action: 'administer', resourceKind: 'accessBinding', namespaceId, resourceId: null },
-    ]);
+  if (!isSubject) await authorizeAny(deps, actor, bindingRequests);
+  if (!isIdShaped(input.subjectId) || !(await deps.db.principal.findUnique({ where: { id: input.subjectId }, select: { id: true } }))) {
+    throw new NotFoundError('No such principal.');
   }
-  if (!(await deps.db.principal.findUnique({ where: { id: input.subjectId }, select: { id: true } }))) throw new NotFoundError('No such principal.');
   const bindings = await findBindings(deps.db, { subjectId: input.subjectId });
   const request: AccessRequest = { subjectId: input.subjectId, action, resourceKind, namespaceId, resourceId };
   const decision = decide(bindings as BindingView[], request);

@@ -1,5 +1,7 @@
 import { ACTIONS, RESOURCE_KINDS, type AccessRequest, type Action, type Permission, type ResourceKind, type Scope } from '@occ/domain/access';
 import { NotFoundError, ValidationError } from '@occ/domain/errors';
+import { isId } from '@occ/domain/ids';
+import { isIdShaped } from '@occ/domain/text';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { auditHiddenDenial, decider, deny, scopeOf } from './access.ts';
@@ -37,14 +39,14 @@ export async function resolveScope(db: Db | Tx, input: ScopeInput): Promise<Scop
       if (!input.namespaceId || input.resourceKind || input.resourceId) {
         throw new ValidationError('INVALID_SCOPE', 'A namespace scope takes a namespaceId and no resource.', 'scope');
       }
-      if (!(await resourceExists(db, 'namespace', input.namespaceId))) throw new NotFoundError('No such namespace.');
+      if (!isId('namespace', input.namespaceId) || !(await resourceExists(db, 'namespace', input.namespaceId))) throw new NotFoundError('No such namespace.');
       return { kind: 'namespace', namespaceId: input.namespaceId };
     }
     case 'RESOURCE': {
       const { resourceKind, resourceId } = input;
       if (!resourceKind || !resourceId) throw new ValidationError('INVALID_SCOPE', 'A resource scope takes a resourceKind and a resourceId.', 'scope');
-      if (!isResourceKind(resourceKind)) throw new ValidationError('UNKNOWN_RESOURCE_KIND', `Unknown resource kind ${resourceKind}.`, 'scope.resourceKind');
-      const found = await resourceExists(db, resourceKind, resourceId);
+      if (!isResourceKind(resourceKind)) throw new ValidationError('UNKNOWN_RESOURCE_KIND', `Unknown resource kind; use one of ${RESOURCE_KINDS.join(', ')}.`, 'scope.resourceKind');
+      const found = isIdShaped(resourceId) ? await resourceExists(db, resourceKind, resourceId) : null;
       if (found === 'unsupported') {
         throw new ValidationError('UNSUPPORTED_RESOURCE_KIND', `A binding cannot target a single ${resourceKind}.`, 'scope.resourceKind');
       }

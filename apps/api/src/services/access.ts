@@ -115,6 +115,32 @@ export async function auditHiddenDenial(
 }
 
 /**
+ * P6 for a request on a target the caller may or may not read: allowed; NOT_FOUND (audited as a
+ * hidden denial) when none of `read` lets the caller see the target, exactly as if it did not
+ * exist; otherwise a bare, audited FORBIDDEN. Inside a transaction the audit is written after
+ * the rollback, as deny() does.
+ */
+export async function authorizeVisible(
+  deps: Pick<Deps, 'db'>,
+  actor: Actor,
+  request: Omit<AccessRequest, 'subjectId'>,
+  read: ReadonlyArray<Omit<AccessRequest, 'subjectId'>>,
+  via: Db | Tx = deps.db,
+  notFound = `No such ${request.resourceKind}.`,
+): Promise<void> {
+  const may = await decider(via, actor);
+  if (may(request).allowed) return;
+  if (!read.some((r) => may(r).allowed)) {
+    const error = new NotFoundError(notFound);
+    const write = () => auditHiddenDenial(deps, actor, { kind: request.resourceKind, id: request.resourceId ?? '', namespaceId: request.namespaceId });
+    if (via === deps.db) await write();
+    else afterRollback(error, write);
+    throw error;
+  }
+  await deny(deps, actor, request, via);
+}
+
+/**
  * The caller's view of a resource, or NOT_FOUND: a resource that exists but is hidden from the
  * caller does not leak its existence, and the denial is audited.
  */

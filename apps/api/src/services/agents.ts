@@ -72,19 +72,20 @@ export function toAgentView(row: Row): AgentView {
 function checkHarnessAuth(namespaceId: string, input: HarnessAuthInput | null | undefined): { provider: string; secretId: string } | null {
   if (!input) return null;
   if (!modelCredentialEnv(input.provider)) {
-    throw new ValidationError('UNKNOWN_PROVIDER', `Unknown harnessAuth provider ${JSON.stringify(input.provider)}.`, 'harnessAuth.provider');
+    throw new ValidationError('UNKNOWN_PROVIDER', 'Unknown harnessAuth provider; use openai, anthropic, google, mistral, groq, openrouter, xai or deepseek.', 'harnessAuth.provider');
   }
   if ((input.source.kind ?? 'secret') !== 'secret') {
     throw new ValidationError('UNSUPPORTED_SOURCE', 'harnessAuth.source must be a secret reference.', 'harnessAuth.source.kind');
   }
-  if ((input.source.namespaceId ?? namespaceId) !== namespaceId) throw new NotFoundError(`No secret ${input.source.id} in this namespace.`);
+  if ((input.source.namespaceId ?? namespaceId) !== namespaceId) throw new NotFoundError('No such secret in this namespace.');
   return { provider: input.provider, secretId: input.source.id };
 }
 
 /** A1: the secrets an agent's selection makes it consume: its configuration's bindings and its harnessAuth source. */
 async function selectionSecretIds(tx: Db | Tx, namespaceId: string, configurationId: string | null, harnessSecretId: string | null): Promise<string[]> {
   const ids: string[] = [];
-  if (configurationId) {
+  if (configurationId !== null) {
+    if (!isId('configuration', configurationId)) throw new NotFoundError('No such configuration in this namespace.');
     const cfg = await tx.configuration.findFirst({ where: { id: configurationId, namespaceId }, select: { bindings: { select: { secretId: true } } } });
     if (!cfg) throw new NotFoundError(`No configuration ${configurationId} in this namespace.`);
     ids.push(...cfg.bindings.map((b) => b.secretId));

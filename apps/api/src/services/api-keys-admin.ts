@@ -1,7 +1,9 @@
 import { ConflictError, NotFoundError } from '@occ/domain/errors';
+import { isId } from '@occ/domain/ids';
+import { isIdShaped } from '@occ/domain/text';
 import { transaction } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { authorize, decider } from './access.ts';
+import { authorizeVisible, decider } from './access.ts';
 import { generateApiKey } from './api-keys.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -23,8 +25,20 @@ const VIEW = { id: true, principalId: true, prefix: true, createdAt: true, revok
 
 const administerPrincipal = (principalId: string) => ({ action: 'administer', resourceKind: 'principal', namespaceId: null, resourceId: principalId }) as const;
 
+const readPrincipal = (principalId: string) => ({ action: 'read', resourceKind: 'principal', namespaceId: null, resourceId: principalId }) as const;
+
+/**
+ * Another principal's keys need `administer` on it; a principal the caller may not even read is
+ * NOT_FOUND, exactly as one that does not exist (P6).
+ */
+async function authorizeKeysOf(deps: Deps, actor: Actor, principalId: string, notFound: string): Promise<void> {
+  if (principalId === actor.principalId) return;
+  await authorizeVisible(deps, actor, administerPrincipal(principalId), [readPrincipal(principalId)], deps.db, notFound);
+}
+
 export async function createApiKey(deps: Deps, actor: Actor, input: { principalId: string }): Promise<{ apiKey: ApiKeyView; key: string }> {
-  if (input.principalId !== actor.principalId) await authorize(deps, actor, administerPrincipal(input.principalId));
+  if (!isIdShaped(input.principalId)) throw new NotFoundError('No such principal.');
+  await authorizeKeysOf(deps, actor, input.principalId, 'No such principal.');
   const key = generateApiKey();
   return transaction(deps.db, async (tx) => {
     const rows = await tx.$queryRaw<Array<{ id: string; disabled: boolean }>>`
@@ -48,19 +62,19 @@ export async function createApiKey(deps: Deps, actor: Actor, input: { principalI
 
 /** Yours, or anyone's with `read` (or `administer`) on principals; otherwise nothing. */
 export async function listApiKeys(deps: Deps, actor: Actor, principalId: string): Promise<ApiKeyView[]> {
+  if (!isIdShaped(principalId)) return [];
   if (principalId !== actor.principalId) {
     const may = await decider(deps.db, actor);
-    const request = { action: 'read', resourceKind: 'principal', namespaceId: null, resourceId: principalId } as const;
-    if (!may(request).allowed && !may(administerPrincipal(principalId)).allowed) return [];
+    if (!may(readPrincipal(principalId)).allowed && !may(administerPrincipal(principalId)).allowed) return [];
   }
   return deps.db.apiKey.findMany({ where: { principalId }, select: VIEW, orderBy: { createdAt: 'asc' } });
 }
 
-/** Revoking ends the key's sessions too (authenticateSession checks the key). Twice changes nothing. */
+/** Revoking ends the key's sessions too (authenticateSession checks the key). Twice changes nothing; a key the caller cannot see is NOT_FOUND (P6). */
 export async function revokeApiKey(deps: Deps, actor: Actor, input: { id: string }): Promise<{ apiKey: ApiKeyView; changed: boolean }> {
-  const existing = await deps.db.apiKey.findUnique({ where: { id: input.id }, select: VIEW });
+  const existing = isId('apiKey', input.id) ? await deps.db.apiKey.findUnique({ where: { id: input.id }, select: VIEW }) : null;
   if (!existing) throw new NotFoundError('No such API key.');
-  if (existing.principalId !== actor.principalId) await authorize(deps, actor, administerPrincipal(existing.principalId));
+  await authorizeKeysOf(deps, actor, existing.principalId, 'No such API key.');
   return transaction(deps.db, async (tx) => {
     const rows = await tx.$queryRaw<Array<{ revoked: boolean }>>`
       SELECT "revokedAt" IS NOT NULL AS revoked FROM "ApiKey" WHERE id = ${existing.id} FOR UPDATE`;

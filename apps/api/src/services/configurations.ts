@@ -9,7 +9,7 @@ import {
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { authorize, check, decider, requireVisible } from './access.ts';
+import { authorize, authorizeVisible, check, decider, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
@@ -65,14 +65,18 @@ export async function requireOperableSecrets(deps: Deps, tx: Tx, actor: Actor, n
   const found = await tx.secret.findMany({ where: { id: { in: unique.filter((id) => isId('secret', id)) }, namespaceId }, select: { id: true } });
   const present = new Set(found.map((s) => s.id));
   const missing = unique.find((id) => !present.has(id));
-  if (missing) throw new NotFoundError(`No secret ${missing} in this namespace.`);
-  for (const id of unique) await authorize(deps, actor, { action: 'operate', resourceKind: 'secret', namespaceId, resourceId: id }, tx);
+  if (missing !== undefined) throw new NotFoundError(isId('secret', missing) ? `No secret ${missing} in this namespace.` : 'No such secret in this namespace.');
+  // A secret the caller may not read is as missing as one that does not exist (P6).
+  for (const id of unique) {
+    const read = { action: 'read', resourceKind: 'secret', namespaceId, resourceId: id } as const;
+    await authorizeVisible(deps, actor, { ...read, action: 'operate' }, [read], tx, `No secret ${id} in this namespace.`);
+  }
 }
 
 function bindingsOrThrow(namespaceId: string, input: readonly SecretBindingInput[]): SecretBinding[] {
   const bindings = normalizeSecretBindings(namespaceId, input);
   const foreign = bindings.find((b) => b.source.namespaceId !== namespaceId);
-  if (foreign) throw new NotFoundError(`No secret ${foreign.source.id} in this namespace.`);
+  if (foreign) throw new NotFoundError('No such secret in this namespace.');
   return bindings;
 }
 

@@ -1,5 +1,6 @@
-import { BUILT_IN_ROLES, type Permission } from '@occ/domain/access';
+import { ACTIONS, BUILT_IN_ROLES, RESOURCE_KINDS, type Permission } from '@occ/domain/access';
 import { ConflictError, ValidationError } from '@occ/domain/errors';
+import { isId } from '@occ/domain/ids';
 import { transaction } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { authorize, decider } from './access.ts';
@@ -16,8 +17,8 @@ export function validatePermissions(permissions: ReadonlyArray<{ action: string;
   if (permissions.length === 0) throw new ValidationError('EMPTY_PERMISSIONS', 'A role needs at least one permission.', 'permissions');
   const seen = new Map<string, Permission>();
   for (const p of permissions) {
-    if (!isAction(p.action)) throw new ValidationError('UNKNOWN_ACTION', `Unknown action ${p.action}.`, 'permissions');
-    if (!isResourceKind(p.resourceKind)) throw new ValidationError('UNKNOWN_RESOURCE_KIND', `Unknown resource kind ${p.resourceKind}.`, 'permissions');
+    if (!isAction(p.action)) throw new ValidationError('UNKNOWN_ACTION', `Unknown action; use one of ${ACTIONS.join(', ')}.`, 'permissions');
+    if (!isResourceKind(p.resourceKind)) throw new ValidationError('UNKNOWN_RESOURCE_KIND', `Unknown resource kind; use one of ${RESOURCE_KINDS.join(', ')}.`, 'permissions');
     seen.set(`${p.action}:${p.resourceKind}`, { action: p.action, resourceKind: p.resourceKind });
   }
   return [...seen.values()];
@@ -60,7 +61,7 @@ export async function createRole(
 /** Built-in roles, plus a namespace's custom roles when the caller may read roles there. */
 export async function listRoles(deps: Deps, actor: Actor, namespaceId: string | null): Promise<RoleRow[]> {
   const builtIn = await deps.db.role.findMany({ where: { builtIn: true }, select: ROLE_SELECT, orderBy: { name: 'asc' } });
-  if (!namespaceId) return builtIn.map(toRoleRow);
+  if (!namespaceId || !isId('namespace', namespaceId)) return builtIn.map(toRoleRow);
   const may = await decider(deps.db, actor);
   const request = (action: 'read' | 'administer') => ({ action, resourceKind: 'role', namespaceId, resourceId: null }) as const;
   if (!may(request('read')).allowed && !may(request('administer')).allowed) return builtIn.map(toRoleRow);

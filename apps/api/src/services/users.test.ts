@@ -96,15 +96,17 @@ describe('users', () => {
     expect(payload(await stack.gql(DISABLE_USER, { input: { id: stack.runtime.installation.bootstrapPrincipalId } }), 'disableUser')).toMatchObject({ __typename: 'NotFoundError' });
   });
 
-  it('A3 disabling someone needs administer on principals: a namespace admin is FORBIDDEN, audited', async () => {
+  it('A3 P6 disabling someone needs administer on principals: to a namespace admin, who cannot read principals, the user is NOT_FOUND, audited', async () => {
     const target = await createUser('Target');
     const nsAdmin = await createHumanPrincipal(db(), 'ns-admin', 'test');
     const nsId = newId('namespace');
     await db().namespace.create({ data: { id: nsId, name: 'users-ns', k8sName: 'occ-users-ns', status: 'READY', createdById: 'test' } });
     await grantBuiltInRole(db(), nsAdmin.principalId, 'namespace-admin', { kind: 'namespace', namespaceId: nsId }, 'test');
-    expect(payload(await stack.gql(DISABLE_USER, { input: { id: target.principal.id } }, { key: nsAdmin.apiKey }), 'disableUser')).toEqual({ __typename: 'ForbiddenError', ...FORBIDDEN });
+    const hidden = { __typename: 'NotFoundError', code: 'NOT_FOUND', message: 'No such user.' };
+    expect(payload(await stack.gql(DISABLE_USER, { input: { id: target.principal.id } }, { key: nsAdmin.apiKey }), 'disableUser')).toMatchObject(hidden);
+    expect(payload(await stack.gql(DISABLE_USER, { input: { id: newId('humanPrincipal') } }, { key: nsAdmin.apiKey }), 'disableUser')).toMatchObject(hidden);
     expect((await db().principal.findUniqueOrThrow({ where: { id: target.principal.id } })).disabledAt).toBeNull();
-    expect(await db().auditEvent.count({ where: { actorId: nsAdmin.principalId, outcome: 'DENIED', action: 'principal.administer', resourceId: target.principal.id } })).toBe(1);
+    expect(await db().auditEvent.count({ where: { actorId: nsAdmin.principalId, outcome: 'DENIED', action: 'principal.read', resourceId: target.principal.id } })).toBe(1);
   });
 });
 
@@ -133,12 +135,14 @@ describe('API keys', () => {
     expect(payload(await stack.gql(REVOKE_KEY, { input: { id: newId('apiKey') } }), 'revokeApiKey')).toMatchObject({ __typename: 'NotFoundError' });
   });
 
-  it("A3 someone else's keys: FORBIDDEN to create or revoke (audited), invisible to list; an administrator may", async () => {
+  it("A3 P6 someone else's keys: NOT_FOUND to create or revoke for who cannot read principals (audited), as for made-up ids; invisible to list; an administrator may", async () => {
     const owner = await createUser('Owner');
     const other = await createUser('Other');
-    expect(payload(await stack.gql(CREATE_KEY, { input: { principalId: owner.principal.id } }, { key: other.apiKey }), 'createApiKey')).toEqual({ __typename: 'ForbiddenError', ...FORBIDDEN });
-    expect(payload(await stack.gql(REVOKE_KEY, { input: { id: owner.storedKey.id } }, { key: other.apiKey }), 'revokeApiKey')).toEqual({ __typename: 'ForbiddenError', ...FORBIDDEN });
-    expect(await db().auditEvent.count({ where: { actorId: other.principal.id, outcome: 'DENIED', action: 'principal.administer', resourceId: owner.principal.id } })).toBe(2);
+    expect(payload(await stack.gql(CREATE_KEY, { input: { principalId: owner.principal.id } }, { key: other.apiKey }), 'createApiKey')).toEqual({ __typename: 'NotFoundError', code: 'NOT_FOUND', message: 'No such principal.' });
+    expect(payload(await stack.gql(CREATE_KEY, { input: { principalId: newId('humanPrincipal') } }, { key: other.apiKey }), 'createApiKey')).toEqual({ __typename: 'NotFoundError', code: 'NOT_FOUND', message: 'No such principal.' });
+    expect(payload(await stack.gql(REVOKE_KEY, { input: { id: owner.storedKey.id } }, { key: other.apiKey }), 'revokeApiKey')).toEqual({ __typename: 'NotFoundError', code: 'NOT_FOUND', message: 'No such API key.' });
+    expect(payload(await stack.gql(REVOKE_KEY, { input: { id: newId('apiKey') } }, { key: other.apiKey }), 'revokeApiKey')).toEqual({ __typename: 'NotFoundError', code: 'NOT_FOUND', message: 'No such API key.' });
+    expect(await db().auditEvent.count({ where: { actorId: other.principal.id, outcome: 'DENIED', action: 'principal.read', resourceId: owner.principal.id } })).toBe(2);
     expect(payload(await stack.gql(KEYS, { principalId: owner.principal.id }, { key: other.apiKey }), 'apiKeys')).toEqual([]);
     expect(await db().apiKey.count({ where: { principalId: owner.principal.id } })).toBe(1);
 

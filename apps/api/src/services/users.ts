@@ -1,8 +1,9 @@
 import { isId } from '@occ/domain/ids';
 import { NotFoundError, ValidationError } from '@occ/domain/errors';
+import { validateText } from '@occ/domain/text';
 import { transaction } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { authorize, decider } from './access.ts';
+import { authorize, authorizeVisible, decider } from './access.ts';
 import { generateApiKey } from './api-keys.ts';
 import type { ApiKeyView } from './api-keys-admin.ts';
 import { audit } from './audit.ts';
@@ -30,6 +31,8 @@ function validateUserName(name: string): ValidationError | null {
   if (name.length > NAME_MAX) return new ValidationError('INVALID_NAME', `A user name has at most ${NAME_MAX} characters.`, 'name');
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
   if (/[\u0000-\u001f\u007f\ufffd]/.test(name)) return new ValidationError('INVALID_NAME', 'A user name has no control characters.', 'name');
+  const unstorable = validateText(name, 'name');
+  if (unstorable) return unstorable;
   return null;
 }
 
@@ -74,8 +77,9 @@ export async function listUsers(deps: Deps, actor: Actor): Promise<PrincipalView
 
 /** A disabled user authenticates no more, by key or session. Disabling twice changes nothing. */
 export async function disableUser(deps: Deps, actor: Actor, input: { id: string }): Promise<{ principal: PrincipalView; changed: boolean }> {
-  await authorize(deps, actor, { ...installation('administer'), resourceId: input.id });
+  // P6: a user the caller may not read is NOT_FOUND, exactly as a made-up id.
   if (!isId('humanPrincipal', input.id)) throw new NotFoundError('No such user.');
+  await authorizeVisible(deps, actor, { ...installation('administer'), resourceId: input.id }, [{ ...installation('read'), resourceId: input.id }], deps.db, 'No such user.');
   return transaction(deps.db, async (tx) => {
     const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Principal" WHERE id = ${input.id} AND kind = 'HUMAN' FOR UPDATE`;
     if (rows.length === 0) throw new NotFoundError('No such user.');
