@@ -1,7 +1,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, MANAGED_BY, MANAGED_BY_LABEL, NAMESPACE_ID_LABEL, namespaceLabels } from '@occ/domain/kubernetes-names';
 import { uuidOf } from '@occ/domain/ids';
-import { kubeStatus } from '../kube/errors.ts';
+import { classifyKubeError } from '../kube/errors.ts';
 
 export interface NamespaceDriver {
   /** K1: creates the Kubernetes namespace, or accepts an existing one only when it is ours. */
@@ -21,7 +21,7 @@ export class KubernetesNamespaceDriver implements NamespaceDriver {
       await this.core.createNamespace({ body: { metadata: { name: k8sName, labels: namespaceLabels(namespaceId) } }, fieldManager: FIELD_MANAGER });
       return;
     } catch (error) {
-      if (kubeStatus(error)?.code !== 409) throw error;
+      if (classifyKubeError(error).kind !== 'already-exists') throw error;
     }
     const existing = await this.core.readNamespace({ name: k8sName });
     const labels = existing.metadata?.labels ?? {};

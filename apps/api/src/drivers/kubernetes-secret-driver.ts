@@ -12,6 +12,10 @@ import {
 } from '@occ/domain/kubernetes-names';
 import {
   BackendConflict,
+  BackendFailure,
+  BackendIdentityChanged,
+  BackendNamespaceMissing,
+  BackendObjectMissing,
   BackendOutcomeUnknown,
   type CreateBackendSecret,
   type OwnedBackendObject,
@@ -19,7 +23,7 @@ import {
   type SecretBackendRef,
   type SecretDriver,
 } from '@occ/domain/secret-driver';
-import { isOutcomeUnknown, kubeStatus } from '../kube/errors.ts';
+import { classifyKubeError, describeKubeFailure } from '../kube/errors.ts';
 
 export const KUBERNETES_SECRET_DRIVER_ID = 'kubernetes-secret/v1';
 
@@ -28,13 +32,22 @@ function randomSuffix(): string {
   return Array.from(randomBytes(8), (b) => alphabet[b % alphabet.length]).join('');
 }
 
-/** Rethrows a client-node failure without its request (which may hold the value). */
+/**
+ * Rethrows a client-node failure as the port's error for its exact class, without its request
+ * (which may hold the value) and without the Status message (which may quote it).
+ */
 function translate(error: unknown, what: string): never {
-  const status = kubeStatus(error);
-  if (status?.code === 409) throw new BackendConflict(`${what}: ${status.message}`);
-  if (status) throw new Error(`${what}: Kubernetes answered ${status.code} ${status.reason}: ${status.message}`);
-  if (isOutcomeUnknown(error)) throw new BackendOutcomeUnknown(`${what}: the connection to Kubernetes failed after sending`);
-  throw new Error(`${what}: Kubernetes is unreachable`);
+  const failure = classifyKubeError(error);
+  switch (failure.kind) {
+    case 'namespace-not-found':
+      throw new BackendNamespaceMissing(failure.namespace);
+    case 'conflict':
+      throw new BackendConflict(`${what}: ${describeKubeFailure(failure)}`);
+    case 'outcome-unknown':
+      throw new BackendOutcomeUnknown(`${what}: ${describeKubeFailure(failure)}`);
+    default:
+      throw new BackendFailure(`${what}: ${describeKubeFailure(failure)}`);
+  }
 }
 
 /**
@@ -78,9 +91,9 @@ export class KubernetesSecretDriver implements SecretDriver {
 
   async update(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }, value: string): Promise<void> {
     const live = await this.read(ref);
-    if (!live) throw new BackendConflict('the Kubernetes Secret no longer exists');
+    if (!live) throw await this.whyMissing(ref);
     const mismatch = backendIdentityMismatch(live.metadata ?? {}, { ...expected, uid: ref.uid });
-    if (mismatch) throw new BackendConflict(`the Kubernetes Secret is not the one recorded: ${mismatch}`);
+    if (mismatch) throw new BackendIdentityChanged(mismatch);
     const body: V1Secret = {
       ...live,
       // resourceVersion makes the replace conditional: a concurrent writer makes it a 409.
@@ -91,7 +104,21 @@ export class KubernetesSecretDriver implements SecretDriver {
     try {
       await this.core.replaceNamespacedSecret({ name: ref.name, namespace: ref.k8sNamespace, body, fieldManager: FIELD_MANAGER });
     } catch (error) {
+      // Deleted between the read and the replace: say which of the two is gone.
+      if (classifyKubeError(error).kind === 'object-not-found') throw await this.whyMissing(ref);
       translate(error, 'updating the Kubernetes Secret');
+    }
+  }
+
+  /** A read answered 404 for the object: a real API server does so whether or not its namespace exists. */
+  private async whyMissing(ref: SecretBackendRef): Promise<Error> {
+    try {
+      await this.core.readNamespace({ name: ref.k8sNamespace });
+      return new BackendObjectMissing(ref.k8sNamespace, ref.name);
+    } catch (error) {
+      const failure = classifyKubeError(error);
+      if (failure.kind === 'object-not-found' || failure.kind === 'namespace-not-found') return new BackendNamespaceMissing(ref.k8sNamespace);
+      return new BackendFailure(`reading the Kubernetes namespace: ${describeKubeFailure(failure)}`);
     }
   }
 
@@ -104,11 +131,11 @@ export class KubernetesSecretDriver implements SecretDriver {
       });
       return 'deleted';
     } catch (error) {
-      const status = kubeStatus(error);
-      if (status?.code === 404) return 'missing';
+      const failure = classifyKubeError(error);
+      if (failure.kind === 'object-not-found' || failure.kind === 'namespace-not-found') return 'missing';
       // A uid precondition failure means the name now belongs to another object: ours is gone,
       // and the foreign one is never deleted (S7).
-      if (status?.code === 409 && /precondition/i.test(status.message)) return 'missing';
+      if (failure.kind === 'conflict' && failure.precondition) return 'missing';
       translate(error, 'deleting the Kubernetes Secret');
     }
   }
@@ -133,7 +160,7 @@ export class KubernetesSecretDriver implements SecretDriver {
         createdAt: s.metadata?.creationTimestamp ? new Date(s.metadata.creationTimestamp) : null,
       }));
     } catch (error) {
-      if (kubeStatus(error)?.code === 404) return [];
+      if (classifyKubeError(error).code === 404) return [];
       translate(error, 'listing Kubernetes Secrets');
     }
   }
@@ -142,7 +169,7 @@ export class KubernetesSecretDriver implements SecretDriver {
     try {
       return await this.core.readNamespacedSecret({ name: ref.name, namespace: ref.k8sNamespace });
     } catch (error) {
-      if (kubeStatus(error)?.code === 404) return null;
+      if (classifyKubeError(error).code === 404) return null;
       translate(error, 'reading the Kubernetes Secret');
     }
   }

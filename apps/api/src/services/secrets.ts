@@ -1,3 +1,4 @@
+import type { AccessRequest } from '@occ/domain/access';
 import { isId } from '@occ/domain/ids';
 import {
   ConflictError,
@@ -8,7 +9,14 @@ import {
   type SecretConsumer,
   type SecretConsumers,
 } from '@occ/domain/errors';
-import { BackendConflict, BackendOutcomeUnknown, type SecretBackendRef } from '@occ/domain/secret-driver';
+import {
+  BackendConflict,
+  BackendIdentityChanged,
+  BackendNamespaceMissing,
+  BackendObjectMissing,
+  BackendOutcomeUnknown,
+  type SecretBackendRef,
+} from '@occ/domain/secret-driver';
 import { validateSecretName, validateSecretValue } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
@@ -68,6 +76,14 @@ function requireReady(ns: { status: string } | null): asserts ns is { status: 'R
 }
 
 /**
+ * The namespace is recorded as ready but its Kubernetes namespace is gone (deleted out of band):
+ * the secret cannot be stored there, and the answer names the missing namespace.
+ */
+function namespaceMissing(error: BackendNamespaceMissing, outcome: string): NamespaceNotReadyError {
+  return new NamespaceNotReadyError('READY', `The namespace's Kubernetes namespace ${error.k8sNamespace} does not exist (deleted outside the control plane). ${outcome}`);
+}
+
+/**
  * S1–S5. The value goes from this request's memory to the Kubernetes Secret and nowhere else.
  * The namespace row stays locked from the readiness check to the commit.
  */
@@ -114,6 +130,7 @@ export async function createSecret(deps: Deps, actor: Actor, input: { namespaceI
       return toSecretView(row);
     });
   } catch (error) {
+    if (error instanceof BackendNamespaceMissing) throw namespaceMissing(error, 'Nothing was stored.');
     if (error instanceof BackendOutcomeUnknown) {
       deps.logger.warn('secret create: Kubernetes outcome unknown', { secretId, namespaceId: input.namespaceId });
       throw new OutcomeUnknownError('Kubernetes did not confirm whether the Secret was stored. Nothing was recorded; check for orphaned backend objects before retrying.');
@@ -195,7 +212,14 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
       },
     };
   } catch (error) {
-    if (error instanceof BackendConflict) throw new ConflictError(`The secret changed concurrently: ${error.message}`, 'BACKEND_CONFLICT');
+    if (error instanceof BackendNamespaceMissing) throw namespaceMissing(error, 'The value was not changed.');
+    if (error instanceof BackendObjectMissing) {
+      throw new ConflictError(`The secret's Kubernetes Secret ${error.k8sNamespace}/${error.objectName} no longer exists (deleted outside the control plane); the value was not changed.`, 'BACKEND_MISSING');
+    }
+    if (error instanceof BackendIdentityChanged) {
+      throw new ConflictError(`The secret's Kubernetes Secret is not the one recorded (${error.reason}); the value was not changed.`, 'BACKEND_IDENTITY_CHANGED');
+    }
+    if (error instanceof BackendConflict) throw new ConflictError('The Kubernetes Secret changed concurrently; read the secret and retry.', 'BACKEND_CONFLICT');
     if (error instanceof BackendOutcomeUnknown) {
       throw new OutcomeUnknownError('Kubernetes did not confirm whether the new value was stored. Read the secret and retry.');
     }
@@ -243,29 +267,50 @@ export async function deleteSecret(deps: Deps, actor: Actor, input: { id: string
  * and pending work. Consumers the actor may not read are counted, not named.
  */
 export async function secretConsumers(db: Db | Tx, actor: Actor, secretId: string): Promise<SecretConsumers> {
+  const may = await decider(db, actor);
+  return (await consumersOfSecrets(db, (r) => may(r).allowed, [secretId])).get(secretId)!;
+}
+
+/**
+ * The same for many secrets in three statements, whatever their number: a page of secrets
+ * with their consumers loads through this (graphql/loaders.ts), not one secret at a time (P3).
+ */
+export async function consumersOfSecrets(
+  db: Db | Tx,
+  mayRead: (request: Omit<AccessRequest, 'subjectId'>) => boolean,
+  secretIds: readonly string[],
+): Promise<Map<string, SecretConsumers>> {
+  const ids = [...new Set(secretIds)];
   const [bindings, agents, work] = await Promise.all([
     db.configurationSecretBinding.findMany({
-      where: { secretId },
-      select: { envName: true, configuration: { select: { id: true, name: true, namespaceId: true } } },
+      where: { secretId: { in: ids } },
+      select: { secretId: true, configuration: { select: { id: true, name: true, namespaceId: true } } },
     }),
-    db.agent.findMany({ where: { harnessSecretId: secretId }, select: { id: true, name: true, namespaceId: true } }),
-    db.$queryRaw<Array<{ id: string; kind: string }>>`
-      SELECT id, kind FROM "WorkItem" WHERE state IN ('PENDING', 'RUNNING') AND payload @> ${JSON.stringify({ secretIds: [secretId] })}::jsonb`,
+    db.agent.findMany({ where: { harnessSecretId: { in: ids } }, select: { id: true, name: true, namespaceId: true, harnessSecretId: true } }),
+    db.$queryRaw<Array<{ id: string; kind: string; secretIds: unknown }>>`
+      SELECT id, kind, payload->'secretIds' AS "secretIds" FROM "WorkItem"
+      WHERE state IN ('PENDING', 'RUNNING') AND payload->'secretIds' ?| ${ids}::text[]`,
   ]);
-  const may = await decider(db, actor);
-  const all: Array<SecretConsumer & { readable: boolean }> = [];
-  const configs = new Map<string, { id: string; name: string; namespaceId: string }>();
-  for (const b of bindings) configs.set(b.configuration.id, b.configuration);
-  for (const c of configs.values()) {
-    all.push({ kind: 'configuration', id: c.id, name: c.name, readable: may({ action: 'read', resourceKind: 'configuration', namespaceId: c.namespaceId, resourceId: c.id }).allowed });
+  const seesWork = mayRead({ action: 'read', resourceKind: 'installation', namespaceId: null, resourceId: null });
+  const result = new Map<string, SecretConsumers>();
+  for (const secretId of ids) {
+    const all: Array<SecretConsumer & { readable: boolean }> = [];
+    const configs = new Map<string, { id: string; name: string; namespaceId: string }>();
+    for (const b of bindings) if (b.secretId === secretId) configs.set(b.configuration.id, b.configuration);
+    for (const c of configs.values()) {
+      all.push({ kind: 'configuration', id: c.id, name: c.name, readable: mayRead({ action: 'read', resourceKind: 'configuration', namespaceId: c.namespaceId, resourceId: c.id }) });
+    }
+    for (const a of agents) {
+      if (a.harnessSecretId !== secretId) continue;
+      all.push({ kind: 'agent', id: a.id, name: a.name, readable: mayRead({ action: 'read', resourceKind: 'agent', namespaceId: a.namespaceId, resourceId: a.id }) });
+    }
+    for (const w of work) {
+      if (Array.isArray(w.secretIds) && w.secretIds.includes(secretId)) all.push({ kind: 'work', id: w.id, name: w.kind, readable: seesWork });
+    }
+    const items = all.filter((c) => c.readable).map(({ readable: _r, ...c }) => c);
+    result.set(secretId, { total: all.length, hiddenCount: all.length - items.length, items });
   }
-  for (const a of agents) {
-    all.push({ kind: 'agent', id: a.id, name: a.name, readable: may({ action: 'read', resourceKind: 'agent', namespaceId: a.namespaceId, resourceId: a.id }).allowed });
-  }
-  const seesWork = may({ action: 'read', resourceKind: 'installation', namespaceId: null, resourceId: null }).allowed;
-  for (const w of work) all.push({ kind: 'work', id: w.id, name: w.kind, readable: seesWork });
-  const items = all.filter((c) => c.readable).map(({ readable: _r, ...c }) => c);
-  return { total: all.length, hiddenCount: all.length - items.length, items };
+  return result;
 }
 
 export async function getSecret(deps: Deps, actor: Actor, id: string): Promise<SecretView | null> {
