@@ -84,10 +84,20 @@ describe('createAgent', () => {
     expect(await createAgent({ name: 'a1-x3', configurationId: otherCfg.configuration.id })).toMatchObject({ __typename: 'NotFoundError' });
   });
 
-  it("A1 the agent's service principal cannot sign in: it has no API key", async () => {
+  it("A1 the agent's service principal is created without an API key; a key issued to it later signs in as that principal and no other", async () => {
     const r = await createAgent({ name: 'a1-nokey' });
     expect(await stack.runtime.db.apiKey.count({ where: { principalId: r.servicePrincipalId } })).toBe(0);
-    expect(await authenticateApiKey(stack.runtime.db, r.servicePrincipalId)).toBeNull();
+    const issued = payload(
+      await stack.gql(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { __typename ... on CreateApiKeySuccess { apiKey storedKey { principalId } } } }`, { i: { principalId: r.servicePrincipalId } }),
+      'createApiKey',
+    );
+    expect(issued.storedKey.principalId).toBe(r.servicePrincipalId);
+    expect(await stack.runtime.db.apiKey.count({ where: { principalId: r.servicePrincipalId } })).toBe(1);
+    expect(await authenticateApiKey(stack.runtime.db, issued.apiKey)).toMatchObject({ principalId: r.servicePrincipalId, kind: 'SERVICE', name: 'agent:a1-nokey' });
+    const viewer = await stack.gql('{ viewer { id kind name } }', {}, { key: issued.apiKey });
+    expect(viewer.body.data?.viewer).toEqual({ id: r.servicePrincipalId, kind: 'SERVICE', name: 'agent:a1-nokey' });
+    // It holds no grants, so signing in gives it nothing: its own namespace is invisible to it.
+    expect((await stack.gql('query($id: ID!) { namespace(id: $id) { id } }', { id: nsId }, { key: issued.apiKey })).body.data?.namespace).toBeNull();
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transaction } from '../db/client.ts';
+import { createDb, transaction } from '../db/client.ts';
 import { newId } from '../ids.ts';
+import { testDatabaseMode } from '../test/database.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { startWorker } from '../worker.ts';
 import { claim, complete, enqueue, failPermanently } from './work-queue.ts';
@@ -40,6 +41,27 @@ describe('work queue', () => {
     }
     for (const c of claims) if (c) await transaction(stack.runtime.db, (tx) => complete(tx, c.id, `owner-${claims.indexOf(c) + 1}`));
     expect(await stack.runtime.db.workItem.count({ where: { id: { in: ids }, state: 'SUCCEEDED' } })).toBe(3);
+  });
+
+  // PGlite runs one statement at a time, so there concurrent claims cannot collide whatever the
+  // SQL says; on PostgreSQL, claimers on two pools (two replicas) race for real.
+  it.runIf(testDatabaseMode() === 'postgres')('W1 on PostgreSQL, claimers on two pools never take the same item (skipped on PGlite, which serializes connections)', async () => {
+    const other = createDb(stack.databaseUrl, { poolSize: 8 });
+    try {
+      for (let round = 0; round < 5; round++) {
+        const kind = `race-${round}`;
+        const ids = await Promise.all(Array.from({ length: 12 }, () => add(kind)));
+        const claims = await Promise.all(Array.from({ length: 16 }, (_, n) => claim(n % 2 === 0 ? stack.runtime.db : other, `racer-${round}-${n}`, 30)));
+        const got = claims.filter((c) => c !== null).map((c) => c!.id);
+        expect(new Set(got).size, `round ${round}: an item was claimed twice`).toBe(got.length);
+        expect(got.sort()).toEqual([...ids].sort());
+        const owners = await stack.runtime.db.workItem.findMany({ where: { id: { in: ids } }, select: { leaseOwner: true, attempts: true } });
+        expect(owners.every((o) => o.attempts === 1)).toBe(true);
+        await stack.runtime.db.workItem.updateMany({ where: { id: { in: ids } }, data: { state: 'SUCCEEDED', leaseOwner: null } });
+      }
+    } finally {
+      await other.$disconnect();
+    }
   });
 
   it('W1 an expired lease is claimed again by another worker', async () => {
