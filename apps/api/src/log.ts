@@ -1,5 +1,6 @@
 // A small structured logger: one JSON object per line. Callers pass fields explicitly; nothing
 // logs request bodies or variables, so secret values cannot reach a log line (rule S3).
+import { DomainError } from '@occ/domain/errors';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -26,7 +27,53 @@ export function createLogger(write: (line: string) => void, level: Level = 'info
   };
 }
 
-function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message, code: (value as { code?: unknown }).code };
+// Rule P1: an error's message may quote input. Prisma prints the invocation with its arguments,
+// client-node carries the response body, JSON.parse quotes the text it failed on, graphql-js quotes
+// values. So an error is logged by what identifies it without quoting anything: its class, its
+// code (Prisma's P2002, a SQLSTATE, ECONNREFUSED, an HTTP status, a GraphQL extensions.code),
+// its response path, the stack frames (code locations only: the first stack line, which repeats
+// the message, is dropped) and its cause, the same way. A DomainError's message is kept: the
+// domain builds it from fixed text and names, never from a value (packages/domain/src/errors.ts).
+const IDENTIFIER = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+function codeOf(error: Error): string | number | undefined {
+  const code = (error as { code?: unknown }).code ?? (error as { extensions?: { code?: unknown } }).extensions?.code;
+  if (typeof code === 'number') return code;
+  return typeof code === 'string' && IDENTIFIER.test(code) ? code : undefined;
+}
+
+/** The stack without its head, which repeats the message (and a message may hold lines that look like frames). */
+function stackFrames(error: Error): string[] {
+  const stack = typeof error.stack === 'string' ? error.stack : '';
+  const head = error.message ? `${error.name}: ${error.message}` : error.name;
+  if (!stack.startsWith(head)) return [];
+  return stack
+    .slice(head.length)
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .slice(0, 8)
+    .map((line) => line.trim());
+}
+
+export function serializeError(error: Error, depth = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: IDENTIFIER.test(error.name) ? error.name : error.constructor.name };
+  const code = codeOf(error);
+  if (code !== undefined) out.code = code;
+  if (error instanceof DomainError) out.message = error.message;
+  const path = (error as { path?: unknown }).path;
+  if (Array.isArray(path) && path.every((p) => typeof p === 'number' || (typeof p === 'string' && IDENTIFIER.test(p)))) out.path = path;
+  const frames = stackFrames(error);
+  if (frames.length) out.frames = frames;
+  const cause = (error as { originalError?: unknown }).originalError ?? error.cause;
+  if (cause instanceof Error && depth < 3) out.cause = serializeError(cause, depth + 1);
+  return out;
+}
+
+// JSON.stringify calls a value's toJSON before the replacer sees it, and GraphQLError has one that
+// returns its message: the holder's own value is checked first.
+function errorReplacer(this: unknown, key: string, value: unknown): unknown {
+  const original = (this as Record<string, unknown>)[key];
+  if (original instanceof Error) return serializeError(original);
+  if (value instanceof Error) return serializeError(value);
   return value;
 }

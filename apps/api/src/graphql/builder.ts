@@ -6,6 +6,7 @@ import { GraphQLError } from 'graphql';
 import { audit } from '../services/audit.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import type { Loaders } from './loaders.ts';
+import { parseJsonLiteral, parseJsonValue } from './json-scalar.ts';
 
 export interface GraphQLContext {
   deps: Deps;
@@ -58,15 +59,24 @@ export const builder = new SchemaBuilder<{
     decodeGlobalID: (globalID) => ({ typename: typenameOf(globalID), id: globalID }),
     clientMutationId: 'omit',
     cursorType: 'String',
-    nodeQueryOptions: { nullable: true },
+    nodeQueryOptions: {
+      nullable: true,
+      // P4, P6: an id of no kind we serve (malformed, unknown prefix) is an object that does not
+      // exist: null, as for a missing one, not an error from Pothos without a code.
+      resolve: (_root, args, _ctx, _info, resolveNode) => (args.id.typename === UNKNOWN_TYPENAME ? null : resolveNode(args.id)),
+    },
     nodesQueryOptions: false,
   },
 });
 
 const TYPENAMES: Record<string, string> = { ns: 'Namespace', sec: 'Secret', cfg: 'Configuration', agt: 'Agent' };
 
+const UNKNOWN_TYPENAME = 'Unknown';
+
 function typenameOf(id: string): string {
-  return TYPENAMES[id.slice(0, id.indexOf('_'))] ?? 'Unknown';
+  const prefix = id.slice(0, id.indexOf('_'));
+  // hasOwn: "constructor_…" must not find Object.prototype.constructor.
+  return Object.hasOwn(TYPENAMES, prefix) ? TYPENAMES[prefix]! : UNKNOWN_TYPENAME;
 }
 
 builder.scalarType('DateTime', {
@@ -81,5 +91,6 @@ builder.scalarType('DateTime', {
 builder.scalarType('JSON', {
   description: 'A JSON value (the native OpenClaw document).',
   serialize: (value) => value,
-  parseValue: (value) => value,
+  parseValue: parseJsonValue,
+  parseLiteral: parseJsonLiteral,
 });

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { AccessRequest, Decision } from '@occ/domain/access';
+import type { SecretConsumers } from '@occ/domain/errors';
 import { decider } from '../services/access.ts';
 import { canSeeBinding } from '../services/access-queries.ts';
 import { findBindings, type AccessBindingView } from '../services/access-scope.ts';
@@ -7,7 +8,7 @@ import { toAgentView, type AgentView } from '../services/agents.ts';
 import { toConfigurationView, type ConfigurationView } from '../services/configurations.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import type { NamespaceView } from '../services/namespaces.ts';
-import { toSecretView, type SecretView } from '../services/secrets.ts';
+import { consumersOfSecrets, toSecretView, type SecretView } from '../services/secrets.ts';
 
 // Per-request batching: fields that point at other records (Agent.configuration, a binding's
 // secret, Agent.servicePrincipal …) load through these, so reading N agents costs a constant
@@ -21,6 +22,8 @@ export interface Loaders {
   configuration: DataLoader<string, ConfigurationView | null>;
   agent: DataLoader<string, AgentView | null>;
   principal: DataLoader<string, { principalId: string; kind: 'HUMAN' | 'SERVICE'; name: string } | null>;
+  /** S7's consumers of each secret, those the caller may not read counted only: three statements per page. */
+  secretConsumers: DataLoader<string, SecretConsumers>;
   /** The access bindings of a subject that the caller may read (its own, or at scopes it may read). */
   bindingsBySubject: DataLoader<string, AccessBindingView[]>;
 }
@@ -57,6 +60,11 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
     principal: new DataLoader(async (ids) => {
       const rows = await deps.db.principal.findMany({ where: { id: { in: [...ids] } } });
       return byId(ids, rows).map((p) => (p ? { principalId: p.id, kind: p.kind, name: p.name } : null));
+    }),
+    secretConsumers: new DataLoader(async (secretIds) => {
+      const decide = actor ? await (deciding ??= decider(deps.db, actor)) : null;
+      const byId = await consumersOfSecrets(deps.db, (r) => decide?.(r).allowed ?? false, secretIds);
+      return secretIds.map((id) => byId.get(id)!);
     }),
     bindingsBySubject: new DataLoader(async (subjectIds) => {
       if (!actor) return subjectIds.map(() => []);

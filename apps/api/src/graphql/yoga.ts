@@ -1,9 +1,10 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Actor, Deps } from '../services/deps.ts';
+import { useAnonymousIntrospectionGuard } from './anonymous-introspection.ts';
 import type { GraphQLContext } from './builder.ts';
-import { depthLimit } from './depth-limit.ts';
+import { maskError, useErrorPolicy, yogaLogger } from './error-policy.ts';
 import { createLoaders } from './loaders.ts';
-import { useRedactVariableValues } from './redact-variables.ts';
+import { useSafeOperations } from './safe-operations.ts';
 import { schema } from './schema/index.ts';
 
 export interface YogaOptions {
@@ -17,26 +18,23 @@ export type Yoga = YogaServerInstance<Record<string, never>, GraphQLContext>;
 
 /** The GraphQL app, separate from any listener: tests call `yoga.fetch` with no socket. */
 export function createGraphQL(options: YogaOptions): Yoga {
-  const log = options.deps.logger.child({ component: 'graphql' });
   return createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     graphiql: !options.production,
     landingPage: false,
-    maskedErrors: true,
-    logging: {
-      debug: (...args: unknown[]) => log.debug(String(args[0])),
-      info: (...args: unknown[]) => log.info(String(args[0])),
-      warn: (...args: unknown[]) => log.warn(String(args[0])),
-      error: (...args: unknown[]) => log.error(String(args[0]), { error: args[1] instanceof Error ? args[1] : undefined }),
-    },
+    // P2: no CORS here; the HTTP layer (http/origin.ts) answers for the origins in OCC_ALLOWED_ORIGINS
+    // and for no other (yoga's default reflects any Origin with credentials).
+    cors: false,
+    maskedErrors: { maskError },
+    // P1: yoga's arguments are never stringified (a GraphQLError's toString prints the document).
+    logging: yogaLogger(options.deps.logger),
     plugins: [
-      useRedactVariableValues(),
-      {
-        onValidate({ addValidationRule }: { addValidationRule: (rule: ReturnType<typeof depthLimit>) => void }) {
-          addValidationRule(depthLimit(12));
-        },
-      },
+      useAnonymousIntrospectionGuard(options.production),
+      // P1 and P3: parse, validation and variables within limits and without echoing input;
+      // every error coded, every log line free of documents and values.
+      useSafeOperations(),
+      useErrorPolicy(options.deps.logger),
     ],
     context: async ({ request }) => {
       const actor = await options.authenticate(request);

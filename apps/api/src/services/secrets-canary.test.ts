@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canaryForms, dumpDatabase, dumpKubernetes, findCanary } from '../test/canary.ts';
-import { CREATE_SECRET, DELETE_SECRET, SECRET, UPDATE_SECRET, createReadyNamespace, payload } from '../test/operations.ts';
+import { createHash } from 'node:crypto';
+import { brokenRequestsCarrying, canaryForms, dumpDatabase, dumpKubernetes, findCanary } from '../test/canary.ts';
+import { CREATE_SECRET, DELETE_SECRET, SECRET, UPDATE_SECRET, createReadyNamespace, createSecretOk, payload } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
 // Rule S3: a secret value lives only in request memory and its own Kubernetes Secret.
+// Rule P1: no error and no log line gives it back, however the request that carried it failed.
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -67,5 +69,93 @@ describe('S3 canary', () => {
     }
     expect(stack.logs.length).toBeGreaterThan(0);
     expect(stack.responses.length).toBeGreaterThan(5);
+  });
+});
+
+/** A canary that is also a GraphQL name, so it can stand where a client's key or a bare token would. */
+const nameCanary = () => `CANARY_${randomBytes(12).toString('hex')}`;
+
+async function post(body: string, contentType = 'application/json') {
+  return stack.request('/graphql', { method: 'POST', headers: { 'content-type': contentType, authorization: `Bearer ${stack.bootstrapKey}` }, body });
+}
+
+describe('P1 S3 canary in failed requests', () => {
+  it('P1 S3 parse, validation and coercion errors of createSecret and updateSecret echo no canary, inline or as a variable, in the answer or the log', async () => {
+    const nsId = await createReadyNamespace(stack, 'canary-errors');
+    const secret = await createSecretOk(stack, nsId, 'target', 'initial');
+    const value = nameCanary();
+    const digits = value.replace(/\D/g, '').slice(0, 15);
+    const requests = brokenRequestsCarrying(value, { namespaceId: nsId, secretId: secret.id });
+    expect(requests.length).toBeGreaterThan(30);
+    const before = { logs: stack.logs.length, responses: stack.responses.length };
+    for (const request of requests) {
+      const res = await post(request.body, request.contentType);
+      const text = await res.text();
+      expect(res.status, request.label).toBeLessThan(500);
+      const body = JSON.parse(text) as { errors?: Array<{ message: string; extensions?: { code?: unknown } }> };
+      // Every one of them is refused, with a code, and the canary is not in it.
+      expect(body.errors?.length, `${request.label}: ${text}`).toBeGreaterThan(0);
+      for (const error of body.errors!) expect(typeof error.extensions?.code, `${request.label}: ${text}`).toBe('string');
+      expect(findCanary([text], value), request.label).toEqual([]);
+      expect(text.includes(digits), request.label).toBe(false);
+    }
+    const logs = stack.logs.slice(before.logs);
+    expect(logs.length).toBeGreaterThanOrEqual(requests.length); // every refusal was logged
+    expect(findCanary(logs, value)).toEqual([]);
+    expect(logs.filter((l) => l.includes(digits) || l.includes('CANARY'))).toEqual([]);
+    expect(findCanary(stack.responses.slice(before.responses), value)).toEqual([]);
+  });
+
+  it('P1 S3 backend failures (Kubernetes namespace deleted out of band, an API error quoting the request, a reset connection) echo no inline or variable value; the log names the operation and a hash of the document, not the document', async () => {
+    const nsId = await createReadyNamespace(stack, 'canary-backend');
+    const secret = await createSecretOk(stack, nsId, 'target', 'initial');
+    const k8sNs = secret.backendLocator.k8sNamespace;
+    const values = Array.from({ length: 8 }, () => canary());
+    const before = stack.logs.length;
+    const inline = (mutation: 'create' | 'update', name: string, value: string) =>
+      mutation === 'create'
+        ? `mutation ${name} {\n  createSecret(input: { namespaceId: "${nsId}", name: "${name.toLowerCase()}",\n    value: "${value}" }) { __typename ... on Error { code message } } }`
+        : `mutation ${name} {\n  updateSecret(input: { id: "${secret.id}",\n    value: "${value}" }) { __typename ... on Error { code message } } }`;
+    // The value sits on a short line of its own: graphql-js' printLocation wraps long lines, which
+    // would split the canary and hide a copy from the search.
+    const documents: string[] = [];
+    const send = async (document: string) => (documents.push(document), stack.gql(document));
+    const faults = stack.runtime.emulator!.faults;
+    const answers = [];
+    // The API server fails with a body that quotes what it was sent (client-node keeps the body).
+    const apiError = faults.add({ path: `/api/v1/namespaces/${k8sNs}/secrets`, action: { type: 'error', status: 500, message: `refused ${values[0]}` } });
+    answers.push(await send(inline('create', 'FaultCreate', values[0]!)));
+    answers.push(await send(inline('update', 'FaultUpdate', values[0]!)));
+    faults.remove(apiError.id);
+    const reset = faults.add({ path: `/api/v1/namespaces/${k8sNs}/secrets`, action: { type: 'reset' } });
+    answers.push(await send(inline('create', 'ResetCreate', values[1]!)));
+    answers.push(await send(inline('update', 'ResetUpdate', values[2]!)));
+    faults.remove(reset.id);
+    await stack.core.deleteNamespace({ name: k8sNs });
+    answers.push(await send(inline('create', 'GoneCreate', values[3]!)));
+    answers.push(await send(inline('update', 'GoneUpdate', values[4]!)));
+    answers.push(await stack.gql(CREATE_SECRET, { input: { namespaceId: nsId, name: 'gone-variable', value: values[5] } }));
+    answers.push(await stack.gql(UPDATE_SECRET, { input: { id: secret.id, value: values[6] } }));
+    for (const answer of answers) {
+      expect(answer.status).toBeLessThan(500);
+      for (const error of answer.body.errors ?? []) expect(typeof error.extensions?.code).toBe('string');
+    }
+    const logs = stack.logs.slice(before);
+    for (const v of values) {
+      expect(findCanary(answers.map((a) => JSON.stringify(a.body)), v)).toEqual([]);
+      expect(findCanary(logs, v)).toEqual([]);
+    }
+    // Not even a piece of one: nothing else in these requests says CANARY.
+    expect(logs.filter((l) => l.includes('CANARY'))).toEqual([]);
+    expect(answers.filter((a) => JSON.stringify(a.body).includes('CANARY'))).toEqual([]);
+    // Requests that failed are logged by operation name and document hash, never by document.
+    const requestLines = logs.filter((l) => l.includes('"documentHash"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(requestLines.length).toBeGreaterThan(0);
+    const hashes = new Map(documents.map((d) => [createHash('sha256').update(d).digest('hex'), d.split(' ')[1]]));
+    for (const line of requestLines) {
+      expect(JSON.stringify(line)).not.toContain('mutation ');
+      if (hashes.has(line.documentHash as string)) expect(line.operationName).toBe(hashes.get(line.documentHash as string));
+    }
+    expect(requestLines.some((l) => hashes.has(l.documentHash as string))).toBe(true);
   });
 });

@@ -58,3 +58,55 @@ export async function dumpKubernetes(core: CoreV1Api, apps: AppsV1Api): Promise<
   add('Deployment', (await apps.listDeploymentForAllNamespaces()).items);
   return out;
 }
+
+/**
+ * Rule P1's catalogue of broken requests that carry a canary, for every mutation that takes a
+ * value: written inline and given as a variable, as parse, validation and coercion errors. The
+ * canary is a valid GraphQL name as well, so it can stand where a client's key would.
+ */
+export interface BrokenRequest {
+  label: string;
+  body: string;
+  contentType?: string;
+}
+
+export function brokenRequestsCarrying(canary: string, ids: { namespaceId: string; secretId: string }): BrokenRequest[] {
+  const json = (label: string, query: string, variables: Record<string, unknown> = {}): BrokenRequest => ({ label, body: JSON.stringify({ query, variables }) });
+  const out: BrokenRequest[] = [];
+  const digits = canary.replace(/\D/g, '').slice(0, 15) || '739182736451';
+  const wrongValues: Array<[string, unknown]> = [
+    ['list', [canary]],
+    ['object', { [canary]: canary }],
+    ['nested', { a: [{ b: canary }] }],
+    ['separator', [`x; ${canary}; y`]],
+    ['number', Number(digits)],
+    ['boolean', true],
+  ];
+  const mutations = [
+    { name: 'createSecret', type: 'CreateSecretInput', fields: (value: string) => `namespaceId: "${ids.namespaceId}", name: "canary-x", value: ${value}`, base: { namespaceId: ids.namespaceId, name: 'canary-x' } },
+    { name: 'updateSecret', type: 'UpdateSecretInput', fields: (value: string) => `id: "${ids.secretId}", value: ${value}`, base: { id: ids.secretId } },
+  ];
+  for (const m of mutations) {
+    const withVariable = `mutation M($i: ${m.type}!) { ${m.name}(input: $i) { __typename } }`;
+    // Parse errors: the canary where the lexer stops, and beside a broken document.
+    out.push(json(`${m.name} parse: inline string`, `mutation { ${m.name}(input: { ${m.fields(`"${canary}"`).replace('value:', 'value')} }) { __typename } }`));
+    out.push(json(`${m.name} parse: inline name`, `mutation { ${m.name}(input: { ${m.fields(canary)} } { __typename } }`));
+    out.push(json(`${m.name} parse: unterminated`, `mutation { ${m.name}(input: { ${m.fields(`"${canary}`)} }) { __typename } }`));
+    out.push(json(`${m.name} parse: variable`, `mutation M($i: ${m.type}!) { ${m.name}(input: $i) { __typename }`, { i: { ...m.base, value: canary } }));
+    // Validation errors: inline literals of the wrong shape, an unknown field named like the canary.
+    out.push(json(`${m.name} validation: list`, `mutation { ${m.name}(input: { ${m.fields(`["${canary}"]`)} }) { __typename } }`));
+    out.push(json(`${m.name} validation: object`, `mutation { ${m.name}(input: { ${m.fields(`{ a: "${canary}" }`)} }) { __typename } }`));
+    out.push(json(`${m.name} validation: number`, `mutation { ${m.name}(input: { ${m.fields(digits)} }) { __typename } }`));
+    out.push(json(`${m.name} validation: enum-like name`, `mutation { ${m.name}(input: { ${m.fields(canary)} }) { __typename } }`));
+    out.push(json(`${m.name} validation: unknown field`, `mutation { ${m.name}(input: { ${m.fields('"x"')}, ${canary}: "${canary}" }) { __typename } }`));
+    out.push(json(`${m.name} validation: default value`, `mutation M($i: ${m.type}! = { ${m.fields(`["${canary}"]`)} }) { ${m.name}(input: $i) { __typename } }`));
+    // Coercion errors: variables of the wrong type, an unknown key named like the canary.
+    for (const [label, value] of wrongValues) out.push(json(`${m.name} coercion: ${label}`, withVariable, { i: { ...m.base, value } }));
+    out.push(json(`${m.name} coercion: unknown key`, withVariable, { i: { ...m.base, value: 'x', [canary]: canary } }));
+    out.push(json(`${m.name} coercion: whole input wrong`, withVariable, { i: [canary] }));
+  }
+  // Not JSON at all: JSON.parse's own message quotes the text it failed on.
+  out.push({ label: 'body: invalid JSON', body: `{"query": "mutation { createSecret }", "variables": ${canary}}` });
+  out.push({ label: 'body: unexpected parameter', body: JSON.stringify({ query: '{ viewer { id } }', [canary]: canary }) });
+  return out;
+}

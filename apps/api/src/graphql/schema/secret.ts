@@ -15,7 +15,6 @@ import {
   deleteSecret,
   getSecret,
   isInstallationAdmin,
-  secretConsumers,
   secretReference,
   updateSecret,
   type SecretUpdateResult,
@@ -55,7 +54,7 @@ builder.node(SecretRef, {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     reference: t.field({ type: SecretReferenceRef, resolve: (s) => secretReference(s) }),
     namespace: t.field({ type: NamespaceRef, resolve: (s, _args, ctx) => requireNamespace(ctx.deps, actorOf(ctx), s.namespaceId) }),
-    consumers: t.field({ type: SecretConsumersRef, resolve: (s, _args, ctx) => secretConsumers(ctx.deps.db, actorOf(ctx), s.id) }),
+    consumers: t.field({ type: SecretConsumersRef, resolve: (s, _args, ctx) => ctx.loaders.secretConsumers.load(s.id) }),
     backendLocator: t.field({
       type: SecretBackendLocatorRef,
       nullable: true,

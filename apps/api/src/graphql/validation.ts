@@ -1,0 +1,101 @@
+import {
+  GraphQLError,
+  Kind,
+  ValuesOfCorrectTypeRule,
+  specifiedRules,
+  typeFromAST,
+  validate,
+  visitInParallel,
+  type ASTNode,
+  type DocumentNode,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type ValidationContext,
+  type ValidationRule,
+  type ValueNode,
+} from 'graphql';
+import { codedCause, invalidInput, objectProblem, walkType, type InputPath } from './input-errors.ts';
+import { limitRules } from './limits.ts';
+
+// Rule P1 for values written inline: graphql-js' ValuesOfCorrectTypeRule prints the literal
+// (`Expected value of type "String!", found ["sk-…"]`). It still decides what is invalid; only its
+// errors are rebuilt, from the argument, the path to the node and the type expected there.
+
+function pathTo(value: ValueNode, target: ASTNode, path: Array<string | number> = []): Array<string | number> | null {
+  if (value === target) return path;
+  if (value.kind === Kind.LIST) {
+    for (const [i, item] of value.values.entries()) {
+      const found = pathTo(item, target, [...path, i]);
+      if (found) return found;
+    }
+  } else if (value.kind === Kind.OBJECT) {
+    for (const field of value.fields) {
+      if (field === target) return path; // an unknown field: its parent is the place, its name is the client's
+      const found = pathTo(field.value, target, [...path, field.name.value]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+export const SafeValuesOfCorrectTypeRule: ValidationRule = (context) => {
+  let root: { kind: 'Argument' | 'Variable'; name: string; value: ValueNode; type: GraphQLInputType | undefined } | null = null;
+  const reported = new Set<string>();
+
+  const rebuild = (error: GraphQLError): GraphQLError => {
+    const node = error.nodes?.[0];
+    const found = root && node ? pathTo(root.value, node) : null;
+    if (!root || !node || !found || !root.type) {
+      return new GraphQLError('An argument has an invalid value.', { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } });
+    }
+    const { type, path } = walkType(root.type, found as InputPath);
+    let problem: string;
+    if (node.kind === Kind.OBJECT_FIELD) problem = objectProblem(type, [node.name.value]);
+    else if (node.kind === Kind.OBJECT) problem = objectProblem(type, node.fields.map((f) => f.name.value));
+    else problem = `expected ${String(type)}`; // TypeInfo is already inside a list literal here
+    return invalidInput(root, path, problem, node, codedCause(error));
+  };
+
+  const proxy = Object.create(context) as ValidationContext;
+  proxy.reportError = (error: GraphQLError) => {
+    const safe = rebuild(error);
+    const key = `${safe.message}@${safe.locations?.map((l) => `${l.line}:${l.column}`).join(',')}`;
+    if (!reported.has(key)) {
+      reported.add(key);
+      context.reportError(safe);
+    }
+  };
+
+  return visitInParallel([
+    {
+      Argument: {
+        enter: (node) => void (root = { kind: 'Argument', name: node.name.value, value: node.value, type: context.getArgument()?.type }),
+        leave: () => void (root = null),
+      },
+      VariableDefinition: {
+        enter: (node) => {
+          const type = typeFromAST(context.getSchema(), node.type) as GraphQLInputType | undefined;
+          root = node.defaultValue ? { kind: 'Variable', name: node.variable.name.value, value: node.defaultValue, type } : null;
+        },
+        leave: () => void (root = null),
+      },
+    },
+    ValuesOfCorrectTypeRule(proxy),
+  ]);
+};
+
+/**
+ * Validation as yoga runs it, with two changes: the limits run first and alone (a document over a
+ * limit is refused before the standard rules, some of which are quadratic in its size), and the
+ * value rule is the one above.
+ */
+export function validateWithinLimits(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  rules?: ReadonlyArray<ValidationRule>,
+): ReadonlyArray<GraphQLError> {
+  const refused = validate(schema, document, limitRules);
+  if (refused.length) return refused;
+  const chosen = (rules ?? specifiedRules).map((rule) => (rule === ValuesOfCorrectTypeRule ? SafeValuesOfCorrectTypeRule : rule));
+  return validate(schema, document, chosen);
+}
