@@ -14,6 +14,8 @@ export interface Env {
   kubeconfig: string | null;
   consoleDir: string;
   production: boolean;
+  /** OCC_ALLOWED_ORIGINS: the only origins given CORS (with credentials); none by default (P2). */
+  allowedOrigins: string[];
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -22,6 +24,28 @@ function port(value: string | undefined, fallback: number): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`OCC_PORT must be a port number, got ${JSON.stringify(value)}`);
   return n;
+}
+
+function origins(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return [];
+  return value.split(',').map((raw) => {
+    const origin = raw.trim();
+    let exact: string | null = null;
+    try {
+      const url = new URL(origin);
+      if (url.protocol === 'http:' || url.protocol === 'https:') exact = url.origin;
+    } catch {
+      // reported below
+    }
+    // Exact origins only (scheme, host and port; no path, no trailing slash, no wildcard), since
+    // the Origin header is compared as a string.
+    if (exact !== origin) {
+      throw new Error(
+        `OCC_ALLOWED_ORIGINS must be a comma-separated list of exact origins such as https://console.example.com; ${JSON.stringify(origin)} is not one`,
+      );
+    }
+    return origin;
+  });
 }
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
@@ -35,6 +59,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     kubeconfig: source.KUBECONFIG || null,
     consoleDir: path.resolve(source.OCC_CONSOLE_DIR || path.join(REPO_ROOT, 'apps/console/out')),
     production: source.NODE_ENV === 'production',
+    allowedOrigins: origins(source.OCC_ALLOWED_ORIGINS),
     logLevel: level as Env['logLevel'],
   };
 }

@@ -11,7 +11,7 @@ const env = readEnv();
 const logger = createLogger((line) => process.stderr.write(line), env.logLevel);
 
 const runtime = await startRuntime({ env, logger });
-const app = createHttpApp({ deps: runtime.deps, production: env.production, consoleDir: env.consoleDir });
+const app = createHttpApp({ deps: runtime.deps, production: env.production, consoleDir: env.consoleDir, allowedOrigins: env.allowedOrigins });
 const server = await listen(app, env.host, env.port);
 const { port } = server.address() as AddressInfo;
 const base = `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;

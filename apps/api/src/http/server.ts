@@ -2,13 +2,19 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { authenticateApiKey, authenticateSession, createSession, endSession } from '../services/authenticate.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import { createGraphQL, type Yoga } from '../graphql/yoga.ts';
+import { PayloadTooLargeError, readBody, RequestAbortedError } from './body.ts';
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
+import { corsHeaders, CROSS_ORIGIN_REFUSED, isCrossOrigin, isPreflight, preflightHeaders } from './origin.ts';
+import { parseRequestTarget, type RequestTarget } from './request-target.ts';
+import { API_CSP, consolePagePolicies, graphiqlCsp, SECURITY_HEADERS } from './security-headers.ts';
 import { serveStatic } from './static-files.ts';
 
 export interface HttpAppOptions {
   deps: Deps;
   production: boolean;
   consoleDir: string;
+  /** OCC_ALLOWED_ORIGINS: origins that may call the API from their pages, with credentials. None by default. */
+  allowedOrigins?: readonly string[];
 }
 
 export interface HttpApp {
@@ -16,27 +22,27 @@ export interface HttpApp {
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
-const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_SESSION_BODY_BYTES = 4096;
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw Object.assign(new Error('body too large'), { status: 413 });
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** /graphql answers its own refusals in GraphQL's response shape, so clients read one shape there. */
+function graphqlRefusal(res: ServerResponse, status: number, code: string, message: string): void {
+  json(res, status, { errors: [{ message, extensions: { code } }] });
+}
+
+function hasBearer(req: IncomingMessage): boolean {
+  return (req.headers.authorization ?? '').startsWith('Bearer ');
 }
 
 /**
  * Resolves the caller. A bearer key wins; a session cookie is accepted only on requests a
  * browser cannot send cross-site without a preflight (JSON POST or GET), which with SameSite=Strict
- * is the CSRF defence.
+ * is the CSRF defence. Cookie-authenticated requests from another origin never get here (P2, the
+ * cross-origin check in createHttpApp runs first).
  */
 export async function authenticateRequest(deps: Deps, request: Request): Promise<Actor | null> {
   const auth = request.headers.get('authorization');
@@ -47,12 +53,74 @@ export async function authenticateRequest(deps: Deps, request: Request): Promise
   return authenticateSession(deps.db, token);
 }
 
+/** The Node request as a Fetch request for yoga, with the body already read (and counted). */
+function fetchInit(req: IncomingMessage, body: Buffer | undefined): RequestInit {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    // Hop-by-hop and framing headers describe the connection, not the request; the body is whole.
+    if (value === undefined || ['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name)) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return { method: req.method, headers, ...(body ? { body: new Uint8Array(body) } : {}) };
+}
+
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { deps } = options;
+  const allowedOrigins = options.allowedOrigins ?? [];
   const log = deps.logger.child({ component: 'http' });
   const yoga = createGraphQL({ deps, production: options.production, authenticate: (r) => authenticateRequest(deps, r) });
+  const pagePolicies = consolePagePolicies(options.consoleDir);
+
+  async function graphql(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> {
+    const method = req.method ?? 'GET';
+    const cookieAuthenticated = !hasBearer(req) && readCookie(req.headers.cookie, SESSION_COOKIE) !== null;
+    if (cookieAuthenticated && isCrossOrigin(req.headers, method, allowedOrigins)) {
+      graphqlRefusal(res, 403, CROSS_ORIGIN_REFUSED, 'A signed-in browser request must come from this origin.');
+      return;
+    }
+    let body: Buffer | undefined;
+    if (method !== 'GET' && method !== 'HEAD') {
+      try {
+        body = await readBody(req, MAX_BODY_BYTES);
+      } catch (error) {
+        if (!(error instanceof PayloadTooLargeError)) throw error;
+        graphqlRefusal(res, 413, 'PAYLOAD_TOO_LARGE', error.message);
+        return;
+      }
+    }
+    const aborted = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) aborted.abort();
+    });
+    // yoga gets a Fetch Request built from the counted body: given the Node request, it would
+    // buffer the whole stream itself before any limit applied (P3).
+    const response = await yoga.fetch(`http://localhost${target.path}${target.search}`, { ...fetchInit(req, body), signal: aborted.signal });
+    const headers: Record<string, string | string[]> = {};
+    response.headers.forEach((value, name) => {
+      if (name !== 'set-cookie') headers[name] = value;
+    });
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length > 0) headers['set-cookie'] = cookies;
+    if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
+      // GraphiQL (outside production): its policy allows its CDN and its own inline scripts.
+      const html = await response.text();
+      res.writeHead(response.status, { ...headers, 'content-security-policy': graphiqlCsp(html) }).end(html);
+      return;
+    }
+    res.writeHead(response.status, headers);
+    if (response.body) {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+    }
+    res.end();
+  }
 
   async function session(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Signing in and out change the browser's session, so another origin may not do either, with a
+    // cookie or without (login CSRF would sign the admin's browser in as someone else).
+    if ((req.method === 'POST' || req.method === 'DELETE') && isCrossOrigin(req.headers, req.method, allowedOrigins)) {
+      json(res, 403, { code: CROSS_ORIGIN_REFUSED, message: 'Sign in and out from this origin.' });
+      return;
+    }
     const cookie = readCookie(req.headers.cookie, SESSION_COOKIE);
     if (req.method === 'POST') {
       if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
@@ -61,8 +129,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       }
       let apiKey: unknown;
       try {
-        apiKey = (JSON.parse(await readBody(req, 4096)) as { apiKey?: unknown }).apiKey;
-      } catch {
+        apiKey = (JSON.parse((await readBody(req, MAX_SESSION_BODY_BYTES)).toString('utf8')) as { apiKey?: unknown }).apiKey;
+      } catch (error) {
+        if (error instanceof PayloadTooLargeError || error instanceof RequestAbortedError) throw error;
         json(res, 400, { code: 'BAD_REQUEST', message: 'Send JSON: {"apiKey": "occ_…"}.' });
         return;
       }
@@ -106,26 +175,42 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path === '/graphql') {
-      if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
-        json(res, 413, { errors: [{ message: 'The request is too large.', extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+    const target = parseRequestTarget(req.url);
+    if (!target) return json(res, 400, { code: 'MALFORMED_PATH', message: 'The request path is not a valid, percent-encoded path.' });
+    const { path } = target;
+    const api = path === '/graphql' || path === '/auth/session';
+    if (api) {
+      if (isPreflight(req.method ?? '', req.headers)) {
+        const headers = preflightHeaders(req.headers, allowedOrigins);
+        if (headers) res.writeHead(204, headers).end();
+        else json(res, 403, { code: CROSS_ORIGIN_REFUSED, message: 'This origin may not call the API.' }, corsHeaders(req.headers, allowedOrigins));
         return;
       }
-      await yoga.requestListener(req, res);
-      return;
+      for (const [name, value] of Object.entries(corsHeaders(req.headers, allowedOrigins))) res.setHeader(name, value);
     }
+    if (path === '/graphql') return graphql(req, res, target);
     if (path === '/auth/session') return session(req, res);
     if (path === '/healthz') return json(res, 200, { status: 'ok' });
     if (path === '/readyz') return ready(res);
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Not allowed.' });
-    return serveStatic(options.consoleDir, req, res);
+    return serveStatic(options.consoleDir, target.decodedPath, pagePolicies, res);
   }
 
   return {
     yoga,
     handle(req, res) {
+      // Set before routing, so every answer carries them: pages, API, 404, 413 and 500 alike (P2).
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+      res.setHeader('content-security-policy', API_CSP);
+      // An answer given before the body was read whole (413, a refusal, a route that reads no
+      // body) closes the connection: Node would otherwise read and discard the rest, however long.
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+        if (!req.complete) this.setHeader('connection', 'close');
+        return writeHead.apply(this, args);
+      } as ServerResponse['writeHead'];
       route(req, res).catch((error: unknown) => {
+        if (error instanceof RequestAbortedError) return void res.destroy();
         const status = (error as { status?: number }).status ?? 500;
         if (status === 500) log.error('request failed', { path: req.url?.split('?')[0], error });
         if (!res.headersSent) json(res, status, { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : 'INTERNAL', message: 'The request failed.' });
@@ -135,8 +220,28 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   };
 }
 
-export function listen(app: HttpApp, host: string, port: number): Promise<Server> {
-  const server = createServer((req, res) => app.handle(req, res));
+export interface ListenOptions {
+  /** The whole request head must arrive within this (slow-loris headers). */
+  headersTimeoutMs?: number;
+  /** The whole request, body included, must arrive within this (slow bodies). */
+  requestTimeoutMs?: number;
+  /** An idle kept-alive connection is closed after this. */
+  keepAliveTimeoutMs?: number;
+}
+
+export function listen(app: HttpApp, host: string, port: number, options: ListenOptions = {}): Promise<Server> {
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
+      // How often Node checks the two timeouts above: a fraction of the shorter one.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeout / 4))),
+    },
+    (req, res) => app.handle(req, res),
+  );
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
