@@ -112,7 +112,13 @@ function document(mutation: string): string {
 }
 
 async function deniedCount(subject: Subject, mutation: string): Promise<number> {
-  if (subject === 'anonymous') return stack.runtime.db.auditEvent.count({ where: { actorId: null, action: mutation, outcome: 'DENIED' } });
+  if (subject === 'anonymous') {
+    // Anonymous refusals are coalesced per client address and minute, counted per action (P5).
+    const [row] = await stack.runtime.db.$queryRaw<Array<{ n: number }>>`
+      SELECT COALESCE(SUM(("details"->'counts'->>${`${mutation}:UNAUTHENTICATED`})::int), 0)::int AS n
+      FROM "AuditEvent" WHERE "coalesceKey" IS NOT NULL AND "actorId" IS NULL AND "outcome" = 'DENIED'`;
+    return row!.n;
+  }
   return stack.runtime.db.auditEvent.count({ where: { actorId: principals[subject], outcome: 'DENIED' } });
 }
 

@@ -3,7 +3,7 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
-import { audit } from '../services/audit.ts';
+import { auditAnonymousRefusal } from '../services/audit.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import type { Loaders } from './loaders.ts';
 import { parseJsonLiteral, parseJsonValue } from './json-scalar.ts';
@@ -11,6 +11,10 @@ import { parseJsonLiteral, parseJsonValue } from './json-scalar.ts';
 export interface GraphQLContext {
   deps: Deps;
   actor: Actor | null;
+  /** The client's address as the server saw it, for coalesced anonymous audits (P5). */
+  clientAddress: string;
+  /** The request presented credentials that were refused; the HTTP layer audited that already. */
+  authenticationFailed: boolean;
   loaders: Loaders;
 }
 
@@ -35,19 +39,15 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: (ctx) => ({ authenticated: ctx.actor !== null }),
-    // A mutation refused for want of credentials is a denial too, and denials are audited (A3).
-    // Queries are not: an unauthenticated read changes nothing and would only flood the log.
+    // A mutation refused for want of credentials is a denial too, and denials are audited (A3),
+    // coalesced per client address and minute like every anonymous refusal (P5). Queries are not:
+    // an unauthenticated read changes nothing. A request whose credentials were refused was
+    // audited once already, by the HTTP layer.
     unauthorizedError: (_parent, ctx, info) => {
-      if (info.parentType.name === 'Mutation') {
-        void audit(ctx.deps.db, {
-          actorId: null,
-          action: info.fieldName,
-          resourceKind: 'installation',
-          resourceId: null,
-          namespaceId: null,
-          outcome: 'DENIED',
-          reason: 'UNAUTHENTICATED',
-        }).catch((error: unknown) => ctx.deps.logger.error('could not audit an unauthenticated mutation', { error }));
+      if (info.parentType.name === 'Mutation' && !ctx.authenticationFailed) {
+        void auditAnonymousRefusal(ctx.deps.db, { clientAddress: ctx.clientAddress, action: info.fieldName, reason: 'UNAUTHENTICATED' }).catch((error: unknown) =>
+          ctx.deps.logger.error('could not audit an unauthenticated mutation', { error }),
+        );
       }
       return unauthenticated();
     },

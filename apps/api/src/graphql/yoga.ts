@@ -10,15 +10,26 @@ import { schema } from './schema/index.ts';
 export interface YogaOptions {
   deps: Deps;
   production: boolean;
-  /** Resolves the caller from the request (bearer key or session cookie). */
-  authenticate(request: Request): Promise<Actor | null>;
+  /**
+   * Resolves the caller from the request's credentials (http/server.ts), or throws a GraphQLError
+   * carrying the HTTP status to answer with (401, 429).
+   */
+  authenticate(request: Request, clientAddress: string): Promise<RequestCaller>;
 }
 
-export type Yoga = YogaServerInstance<Record<string, never>, GraphQLContext>;
+/** Who is calling, as the HTTP layer resolves it from the request (http/server.ts). */
+export interface RequestCaller {
+  actor: Actor | null;
+  clientAddress: string;
+  /** Credentials were presented and refused; that refusal is already audited (P5). */
+  authenticationFailed: boolean;
+}
+
+export type Yoga = YogaServerInstance<{ clientAddress?: string }, GraphQLContext>;
 
 /** The GraphQL app, separate from any listener: tests call `yoga.fetch` with no socket. */
 export function createGraphQL(options: YogaOptions): Yoga {
-  return createYoga<Record<string, never>, GraphQLContext>({
+  return createYoga<{ clientAddress?: string }, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     graphiql: !options.production,
@@ -36,9 +47,10 @@ export function createGraphQL(options: YogaOptions): Yoga {
       useSafeOperations(),
       useErrorPolicy(options.deps.logger),
     ],
-    context: async ({ request }) => {
-      const actor = await options.authenticate(request);
-      return { deps: options.deps, actor, loaders: createLoaders(options.deps, actor) };
+    // Built after the document passed parsing, validation and the limits (safe-operations.ts).
+    context: async ({ request, clientAddress }) => {
+      const caller = await options.authenticate(request, clientAddress ?? 'unknown');
+      return { deps: options.deps, ...caller, loaders: createLoaders(options.deps, caller.actor) };
     },
   });
 }

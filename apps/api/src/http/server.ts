@@ -1,13 +1,16 @@
+import { GraphQLError } from 'graphql';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { auditAnonymousRefusal } from '../services/audit.ts';
 import { authenticateApiKey, authenticateSession, createSession, endSession } from '../services/authenticate.ts';
 import type { Actor, Deps } from '../services/deps.ts';
-import { createGraphQL, type Yoga } from '../graphql/yoga.ts';
+import { createGraphQL, type RequestCaller, type Yoga } from '../graphql/yoga.ts';
 import { PayloadTooLargeError, readBody, RequestAbortedError } from './body.ts';
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
 import { corsHeaders, CROSS_ORIGIN_REFUSED, isCrossOrigin, isPreflight, preflightHeaders } from './origin.ts';
 import { parseRequestTarget, type RequestTarget } from './request-target.ts';
 import { API_CSP, consolePagePolicies, graphiqlCsp, SECURITY_HEADERS } from './security-headers.ts';
 import { serveStatic } from './static-files.ts';
+import { AuthThrottle, keyPrefixOf } from './throttle.ts';
 
 export interface HttpAppOptions {
   deps: Deps;
@@ -15,6 +18,8 @@ export interface HttpAppOptions {
   consoleDir: string;
   /** OCC_ALLOWED_ORIGINS: origins that may call the API from their pages, with credentials. None by default. */
   allowedOrigins?: readonly string[];
+  /** Failed-authentication budget (P5); tests pass a small one. */
+  throttle?: AuthThrottle;
 }
 
 export interface HttpApp {
@@ -38,19 +43,35 @@ function hasBearer(req: IncomingMessage): boolean {
   return (req.headers.authorization ?? '').startsWith('Bearer ');
 }
 
+/** What the request's credentials came to: a caller, nobody (none presented), or a failure. */
+export type Authentication =
+  | { actor: Actor; failed: false }
+  | { actor: null; failed: false }
+  | { actor: null; failed: true; presented: 'apiKey' | 'session'; keyPrefix: string | null };
+
 /**
  * Resolves the caller. A bearer key wins; a session cookie is accepted only on requests a
  * browser cannot send cross-site without a preflight (JSON POST or GET), which with SameSite=Strict
  * is the CSRF defence. Cookie-authenticated requests from another origin never get here (P2, the
  * cross-origin check in createHttpApp runs first).
  */
-export async function authenticateRequest(deps: Deps, request: Request): Promise<Actor | null> {
+export async function authenticateRequest(deps: Deps, request: Request): Promise<Authentication> {
   const auth = request.headers.get('authorization');
-  if (auth?.startsWith('Bearer ')) return authenticateApiKey(deps.db, auth.slice(7).trim());
+  if (auth?.startsWith('Bearer ')) {
+    const key = auth.slice(7).trim();
+    const actor = await authenticateApiKey(deps.db, key);
+    return actor ? { actor, failed: false } : { actor: null, failed: true, presented: 'apiKey', keyPrefix: keyPrefixOf(key) };
+  }
   const token = readCookie(request.headers.get('cookie'), SESSION_COOKIE);
-  if (!token) return null;
-  if (request.method === 'POST' && !(request.headers.get('content-type') ?? '').startsWith('application/json')) return null;
-  return authenticateSession(deps.db, token);
+  if (!token) return { actor: null, failed: false };
+  if (request.method === 'POST' && !(request.headers.get('content-type') ?? '').startsWith('application/json')) return { actor: null, failed: false };
+  const actor = await authenticateSession(deps.db, token);
+  return actor ? { actor, failed: false } : { actor: null, failed: true, presented: 'session', keyPrefix: null };
+}
+
+/** The peer's address as this server sees it; behind a proxy, the proxy's (README: P5). */
+function clientAddressOf(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
 }
 
 /** The Node request as a Fetch request for yoga, with the body already read (and counted). */
@@ -68,8 +89,42 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { deps } = options;
   const allowedOrigins = options.allowedOrigins ?? [];
   const log = deps.logger.child({ component: 'http' });
-  const yoga = createGraphQL({ deps, production: options.production, authenticate: (r) => authenticateRequest(deps, r) });
   const pagePolicies = consolePagePolicies(options.consoleDir);
+  const throttle = options.throttle ?? new AuthThrottle();
+
+  /**
+   * P5: a failed authentication spends the client's budget (and its key prefix's) and is audited
+   * coalesced, per address and minute. Answers how long to wait (0: not throttled).
+   */
+  async function failedAuthentication(clientAddress: string, action: string, keyPrefix: string | null): Promise<number> {
+    const wait = throttle.fail({ clientAddress, keyPrefix });
+    await auditAnonymousRefusal(deps.db, { clientAddress, action, reason: wait > 0 ? 'THROTTLED' : 'UNAUTHENTICATED' });
+    if (wait > 0) log.warn('failed authentication throttled', { clientAddress, keyPrefix, retryAfterSeconds: wait });
+    return wait;
+  }
+
+  const TOO_MANY_FAILURES = 'TOO_MANY_FAILED_AUTHENTICATIONS';
+  const tooManyFailures = (wait: number) => `Too many failed authentications from this client or for this key; retry after ${wait} seconds.`;
+
+  // GraphQL resolves its caller while building the context, after the document passed its limits
+  // (so a refused document costs no SQL). A refused key answers 401, a spent budget 429.
+  const yoga = createGraphQL({
+    deps,
+    production: options.production,
+    async authenticate(request, clientAddress): Promise<RequestCaller> {
+      const authentication = await authenticateRequest(deps, request);
+      if (!authentication.failed) return { actor: authentication.actor, clientAddress, authenticationFailed: false };
+      const wait = await failedAuthentication(clientAddress, 'authenticate', authentication.keyPrefix);
+      if (wait > 0) {
+        throw new GraphQLError(tooManyFailures(wait), { extensions: { code: TOO_MANY_FAILURES, http: { status: 429, headers: { 'retry-after': String(wait) } } } });
+      }
+      // A script with a bad key fails loudly; a browser whose session expired is simply signed out.
+      if (authentication.presented === 'apiKey') {
+        throw new GraphQLError('That API key is not valid, or it was revoked.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer' } } } });
+      }
+      return { actor: null, clientAddress, authenticationFailed: true };
+    },
+  });
 
   async function graphql(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> {
     const method = req.method ?? 'GET';
@@ -94,7 +149,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
     // yoga gets a Fetch Request built from the counted body: given the Node request, it would
     // buffer the whole stream itself before any limit applied (P3).
-    const response = await yoga.fetch(`http://localhost${target.path}${target.search}`, { ...fetchInit(req, body), signal: aborted.signal });
+    const response = await yoga.fetch(`http://localhost${target.path}${target.search}`, { ...fetchInit(req, body), signal: aborted.signal }, { clientAddress: clientAddressOf(req) });
     const headers: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
       if (name !== 'set-cookie') headers[name] = value;
@@ -135,8 +190,14 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         json(res, 400, { code: 'BAD_REQUEST', message: 'Send JSON: {"apiKey": "occ_…"}.' });
         return;
       }
-      const actor = typeof apiKey === 'string' ? await authenticateApiKey(deps.db, apiKey.trim()) : null;
+      const presented = typeof apiKey === 'string' ? apiKey.trim() : '';
+      const actor = presented ? await authenticateApiKey(deps.db, presented) : null;
       if (!actor) {
+        const wait = await failedAuthentication(clientAddressOf(req), 'signIn', keyPrefixOf(presented));
+        if (wait > 0) {
+          json(res, 429, { code: TOO_MANY_FAILURES, message: tooManyFailures(wait) }, { 'retry-after': String(wait) });
+          return;
+        }
         log.info('sign-in refused');
         json(res, 401, { code: 'UNAUTHENTICATED', message: 'That API key is not valid, or it was revoked.' });
         return;
@@ -153,6 +214,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     if (req.method === 'GET') {
       const actor = cookie ? await authenticateSession(deps.db, cookie) : null;
+      if (!actor && cookie) {
+        const wait = await failedAuthentication(clientAddressOf(req), 'session', null);
+        if (wait > 0) return json(res, 429, { code: TOO_MANY_FAILURES, message: tooManyFailures(wait) }, { 'retry-after': String(wait) });
+      }
       if (!actor) json(res, 401, { code: 'UNAUTHENTICATED', message: 'Not signed in.' });
       else json(res, 200, { principal: { id: actor.principalId, kind: actor.kind, name: actor.name } });
       return;
