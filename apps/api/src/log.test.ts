@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { ValidationError } from '@occ/domain/errors';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from './log.ts';
+import { createLogger, safeErrorText } from './log.ts';
 
 // Rule P1: an error's text may quote input (Prisma's invocation, client-node's body, JSON.parse's
 // snippet, graphql-js' values); a log line carries what identifies an error, never its text.
@@ -40,5 +40,11 @@ describe('P1 error serialization in logs', () => {
     expect(JSON.parse(logged({ error: withCause }))).toMatchObject({ error: { name: 'Error', cause: { name: 'Error' } } });
     expect(JSON.parse(logged({ error: located }))).toMatchObject({ error: { name: 'GraphQLError', path: ['createSecret'], cause: { name: 'Error' } } });
     expect(JSON.parse(logged({ error: new ValidationError('NAME_INVALID', 'A name is lower-case letters.', 'name') }))).toMatchObject({ error: { code: 'NAME_INVALID', message: 'A name is lower-case letters.' } });
+  });
+
+  it('P1 safeErrorText, which a work item stores as its last error, quotes nothing an error carries', () => {
+    for (const error of quoting()) expect(safeErrorText(error)).not.toContain(CANARY);
+    expect(safeErrorText(quoting()[1])).toBe('PrismaClientKnownRequestError: P2002');
+    expect(safeErrorText(new ValidationError('NAME_INVALID', 'A name is lower-case letters.', 'name'))).toBe('ValidationError: NAME_INVALID: A name is lower-case letters.');
   });
 });

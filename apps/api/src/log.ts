@@ -69,6 +69,16 @@ export function serializeError(error: Error, depth = 0): Record<string, unknown>
   return out;
 }
 
+/**
+ * One line of text for an error that may be stored or shown (a work item's lastError): the same
+ * rule as the log's serializer, so nothing the error quotes from input comes along.
+ */
+export function safeErrorText(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error;
+  const { name, code, message } = serializeError(error) as { name: string; code?: string | number; message?: string };
+  return [name, code, message].filter((part) => part !== undefined).join(': ');
+}
+
 // JSON.stringify calls a value's toJSON before the replacer sees it, and GraphQLError has one that
 // returns its message: the holder's own value is checked first.
 function errorReplacer(this: unknown, key: string, value: unknown): unknown {

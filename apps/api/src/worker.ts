@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from './db/client.ts';
-import type { Logger } from './log.ts';
+import { safeErrorText, type Logger } from './log.ts';
 import { claim, heartbeat, retryLater, type WorkItemRow } from './services/work-queue.ts';
 
 export interface WorkHandler {
@@ -49,9 +49,9 @@ export function startWorker(options: WorkerOptions): Worker {
       await handler.run(item, { final: item.attempts >= maxAttempts, owner });
       log.info('work item done');
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      log.warn('work item failed; will retry', { error: message });
-      await retryLater(options.db, item.id, owner, message, backoff(item.attempts)).catch((e) => log.error('could not reschedule', { error: e }));
+      // An error's message may quote what a backend answered (P1): stored and logged by class and code.
+      log.warn('work item failed; will retry', { error });
+      await retryLater(options.db, item.id, owner, safeErrorText(error), backoff(item.attempts)).catch((e) => log.error('could not reschedule', { error: e }));
     } finally {
       clearInterval(beat);
     }
