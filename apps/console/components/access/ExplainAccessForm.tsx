@@ -60,7 +60,7 @@ export function ExplainAccessForm({
       <p className="hint">
         Asks the API whether a subject may do an action here, and which grant allows it. No action implies another.
       </p>
-      <form className="form" onSubmit={onSubmit}>
+      <form method="post" className="form" onSubmit={onSubmit}>
         <div className="grid-2">
           <div className="field">
             <label htmlFor={`${id}-subject`}>Subject</label>

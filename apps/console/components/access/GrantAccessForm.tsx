@@ -76,7 +76,7 @@ export function GrantAccessForm({
     <section aria-labelledby={`${id}-title`} className="card">
       <h2 id={`${id}-title`}>Grant access</h2>
       {roles.error ? <QueryErrorAlert error={roles.error} what="the roles" /> : null}
-      <form className="form" onSubmit={onSubmit}>
+      <form method="post" className="form" onSubmit={onSubmit}>
         <fieldset disabled={mutation.isPending}>
           <div className="grid-2">
             <div className="field">

@@ -20,7 +20,7 @@ export function SubjectGrants({ initialSubjectId, names }: { initialSubjectId: s
   return (
     <section aria-labelledby={`${id}-title`} className="section">
       <h2 id={`${id}-title`}>Grants of one principal</h2>
-      <form className="form inline-form" onSubmit={onSubmit}>
+      <form method="post" className="form inline-form" onSubmit={onSubmit}>
         <div className="field">
           <label htmlFor={`${id}-subject`}>Principal ID</label>
           <input

@@ -93,7 +93,7 @@ export function CreateAgentForm({
   return (
     <section aria-labelledby={`${id}-title`} className="card">
       <h2 id={`${id}-title`}>Create an agent</h2>
-      <form className="form" onSubmit={onSubmit}>
+      <form method="post" className="form" onSubmit={onSubmit}>
         <fieldset disabled={mutation.isPending}>
           <div className="grid-2">
             <div className="field">

@@ -28,7 +28,7 @@ export function SignInForm() {
   }
 
   return (
-    <form className="card form narrow" onSubmit={onSubmit} aria-labelledby={`${keyId}-title`}>
+    <form method="post" className="card form narrow" onSubmit={onSubmit} aria-labelledby={`${keyId}-title`}>
       <h1 id={`${keyId}-title`}>Sign in</h1>
       <div className="field">
         <label htmlFor={keyId}>API key</label>

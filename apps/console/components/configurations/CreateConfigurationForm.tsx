@@ -78,7 +78,7 @@ export function CreateConfigurationForm({
   return (
     <section aria-labelledby={`${id}-title`} className="card">
       <h2 id={`${id}-title`}>Create a configuration</h2>
-      <form className="form" onSubmit={onSubmit}>
+      <form method="post" className="form" onSubmit={onSubmit}>
         <fieldset disabled={mutation.isPending}>
           <div className="field">
             <label htmlFor={`${id}-name`}>Configuration name</label>

@@ -108,7 +108,7 @@ export function EditConfigurationForm({
           </button>
         </div>
       ) : null}
-      <form className="form" onSubmit={onSubmit}>
+      <form method="post" className="form" onSubmit={onSubmit}>
         <fieldset disabled={mutation.isPending}>
           <div className="field">
             <label htmlFor={`${id}-values`}>Values (JSON)</label>

@@ -50,7 +50,7 @@ export function CreateNamespaceForm() {
   return (
     <section aria-labelledby={`${nameId}-title`} className="card">
       <h2 id={`${nameId}-title`}>Create a namespace</h2>
-      <form className="form inline-form" onSubmit={onSubmit}>
+      <form method="post" className="form inline-form" onSubmit={onSubmit}>
         <div className="field">
           <label htmlFor={nameId}>Name</label>
           <input

@@ -64,7 +64,7 @@ export function CreateSecretForm({ namespace }: { namespace: Pick<Namespace, 'id
           {namespace.status === 'PROVISIONING' ? ' This page updates by itself.' : null}
         </p>
       ) : null}
-      <form className="form" onSubmit={onSubmit}>
+      <form method="post" className="form" onSubmit={onSubmit}>
         <fieldset disabled={!ready || mutation.isPending} aria-describedby={!ready ? `${id}-not-ready` : undefined}>
           <legend className="visually-hidden">New secret in {namespace.name}</legend>
           <div className="field">

@@ -58,7 +58,7 @@ export function RotateSecretPanel({
 
   return (
     <div className="panel">
-      <form className="form inline-form" onSubmit={onSubmit} aria-labelledby={`${id}-title`}>
+      <form method="post" className="form inline-form" onSubmit={onSubmit} aria-labelledby={`${id}-title`}>
         <h3 id={`${id}-title`}>Rotate {secret.name}</h3>
         <div className="field">
           <label htmlFor={`${id}-value`}>New value for {secret.name}</label>

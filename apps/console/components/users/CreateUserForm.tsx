@@ -39,7 +39,7 @@ export function CreateUserForm() {
   return (
     <section aria-labelledby={`${nameId}-title`} className="card">
       <h2 id={`${nameId}-title`}>Create a user</h2>
-      <form className="form inline-form" onSubmit={onSubmit}>
+      <form method="post" className="form inline-form" onSubmit={onSubmit}>
         <div className="field">
           <label htmlFor={nameId}>User name</label>
           <input
