@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ACTIONS, BUILT_IN_ROLES, RESOURCE_KINDS, builtInRole, decide } from './access.ts';
+import { ACTIONS, BUILT_IN_ROLES, RESOURCE_KINDS, builtInRole, covers, decide, readableSet } from './access.ts';
 import type { AccessRequest, Action, BindingView, Permission, ResourceKind, RoleView, Scope } from './access.ts';
 
 const ALICE = 'prn_alice';
@@ -241,5 +242,34 @@ describe('built-in roles', () => {
     expect(editor.permissions.some((p) => p.action === 'operate' || p.action === 'administer')).toBe(false);
     expect(grants(editor, 'read', 'namespace')).toBe(true);
     expect(grants(editor, 'delete', 'namespace')).toBe(false);
+  });
+});
+
+describe('readableSet', () => {
+  it('A2 P6 a row is in the readable set exactly when decide allows reading it, for any bindings (generated)', () => {
+    const ns = fc.constantFrom('ns_a', 'ns_b');
+    const res = fc.constantFrom('sec_1', 'sec_2', 'cfg_1', 'ns_a');
+    const scope: fc.Arbitrary<Scope> = fc.oneof(
+      fc.constant({ kind: 'installation' } as const),
+      ns.map((namespaceId) => ({ kind: 'namespace', namespaceId }) as const),
+      fc.tuple(fc.constantFrom<ResourceKind>('secret', 'configuration', 'namespace'), res, fc.option(ns, { nil: null })).map(
+        ([resourceKind, resourceId, namespaceId]) => ({ kind: 'resource', resourceKind, resourceId, namespaceId }) as const,
+      ),
+    );
+    const binding = fc.record({
+      subjectId: fc.constantFrom('prn_me', 'prn_other'),
+      scope,
+      permissions: fc.array(fc.record({ action: fc.constantFrom<Action>('read', 'update'), resourceKind: fc.constantFrom<ResourceKind>('secret', 'configuration', 'namespace') }), { maxLength: 3 }),
+    });
+    const row = fc.record({ id: res, namespaceId: fc.option(ns, { nil: null }) });
+    fc.assert(
+      fc.property(fc.array(binding, { maxLength: 5 }), fc.constantFrom<ResourceKind>('secret', 'configuration', 'namespace'), row, (raw, kind, r) => {
+        const bindings: BindingView[] = raw.map((b, i) => ({ id: `bnd_${i}`, subjectId: b.subjectId, scope: b.scope, role: { id: `rol_${i}`, name: `r${i}`, permissions: b.permissions } }));
+        const set = readableSet(bindings, 'prn_me', 'read', kind);
+        const allowed = decide(bindings, { subjectId: 'prn_me', action: 'read', resourceKind: kind, namespaceId: r.namespaceId, resourceId: r.id }).allowed;
+        expect(covers(set, r)).toBe(allowed);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -114,3 +114,37 @@ export function builtInRole(name: string): RoleView {
   if (!role) throw new Error(`no built-in role ${name}`);
   return role;
 }
+
+/**
+ * Where a subject may do `action` on resources of `kind`, as sets a query can filter by: a list
+ * then holds readable rows only, and a page holds `first` of them (rather than fetching every row
+ * and deciding one by one). `covers` answers exactly as `decide` would for a row.
+ */
+export interface ReadableSet {
+  /** An installation-scope binding grants it: every row. */
+  everywhere: boolean;
+  /** Namespace-scope bindings: every row in these namespaces. */
+  namespaceIds: string[];
+  /** Resource-scope bindings on this kind: these rows. */
+  resourceIds: string[];
+}
+
+export function readableSet(bindings: readonly BindingView[], subjectId: string, action: Action, kind: ResourceKind): ReadableSet {
+  const set: ReadableSet = { everywhere: false, namespaceIds: [], resourceIds: [] };
+  for (const binding of bindings) {
+    if (binding.subjectId !== subjectId) continue;
+    if (!binding.role.permissions.some((p) => p.action === action && p.resourceKind === kind)) continue;
+    const scope = binding.scope;
+    if (scope.kind === 'installation') set.everywhere = true;
+    else if (scope.kind === 'namespace') set.namespaceIds.push(scope.namespaceId);
+    else if (scope.resourceKind === kind) set.resourceIds.push(scope.resourceId);
+  }
+  set.namespaceIds = [...new Set(set.namespaceIds)];
+  set.resourceIds = [...new Set(set.resourceIds)];
+  return set;
+}
+
+/** Whether a row (its id, and the namespace that holds it; a namespace holds itself) is in the set. */
+export function covers(set: ReadableSet, row: { id: string; namespaceId: string | null }): boolean {
+  return set.everywhere || (row.namespaceId !== null && set.namespaceIds.includes(row.namespaceId)) || set.resourceIds.includes(row.id);
+}
