@@ -1,11 +1,12 @@
 import { isId } from '@occ/domain/ids';
-import { builtInRole } from '@occ/domain/access';
+import { builtInRole, readableSet } from '@occ/domain/access';
 import { ConflictError, NotFoundError, ValidationError, type MissingGrant } from '@occ/domain/errors';
 import { modelCredentialEnv, validateSelfConfigure, type SecretRef, type SelfConfigureAction } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { authorize, check, decider, requireVisible } from './access.ts';
+import { authorize, check, decider, loadBindings, requireVisible } from './access.ts';
+import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { requireOperableSecrets } from './configurations.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -77,7 +78,8 @@ function checkHarnessAuth(namespaceId: string, input: HarnessAuthInput | null | 
   if ((input.source.kind ?? 'secret') !== 'secret') {
     throw new ValidationError('UNSUPPORTED_SOURCE', 'harnessAuth.source must be a secret reference.', 'harnessAuth.source.kind');
   }
-  if ((input.source.namespaceId ?? namespaceId) !== namespaceId) throw new NotFoundError('No such secret in this namespace.');
+  // A foreign or malformed id names no secret here (P4, P6): refused before it can reach a row.
+  if ((input.source.namespaceId ?? namespaceId) !== namespaceId || !isId('secret', input.source.id)) throw new NotFoundError('No such secret in this namespace.');
   return { provider: input.provider, secretId: input.source.id };
 }
 
@@ -90,7 +92,7 @@ async function selectionSecretIds(tx: Db | Tx, namespaceId: string, configuratio
     if (!cfg) throw new NotFoundError(`No configuration ${configurationId} in this namespace.`);
     ids.push(...cfg.bindings.map((b) => b.secretId));
   }
-  if (harnessSecretId) ids.push(harnessSecretId);
+  if (harnessSecretId !== null) ids.push(harnessSecretId);
   return ids;
 }
 
@@ -217,10 +219,16 @@ async function requireReadableAgent(deps: Deps, actor: Actor, id: string): Promi
   );
 }
 
-export async function listAgents(deps: Deps, actor: Actor, namespaceId: string): Promise<AgentView[]> {
-  const may = await decider(deps.db, actor);
-  const rows = await deps.db.agent.findMany({ where: { namespaceId }, orderBy: { createdAt: 'asc' } });
-  return rows.filter((r) => may({ action: 'read', resourceKind: 'agent', namespaceId, resourceId: r.id }).allowed).map(toAgentView);
+/** A page of the namespace's agents the actor may read, filtered and ordered in SQL. */
+export async function listAgents(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: { namePrefix?: string | null; status?: string | null } = {}): Promise<PageOf<AgentView>> {
+  const readable = readableSet(await loadBindings(deps.db, actor.principalId), actor.principalId, 'read', 'agent');
+  const where = { AND: [{ namespaceId }, readableWhere(readable), namePrefixWhere(filter.namePrefix), filter.status ? { status: filter.status } : {}] };
+  return keysetPage(
+    page,
+    (q) => deps.db.agent.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take }),
+    () => deps.db.agent.count({ where }),
+    toAgentView,
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { readableSet } from '@occ/domain/access';
 import { isId } from '@occ/domain/ids';
 import { ConflictError, NotFoundError } from '@occ/domain/errors';
 import {
@@ -9,7 +10,8 @@ import {
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { authorize, authorizeVisible, check, decider, requireVisible } from './access.ts';
+import { authorize, authorizeVisible, check, loadBindings, requireVisible } from './access.ts';
+import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
@@ -189,8 +191,14 @@ async function requireReadableConfiguration(deps: Deps, actor: Actor, id: string
   );
 }
 
-export async function listConfigurations(deps: Deps, actor: Actor, namespaceId: string): Promise<ConfigurationView[]> {
-  const may = await decider(deps.db, actor);
-  const rows = await deps.db.configuration.findMany({ where: { namespaceId }, include: withBindings, orderBy: { createdAt: 'asc' } });
-  return rows.filter((r) => may({ action: 'read', resourceKind: 'configuration', namespaceId, resourceId: r.id }).allowed).map(toConfigurationView);
+/** A page of the namespace's configurations the actor may read, filtered and ordered in SQL. */
+export async function listConfigurations(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<ConfigurationView>> {
+  const readable = readableSet(await loadBindings(deps.db, actor.principalId), actor.principalId, 'read', 'configuration');
+  const where = { AND: [{ namespaceId }, readableWhere(readable), namePrefixWhere(filter.namePrefix)] };
+  return keysetPage(
+    page,
+    (q) => deps.db.configuration.findMany({ where: { AND: [where, q.where] }, include: withBindings, orderBy: q.orderBy, take: q.take }),
+    () => deps.db.configuration.count({ where }),
+    toConfigurationView,
+  );
 }

@@ -1,3 +1,4 @@
+import { readableSet } from '@occ/domain/access';
 import { isId } from '@occ/domain/ids';
 import { ConflictError } from '@occ/domain/errors';
 import { kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
@@ -6,9 +7,10 @@ import { transaction } from '../db/client.ts';
 import { ForeignNamespaceError } from '../drivers/kubernetes-namespaces.ts';
 import { newId } from '../ids.ts';
 import type { WorkHandler } from '../worker.ts';
-import { authorize, check, decider, requireVisible } from './access.ts';
+import { authorize, check, loadBindings, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
+import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
 import { complete, enqueue, failPermanently } from './work-queue.ts';
 
 export const PROVISION_NAMESPACE = 'namespace.provision';
@@ -114,8 +116,15 @@ export async function requireNamespace(deps: Deps, actor: Actor, id: string): Pr
   );
 }
 
-export async function listNamespaces(deps: Deps, actor: Actor): Promise<NamespaceView[]> {
-  const rows = await deps.db.namespace.findMany({ orderBy: { createdAt: 'asc' } });
-  const may = await decider(deps.db, actor);
-  return rows.filter((row) => may({ action: 'read', resourceKind: 'namespace', namespaceId: row.id, resourceId: row.id }).allowed);
+/** A page of the namespaces the actor may read, filtered and ordered in SQL. */
+export async function listNamespaces(deps: Deps, actor: Actor, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<NamespaceView>> {
+  const readable = readableSet(await loadBindings(deps.db, actor.principalId), actor.principalId, 'read', 'namespace');
+  // A namespace is the namespace that holds it.
+  const where = { AND: [readableWhere(readable, 'id'), namePrefixWhere(filter.namePrefix)] };
+  return keysetPage(
+    page,
+    (q) => deps.db.namespace.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take }),
+    () => deps.db.namespace.count({ where }),
+    (row) => row,
+  );
 }

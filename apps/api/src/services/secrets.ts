@@ -1,4 +1,4 @@
-import type { AccessRequest } from '@occ/domain/access';
+import { readableSet, type AccessRequest } from '@occ/domain/access';
 import { isId } from '@occ/domain/ids';
 import {
   ConflictError,
@@ -20,7 +20,8 @@ import {
 import { validateSecretName, validateSecretValue } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { authorize, check, decider, requireVisible } from './access.ts';
+import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
+import { authorize, check, decider, loadBindings, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import { commitOutcome } from './commit-outcome.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -328,12 +329,24 @@ async function requireReadableSecret(deps: Deps, actor: Actor, id: string): Prom
   );
 }
 
-export async function listSecrets(deps: Deps, actor: Actor, namespaceId: string): Promise<SecretView[]> {
-  const rows = await deps.db.secret.findMany({ where: { namespaceId }, orderBy: { createdAt: 'asc' } });
-  const may = await decider(deps.db, actor);
-  return rows
-    .filter((row) => may({ action: 'read', resourceKind: 'secret', namespaceId: row.namespaceId, resourceId: row.id }).allowed)
-    .map(toSecretView);
+export interface SecretFilter {
+  namePrefix?: string | null;
+  /** true: only secrets a configuration binds or an agent's harnessAuth uses; false: only unused ones. */
+  used?: boolean | null;
+}
+
+/** A page of the namespace's secrets the actor may read, filtered and ordered in SQL. */
+export async function listSecrets(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: SecretFilter = {}): Promise<PageOf<SecretView>> {
+  const readable = readableSet(await loadBindings(deps.db, actor.principalId), actor.principalId, 'read', 'secret');
+  const inUse = { OR: [{ bindings: { some: {} } }, { harnessAgents: { some: {} } }] };
+  const used = filter.used === true ? inUse : filter.used === false ? { NOT: inUse } : {};
+  const where = { AND: [{ namespaceId }, readableWhere(readable), namePrefixWhere(filter.namePrefix), used] };
+  return keysetPage(
+    page,
+    (q) => deps.db.secret.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take }),
+    () => deps.db.secret.count({ where }),
+    toSecretView,
+  );
 }
 
 export async function isInstallationAdmin(deps: Deps, actor: Actor): Promise<boolean> {

@@ -68,11 +68,11 @@ const BASELINES: Record<string, Baseline[]> = {
   configuration: [() => ({ id: ids.cfg })],
   explainAccess: [() => ({ subjectId: ids.user, action: 'read', resourceKind: 'secret', namespaceId: ids.ns, resourceId: ids.secret })],
   namespace: [() => ({ id: ids.ns })],
-  namespaces: [() => ({ after: ids.cursor, before: ids.cursor })],
+  namespaces: [() => ({ after: ids.cursor, before: ids.cursor, namePrefix: 'n' })],
   node: [() => ({ id: ids.secret })],
   roles: [() => ({ namespaceId: ids.ns })],
   secret: [() => ({ id: ids.secret })],
-  users: [() => ({ after: ids.cursor, before: ids.cursor })],
+  users: [() => ({ after: ids.cursor, before: ids.cursor, namePrefix: 'n' })],
 };
 
 interface Leaf {

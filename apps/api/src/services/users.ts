@@ -4,6 +4,7 @@ import { validateText } from '@occ/domain/text';
 import { transaction } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { authorize, authorizeVisible, decider } from './access.ts';
+import { keysetPage, namePrefixWhere, type PageOf, type PageRequest } from './pagination.ts';
 import { generateApiKey } from './api-keys.ts';
 import type { ApiKeyView } from './api-keys-admin.ts';
 import { audit } from './audit.ts';
@@ -65,14 +66,17 @@ export async function createUser(deps: Deps, actor: Actor, input: { name: string
 }
 
 /** Everyone with `read` on principals sees every user; anyone else sees only themselves. */
-export async function listUsers(deps: Deps, actor: Actor): Promise<PrincipalView[]> {
+/** A page of human principals: all of them with `read` or `administer` on principals, otherwise only the actor. */
+export async function listUsers(deps: Deps, actor: Actor, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<PrincipalView>> {
   const may = await decider(deps.db, actor);
   const all = may(installation('read')).allowed || may(installation('administer')).allowed;
-  const rows = await deps.db.principal.findMany({
-    where: all ? { kind: 'HUMAN' } : { kind: 'HUMAN', id: actor.principalId },
-    orderBy: { createdAt: 'asc' },
-  });
-  return rows.map(toPrincipalView);
+  const where = { AND: [all ? { kind: 'HUMAN' as const } : { kind: 'HUMAN' as const, id: actor.principalId }, namePrefixWhere(filter.namePrefix)] };
+  return keysetPage(
+    page,
+    (q) => deps.db.principal.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take }),
+    () => deps.db.principal.count({ where }),
+    toPrincipalView,
+  );
 }
 
 /** A disabled user authenticates no more, by key or session. Disabling twice changes nothing. */

@@ -1,7 +1,7 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
-import { resolveArrayConnection } from '@pothos/plugin-relay';
 import { agentMissingGrants, createAgent, getAgent, listAgents, updateAgent, type AgentView } from '../../services/agents.ts';
 import { actorOf, builder } from '../builder.ts';
+import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { AccessBindingRef } from './access.ts';
 import { ConfigurationRef, SecretRefInput } from './configuration.ts';
 import { MissingGrantRef } from './errors.ts';
@@ -60,7 +60,15 @@ builder.node(AgentRef, {
 });
 
 builder.objectField(NamespaceRef, 'agents', (t) =>
-  t.connection({ type: AgentRef, resolve: async (ns, args, ctx) => resolveArrayConnection({ args }, await listAgents(ctx.deps, actorOf(ctx), ns.id)) }),
+  t.connection(
+    {
+      type: AgentRef,
+      args: { namePrefix: t.arg.string(), status: t.arg.string({ description: 'Only agents in this status.' }) },
+      resolve: async (ns, args, ctx) =>
+        toConnection(await listAgents(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix'), status: textFilter(args.status, 'status') })),
+    },
+    { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
+  ),
 );
 
 builder.queryField('agent', (t) =>

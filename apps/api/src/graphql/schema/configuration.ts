@@ -1,6 +1,5 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import type { SecretBinding } from '@occ/domain/configuration';
-import { resolveArrayConnection } from '@pothos/plugin-relay';
 import {
   createConfiguration,
   getConfiguration,
@@ -9,6 +8,7 @@ import {
   type ConfigurationView,
 } from '../../services/configurations.ts';
 import { actorOf, builder } from '../builder.ts';
+import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { NamespaceRef } from './namespace.ts';
 import { SecretRef, SecretReferenceRef } from './secret.ts';
 
@@ -49,7 +49,14 @@ builder.node(ConfigurationRef, {
 });
 
 builder.objectField(NamespaceRef, 'configurations', (t) =>
-  t.connection({ type: ConfigurationRef, resolve: async (ns, args, ctx) => resolveArrayConnection({ args }, await listConfigurations(ctx.deps, actorOf(ctx), ns.id)) }),
+  t.connection(
+    {
+      type: ConfigurationRef,
+      args: { namePrefix: t.arg.string() },
+      resolve: async (ns, args, ctx) => toConnection(await listConfigurations(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix') })),
+    },
+    { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
+  ),
 );
 
 builder.queryField('configuration', (t) =>

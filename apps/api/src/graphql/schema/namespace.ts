@@ -1,8 +1,8 @@
 import { ConflictError, ForbiddenError, ValidationError } from '@occ/domain/errors';
-import { resolveArrayConnection } from '@pothos/plugin-relay';
 import { createNamespace, getNamespace, listNamespaces, type NamespaceView } from '../../services/namespaces.ts';
 import { listSecrets } from '../../services/secrets.ts';
 import { actorOf, builder } from '../builder.ts';
+import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { NamespaceStatusEnum } from './namespace-status.ts';
 import { SecretRef } from './secret.ts';
 
@@ -17,19 +17,31 @@ builder.node(NamespaceRef, {
     status: t.field({ type: NamespaceStatusEnum, resolve: (ns) => ns.status }),
     statusMessage: t.exposeString('statusMessage', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    secrets: t.connection({
-      type: SecretRef,
-      resolve: async (ns, args, ctx) => resolveArrayConnection({ args }, await listSecrets(ctx.deps, actorOf(ctx), ns.id)),
-    }),
+    secrets: t.connection(
+      {
+        type: SecretRef,
+        args: {
+          namePrefix: t.arg.string(),
+          used: t.arg.boolean({ description: "true: only secrets a configuration binds or an agent's harnessAuth uses; false: only unused ones." }),
+        },
+        resolve: async (ns, args, ctx) =>
+          toConnection(await listSecrets(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix'), used: args.used })),
+      },
+      { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
+    ),
   }),
 });
 
 builder.queryFields((t) => ({
-  namespaces: t.connection({
-    type: NamespaceRef,
-    authScopes: { authenticated: true },
-    resolve: async (_root, args, ctx) => resolveArrayConnection({ args }, await listNamespaces(ctx.deps, actorOf(ctx))),
-  }),
+  namespaces: t.connection(
+    {
+      type: NamespaceRef,
+      authScopes: { authenticated: true },
+      args: { namePrefix: t.arg.string() },
+      resolve: async (_root, args, ctx) => toConnection(await listNamespaces(ctx.deps, actorOf(ctx), pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix') })),
+    },
+    { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
+  ),
   namespace: t.field({
     type: NamespaceRef,
     nullable: true,

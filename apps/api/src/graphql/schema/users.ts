@@ -1,8 +1,8 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
-import { resolveArrayConnection } from '@pothos/plugin-relay';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from '../../services/api-keys-admin.ts';
 import { createUser, disableUser, listUsers, type PrincipalView } from '../../services/users.ts';
 import { actorOf, builder } from '../builder.ts';
+import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { PrincipalRef } from './principal.ts';
 
 // Human principals and API keys. A key's plaintext appears in exactly two answers, createUser's
@@ -25,8 +25,9 @@ builder.queryFields((t) => ({
     type: PrincipalRef,
     description: 'Human principals: all of them with `read` on principals, otherwise only yourself.',
     authScopes: { authenticated: true },
-    resolve: async (_root, args, ctx) => resolveArrayConnection({ args }, await listUsers(ctx.deps, actorOf(ctx))),
-  }),
+    args: { namePrefix: t.arg.string() },
+    resolve: async (_root, args, ctx) => toConnection(await listUsers(ctx.deps, actorOf(ctx), pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix') })),
+  }, { fields: (tc) => ({ totalCount: tc.int(totalCount) }) }),
   apiKeys: t.field({
     type: [ApiKeyRef],
     description: "A principal's keys: your own, or anyone's with `read` on principals; otherwise empty.",
