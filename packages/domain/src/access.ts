@@ -96,7 +96,8 @@ const NAMESPACED_KINDS: ResourceKind[] = ['namespace', 'secret', 'configuration'
 /** Built-in roles, by name. Their ids are stable so bindings survive restarts. */
 export const BUILT_IN_ROLES: readonly RoleView[] = [
   { id: 'rol_installation-admin', name: 'installation-admin', permissions: all(RESOURCE_KINDS, ACTIONS) },
-  { id: 'rol_namespace-admin', name: 'namespace-admin', permissions: all(NAMESPACED_KINDS, ACTIONS) },
+  // A namespace administrator reads its namespace's audit trail (and no other audit action).
+  { id: 'rol_namespace-admin', name: 'namespace-admin', permissions: [...all(NAMESPACED_KINDS, ACTIONS), { action: 'read', resourceKind: 'auditEvent' }] },
   {
     id: 'rol_namespace-editor',
     name: 'namespace-editor',

@@ -1,9 +1,11 @@
 import { GraphQLError } from 'graphql';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AuditEventFilter } from '../services/audit-log.ts';
 import { auditAnonymousRefusal } from '../services/audit.ts';
 import { authenticateApiKey, authenticateSession, createSession, endSession } from '../services/authenticate.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import { createGraphQL, type RequestCaller, type Yoga } from '../graphql/yoga.ts';
+import { exportAuditEvents, exportFilter, ExportQueryError } from './audit-export.ts';
 import { PayloadTooLargeError, readBody, RequestAbortedError } from './body.ts';
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
 import { corsHeaders, CROSS_ORIGIN_REFUSED, isCrossOrigin, isPreflight, preflightHeaders } from './origin.ts';
@@ -225,6 +227,29 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Use GET, POST or DELETE.' }, { allow: 'GET, POST, DELETE' });
   }
 
+  /** The audit trail as NDJSON (issue 13), for a bearer key or a same-origin signed-in browser. */
+  async function auditExport(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> {
+    if (req.method !== 'GET') return json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Use GET.' }, { allow: 'GET' });
+    const cookieAuthenticated = !hasBearer(req) && readCookie(req.headers.cookie, SESSION_COOKIE) !== null;
+    if (cookieAuthenticated && isCrossOrigin(req.headers, 'GET', allowedOrigins)) {
+      return json(res, 403, { code: CROSS_ORIGIN_REFUSED, message: 'A signed-in browser request must come from this origin.' });
+    }
+    const authentication = await authenticateRequest(deps, new Request(`http://localhost${target.path}`, fetchInit(req, undefined)));
+    if (authentication.failed) {
+      const wait = await failedAuthentication(clientAddressOf(req), 'auditExport', authentication.keyPrefix);
+      if (wait > 0) return json(res, 429, { code: TOO_MANY_FAILURES, message: tooManyFailures(wait) }, { 'retry-after': String(wait) });
+    }
+    if (!authentication.actor) return json(res, 401, { code: 'UNAUTHENTICATED', message: 'A valid API key or session is required.' });
+    let filter: AuditEventFilter;
+    try {
+      filter = exportFilter(new URLSearchParams(target.search));
+    } catch (error) {
+      if (!(error instanceof ExportQueryError)) throw error;
+      return json(res, 400, { code: 'BAD_REQUEST', parameter: error.parameter, message: error.message });
+    }
+    await exportAuditEvents(deps, authentication.actor, filter, res);
+  }
+
   async function ready(res: ServerResponse): Promise<void> {
     const checks: Record<string, string> = {};
     await deps.db.$queryRaw`SELECT 1`.then(
@@ -255,6 +280,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     if (path === '/graphql') return graphql(req, res, target);
     if (path === '/auth/session') return session(req, res);
+    if (path === '/audit/events.ndjson') return auditExport(req, res, target);
     if (path === '/healthz') return json(res, 200, { status: 'ok' });
     if (path === '/readyz') return ready(res);
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Not allowed.' });

@@ -51,7 +51,7 @@ interface Case {
   real: () => string;
   prefix: string;
   /** The one answer both must give. */
-  expect: 'NotFoundError' | 'ForbiddenError' | 'null' | 'empty' | 'builtInOnly';
+  expect: 'NotFoundError' | 'ForbiddenError' | 'null' | 'empty' | 'emptyConnection' | 'builtInOnly';
 }
 
 const m = (field: string, input: string) => `mutation($input: ${input}!) { r: ${field}(input: $input) { ${ERR} } }`;
@@ -66,6 +66,8 @@ const CASES: Case[] = [
   { coordinate: 'Query.accessBindingsForResource', doc: 'query($id: ID!) { r: accessBindingsForResource(resourceKind: "namespace", resourceId: $id) { id } }', vars: (id) => ({ id }), real: () => real.ns, prefix: 'ns', expect: 'empty' },
   { coordinate: 'Query.apiKeys', doc: 'query($id: ID!) { r: apiKeys(principalId: $id) { id } }', vars: (id) => ({ id }), real: () => real.boot, prefix: 'spn', expect: 'empty' },
   { coordinate: 'Query.roles', doc: 'query($id: ID) { r: roles(namespaceId: $id) { id } }', vars: (id) => ({ id }), real: () => real.ns, prefix: 'ns', expect: 'builtInOnly' },
+  { coordinate: 'Query.auditEvents', doc: 'query($id: ID) { r: auditEvents(filter: {namespaceId: $id}) { totalCount edges { node { id } } } }', vars: (id) => ({ id }), real: () => real.ns, prefix: 'ns', expect: 'emptyConnection' },
+  { coordinate: 'Query.auditEvents', doc: 'query($id: ID) { r: auditEvents(filter: {resourceId: $id}) { totalCount edges { node { id } } } }', vars: (id) => ({ id }), real: () => real.secret, prefix: 'sec', expect: 'emptyConnection' },
   { coordinate: 'Query.explainAccess', doc: `query($id: ID) { r: explainAccess(subjectId: "${'SELF'}", action: "read", resourceKind: "namespace", resourceId: $id) { ${ERR} } }`, vars: (id) => ({ id }), real: () => real.ns, prefix: 'ns', expect: 'NotFoundError' },
   { coordinate: 'Query.explainAccess', doc: `query($id: ID) { r: explainAccess(subjectId: "${'SELF'}", action: "read", resourceKind: "secret", namespaceId: $id) { ${ERR} } }`, vars: (id) => ({ id }), real: () => real.ns, prefix: 'ns', expect: 'NotFoundError' },
   { coordinate: 'Query.explainAccess', doc: `query($id: ID) { r: explainAccess(subjectId: "${'SELF'}", action: "read", resourceKind: "secret", resourceId: $id) { ${ERR} } }`, vars: (id) => ({ id }), real: () => real.secret, prefix: 'sec', expect: 'NotFoundError' },
@@ -125,6 +127,7 @@ describe('P6 existence oracles, as a namespace viewer', () => {
       const r = a.body.data?.r;
       if (c.expect === 'null') expect(r).toBeNull();
       else if (c.expect === 'empty') expect(r).toEqual([]);
+      else if (c.expect === 'emptyConnection') expect(r).toEqual({ totalCount: 0, edges: [] });
       else if (c.expect === 'builtInOnly') expect(r.every((role: { id: string }) => role.id !== real.role)).toBe(true);
       else expect(r).toMatchObject({ __typename: c.expect });
       // A hidden target is still a denial, and denials are audited.

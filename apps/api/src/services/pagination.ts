@@ -4,7 +4,7 @@ import type { ReadableSet } from '@occ/domain/access';
 // row, so a cursor stays valid while rows are added or removed around it, and a page costs the
 // same at row 10 as at row 10,000 (an index on the order, no OFFSET, nothing sliced in memory).
 
-/** A row's place in the order; a cursor encodes one (graphql/connections.ts). */
+/** A row's place in the order (its time column and id); a cursor encodes one (graphql/connections.ts). */
 export interface Keyset {
   createdAt: Date;
   id: string;
@@ -27,15 +27,18 @@ export interface PageOf<T> {
   totalCount: () => Promise<number>;
 }
 
+type Direction = 'asc' | 'desc';
+type TimeField = 'createdAt' | 'at';
+
 /** What a list query receives: the cursor's condition, the order and how many rows to take. */
-export interface KeysetQuery {
+export interface KeysetQuery<F extends TimeField = 'createdAt'> {
   where: object;
-  orderBy: Array<{ createdAt: 'asc' | 'desc' } | { id: 'asc' | 'desc' }>;
+  orderBy: Array<{ [K in F]: Direction } | { id: Direction }>;
   take: number;
 }
 
-function beyond(key: Keyset, op: 'gt' | 'lt'): object {
-  return { OR: [{ createdAt: { [op]: key.createdAt } }, { createdAt: key.createdAt, id: { [op]: key.id } }] };
+function beyond(field: TimeField, key: Keyset, op: 'gt' | 'lt'): object {
+  return { OR: [{ [field]: { [op]: key.createdAt } }, { [field]: key.createdAt, id: { [op]: key.id } }] };
 }
 
 /**
@@ -43,23 +46,35 @@ function beyond(key: Keyset, op: 'gt' | 'lt'): object {
  * prefix …) and returns the rows; one row more than the page is asked for, to know whether more
  * follow. Backward pages are read in reverse order and turned round.
  */
-export async function keysetPage<Row extends Keyset, T>(
+/** The list's order: its time column, oldest first unless newestFirst; the id breaks ties. */
+export interface KeysetOrder<F extends TimeField> {
+  field: F;
+  newestFirst: boolean;
+}
+
+const CREATION_ORDER: KeysetOrder<'createdAt'> = { field: 'createdAt', newestFirst: false };
+
+export async function keysetPage<Row extends { id: string }, T, F extends TimeField = 'createdAt'>(
   page: PageRequest,
-  fetch: (query: KeysetQuery) => Promise<Row[]>,
+  fetch: (query: KeysetQuery<F>) => Promise<Row[]>,
   count: () => Promise<number>,
   view: (row: Row) => T,
+  order: KeysetOrder<F> = CREATION_ORDER as KeysetOrder<F>,
 ): Promise<PageOf<T>> {
+  const { field, newestFirst } = order;
   const conditions: object[] = [];
-  if (page.after) conditions.push(beyond(page.after, 'gt'));
-  if (page.before) conditions.push(beyond(page.before, 'lt'));
-  const dir = page.direction === 'forward' ? 'asc' : 'desc';
-  const rows = await fetch({ where: { AND: conditions }, orderBy: [{ createdAt: dir }, { id: dir }], take: page.size + 1 });
+  if (page.after) conditions.push(beyond(field, page.after, newestFirst ? 'lt' : 'gt'));
+  if (page.before) conditions.push(beyond(field, page.before, newestFirst ? 'gt' : 'lt'));
+  const ascending = (page.direction === 'forward') !== newestFirst;
+  const dir = ascending ? 'asc' : 'desc';
+  const byTime = { [field]: dir } as { [K in F]: Direction };
+  const rows = await fetch({ where: { AND: conditions }, orderBy: [byTime, { id: dir }], take: page.size + 1 });
   const more = rows.length > page.size;
   const kept = rows.slice(0, page.size);
   if (page.direction === 'backward') kept.reverse();
   let counted: Promise<number> | null = null;
   return {
-    edges: kept.map((row) => ({ key: { createdAt: row.createdAt, id: row.id }, node: view(row) })),
+    edges: kept.map((row) => ({ key: { createdAt: (row as unknown as Record<string, Date>)[field]!, id: row.id }, node: view(row) })),
     // A cursor on the other side means at least that row lies there (Relay allows this shortcut).
     hasNextPage: page.direction === 'forward' ? more : page.before !== null,
     hasPreviousPage: page.direction === 'backward' ? more : page.after !== null,

@@ -1,0 +1,70 @@
+import { readableSet } from '@occ/domain/access';
+import { loadBindings } from './access.ts';
+import type { Actor, Deps } from './deps.ts';
+import { keysetPage, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
+
+// The audit trail, read back (issue 13): newest first, as keyset pages in SQL, holding only the
+// events of scopes where the caller may read audit (installation administrators: all of them;
+// namespace administrators: their namespaces' events). An event of no namespace (sign-ins,
+// users, installation grants) is read at installation scope only.
+
+export interface AuditEventView {
+  id: string;
+  at: Date;
+  actorId: string | null;
+  action: string;
+  resourceKind: string;
+  resourceId: string | null;
+  namespaceId: string | null;
+  outcome: 'SUCCESS' | 'DENIED' | 'FAILURE';
+  reason: string | null;
+  /** Metadata only (names, versions, ids), never a value: see audit.ts. */
+  details: unknown;
+  /** How many refusals the row stands for: 1, or more for coalesced anonymous refusals (P5). */
+  count: number;
+}
+
+export interface AuditEventFilter {
+  actorId?: string | null;
+  action?: string | null;
+  resourceKind?: string | null;
+  resourceId?: string | null;
+  namespaceId?: string | null;
+  outcome?: AuditEventView['outcome'] | null;
+  /** Events at or after this instant. */
+  from?: Date | null;
+  /** Events before this instant. */
+  to?: Date | null;
+}
+
+function filterWhere(filter: AuditEventFilter): object[] {
+  const exact = (['actorId', 'action', 'resourceKind', 'resourceId', 'namespaceId', 'outcome'] as const)
+    .filter((k) => filter[k] !== null && filter[k] !== undefined)
+    .map((k) => ({ [k]: filter[k] }));
+  const at = { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) };
+  return Object.keys(at).length ? [...exact, { at }] : exact;
+}
+
+export async function listAuditEvents(deps: Deps, actor: Actor, page: PageRequest, filter: AuditEventFilter = {}): Promise<PageOf<AuditEventView>> {
+  const readable = readableSet(await loadBindings(deps.db, actor.principalId), actor.principalId, 'read', 'auditEvent');
+  const where = { AND: [readableWhere(readable), ...filterWhere(filter)] };
+  return keysetPage(
+    page,
+    (q) => deps.db.auditEvent.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take }),
+    () => deps.db.auditEvent.count({ where }),
+    (row): AuditEventView => ({
+      id: row.id,
+      at: row.at,
+      actorId: row.actorId,
+      action: row.action,
+      resourceKind: row.resourceKind,
+      resourceId: row.resourceId,
+      namespaceId: row.namespaceId,
+      outcome: row.outcome,
+      reason: row.reason,
+      details: row.details,
+      count: row.count,
+    }),
+    { field: 'at', newestFirst: true },
+  );
+}
