@@ -1,10 +1,11 @@
 import DataLoader from 'dataloader';
 import type { AccessRequest, Decision } from '@occ/domain/access';
+import type { MissingGrant } from '@occ/domain/errors';
 import type { SecretConsumers } from '@occ/domain/errors';
 import { decider } from '../services/access.ts';
 import { canSeeBinding } from '../services/access-queries.ts';
 import { findBindings, type AccessBindingView } from '../services/access-scope.ts';
-import { toAgentView, type AgentView } from '../services/agents.ts';
+import { agentsMissingGrants, toAgentView, type AgentView } from '../services/agents.ts';
 import { toConfigurationView, type ConfigurationView } from '../services/configurations.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import type { NamespaceView } from '../services/namespaces.ts';
@@ -21,7 +22,9 @@ export interface Loaders {
   secret: DataLoader<string, SecretView | null>;
   configuration: DataLoader<string, ConfigurationView | null>;
   agent: DataLoader<string, AgentView | null>;
-  principal: DataLoader<string, { principalId: string; kind: 'HUMAN' | 'SERVICE'; name: string } | null>;
+  principal: DataLoader<string, { principalId: string; kind: 'HUMAN' | 'SERVICE'; name: string; disabledAt: Date | null; createdAt: Date } | null>;
+  /** A3: per agent, the grants its service principal still needs (two statements for a page). */
+  missingGrants: DataLoader<AgentView, MissingGrant[], string>;
   /** S7's consumers of each secret, those the caller may not read counted only: three statements per page. */
   secretConsumers: DataLoader<string, SecretConsumers>;
   /** The access bindings of a subject that the caller may read (its own, or at scopes it may read). */
@@ -59,8 +62,9 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
     agent: new DataLoader(async (ids) => readable<AgentView>('agent')(byId(ids, (await deps.db.agent.findMany({ where: { id: { in: [...ids] } } })).map(toAgentView)))),
     principal: new DataLoader(async (ids) => {
       const rows = await deps.db.principal.findMany({ where: { id: { in: [...ids] } } });
-      return byId(ids, rows).map((p) => (p ? { principalId: p.id, kind: p.kind, name: p.name } : null));
+      return byId(ids, rows).map((p) => (p ? { principalId: p.id, kind: p.kind, name: p.name, disabledAt: p.disabledAt, createdAt: p.createdAt } : null));
     }),
+    missingGrants: new DataLoader((agents) => agentsMissingGrants(deps.db, agents), { cacheKeyFn: (agent) => agent.id }),
     secretConsumers: new DataLoader(async (secretIds) => {
       const decide = actor ? await (deciding ??= decider(deps.db, actor)) : null;
       const byId = await consumersOfSecrets(deps.db, (r) => decide?.(r).allowed ?? false, secretIds);

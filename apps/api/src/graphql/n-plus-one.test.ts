@@ -6,7 +6,8 @@ import { grantBuiltInRole } from '../services/principals.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { createReadyNamespace, createSecretOk, payload } from '../test/operations.ts';
 
-// Reading agents with their configuration, bindings, secrets and access bindings, or secrets with
+// Reading agents with their configuration, bindings, secrets, access bindings, principal and missing
+// grants, or secrets with
 // their consumers, costs the same number of SQL statements for 10 as for 100 (Prisma query events
 // counted). The page size is a variable: a literal `first: 500` is over the cost limit (P3).
 
@@ -27,7 +28,8 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 const AGENTS = `query($id: ID!, $first: Int) { namespace(id: $id) { agents(first: $first) { edges { node {
-  id name servicePrincipal { id name }
+  id name servicePrincipal { id name disabled createdAt }
+  missingGrants { subjectId resourceId roleId }
   configuration { id name generation secretBindings { envName source { id } secret { id name version } } }
   harnessAuth { envName secret { id name } }
   accessBindings { id role { name } scope { kind resourceId } }
@@ -65,6 +67,10 @@ async function statementsFor(nsId: string, expectedAgents: number): Promise<numb
   expect(nodes).toHaveLength(expectedAgents);
   expect(nodes[0]).toMatchObject({ configuration: { secretBindings: [{ envName: 'TELEGRAM_BOT_TOKEN', secret: { name: 'channel' } }] }, harnessAuth: { secret: { name: 'model' } } });
   expect(nodes[1].accessBindings).toHaveLength(1);
+  // Granted operate on the model secret only: the channel secret of the shared configuration is missing.
+  expect(nodes[0].missingGrants).toHaveLength(1);
+  expect(nodes[1].missingGrants).toEqual([]);
+  expect(nodes[0].servicePrincipal.disabled).toBe(false);
   return count;
 }
 

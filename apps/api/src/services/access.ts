@@ -27,8 +27,13 @@ export function scopeOf(row: Pick<BindingRow, 'scopeKind' | 'namespaceId' | 'res
 }
 
 export async function loadBindings(db: Db | Tx, subjectId: string): Promise<BindingView[]> {
+  return (await loadBindingsOf(db, [subjectId])).get(subjectId) ?? [];
+}
+
+/** The bindings of many subjects in one statement (loaders decide for a page of agents at once). */
+export async function loadBindingsOf(db: Db | Tx, subjectIds: readonly string[]): Promise<Map<string, BindingView[]>> {
   const rows: BindingRow[] = await db.accessBinding.findMany({
-    where: { subjectId },
+    where: { subjectId: { in: [...new Set(subjectIds)] } },
     select: {
       id: true,
       subjectId: true,
@@ -39,12 +44,16 @@ export async function loadBindings(db: Db | Tx, subjectId: string): Promise<Bind
       role: { select: { id: true, name: true, permissions: true } },
     },
   });
-  return rows.map((row) => ({
-    id: row.id,
-    subjectId: row.subjectId,
-    role: { id: row.role.id, name: row.role.name, permissions: row.role.permissions as Permission[] },
-    scope: scopeOf(row),
-  }));
+  const bySubject = new Map<string, BindingView[]>(subjectIds.map((id) => [id, []]));
+  for (const row of rows) {
+    bySubject.get(row.subjectId)?.push({
+      id: row.id,
+      subjectId: row.subjectId,
+      role: { id: row.role.id, name: row.role.name, permissions: row.role.permissions as Permission[] },
+      scope: scopeOf(row),
+    });
+  }
+  return bySubject;
 }
 
 export async function check(db: Db | Tx, actor: Actor, request: Omit<AccessRequest, 'subjectId'>): Promise<Decision> {

@@ -1,11 +1,11 @@
 import { isId } from '@occ/domain/ids';
-import { builtInRole, readableSet } from '@occ/domain/access';
+import { builtInRole, decide, readableSet } from '@occ/domain/access';
 import { ConflictError, NotFoundError, ValidationError, type MissingGrant } from '@occ/domain/errors';
 import { modelCredentialEnv, validateSelfConfigure, type SecretRef, type SelfConfigureAction } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { authorize, check, decider, loadBindings, requireVisible } from './access.ts';
+import { authorize, check, loadBindings, loadBindingsOf, requireVisible } from './access.ts';
 import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { requireOperableSecrets } from './configurations.ts';
@@ -236,18 +236,29 @@ export async function listAgents(deps: Deps, actor: Actor, namespaceId: string, 
  * bound secret and on the harnessAuth secret — as the exact grants to add. Deploy (D2) refuses
  * with the first of these; the console shows them all.
  */
-export async function agentMissingGrants(deps: Deps, agent: AgentView): Promise<MissingGrant[]> {
-  const secretIds = [...new Set(await selectionSecretIds(deps.db, agent.namespaceId, agent.configurationId, agent.harnessAuth?.source.id ?? null))];
-  const principal: Actor = { principalId: agent.servicePrincipalId, kind: 'SERVICE', name: `agent:${agent.name}`, apiKeyId: '' };
-  const may = await decider(deps.db, principal);
-  return secretIds
-    .filter((id) => !may({ action: 'operate', resourceKind: 'secret', namespaceId: agent.namespaceId, resourceId: id }).allowed)
-    .map((id) => ({
-      subjectId: agent.servicePrincipalId,
-      action: 'operate',
-      resourceKind: 'secret',
-      resourceId: id,
-      namespaceId: agent.namespaceId,
-      roleId: builtInRole('secret-operator').id,
-    }));
+/**
+ * Computed for many agents in two statements, whatever their number (the request loader reads a
+ * page of agents through this): their configurations' bindings, and their principals' bindings.
+ */
+export async function agentsMissingGrants(db: Db | Tx, agents: readonly AgentView[]): Promise<MissingGrant[][]> {
+  const configurationIds = [...new Set(agents.flatMap((a) => (a.configurationId ? [a.configurationId] : [])))];
+  const [bindings, principalBindings] = await Promise.all([
+    configurationIds.length ? db.configurationSecretBinding.findMany({ where: { configurationId: { in: configurationIds } }, select: { configurationId: true, secretId: true } }) : [],
+    loadBindingsOf(db, agents.map((a) => a.servicePrincipalId)),
+  ]);
+  return agents.map((agent) => {
+    const secretIds = new Set(bindings.filter((b) => b.configurationId === agent.configurationId).map((b) => b.secretId));
+    if (agent.harnessAuth) secretIds.add(agent.harnessAuth.source.id);
+    const own = principalBindings.get(agent.servicePrincipalId) ?? [];
+    return [...secretIds]
+      .filter((id) => !decide(own, { subjectId: agent.servicePrincipalId, action: 'operate', resourceKind: 'secret', namespaceId: agent.namespaceId, resourceId: id }).allowed)
+      .map((id) => ({
+        subjectId: agent.servicePrincipalId,
+        action: 'operate' as const,
+        resourceKind: 'secret' as const,
+        resourceId: id,
+        namespaceId: agent.namespaceId,
+        roleId: builtInRole('secret-operator').id,
+      }));
+  });
 }

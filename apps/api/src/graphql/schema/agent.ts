@@ -1,5 +1,5 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
-import { agentMissingGrants, createAgent, getAgent, listAgents, updateAgent, type AgentView } from '../../services/agents.ts';
+import { createAgent, getAgent, listAgents, updateAgent, type AgentView } from '../../services/agents.ts';
 import { actorOf, builder } from '../builder.ts';
 import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { AccessBindingRef } from './access.ts';
@@ -47,7 +47,7 @@ builder.node(AgentRef, {
     missingGrants: t.field({
       type: [MissingGrantRef],
       description: "A3: the grants the Agent's service principal still needs to consume its selection (operate on each secret).",
-      resolve: (a, _x, ctx) => agentMissingGrants(ctx.deps, a),
+      resolve: (a, _x, ctx) => ctx.loaders.missingGrants.load(a),
     }),
     accessBindings: t.field({
       type: [AccessBindingRef],

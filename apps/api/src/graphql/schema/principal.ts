@@ -8,7 +8,10 @@ type PrincipalShape = Pick<Actor, 'principalId' | 'kind' | 'name'> & { disabledA
 
 async function row(p: PrincipalShape, ctx: GraphQLContext): Promise<{ disabledAt: Date | null; createdAt: Date }> {
   if (p.createdAt !== undefined && p.disabledAt !== undefined) return { disabledAt: p.disabledAt, createdAt: p.createdAt };
-  return ctx.deps.db.principal.findUniqueOrThrow({ where: { id: p.principalId }, select: { disabledAt: true, createdAt: true } });
+  // Through the request's loader: a page of principals costs one statement, not one each.
+  const loaded = await ctx.loaders.principal.load(p.principalId);
+  if (!loaded) throw new Error('principal vanished while the request was answered');
+  return loaded;
 }
 
 export const PrincipalRef = builder.objectRef<PrincipalShape>('Principal').implement({
