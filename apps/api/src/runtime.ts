@@ -15,7 +15,7 @@ import type { Logger } from './log.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
 import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
-import { PROVISION_NAMESPACE, provisionNamespaceHandler } from './services/namespaces.ts';
+import { provisionNamespaceKind } from './services/namespaces.ts';
 import { startWorker, type Worker } from './worker.ts';
 
 // Assembles a running installation from its environment: embedded or external Postgres and
@@ -111,7 +111,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const worker = startWorker({
       db,
       logger: logger.child({ component: 'worker' }),
-      handlers: { [PROVISION_NAMESPACE]: provisionNamespaceHandler(deps) },
+      kinds: [provisionNamespaceKind(deps)],
+      leaseSeconds: env.workLeaseSeconds ?? 30,
       ...(options.startWorker === false ? { pollMs: 3_600_000 } : {}),
     });
     if (options.startWorker !== false) deps.kickWorker = () => worker.kick();
