@@ -11,6 +11,7 @@ import { KubernetesNamespaceDriver } from './drivers/kubernetes-namespaces.ts';
 import { KubernetesSecretDriver } from './drivers/kubernetes-secret-driver.ts';
 import type { Env } from './env.ts';
 import { kubeConfigFromFile } from './kube/config.ts';
+import { createElector, type Elector } from './leader/elector.ts';
 import type { Logger } from './log.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
 import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
@@ -29,6 +30,8 @@ export interface Runtime {
   databaseUrl: string;
   installation: InstallationState;
   worker: Worker;
+  /** R4: whether this replica leads; what must run once (sweepers, controllers) starts on its onChange. */
+  leader: Elector;
   embedded: { postgres: boolean; kubernetes: boolean };
   /** The embedded API server, when there is one (tests inject faults through it, E4). */
   emulator: KubeEmulator | null;
@@ -117,6 +120,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
     if (options.startWorker !== false) deps.kickWorker = () => worker.kick();
     closers.push(() => worker.stop());
+    // One Lease per installation, so two installations on one cluster elect apart (R3, R4).
+    const leader = createElector({
+      kubeConfig,
+      namespace: env.leaderNamespace ?? 'default',
+      name: `occ-leader-${installation.installationId}`,
+      identity: worker.owner.replace(/^worker-/, ''),
+      leaseDurationSeconds: env.leaderLeaseSeconds ?? 15,
+      logger: logger.child({ component: 'leader' }),
+    });
+    leader.start();
+    closers.push(() => leader.stop());
     return {
       deps,
       db,
@@ -124,6 +138,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       databaseUrl,
       installation,
       worker,
+      leader,
       embedded: { postgres: !env.databaseUrl, kubernetes: !env.kubeconfig },
       emulator,
       close,
