@@ -17,6 +17,43 @@ export interface Env {
   /** OCC_ALLOWED_ORIGINS: the only origins given CORS (with credentials); none by default (P2). */
   allowedOrigins: string[];
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /**
+   * R2: apply migrations at start (under the migration lock). On by default outside production;
+   * in production migrations are their own step (`npm run db:migrate`) and a replica only checks
+   * that every committed migration is applied. OCC_MIGRATE_AT_START=true|false overrides.
+   */
+  migrateAtStart: boolean;
+  /** R3: where a production bootstrap puts its key: OCC_BOOTSTRAP_SECRET=namespace/name. */
+  bootstrapSecret: { namespace: string; name: string } | null;
+  /** R3: or OCC_BOOTSTRAP_KEY_FILE, written with mode 0600. */
+  bootstrapKeyFile: string | null;
+  /** R4: the Lease the replicas elect their leader through (OCC_LEADER_NAMESPACE, default `default`). */
+  leaderNamespace: string;
+  /** R4: OCC_LEADER_LEASE_SECONDS, 15 by default. */
+  leaderLeaseSeconds: number;
+  /** W1/R4: how long a claimed work item stays leased without a heartbeat (OCC_WORK_LEASE_SECONDS, 30). */
+  workLeaseSeconds: number;
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
+  return n;
+}
+
+function bool(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new Error(`${name} must be true or false`);
+}
+
+function secretRef(value: string | undefined): { namespace: string; name: string } | null {
+  if (value === undefined || value === '') return null;
+  const match = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(value);
+  if (!match) throw new Error('OCC_BOOTSTRAP_SECRET must be namespace/name (Kubernetes names)');
+  return { namespace: match[1]!, name: match[3]! };
 }
 
 function port(value: string | undefined, fallback: number): number {
@@ -61,5 +98,11 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     production: source.NODE_ENV === 'production',
     allowedOrigins: origins(source.OCC_ALLOWED_ORIGINS),
     logLevel: level as Env['logLevel'],
+    migrateAtStart: bool('OCC_MIGRATE_AT_START', source.OCC_MIGRATE_AT_START, source.NODE_ENV !== 'production'),
+    bootstrapSecret: secretRef(source.OCC_BOOTSTRAP_SECRET),
+    bootstrapKeyFile: source.OCC_BOOTSTRAP_KEY_FILE ? path.resolve(source.OCC_BOOTSTRAP_KEY_FILE) : null,
+    leaderNamespace: source.OCC_LEADER_NAMESPACE || 'default',
+    leaderLeaseSeconds: positiveInt('OCC_LEADER_LEASE_SECONDS', source.OCC_LEADER_LEASE_SECONDS, 15),
+    workLeaseSeconds: positiveInt('OCC_WORK_LEASE_SECONDS', source.OCC_WORK_LEASE_SECONDS, 30),
   };
 }

@@ -6,15 +6,17 @@ import { startKubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
 import { startKubeEmulator, type KubeEmulator } from '@occ/kube-emulator/server';
 import { createDb, type Db } from './db/client.ts';
 import { startEmbeddedPostgres } from './db/embedded-postgres.ts';
-import { migrateDeploy } from './db/migrate.ts';
+import { assertSchemaCurrent, migrateDatabase } from './db/migrate.ts';
 import { KubernetesNamespaceDriver } from './drivers/kubernetes-namespaces.ts';
 import { KubernetesSecretDriver } from './drivers/kubernetes-secret-driver.ts';
 import type { Env } from './env.ts';
 import { kubeConfigFromFile } from './kube/config.ts';
+import { createElector, type Elector } from './leader/elector.ts';
 import type { Logger } from './log.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
+import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
-import { PROVISION_NAMESPACE, provisionNamespaceHandler } from './services/namespaces.ts';
+import { provisionNamespaceKind } from './services/namespaces.ts';
 import { startWorker, type Worker } from './worker.ts';
 
 // Assembles a running installation from its environment: embedded or external Postgres and
@@ -28,20 +30,29 @@ export interface Runtime {
   databaseUrl: string;
   installation: InstallationState;
   worker: Worker;
+  /** R4: whether this replica leads; what must run once (sweepers, controllers) starts on its onChange. */
+  leader: Elector;
   embedded: { postgres: boolean; kubernetes: boolean };
   /** The embedded API server, when there is one (tests inject faults through it, E4). */
   emulator: KubeEmulator | null;
   close(): Promise<void>;
 }
 
+export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
+  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds'>>;
+
 export interface RuntimeOptions {
-  env: Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'>;
+  env: RuntimeEnv;
   logger: Logger;
   /** Tests keep the embedded database in memory. */
   inMemory?: boolean;
   startWorker?: boolean;
   onQuery?: (sql: string) => void;
-  /** Applies the schema; `prisma migrate deploy` unless a test brings an already migrated database. */
+  /**
+   * Brings or checks the schema. By default (R2): outside production, `prisma migrate deploy` under
+   * the migration lock; in production (or OCC_MIGRATE_AT_START=false), a check that every
+   * committed migration is applied. Tests that bring an already migrated database pass their own.
+   */
   migrate?: (databaseUrl: string) => Promise<unknown>;
   /** Tests route the app's connections through a fault-injecting proxy. */
   connectVia?: (databaseUrl: string) => Promise<string>;
@@ -81,7 +92,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       await writeFile(path.join(env.dataDir, 'kubeconfig.yaml'), kube.kubeconfigYaml(), { mode: 0o600 });
       logger.info('embedded Kubernetes API server started', { url: kube.url, kubeconfig: path.join(env.dataDir, 'kubeconfig.yaml') });
     }
-    await (options.migrate ?? migrateDeploy)(databaseUrl);
+    const migrateAtStart = env.migrateAtStart ?? !env.production;
+    await (options.migrate ?? (migrateAtStart ? migrateDatabase : assertSchemaCurrent))(databaseUrl);
     // PGlite is one database session: pglite-socket keeps a transaction's statements together but
     // interleaves other connections' protocol messages, and two connections' unnamed prepared
     // statements would then bind to each other's queries. One connection avoids that; PGlite runs
@@ -91,22 +103,34 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     // A connection lost in the middle of a transaction is never returned to the pool, and the
     // pool's end would wait for it forever: shutdown gives up after a few seconds.
     closers.push(() => Promise.race([db.$disconnect(), new Promise<void>((r) => setTimeout(r, 3000).unref())]));
-    const installation = await ensureInstallation(db);
+    const installation = await ensureInstallation(db, bootstrapKeyDelivery({ production: env.production ?? false, bootstrapSecret: env.bootstrapSecret ?? null, bootstrapKeyFile: env.bootstrapKeyFile ?? null }, kubeConfig));
     const deps: Deps = {
       db,
       logger,
       installationId: installation.installationId,
       secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId),
-      namespaceDriver: new KubernetesNamespaceDriver(kubeConfig),
+      namespaceDriver: new KubernetesNamespaceDriver(kubeConfig, installation.installationId),
     };
     const worker = startWorker({
       db,
       logger: logger.child({ component: 'worker' }),
-      handlers: { [PROVISION_NAMESPACE]: provisionNamespaceHandler(deps) },
+      kinds: [provisionNamespaceKind(deps)],
+      leaseSeconds: env.workLeaseSeconds ?? 30,
       ...(options.startWorker === false ? { pollMs: 3_600_000 } : {}),
     });
     if (options.startWorker !== false) deps.kickWorker = () => worker.kick();
     closers.push(() => worker.stop());
+    // One Lease per installation, so two installations on one cluster elect apart (R3, R4).
+    const leader = createElector({
+      kubeConfig,
+      namespace: env.leaderNamespace ?? 'default',
+      name: `occ-leader-${installation.installationId}`,
+      identity: worker.owner.replace(/^worker-/, ''),
+      leaseDurationSeconds: env.leaderLeaseSeconds ?? 15,
+      logger: logger.child({ component: 'leader' }),
+    });
+    leader.start();
+    closers.push(() => leader.stop());
     return {
       deps,
       db,
@@ -114,6 +138,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       databaseUrl,
       installation,
       worker,
+      leader,
       embedded: { postgres: !env.databaseUrl, kubernetes: !env.kubeconfig },
       emulator,
       close,

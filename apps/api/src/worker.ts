@@ -1,25 +1,69 @@
+import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Db } from './db/client.ts';
+import type { z } from 'zod';
+import type { Db, Tx } from './db/client.ts';
 import { safeErrorText, type Logger } from './log.ts';
-import { claim, heartbeat, retryLater, type WorkItemRow } from './services/work-queue.ts';
+import { advance, claim, complete, failPermanently, heartbeat, LeaseLostError, retryLater, withLease, type WorkItemRow } from './services/work-queue.ts';
 
-export interface WorkHandler {
-  /** Does the work; throws to retry. On the last attempt `final` is true and the handler records the permanent failure itself. */
-  run(item: WorkItemRow, attempt: { final: boolean; owner: string }): Promise<void>;
+/** One named step of a work kind. Side effects must be idempotent: a retry may run a step again. */
+export interface WorkStep<P> {
+  name: string;
+  run(payload: P, ctx: StepContext): Promise<void>;
+}
+
+export interface StepContext {
+  item: WorkItemRow;
+  owner: string;
+  /** Aborted once a heartbeat finds the lease lost: make no further side effect. */
+  signal: AbortSignal;
+  /**
+   * Commits the step's writes together with the lease check and the step's advance (or, for the
+   * last step, the item's completion). Throws LeaseLostError, writing nothing, if the lease is gone.
+   * A step that does not call it is committed the same way when it returns.
+   */
+  commit<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/** A kind of work: a payload schema (typed payloads) and its steps, run in order. */
+export interface WorkKind<P> {
+  kind: string;
+  payload: z.ZodType<P>;
+  steps: ReadonlyArray<WorkStep<P>>;
+  /** Runs in the lease-checked transaction that fails the item permanently (record it, audit it). */
+  onPermanentFailure?(tx: Tx, payload: P, failure: { code: string; message: string }): Promise<void>;
+}
+
+export function defineWorkKind<P>(kind: WorkKind<P>): WorkKind<P> {
+  return kind;
+}
+
+/** Thrown by a step for a failure no retry can mend; `message` must be fixed text (P1). */
+export class PermanentWorkError extends Error {
+  override name = 'PermanentWorkError';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface WorkerOptions {
   db: Db;
   logger: Logger;
-  handlers: Record<string, WorkHandler>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind checks its own payload
+  kinds: ReadonlyArray<WorkKind<any>>;
   pollMs?: number;
   leaseSeconds?: number;
+  /** The last attempt's failure is permanent (ATTEMPTS_EXHAUSTED). */
   maxAttempts?: number;
   /** Backoff before attempt n+1, in ms. */
   backoffMs?: (attempt: number) => number;
 }
 
 export interface Worker {
+  /** This worker's lease owner id (names the host and process, for operators). */
+  owner: string;
   /** Ask for an immediate poll (after enqueueing). */
   kick(): void;
   stop(): Promise<void>;
@@ -28,30 +72,84 @@ export interface Worker {
 }
 
 export function startWorker(options: WorkerOptions): Worker {
-  const owner = `worker-${randomUUID()}`;
+  const owner = `worker-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const pollMs = options.pollMs ?? 500;
   const leaseSeconds = options.leaseSeconds ?? 30;
   const maxAttempts = options.maxAttempts ?? 8;
   const backoff = options.backoffMs ?? ((n: number) => Math.min(30_000, 250 * 2 ** (n - 1)));
+  const kinds = new Map(options.kinds.map((k) => [k.kind, k]));
+  const db = options.db;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> = Promise.resolve();
   let idleWaiters: Array<() => void> = [];
 
+  async function fail(item: WorkItemRow, kind: WorkKind<unknown> | undefined, payload: unknown, code: string, message: string): Promise<void> {
+    await withLease(db, item.id, owner, async (tx) => {
+      await failPermanently(tx, item.id, owner, code);
+      if (kind?.onPermanentFailure && payload !== undefined) await kind.onPermanentFailure(tx, payload, { code, message });
+    });
+  }
+
+  async function runSteps(item: WorkItemRow, kind: WorkKind<unknown>, payload: unknown, signal: AbortSignal, log: Logger): Promise<void> {
+    const start = item.step === null ? 0 : kind.steps.findIndex((s) => s.name === item.step);
+    if (start < 0) throw new PermanentWorkError('UNKNOWN_STEP', `work item ${item.id} names a step its kind does not have`);
+    for (let i = start; i < kind.steps.length; i++) {
+      if (signal.aborted) throw new LeaseLostError(item.id);
+      const step = kind.steps[i]!;
+      const next = kind.steps[i + 1]?.name ?? null;
+      let committed = false;
+      const commit = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
+        if (committed) throw new Error(`step ${step.name} committed twice`);
+        committed = true;
+        return withLease(db, item.id, owner, async (tx) => {
+          const result = await fn(tx);
+          if (next === null) await complete(tx, item.id, owner);
+          else await advance(tx, item.id, owner, next);
+          return result;
+        });
+      };
+      log.debug('work step', { step: step.name });
+      await step.run(payload, { item, owner, signal, commit });
+      if (!committed) await commit(async () => undefined);
+    }
+  }
+
   async function runOne(): Promise<boolean> {
-    const item = await claim(options.db, owner, leaseSeconds);
+    const item = await claim(db, owner, leaseSeconds);
     if (!item) return false;
-    const handler = options.handlers[item.kind];
     const log = options.logger.child({ workItemId: item.id, kind: item.kind, attempt: item.attempts });
-    const beat = setInterval(() => void heartbeat(options.db, item.id, owner, leaseSeconds).catch(() => {}), (leaseSeconds * 1000) / 3);
+    const lease = new AbortController();
+    const beat = setInterval(() => {
+      void heartbeat(db, item.id, owner, leaseSeconds).then(
+        (held) => held || lease.abort(),
+        () => {},
+      );
+    }, (leaseSeconds * 1000) / 3);
+    const kind = kinds.get(item.kind);
+    let payload: unknown;
     try {
-      if (!handler) throw new Error(`no handler for work kind ${item.kind}`);
-      await handler.run(item, { final: item.attempts >= maxAttempts, owner });
+      if (!kind) throw new PermanentWorkError('UNKNOWN_KIND', `no handler for work kind ${item.kind}`);
+      const parsed = kind.payload.safeParse(item.payload);
+      // The payload is not quoted: only the paths of its problems are logged.
+      if (!parsed.success) throw new PermanentWorkError('INVALID_PAYLOAD', `payload does not parse at ${parsed.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`);
+      payload = parsed.data;
+      await runSteps(item, kind, payload, lease.signal, log);
       log.info('work item done');
     } catch (error) {
-      // An error's message may quote what a backend answered (P1): stored and logged by class and code.
-      log.warn('work item failed; will retry', { error });
-      await retryLater(options.db, item.id, owner, safeErrorText(error), backoff(item.attempts)).catch((e) => log.error('could not reschedule', { error: e }));
+      if (error instanceof LeaseLostError) {
+        // R4: another worker owns it now (or will): no retry, no write, no further side effect.
+        log.warn('work item lease lost; stopping without further effect', { error });
+      } else if (error instanceof PermanentWorkError || item.attempts >= maxAttempts) {
+        const code = error instanceof PermanentWorkError ? error.code : 'ATTEMPTS_EXHAUSTED';
+        const message = error instanceof PermanentWorkError ? error.message : `gave up after ${item.attempts} attempts`;
+        log.warn('work item failed permanently', { code, error });
+        await fail(item, kind, payload, code, message).catch((e) => log.error('could not record the permanent failure', { error: e }));
+      } else {
+        // An error's message may quote what a backend answered (P1): stored and logged by class and code.
+        log.warn('work item failed; will retry', { error });
+        await retryLater(db, item.id, owner, safeErrorText(error), backoff(item.attempts)).catch((e) => log.error('could not reschedule', { error: e }));
+      }
     } finally {
       clearInterval(beat);
     }
@@ -81,6 +179,7 @@ export function startWorker(options: WorkerOptions): Worker {
 
   schedule();
   return {
+    owner,
     kick: () => {
       if (!stopped) schedule();
     },

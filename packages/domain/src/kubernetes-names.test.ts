@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { makeId } from './ids.ts';
 import {
-  INSTALLATION_ANNOTATION,
+  INSTALLATION_ID_LABEL,
   MANAGED_BY,
   MANAGED_BY_LABEL,
   NAMESPACE_ID_LABEL,
   SECRET_ID_LABEL,
   SECRET_VALUE_KEY,
   backendIdentityMismatch,
+  installationSelector,
   kubernetesNamespaceName,
   namespaceLabels,
   secretBackendName,
@@ -51,15 +52,23 @@ describe('kubernetesNamespaceName', () => {
   });
 });
 
+const INSTALLATION = '0b5e3a52-55d4-4b8e-a7a5-6f0c0d1f2e3a';
+const OTHER_INSTALLATION = '7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+
 describe('labels', () => {
   it('K1 labels a namespace as ours with its id', () => {
-    expect(namespaceLabels(NS_ID)).toEqual({ [MANAGED_BY_LABEL]: MANAGED_BY, [NAMESPACE_ID_LABEL]: NS_UUID });
+    expect(namespaceLabels(NS_ID, INSTALLATION)).toEqual({
+      [MANAGED_BY_LABEL]: MANAGED_BY,
+      [INSTALLATION_ID_LABEL]: INSTALLATION,
+      [NAMESPACE_ID_LABEL]: NS_UUID,
+    });
     expect(MANAGED_BY).toBe('openclaw-control-plane');
   });
 
-  it('S2 labels a backend Secret with ownership, namespace id and secret id', () => {
-    expect(secretLabels(NS_ID, SEC_ID)).toEqual({
+  it('S2 R3 labels a backend Secret with ownership, installation id, namespace id and secret id', () => {
+    expect(secretLabels(NS_ID, SEC_ID, INSTALLATION)).toEqual({
       [MANAGED_BY_LABEL]: MANAGED_BY,
+      [INSTALLATION_ID_LABEL]: INSTALLATION,
       [NAMESPACE_ID_LABEL]: NS_UUID,
       [SECRET_ID_LABEL]: SEC_UUID,
     });
@@ -67,7 +76,7 @@ describe('labels', () => {
 
   it('label values are valid and at most 63 characters, even for the longest id prefix', () => {
     const longest = makeId('selfConfigRequest', NS_UUID);
-    for (const labels of [namespaceLabels(NS_ID), secretLabels(NS_ID, SEC_ID), namespaceLabels(longest)]) {
+    for (const labels of [namespaceLabels(NS_ID, INSTALLATION), secretLabels(NS_ID, SEC_ID, INSTALLATION), namespaceLabels(longest, INSTALLATION)]) {
       for (const [key, value] of Object.entries(labels)) {
         expect(isLabelKey(key), key).toBe(true);
         expect(value.length, key).toBeLessThanOrEqual(63);
@@ -76,8 +85,8 @@ describe('labels', () => {
     }
   });
 
-  it('the installation annotation key is a valid qualified name', () => {
-    expect(isLabelKey(INSTALLATION_ANNOTATION)).toBe(true);
+  it('R3 the installation selector selects exactly one installation\'s objects', () => {
+    expect(installationSelector(INSTALLATION)).toBe(`${MANAGED_BY_LABEL}=${MANAGED_BY},${INSTALLATION_ID_LABEL}=${INSTALLATION}`);
   });
 });
 
@@ -128,8 +137,8 @@ describe('secretBackendName', () => {
 
 describe('backendIdentityMismatch', () => {
   const UID = '6b1d5c0e-7f2a-4c3b-9d8e-1a2b3c4d5e6f';
-  const expected = { namespaceId: NS_ID, secretId: SEC_ID, uid: UID };
-  const goodLabels = (): Record<string, string> => secretLabels(NS_ID, SEC_ID);
+  const expected = { namespaceId: NS_ID, secretId: SEC_ID, installationId: INSTALLATION, uid: UID };
+  const goodLabels = (): Record<string, string> => secretLabels(NS_ID, SEC_ID, INSTALLATION);
 
   it('S6 S7 is null when labels and uid all match', () => {
     expect(backendIdentityMismatch({ uid: UID, labels: goodLabels() }, expected)).toBeNull();
@@ -149,6 +158,11 @@ describe('backendIdentityMismatch', () => {
     const reason = backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), [SECRET_ID_LABEL]: SEC2_UUID } }, expected);
     expect(reason).toContain(SECRET_ID_LABEL);
     expect(reason).toContain(SEC_UUID);
+  });
+
+  it('R3 S7 reports an object of another installation', () => {
+    const reason = backendIdentityMismatch({ uid: UID, labels: { ...goodLabels(), [INSTALLATION_ID_LABEL]: OTHER_INSTALLATION } }, expected);
+    expect(reason).toContain(INSTALLATION_ID_LABEL);
   });
 
   it('S6 S7 reports a namespace-id label naming another namespace', () => {

@@ -7,7 +7,11 @@ export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'openclaw-control-plane';
 export const NAMESPACE_ID_LABEL = 'openclaw.rocks/namespace-id';
 export const SECRET_ID_LABEL = 'openclaw.rocks/secret-id';
-export const INSTALLATION_ANNOTATION = 'openclaw.rocks/installation-id';
+/**
+ * R3: every object an installation writes carries its random installation id, and every read,
+ * listing and adoption checks it, so two installations on one cluster never touch each other's.
+ */
+export const INSTALLATION_ID_LABEL = 'openclaw.rocks/installation-id';
 export const SECRET_VALUE_KEY = 'value';
 /** The field manager of every write the control plane makes, so field ownership names it (E2, W4). */
 export const FIELD_MANAGER = 'occ-controller';
@@ -17,13 +21,24 @@ export function kubernetesNamespaceName(namespaceId: string): string {
   return `occ-${uuidOf(namespaceId)}`;
 }
 
-export function namespaceLabels(namespaceId: string): Record<string, string> {
-  return { [MANAGED_BY_LABEL]: MANAGED_BY, [NAMESPACE_ID_LABEL]: uuidOf(namespaceId) };
+/** What every object of one installation carries; a label selector for "ours". */
+export function installationLabels(installationId: string): Record<string, string> {
+  return { [MANAGED_BY_LABEL]: MANAGED_BY, [INSTALLATION_ID_LABEL]: installationId };
+}
+
+export function installationSelector(installationId: string): string {
+  return Object.entries(installationLabels(installationId))
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+}
+
+export function namespaceLabels(namespaceId: string, installationId: string): Record<string, string> {
+  return { ...installationLabels(installationId), [NAMESPACE_ID_LABEL]: uuidOf(namespaceId) };
 }
 
 /** Label values are at most 63 characters, so ids are stored by their UUID part. */
-export function secretLabels(namespaceId: string, secretId: string): Record<string, string> {
-  return { ...namespaceLabels(namespaceId), [SECRET_ID_LABEL]: uuidOf(secretId) };
+export function secretLabels(namespaceId: string, secretId: string, installationId: string): Record<string, string> {
+  return { ...namespaceLabels(namespaceId, installationId), [SECRET_ID_LABEL]: uuidOf(secretId) };
 }
 
 /**
@@ -43,9 +58,9 @@ export interface ObservedMeta {
 /** Whether a live object is the one the metadata points to: labels ours, ids and uid match. */
 export function backendIdentityMismatch(
   observed: ObservedMeta,
-  expected: { namespaceId: string; secretId: string; uid: string },
+  expected: { namespaceId: string; secretId: string; installationId: string; uid: string },
 ): string | null {
-  const want = secretLabels(expected.namespaceId, expected.secretId);
+  const want = secretLabels(expected.namespaceId, expected.secretId, expected.installationId);
   for (const [key, value] of Object.entries(want)) {
     if (observed.labels?.[key] !== value) return `label ${key} is ${JSON.stringify(observed.labels?.[key] ?? null)}, expected ${JSON.stringify(value)}`;
   }

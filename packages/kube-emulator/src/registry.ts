@@ -79,7 +79,10 @@ export const CRDS = builtIn('apiextensions.k8s.io', 'v1', 'customresourcedefinit
   subresources: { status: true, scale: false },
 });
 
-export const BUILT_IN_RESOURCES: readonly ResourceType[] = [NAMESPACES, SECRETS, CONFIGMAPS, EVENTS, DEPLOYMENTS, CRDS];
+/** Leader election (client-go's leaderelection, and the control plane's elector) stores its lock here. */
+export const LEASES = builtIn('coordination.k8s.io', 'v1', 'leases', 'Lease', true);
+
+export const BUILT_IN_RESOURCES: readonly ResourceType[] = [NAMESPACES, SECRETS, CONFIGMAPS, EVENTS, DEPLOYMENTS, CRDS, LEASES];
 
 export interface GroupVersions {
   group: string;

@@ -39,7 +39,9 @@ out(`Console:  ${base}/`);
 out(`GraphQL:  ${base}/graphql`);
 out(`Database: ${runtime.embedded.postgres ? `embedded PGlite (${path.join(env.dataDir, 'pglite')})` : 'DATABASE_URL'}`);
 out(`Kubernetes: ${runtime.embedded.kubernetes ? `embedded API server (kubeconfig ${path.join(env.dataDir, 'kubeconfig.yaml')})` : 'KUBECONFIG'}`);
-if (runtime.installation.bootstrapApiKey) {
+if (runtime.installation.bootstrapKeyDeliveredTo) {
+  out(`Bootstrap API key written to ${runtime.installation.bootstrapKeyDeliveredTo} (R3: never printed in production).`);
+} else if (runtime.installation.bootstrapApiKey) {
   out(`Bootstrap API key (shown once): ${runtime.installation.bootstrapApiKey}`);
   out('Keep it: it is stored only as a hash and will not be printed again.');
 }

@@ -1,10 +1,23 @@
 import { spawn } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
 import { REPO_ROOT } from '../env.ts';
+
+/**
+ * R2: the one key every migration run locks (session-level pg_advisory_lock), so replicas,
+ * `npm run db:migrate` and Jobs never run `prisma migrate deploy` at the same time. Prisma's own
+ * engine lock only covers one run's statements; this one spans the whole run, checks included.
+ */
+export const MIGRATION_LOCK_KEY = 0x6f63635f6d6967n; // "occ_mig"
+
+export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'prisma/migrations');
 
 /**
  * Applies prisma/migrations with `prisma migrate deploy` (Prisma's Wasm schema engine through the
  * adapter in prisma.config.ts). Asynchronous on purpose: with the embedded database, the PGlite
  * socket server runs on this process's event loop and must keep answering while the CLI runs.
+ * Unlocked: call migrateDatabase, which holds the migration lock around it.
  */
 export function migrateDeploy(databaseUrl: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -23,4 +36,66 @@ export function migrateDeploy(databaseUrl: string): Promise<string> {
       else reject(new Error(`prisma migrate deploy exited with ${code}:\n${output}`));
     });
   });
+}
+
+/**
+ * R2: runs the migrations while holding the migration lock on a connection of its own for the
+ * whole run; a second caller waits for the first to finish, then finds nothing to apply. The
+ * lock is released when the run ends, and by PostgreSQL if this process dies.
+ */
+export async function migrateDatabase(databaseUrl: string, run: (url: string) => Promise<string> = migrateDeploy): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
+    try {
+      return await run(databaseUrl);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** The committed migrations, by directory name, in the order Prisma applies them. */
+export async function committedMigrations(dir = MIGRATIONS_DIR): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+}
+
+export class SchemaBehindError extends Error {
+  override name = 'SchemaBehindError';
+  readonly code = 'SCHEMA_BEHIND';
+  constructor(readonly missing: string[]) {
+    super(
+      `The database schema is older than this build: ${missing.length} committed migration(s) not applied: ${missing.join(', ')}. ` +
+        'Run `npm run db:migrate` (prisma migrate deploy under the migration lock) before starting replicas.',
+    );
+  }
+}
+
+/**
+ * R2: a replica refuses to serve on an older schema. Compares Prisma's `_prisma_migrations`
+ * (finished, not rolled back) with prisma/migrations and names what is missing.
+ */
+export async function assertSchemaCurrent(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<void> {
+  const expected = await committedMigrations(dir);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  let applied: Set<string>;
+  try {
+    const table = await client.query<{ exists: boolean }>(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists`);
+    applied = table.rows[0]?.exists
+      ? new Set(
+          (await client.query<{ migration_name: string }>(
+            'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+          )).rows.map((r) => r.migration_name),
+        )
+      : new Set();
+  } finally {
+    await client.end();
+  }
+  const missing = expected.filter((name) => !applied.has(name));
+  if (missing.length > 0) throw new SchemaBehindError(missing);
 }

@@ -1,6 +1,5 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { FIELD_MANAGER, MANAGED_BY, MANAGED_BY_LABEL, NAMESPACE_ID_LABEL, namespaceLabels } from '@occ/domain/kubernetes-names';
-import { uuidOf } from '@occ/domain/ids';
+import { FIELD_MANAGER, namespaceLabels } from '@occ/domain/kubernetes-names';
 import { classifyKubeError } from '../kube/errors.ts';
 
 export interface NamespaceDriver {
@@ -12,22 +11,25 @@ export interface NamespaceDriver {
 export class KubernetesNamespaceDriver implements NamespaceDriver {
   private readonly core: CoreV1Api;
 
-  constructor(kubeConfig: KubeConfig) {
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly installationId: string,
+  ) {
     this.core = kubeConfig.makeApiClient(CoreV1Api);
   }
 
   async ensure(k8sName: string, namespaceId: string): Promise<void> {
     try {
-      await this.core.createNamespace({ body: { metadata: { name: k8sName, labels: namespaceLabels(namespaceId) } }, fieldManager: FIELD_MANAGER });
+      await this.core.createNamespace({ body: { metadata: { name: k8sName, labels: namespaceLabels(namespaceId, this.installationId) } }, fieldManager: FIELD_MANAGER });
       return;
     } catch (error) {
       if (classifyKubeError(error).kind !== 'already-exists') throw error;
     }
     const existing = await this.core.readNamespace({ name: k8sName });
     const labels = existing.metadata?.labels ?? {};
-    if (labels[MANAGED_BY_LABEL] !== MANAGED_BY || labels[NAMESPACE_ID_LABEL] !== uuidOf(namespaceId)) {
-      throw new ForeignNamespaceError(`Kubernetes namespace ${k8sName} exists and is not labelled as this namespace's`);
-    }
+    // R3: adopted only when every label is this namespace's in this installation.
+    const foreign = Object.entries(namespaceLabels(namespaceId, this.installationId)).some(([key, value]) => labels[key] !== value);
+    if (foreign) throw new ForeignNamespaceError(`Kubernetes namespace ${k8sName} exists and is not labelled as this installation's namespace`);
   }
 
   async ping(): Promise<void> {

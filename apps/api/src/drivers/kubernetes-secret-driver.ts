@@ -3,9 +3,7 @@ import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-no
 import {
   backendIdentityMismatch,
   FIELD_MANAGER,
-  MANAGED_BY,
-  MANAGED_BY_LABEL,
-  INSTALLATION_ANNOTATION,
+  installationSelector,
   SECRET_VALUE_KEY,
   secretBackendName,
   secretLabels,
@@ -71,8 +69,7 @@ export class KubernetesSecretDriver implements SecretDriver {
       kind: 'Secret',
       metadata: {
         name: secretBackendName(input.namespaceId, input.secretId, randomSuffix()),
-        labels: secretLabels(input.namespaceId, input.secretId),
-        annotations: { [INSTALLATION_ANNOTATION]: this.installationId },
+        labels: secretLabels(input.namespaceId, input.secretId, this.installationId),
       },
       type: 'Opaque',
       data: { [SECRET_VALUE_KEY]: Buffer.from(input.value, 'utf8').toString('base64') },
@@ -92,7 +89,7 @@ export class KubernetesSecretDriver implements SecretDriver {
   async update(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }, value: string): Promise<void> {
     const live = await this.read(ref);
     if (!live) throw await this.whyMissing(ref);
-    const mismatch = backendIdentityMismatch(live.metadata ?? {}, { ...expected, uid: ref.uid });
+    const mismatch = backendIdentityMismatch(live.metadata ?? {}, { ...expected, installationId: this.installationId, uid: ref.uid });
     if (mismatch) throw new BackendIdentityChanged(mismatch);
     const body: V1Secret = {
       ...live,
@@ -143,7 +140,7 @@ export class KubernetesSecretDriver implements SecretDriver {
   async resolve(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }): Promise<ResolveResult> {
     const live = await this.read(ref);
     if (!live) return { state: 'missing' };
-    const mismatch = backendIdentityMismatch(live.metadata ?? {}, { ...expected, uid: ref.uid });
+    const mismatch = backendIdentityMismatch(live.metadata ?? {}, { ...expected, installationId: this.installationId, uid: ref.uid });
     if (mismatch) return { state: 'mismatch', reason: mismatch };
     if (live.data?.[ref.key] === undefined) return { state: 'mismatch', reason: `key ${ref.key} is missing` };
     return { state: 'present', ref, resourceVersion: live.metadata?.resourceVersion ?? '' };
@@ -151,7 +148,8 @@ export class KubernetesSecretDriver implements SecretDriver {
 
   async listOwned(k8sNamespace: string): Promise<OwnedBackendObject[]> {
     try {
-      const list = await this.core.listNamespacedSecret({ namespace: k8sNamespace, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}` });
+      // R3: only this installation's objects; another installation's are never listed as ours.
+      const list = await this.core.listNamespacedSecret({ namespace: k8sNamespace, labelSelector: installationSelector(this.installationId) });
       // Only metadata leaves this function: the listed objects' data is dropped here.
       return list.items.map((s) => ({
         name: s.metadata?.name ?? '',

@@ -69,7 +69,7 @@ describe('K1 with the worker held back', () => {
     await held.runtime.worker.drain();
     const ns = (await held.gql(NAMESPACE, { id })).body.data?.namespace;
     expect(ns).toMatchObject({ status: 'FAILED' });
-    expect(ns.statusMessage).toMatch(/not labelled as this namespace's/);
+    expect(ns.statusMessage).toMatch(/not labelled as this installation's namespace/);
     const k8s = await held.core.readNamespace({ name: row.k8sName });
     expect(k8s.metadata?.labels?.owner).toBe('someone-else');
     expect(k8s.metadata?.labels?.[MANAGED_BY_LABEL]).toBeUndefined();

@@ -3,15 +3,16 @@ import { isId } from '@occ/domain/ids';
 import { ConflictError } from '@occ/domain/errors';
 import { kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
 import { validateNamespaceName } from '@occ/domain/validation';
-import { transaction } from '../db/client.ts';
+import { z } from 'zod';
+import { transaction, type Tx } from '../db/client.ts';
 import { ForeignNamespaceError } from '../drivers/kubernetes-namespaces.ts';
 import { newId } from '../ids.ts';
-import type { WorkHandler } from '../worker.ts';
+import { defineWorkKind, PermanentWorkError, type WorkKind } from '../worker.ts';
 import { authorize, check, loadBindings, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
-import { complete, enqueue, failPermanently } from './work-queue.ts';
+import { enqueue } from './work-queue.ts';
 
 export const PROVISION_NAMESPACE = 'namespace.provision';
 
@@ -53,52 +54,65 @@ export async function createNamespace(deps: Deps, actor: Actor, input: { name: s
   }
 }
 
-export function provisionNamespaceHandler(deps: Deps): WorkHandler {
-  return {
-    async run(item, { final, owner }) {
-      const namespaceId = String(item.payload.namespaceId);
-      const ns = await deps.db.namespace.findUnique({ where: { id: namespaceId } });
-      if (!ns) {
-        await transaction(deps.db, (tx) => complete(tx, item.id, owner));
-        return;
-      }
-      try {
-        await deps.namespaceDriver.ensure(ns.k8sName, ns.id);
-      } catch (error) {
-        const foreign = error instanceof ForeignNamespaceError;
-        if (!foreign && !final) throw error;
-        const message = error instanceof Error ? error.message : String(error);
-        await transaction(deps.db, async (tx) => {
-          await tx.namespace.update({ where: { id: ns.id }, data: { status: 'FAILED', statusMessage: message } });
-          await failPermanently(tx, item.id, owner, message);
-          await audit(tx, {
-            actorId: null,
-            action: 'namespace.provision',
-            resourceKind: 'namespace',
-            resourceId: ns.id,
-            namespaceId: ns.id,
-            outcome: 'FAILURE',
-            reason: foreign ? 'FOREIGN_KUBERNETES_NAMESPACE' : 'KUBERNETES_UNAVAILABLE',
-            details: { k8sName: ns.k8sName },
+const ProvisionNamespacePayload = z.object({ namespaceId: z.string().refine((id) => isId('namespace', id), 'a namespace id') });
+
+/**
+ * K1 as work in steps (R4): create the Kubernetes namespace (idempotent: an existing one is
+ * adopted only when it carries this namespace's and this installation's labels), then mark the
+ * Namespace ready with its audit event, committed together with the lease check. A worker that
+ * dies between the two leaves the second to whoever takes the item next; nothing runs twice that
+ * writes the database.
+ */
+export function provisionNamespaceKind(deps: Deps): WorkKind<z.infer<typeof ProvisionNamespacePayload>> {
+  const audited = (tx: Tx, namespaceId: string, k8sName: string, outcome: 'SUCCESS' | 'FAILURE', reason?: string) =>
+    audit(tx, {
+      actorId: null,
+      action: 'namespace.provision',
+      resourceKind: 'namespace',
+      resourceId: namespaceId,
+      namespaceId,
+      outcome,
+      ...(reason ? { reason } : {}),
+      details: { k8sName },
+    });
+  return defineWorkKind({
+    kind: PROVISION_NAMESPACE,
+    payload: ProvisionNamespacePayload,
+    steps: [
+      {
+        name: 'create-kubernetes-namespace',
+        async run({ namespaceId }) {
+          const ns = await deps.db.namespace.findUnique({ where: { id: namespaceId } });
+          if (!ns) return;
+          try {
+            await deps.namespaceDriver.ensure(ns.k8sName, ns.id);
+          } catch (error) {
+            if (error instanceof ForeignNamespaceError) throw new PermanentWorkError('FOREIGN_KUBERNETES_NAMESPACE', error.message);
+            throw error;
+          }
+        },
+      },
+      {
+        name: 'mark-ready',
+        async run({ namespaceId }, ctx) {
+          await ctx.commit(async (tx) => {
+            const ns = await tx.namespace.findUnique({ where: { id: namespaceId } });
+            if (!ns || ns.status !== 'PROVISIONING') return;
+            await tx.namespace.update({ where: { id: ns.id }, data: { status: 'READY', statusMessage: null } });
+            await audited(tx, ns.id, ns.k8sName, 'SUCCESS');
           });
-        });
-        return;
-      }
-      await transaction(deps.db, async (tx) => {
-        await tx.namespace.update({ where: { id: ns.id }, data: { status: 'READY', statusMessage: null } });
-        await complete(tx, item.id, owner);
-        await audit(tx, {
-          actorId: null,
-          action: 'namespace.provision',
-          resourceKind: 'namespace',
-          resourceId: ns.id,
-          namespaceId: ns.id,
-          outcome: 'SUCCESS',
-          details: { k8sName: ns.k8sName },
-        });
-      });
+        },
+      },
+    ],
+    async onPermanentFailure(tx, { namespaceId }, failure) {
+      const ns = await tx.namespace.findUnique({ where: { id: namespaceId } });
+      if (!ns || ns.status !== 'PROVISIONING') return;
+      const reason = failure.code === 'ATTEMPTS_EXHAUSTED' ? 'KUBERNETES_UNAVAILABLE' : failure.code;
+      const message = failure.code === 'ATTEMPTS_EXHAUSTED' ? `The Kubernetes namespace could not be created: ${failure.message}.` : failure.message;
+      await tx.namespace.update({ where: { id: ns.id }, data: { status: 'FAILED', statusMessage: message } });
+      await audited(tx, ns.id, ns.k8sName, 'FAILURE', reason);
     },
-  };
+  });
 }
 
 /** A namespace the caller may not read does not exist for them. */

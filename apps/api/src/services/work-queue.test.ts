@@ -3,7 +3,10 @@ import { createDb, transaction } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { testDatabaseMode } from '../test/database.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
-import { startWorker } from '../worker.ts';
+import { z } from 'zod';
+import { waitFor } from '../test/operations.ts';
+import { defineWorkKind, startWorker } from '../worker.ts';
+import { audit } from './audit.ts';
 import { claim, complete, enqueue, failPermanently } from './work-queue.ts';
 
 let stack: TestStack;
@@ -80,31 +83,149 @@ describe('work queue', () => {
     expect((await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).state).toBe('FAILED');
   });
 
-  it('W1 a failing handler is retried with backoff until its last attempt records a permanent failure', async () => {
+  it('W1 R4 a step that always throws is retried with backoff, and its last allowed attempt fails the item permanently with ATTEMPTS_EXHAUSTED', async () => {
     const id = await add('flaky');
     const attempts: number[] = [];
+    const failures: string[] = [];
     const worker = startWorker({
       db: stack.runtime.db,
       logger: stack.runtime.deps.logger,
       pollMs: 20,
       maxAttempts: 3,
       backoffMs: () => 10,
-      handlers: {
-        flaky: {
-          async run(item, { final, owner }) {
-            attempts.push(item.attempts);
-            if (!final) throw new Error(`attempt ${item.attempts} failed`);
-            await transaction(stack.runtime.db, (tx) => failPermanently(tx, item.id, owner, 'GAVE_UP'));
+      kinds: [
+        defineWorkKind({
+          kind: 'flaky',
+          payload: z.object({}),
+          steps: [
+            {
+              name: 'only',
+              async run(_p, ctx) {
+                attempts.push(ctx.item.attempts);
+                throw new Error(`attempt ${ctx.item.attempts} failed`);
+              },
+            },
+          ],
+          async onPermanentFailure(_tx, _p, failure) {
+            failures.push(failure.code);
+          },
+        }),
+      ],
+    });
+    try {
+      await waitFor(async () => (await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).state === 'FAILED', 'the item to fail permanently');
+    } finally {
+      await worker.stop();
+    }
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(failures).toEqual(['ATTEMPTS_EXHAUSTED']);
+    expect(await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'FAILED', lastError: 'ATTEMPTS_EXHAUSTED', attempts: 3 });
+  });
+
+  it('R4 a payload that does not parse against its kind\'s schema fails the item permanently with INVALID_PAYLOAD, and no step runs', async () => {
+    const id = await add('typed', { namespaceId: 42 });
+    const ran: string[] = [];
+    const worker = startWorker({
+      db: stack.runtime.db,
+      logger: stack.runtime.deps.logger,
+      pollMs: 20,
+      kinds: [defineWorkKind({ kind: 'typed', payload: z.object({ namespaceId: z.string() }), steps: [{ name: 'only', run: async () => void ran.push('only') }] })],
+    });
+    try {
+      await waitFor(async () => (await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).state === 'FAILED', 'the item to fail');
+    } finally {
+      await worker.stop();
+    }
+    expect(ran).toEqual([]);
+    expect(await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'FAILED', lastError: 'INVALID_PAYLOAD', attempts: 1 });
+  });
+
+  it('R4 an item of several steps records each committed step, and a retry resumes at the step that failed', async () => {
+    const id = await add('stepped', { n: 1 });
+    const ran: string[] = [];
+    let failSecond = true;
+    const worker = startWorker({
+      db: stack.runtime.db,
+      logger: stack.runtime.deps.logger,
+      pollMs: 20,
+      backoffMs: () => 10,
+      kinds: [
+        defineWorkKind({
+          kind: 'stepped',
+          payload: z.object({ n: z.number() }),
+          steps: [
+            { name: 'first', run: async (p, ctx) => void ran.push(`first#${ctx.item.attempts}`) },
+            {
+              name: 'second',
+              async run(_p, ctx) {
+                ran.push(`second#${ctx.item.attempts}`);
+                if (failSecond) {
+                  failSecond = false;
+                  throw new Error('transient');
+                }
+              },
+            },
+            { name: 'third', run: async (_p, ctx) => void ran.push(`third#${ctx.item.attempts}`) },
+          ],
+        }),
+      ],
+    });
+    try {
+      await waitFor(async () => (await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).state === 'SUCCEEDED', 'the item to succeed');
+    } finally {
+      await worker.stop();
+    }
+    expect(ran).toEqual(['first#1', 'second#1', 'second#2', 'third#2']);
+    expect(await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'SUCCEEDED', step: 'third', attempts: 2 });
+  });
+
+  it('R4 a worker whose lease expired mid-step, and was taken by another, commits nothing and makes no further side effect', async () => {
+    const id = await add('lease-lost', {});
+    const effects: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let firstEntered!: () => void;
+    const entered = new Promise<void>((r) => (firstEntered = r));
+    let calls = 0;
+    const kind = defineWorkKind({
+      kind: 'lease-lost',
+      payload: z.object({}),
+      steps: [
+        {
+          name: 'write',
+          async run(_p, ctx) {
+            effects.push(`write:${ctx.owner}`);
+            if (calls++ === 0) {
+              firstEntered();
+              await gate; // the first worker stalls here (a long GC pause, a slow call) past its lease
+            }
+            await ctx.commit((tx) =>
+              audit(tx, { actorId: null, action: 'test.lease-step', resourceKind: 'work', resourceId: id, namespaceId: null, outcome: 'SUCCESS', details: { owner: ctx.owner } }),
+            );
           },
         },
-      },
+        { name: 'after', run: async (_p, ctx) => void effects.push(`after:${ctx.owner}`) },
+      ],
     });
-    const deadline = Date.now() + 10_000;
-    while ((await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).state !== 'FAILED' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 25));
+    const options = { db: stack.runtime.db, logger: stack.runtime.deps.logger, pollMs: 20, leaseSeconds: 30, kinds: [kind] };
+    const a = startWorker(options);
+    await entered;
+    // The lease runs out while the step is in flight.
+    await stack.runtime.db.workItem.update({ where: { id }, data: { leaseExpiresAt: new Date(Date.now() - 60_000) } });
+    const b = startWorker(options);
+    try {
+      await waitFor(async () => (await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).state === 'SUCCEEDED', 'the second worker to finish the item');
+      release();
+      await a.stop();
+    } finally {
+      release();
+      await a.stop();
+      await b.stop();
     }
-    await worker.stop();
-    expect(attempts).toEqual([1, 2, 3]);
-    expect(await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'FAILED', lastError: 'GAVE_UP', attempts: 3 });
+    expect(effects).toEqual([`write:${a.owner}`, `write:${b.owner}`, `after:${b.owner}`]);
+    const commits = await stack.runtime.db.auditEvent.findMany({ where: { action: 'test.lease-step', resourceId: id } });
+    expect(commits.map((c) => (c.details as { owner: string }).owner)).toEqual([b.owner]);
+    expect(await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'SUCCEEDED', attempts: 2 });
+    expect(stack.logs.some((l) => l.includes('lease lost') && l.includes(id))).toBe(true);
   });
 });

@@ -1,15 +1,19 @@
-import type { Db, Tx } from '../db/client.ts';
+import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
 
 // The durable queue in Postgres (rule W1): items are claimed with a lease under
 // FOR UPDATE SKIP LOCKED, retried with backoff, and end in success or a permanent failure.
+// R4: every commit of a step re-checks the lease in its own transaction (withLease), so a worker
+// whose lease expired, and was perhaps taken by another, commits nothing.
 
 export interface WorkItemRow {
   id: string;
   kind: string;
   idempotencyKey: string;
-  payload: Record<string, unknown>;
+  payload: unknown;
   attempts: number;
+  /** The step a retry resumes at; null before the first step committed. */
+  step: string | null;
 }
 
 export async function enqueue(tx: Tx, kind: string, idempotencyKey: string, payload: Record<string, unknown>): Promise<string> {
@@ -28,13 +32,45 @@ export async function claim(db: Db, owner: string, leaseSeconds: number): Promis
       SELECT id FROM "WorkItem"
       WHERE (state = 'PENDING' AND "nextAttemptAt" <= now()) OR (state = 'RUNNING' AND "leaseExpiresAt" < now())
       ORDER BY "nextAttemptAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING id, kind, "idempotencyKey", payload, attempts`;
+    RETURNING id, kind, "idempotencyKey", payload, attempts, step`;
   return rows[0] ?? null;
 }
 
-export async function heartbeat(db: Db, id: string, owner: string, leaseSeconds: number): Promise<void> {
-  await db.$executeRaw`UPDATE "WorkItem" SET "leaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds})
-    WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING'`;
+/**
+ * Extends a lease that is still held. An expired lease is never extended, even if nobody took it
+ * yet: its holder must assume another worker has. Answers whether the lease is still held.
+ */
+export async function heartbeat(db: Db, id: string, owner: string, leaseSeconds: number): Promise<boolean> {
+  const n = await db.$executeRaw`UPDATE "WorkItem" SET "leaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds})
+    WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING' AND "leaseExpiresAt" > now()`;
+  return n > 0;
+}
+
+export class LeaseLostError extends Error {
+  override name = 'LeaseLostError';
+  readonly code = 'LEASE_LOST';
+  constructor(readonly workItemId: string) {
+    super(`the lease on work item ${workItemId} expired or was taken by another worker`);
+  }
+}
+
+/**
+ * R4: runs `fn` in a transaction that first checks, and locks, this owner's unexpired lease. The
+ * step's writes and the check commit together or not at all, and while the row is locked no
+ * other worker can claim it (claims skip locked rows).
+ */
+export async function withLease<T>(db: Db, id: string, owner: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return transaction(db, async (tx) => {
+    const held = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "WorkItem"
+      WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING' AND "leaseExpiresAt" > now() FOR UPDATE`;
+    if (held.length === 0) throw new LeaseLostError(id);
+    return fn(tx);
+  });
+}
+
+/** Records the step a retry resumes at (within withLease). */
+export async function advance(tx: Tx, id: string, owner: string, step: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "WorkItem" SET step = ${step}, "updatedAt" = now() WHERE id = ${id} AND "leaseOwner" = ${owner}`;
 }
 
 export async function complete(tx: Tx, id: string, owner: string): Promise<void> {
@@ -45,7 +81,7 @@ export async function complete(tx: Tx, id: string, owner: string): Promise<void>
 export async function retryLater(db: Db, id: string, owner: string, error: string, delayMs: number): Promise<void> {
   await db.$executeRaw`UPDATE "WorkItem" SET state = 'PENDING', "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
     "lastError" = ${error}, "nextAttemptAt" = now() + make_interval(secs => ${delayMs / 1000}), "updatedAt" = now()
-    WHERE id = ${id} AND "leaseOwner" = ${owner}`;
+    WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING'`;
 }
 
 export async function failPermanently(tx: Tx, id: string, owner: string, error: string): Promise<void> {

@@ -4,7 +4,7 @@ import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { createHttpApp, listen } from '../http/server.ts';
 import { createLogger } from '../log.ts';
-import { startRuntime, type Runtime } from '../runtime.ts';
+import { startRuntime, type Runtime, type RuntimeEnv } from '../runtime.ts';
 import { applyMigrationSql, createDatabaseFromTemplate, testDatabaseMode } from './database.ts';
 
 // The whole API as `npm start` wires it (same runtime), on a fresh database and an in-memory
@@ -36,6 +36,9 @@ export interface TestStackOptions {
   worker?: boolean;
   onQuery?: (sql: string) => void;
   connectVia?: (databaseUrl: string) => Promise<string>;
+  /** A kubeconfig file to use instead of an embedded API server of its own (two installations on one cluster). */
+  kubeconfig?: string;
+  env?: Partial<RuntimeEnv>;
 }
 
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
@@ -45,7 +48,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const mode = testDatabaseMode();
   const database = mode === 'postgres' ? await createDatabaseFromTemplate(process.env.DATABASE_URL!, inject('templateDatabase')) : null;
   const runtime = await startRuntime({
-    env: { dataDir: '/tmp/occ-test-unused', databaseUrl: database?.url ?? null, kubeconfig: null },
+    env: { dataDir: '/tmp/occ-test-unused', databaseUrl: database?.url ?? null, kubeconfig: options.kubeconfig ?? null, ...options.env },
     logger,
     inMemory: true,
     startWorker: options.worker ?? true,

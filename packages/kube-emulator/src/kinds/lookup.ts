@@ -1,6 +1,7 @@
-import { CONFIGMAPS, CRDS, DEPLOYMENTS, EVENTS, NAMESPACES, SECRETS, storageKeyOf, type ResourceType } from '../registry.ts';
+import { CONFIGMAPS, CRDS, DEPLOYMENTS, EVENTS, LEASES, NAMESPACES, SECRETS, storageKeyOf, type ResourceType } from '../registry.ts';
 import { crdStrategy, customResourceStrategy } from './apiextensions.ts';
 import { deploymentStrategy } from './apps.ts';
+import { leaseStrategy } from './coordination.ts';
 import { configMapStrategy, eventStrategy, namespaceStrategy, secretStrategy } from './core.ts';
 import type { Strategy } from './strategy.ts';
 
@@ -11,6 +12,7 @@ const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(EVENTS), eventStrategy],
   [storageKeyOf(DEPLOYMENTS), deploymentStrategy],
   [storageKeyOf(CRDS), crdStrategy],
+  [storageKeyOf(LEASES), leaseStrategy],
 ]);
 
 export function strategyFor(type: ResourceType): Strategy {
