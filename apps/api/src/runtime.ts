@@ -47,7 +47,7 @@ export interface RuntimeOptions {
   /** Tests keep the embedded database in memory. */
   inMemory?: boolean;
   startWorker?: boolean;
-  onQuery?: (sql: string) => void;
+  onQuery?: (sql: string, params: string) => void;
   /**
    * Brings or checks the schema. By default (R2): outside production, `prisma migrate deploy` under
    * the migration lock; in production (or OCC_MIGRATE_AT_START=false), a check that every

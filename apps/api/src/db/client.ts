@@ -7,8 +7,8 @@ export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$trans
 
 export interface DbOptions {
   poolSize?: number;
-  /** Called once per SQL statement (tests count them). */
-  onQuery?: (sql: string) => void;
+  /** Called once per SQL statement with its parameters as JSON (tests count and EXPLAIN them). */
+  onQuery?: (sql: string, params: string) => void;
 }
 
 type Query = { sql: string };
@@ -65,7 +65,7 @@ export function createDb(url: string, options: DbOptions = {}): Db {
   const client = new PrismaClient({ adapter, log: options.onQuery ? [{ emit: 'event', level: 'query' }] : [] });
   if (options.onQuery) {
     const onQuery = options.onQuery;
-    (client as unknown as { $on(e: 'query', cb: (ev: { query: string }) => void): void }).$on('query', (ev) => onQuery(ev.query));
+    (client as unknown as { $on(e: 'query', cb: (ev: { query: string; params: string }) => void): void }).$on('query', (ev) => onQuery(ev.query, ev.params));
   }
   return client;
 }

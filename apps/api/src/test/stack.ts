@@ -34,7 +34,7 @@ export interface TestStack {
 
 export interface TestStackOptions {
   worker?: boolean;
-  onQuery?: (sql: string) => void;
+  onQuery?: (sql: string, params: string) => void;
   connectVia?: (databaseUrl: string) => Promise<string>;
   /** A kubeconfig file to use instead of an embedded API server of its own (two installations on one cluster). */
   kubeconfig?: string;
