@@ -1,0 +1,65 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { readEnv } from '../env.ts';
+import { createHttpApp, listen } from '../http/server.ts';
+import { createLogger } from '../log.ts';
+import { startRuntime } from '../runtime.ts';
+
+// `npm start`, loaded by start.ts once the Node check passed: runs the whole product on its
+// embedded defaults, or on DATABASE_URL and KUBECONFIG.
+const env = readEnv();
+const logger = createLogger((line) => process.stderr.write(line), env.logLevel);
+
+const runtime = await startRuntime({ env, logger });
+const app = createHttpApp({ deps: runtime.deps, production: env.production, consoleDir: env.consoleDir, allowedOrigins: env.allowedOrigins });
+const server = await listen(app, env.host, env.port);
+const { port } = server.address() as AddressInfo;
+const base = `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
+
+// The installation's state marker: what later tools (npm run first-agent) check before acting.
+await writeFile(
+  path.join(env.dataDir, 'state.json'),
+  JSON.stringify(
+    {
+      installationId: runtime.installation.installationId,
+      consoleUrl: `${base}/`,
+      graphqlUrl: `${base}/graphql`,
+      embedded: runtime.embedded,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+    },
+    null,
+    2,
+  ) + '\n',
+);
+
+const out = (line: string) => process.stdout.write(line + '\n');
+out('OpenClaw control plane is running.');
+out(`Console:  ${base}/`);
+out(`GraphQL:  ${base}/graphql`);
+out(`Database: ${runtime.embedded.postgres ? `embedded PGlite (${path.join(env.dataDir, 'pglite')})` : 'DATABASE_URL'}`);
+out(`Kubernetes: ${runtime.embedded.kubernetes ? `embedded API server (kubeconfig ${path.join(env.dataDir, 'kubeconfig.yaml')})` : 'KUBECONFIG'}`);
+if (runtime.installation.bootstrapKeyDeliveredTo) {
+  out(`Bootstrap API key written to ${runtime.installation.bootstrapKeyDeliveredTo} (R3: never printed in production).`);
+} else if (runtime.installation.bootstrapApiKey) {
+  out(`Bootstrap API key (shown once): ${runtime.installation.bootstrapApiKey}`);
+  out('Keep it: it is stored only as a hash and will not be printed again.');
+}
+out('Press Ctrl-C to stop.');
+
+let stopping = false;
+async function stop(signal: string) {
+  if (stopping) {
+    process.stderr.write('Forced exit.\n');
+    process.exit(1);
+  }
+  stopping = true;
+  logger.info('stopping', { signal });
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await runtime.close();
+  process.exit(0);
+}
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));
