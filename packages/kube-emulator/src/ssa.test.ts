@@ -319,11 +319,11 @@ describe('server-side apply semantics', () => {
   it('E2 updates record ownership under fieldManager, or the User-Agent before its first "/"', async () => {
     const name = fresh();
     await apply(name, 'alice', { image: 'gw:1', model: 'gpt' });
-    // client-node sends node-fetch's User-Agent ("node-fetch/1.0 (+https://…)").
+    // client-node 2 sends its own User-Agent ("kubernetes-client-javascript/<version>").
     const patched = (await cluster.custom.patchNamespacedCustomObject({ ...path(), name, body: { spec: { model: 'claude' } } }, mergePatch)) as Obj;
     expectManaged(patched, [
       entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
-      entry('node-fetch', 'Update', { 'f:spec': { 'f:model': {} } }),
+      entry('kubernetes-client-javascript', 'Update', { 'f:spec': { 'f:model': {} } }),
     ]);
     const replaced = (await cluster.custom.replaceNamespacedCustomObject({
       ...path(),
@@ -333,7 +333,7 @@ describe('server-side apply semantics', () => {
     })) as Obj;
     expectManaged(replaced, [
       entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
-      entry('node-fetch', 'Update', { 'f:spec': { 'f:model': {} } }),
+      entry('kubernetes-client-javascript', 'Update', { 'f:spec': { 'f:model': {} } }),
       entry('occ-api', 'Update', { 'f:spec': { 'f:skills': { '.': {}, [v('s')]: {} } } }),
     ]);
     const jsonPatched = (await cluster.custom.patchNamespacedCustomObject(
@@ -344,7 +344,7 @@ describe('server-side apply semantics', () => {
     expect(jsonPatched.metadata.managedFields.map((e: Obj) => [e.manager, e.operation, JSON.stringify(e.fieldsV1)])).toEqual([
       ['alice', 'Apply', '{"f:spec":{"f:image":{}}}'],
       ['json-patcher', 'Update', '{"f:spec":{"f:skills":{"v:\\"t\\"":{}}}}'],
-      ['node-fetch', 'Update', '{"f:spec":{"f:model":{}}}'],
+      ['kubernetes-client-javascript', 'Update', '{"f:spec":{"f:model":{}}}'],
       ['occ-api', 'Update', '{"f:spec":{"f:skills":{".":{},"v:\\"s\\"":{}}}}'],
     ]);
   });

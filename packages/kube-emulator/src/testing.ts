@@ -73,7 +73,7 @@ export interface StatusFailure {
 
 /**
  * Awaits a call that must fail and returns the HTTP code and the parsed Status body
- * (client-node 1.4 hands the body over as a JSON string).
+ * (client-node 2, like 1.x, hands the body over as a JSON string).
  */
 export async function apiFailure(call: Promise<unknown>): Promise<{ code: number; body: StatusFailure }> {
   try {

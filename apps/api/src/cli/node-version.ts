@@ -1,7 +1,8 @@
 // The oldest Node the product runs on; every package.json's engines says `>=` this
-// (node-version.test.ts keeps them equal). This file imports nothing, so start.ts can check the
-// running Node before any dependency is loaded.
-export const MINIMUM_NODE = '22.12';
+// (node-version.test.ts keeps them equal). 22.19 is the minimum of undici 8, through which
+// client-node 2 fetches (vitest and vite need 22.12, @graphql-tools' helpers 22.15). This file
+// imports nothing, so start.ts can check the running Node before any dependency is loaded.
+export const MINIMUM_NODE = '22.19';
 
 /** Why this Node cannot run the product, or null when it can. */
 export function unsupportedNodeMessage(running: string): string | null {

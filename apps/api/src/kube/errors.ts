@@ -1,6 +1,6 @@
 import { ApiException } from '@kubernetes/client-node';
 
-// client-node 1.4 throws ApiException with `code` and `body` as a JSON string (a Status). Its
+// client-node 2 throws ApiException with `code` and `body` as a JSON string (a Status). Its
 // `message` quotes the whole body, and a Status message may quote what was sent (a 422 names the
 // invalid value): neither ever leaves this file. What does is the class of failure, the code and
 // reason, and the kind and name the Status's details point at.
@@ -47,8 +47,23 @@ export type KubeFailure =
   /** The request may have been sent and applied: the outcome is unknown. */
   | { kind: 'outcome-unknown'; code: null };
 
-/** Connection errors raised before a byte of the request left this process. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
+/**
+ * Connection errors raised before a byte of the request left this process. client-node 2 fetches
+ * through undici: its errors are TypeError('fetch failed') with the code on `cause`, and a
+ * connection that never opened within undici's connect timeout is UND_ERR_CONNECT_TIMEOUT. A
+ * connection closed under a sent request (UND_ERR_SOCKET, "other side closed") is not here.
+ */
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+]);
 
 function transportCode(error: unknown): string | undefined {
   const e = error as { code?: unknown; cause?: { code?: unknown } } | null;

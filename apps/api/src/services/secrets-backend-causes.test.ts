@@ -81,5 +81,10 @@ describe('client-node failure classes', () => {
     expect(classifyKubeError(Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }))).toEqual({ kind: 'unreachable', code: null });
     expect(classifyKubeError(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ENOTFOUND' } }))).toEqual({ kind: 'unreachable', code: null });
     expect(classifyKubeError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toEqual({ kind: 'outcome-unknown', code: null });
+    // What client-node 2 (undici) throws: the code is on `cause` (faults.test.ts in kube-emulator shows the real ones).
+    const undici = (code: string, message: string) => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(message), { code }) });
+    expect(classifyKubeError(undici('UND_ERR_CONNECT_TIMEOUT', 'Connect Timeout Error'))).toEqual({ kind: 'unreachable', code: null });
+    expect(classifyKubeError(undici('UND_ERR_SOCKET', 'other side closed'))).toEqual({ kind: 'outcome-unknown', code: null });
+    expect(classifyKubeError(undici('UND_ERR_HEADERS_TIMEOUT', 'Headers Timeout Error'))).toEqual({ kind: 'outcome-unknown', code: null });
   });
 });
