@@ -16,6 +16,11 @@ export interface GraphQLContext {
   /** The request presented credentials that were refused; the HTTP layer audited that already. */
   authenticationFailed: boolean;
   loaders: Loaders;
+  /**
+   * Audit writes started where Pothos wants a synchronous answer (unauthorizedError below). The
+   * result waits for them (audits-in-flight.ts), so a denial is recorded before it is answered.
+   */
+  auditsInFlight: Promise<void>[];
 }
 
 export function unauthenticated(): GraphQLError {
@@ -45,8 +50,10 @@ export const builder = new SchemaBuilder<{
     // audited once already, by the HTTP layer.
     unauthorizedError: (_parent, ctx, info) => {
       if (info.parentType.name === 'Mutation' && !ctx.authenticationFailed) {
-        void auditAnonymousRefusal(ctx.deps.db, { clientAddress: ctx.clientAddress, action: info.fieldName, reason: 'UNAUTHENTICATED' }).catch((error: unknown) =>
-          ctx.deps.logger.error('could not audit an unauthenticated mutation', { error }),
+        ctx.auditsInFlight.push(
+          auditAnonymousRefusal(ctx.deps.db, { clientAddress: ctx.clientAddress, action: info.fieldName, reason: 'UNAUTHENTICATED' }).catch((error: unknown) =>
+            ctx.deps.logger.error('could not audit an unauthenticated mutation', { error }),
+          ),
         );
       }
       return unauthenticated();

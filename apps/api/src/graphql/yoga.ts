@@ -1,6 +1,7 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Actor, Deps } from '../services/deps.ts';
 import { useAnonymousIntrospectionGuard } from './anonymous-introspection.ts';
+import { useAuditsInFlight } from './audits-in-flight.ts';
 import type { GraphQLContext } from './builder.ts';
 import { maskError, useErrorPolicy, yogaLogger } from './error-policy.ts';
 import { createLoaders } from './loaders.ts';
@@ -46,11 +47,12 @@ export function createGraphQL(options: YogaOptions): Yoga {
       // every error coded, every log line free of documents and values.
       useSafeOperations(),
       useErrorPolicy(options.deps.logger),
+      useAuditsInFlight(),
     ],
     // Built after the document passed parsing, validation and the limits (safe-operations.ts).
     context: async ({ request, clientAddress }) => {
       const caller = await options.authenticate(request, clientAddress ?? 'unknown');
-      return { deps: options.deps, ...caller, loaders: createLoaders(options.deps, caller.actor) };
+      return { deps: options.deps, ...caller, loaders: createLoaders(options.deps, caller.actor), auditsInFlight: [] };
     },
   });
 }

@@ -125,4 +125,24 @@ describe('failed authentication is throttled (P5)', () => {
     }
     expect((await denied()) - deniedBefore).toBe(3);
   });
+
+  it('A3 an unauthenticated mutation is answered only once its denial is in the audit, however slow the write', async () => {
+    // A real slow write: the coalesced audit row's insert sleeps in the database. The denial is
+    // audited from Pothos' synchronous unauthorizedError, so the answer must wait for that write.
+    const db = stack.runtime.db;
+    await db.$executeRawUnsafe(`CREATE FUNCTION slow_anonymous_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END $$`);
+    await db.$executeRawUnsafe(
+      `CREATE TRIGGER slow_anonymous_audit BEFORE INSERT ON "AuditEvent" FOR EACH ROW WHEN (NEW."action" = 'anonymousRefusals') EXECUTE FUNCTION slow_anonymous_audit()`,
+    );
+    try {
+      const from = '127.0.0.12';
+      const res = await gql(from, null, 'mutation { createNamespace(input: {name: "x"}) { __typename } }');
+      expect(JSON.parse(res.body).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+      const rows = await db.auditEvent.findMany({ where: { actorId: null, coalesceKey: { startsWith: `anonymous:${from}:` } } });
+      expect(rows.map((r) => [r.action, r.reason, r.count])).toEqual([['anonymousRefusals', 'UNAUTHENTICATED', 1]]);
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER slow_anonymous_audit ON "AuditEvent"`);
+      await db.$executeRawUnsafe(`DROP FUNCTION slow_anonymous_audit()`);
+    }
+  });
 });
