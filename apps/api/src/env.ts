@@ -33,6 +33,8 @@ export interface Env {
   leaderLeaseSeconds: number;
   /** W1/R4: how long a claimed work item stays leased without a heartbeat (OCC_WORK_LEASE_SECONDS, 30). */
   workLeaseSeconds: number;
+  /** R5: how long in-flight requests may take to finish after SIGTERM (OCC_SHUTDOWN_DEADLINE_SECONDS, 25). */
+  shutdownDeadlineSeconds: number;
 }
 
 function positiveInt(name: string, value: string | undefined, fallback: number): number {
@@ -104,5 +106,6 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     leaderNamespace: source.OCC_LEADER_NAMESPACE || 'default',
     leaderLeaseSeconds: positiveInt('OCC_LEADER_LEASE_SECONDS', source.OCC_LEADER_LEASE_SECONDS, 15),
     workLeaseSeconds: positiveInt('OCC_WORK_LEASE_SECONDS', source.OCC_WORK_LEASE_SECONDS, 30),
+    shutdownDeadlineSeconds: positiveInt('OCC_SHUTDOWN_DEADLINE_SECONDS', source.OCC_SHUTDOWN_DEADLINE_SECONDS, 25),
   };
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Db, Tx } from './db/client.ts';
 import { safeErrorText, type Logger } from './log.ts';
-import { advance, claim, complete, failPermanently, heartbeat, LeaseLostError, retryLater, withLease, type WorkItemRow } from './services/work-queue.ts';
+import { advance, claim, complete, failPermanently, heartbeat, LeaseLostError, release, retryLater, withLease, type WorkItemRow } from './services/work-queue.ts';
 
 /** One named step of a work kind. Side effects must be idempotent: a retry may run a step again. */
 export interface WorkStep<P> {
@@ -31,6 +31,11 @@ export interface WorkKind<P> {
   steps: ReadonlyArray<WorkStep<P>>;
   /** Runs in the lease-checked transaction that fails the item permanently (record it, audit it). */
   onPermanentFailure?(tx: Tx, payload: P, failure: { code: string; message: string }): Promise<void>;
+}
+
+/** Internal: ends a run between steps when the worker stops. */
+class WorkerStopping extends Error {
+  override name = 'WorkerStopping';
 }
 
 export function defineWorkKind<P>(kind: WorkKind<P>): WorkKind<P> {
@@ -96,6 +101,8 @@ export function startWorker(options: WorkerOptions): Worker {
     if (start < 0) throw new PermanentWorkError('UNKNOWN_STEP', `work item ${item.id} names a step its kind does not have`);
     for (let i = start; i < kind.steps.length; i++) {
       if (signal.aborted) throw new LeaseLostError(item.id);
+      // R5: a stopping worker finishes the step it is in, and starts no other.
+      if (i > start && stopped) throw new WorkerStopping();
       const step = kind.steps[i]!;
       const next = kind.steps[i + 1]?.name ?? null;
       let committed = false;
@@ -137,7 +144,10 @@ export function startWorker(options: WorkerOptions): Worker {
       await runSteps(item, kind, payload, lease.signal, log);
       log.info('work item done');
     } catch (error) {
-      if (error instanceof LeaseLostError) {
+      if (error instanceof WorkerStopping) {
+        log.info('worker stopping: work item handed back at its next step');
+        await release(db, item.id, owner).catch((e) => log.error('could not hand the work item back', { error: e }));
+      } else if (error instanceof LeaseLostError) {
         // R4: another worker owns it now (or will): no retry, no write, no further side effect.
         log.warn('work item lease lost; stopping without further effect', { error });
       } else if (error instanceof PermanentWorkError || item.attempts >= maxAttempts) {

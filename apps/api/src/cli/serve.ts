@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { readEnv } from '../env.ts';
 import { createHttpApp, listen } from '../http/server.ts';
+import { gracefulShutdown } from '../http/shutdown.ts';
 import { createLogger } from '../log.ts';
 import { startRuntime } from '../runtime.ts';
 
@@ -55,10 +56,8 @@ async function stop(signal: string) {
     process.exit(1);
   }
   stopping = true;
-  logger.info('stopping', { signal });
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await runtime.close();
+  logger.info('stopping: readiness fails, in-flight requests finish, then the worker and leases stop', { signal, deadlineSeconds: env.shutdownDeadlineSeconds });
+  await gracefulShutdown({ app, servers: [server], closeRuntime: () => runtime.close(), deadlineMs: env.shutdownDeadlineSeconds * 1000, logger });
   process.exit(0);
 }
 process.on('SIGINT', () => void stop('SIGINT'));

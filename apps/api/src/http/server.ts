@@ -27,6 +27,8 @@ export interface HttpAppOptions {
 export interface HttpApp {
   yoga: Yoga;
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** R5: from now on /readyz fails and every answer closes its connection (shutdown.ts). */
+  drain(): void;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -250,7 +252,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     await exportAuditEvents(deps, authentication.actor, filter, res);
   }
 
+  let draining = false;
+
   async function ready(res: ServerResponse): Promise<void> {
+    if (draining) return json(res, 503, { status: 'draining', checks: {} });
     const checks: Record<string, string> = {};
     await deps.db.$queryRaw`SELECT 1`.then(
       () => (checks.database = 'ok'),
@@ -289,6 +294,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   return {
     yoga,
+    drain() {
+      draining = true;
+    },
     handle(req, res) {
       // Set before routing, so every answer carries them: pages, API, 404, 413 and 500 alike (P2).
       for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
@@ -297,7 +305,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       // body) closes the connection: Node would otherwise read and discard the rest, however long.
       const writeHead = res.writeHead;
       res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
-        if (!req.complete) this.setHeader('connection', 'close');
+        // Draining (R5), an answer ends its connection, so a shutdown waits for no idle keep-alive.
+        if (!req.complete || draining) this.setHeader('connection', 'close');
         return writeHead.apply(this, args);
       } as ServerResponse['writeHead'];
       route(req, res).catch((error: unknown) => {

@@ -179,6 +179,49 @@ describe('work queue', () => {
     expect(await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'SUCCEEDED', step: 'third', attempts: 2 });
   });
 
+  it('R5 a stopping worker finishes its current step, starts no other, and hands the item back at once for another to resume', async () => {
+    const id = await add('stopping', {});
+    const ran: string[] = [];
+    let inFirst!: () => void;
+    const firstStarted = new Promise<void>((r) => (inFirst = r));
+    let finishFirst!: () => void;
+    const firstMayEnd = new Promise<void>((r) => (finishFirst = r));
+    const kind = defineWorkKind({
+      kind: 'stopping',
+      payload: z.object({}),
+      steps: [
+        {
+          name: 'first',
+          async run(_p, ctx) {
+            inFirst();
+            await firstMayEnd;
+            ran.push(`first by ${ctx.owner}`);
+          },
+        },
+        { name: 'second', run: async (_p, ctx) => void ran.push(`second by ${ctx.owner}`) },
+      ],
+    });
+    const options = { db: stack.runtime.db, logger: stack.runtime.deps.logger, pollMs: 20, leaseSeconds: 60, kinds: [kind] };
+    const a = startWorker(options);
+    await firstStarted;
+    let stopped = false;
+    const stopping = a.stop().then(() => (stopped = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(stopped).toBe(false); // it waits for the step in progress
+    finishFirst();
+    await stopping;
+    expect(ran).toEqual([`first by ${a.owner}`]);
+    // Handed back now, not when its 60 s lease would run out, at the step it reached.
+    expect(await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'PENDING', step: 'second', leaseOwner: null, attempts: 0 });
+    const b = startWorker(options);
+    try {
+      await waitFor(async () => (await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).state === 'SUCCEEDED', 'another worker to finish the item');
+    } finally {
+      await b.stop();
+    }
+    expect(ran).toEqual([`first by ${a.owner}`, `second by ${b.owner}`]);
+  });
+
   it('R4 a worker whose lease expired mid-step, and was taken by another, commits nothing and makes no further side effect', async () => {
     const id = await add('lease-lost', {});
     const effects: string[] = [];

@@ -84,6 +84,16 @@ export async function retryLater(db: Db, id: string, owner: string, error: strin
     WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING'`;
 }
 
+/**
+ * R5: a worker that stops between steps hands its item back at once (not after its lease runs
+ * out), at the step it reached; stopping is not a failed attempt.
+ */
+export async function release(db: Db, id: string, owner: string): Promise<void> {
+  await db.$executeRaw`UPDATE "WorkItem" SET state = 'PENDING', "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
+    attempts = GREATEST(attempts - 1, 0), "nextAttemptAt" = now(), "updatedAt" = now()
+    WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING'`;
+}
+
 export async function failPermanently(tx: Tx, id: string, owner: string, error: string): Promise<void> {
   await tx.$executeRaw`UPDATE "WorkItem" SET state = 'FAILED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
     "lastError" = ${error}, "updatedAt" = now() WHERE id = ${id} AND "leaseOwner" = ${owner}`;
