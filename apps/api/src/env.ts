@@ -12,6 +12,8 @@ export interface Env {
   dataDir: string;
   databaseUrl: string | null;
   kubeconfig: string | null;
+  /** Production without KUBECONFIG, in a pod: the service account's in-cluster configuration. */
+  inCluster: boolean;
   consoleDir: string;
   production: boolean;
   /** OCC_ALLOWED_ORIGINS: the only origins given CORS (with credentials); none by default (P2). */
@@ -35,6 +37,27 @@ export interface Env {
   workLeaseSeconds: number;
   /** R5: how long in-flight requests may take to finish after SIGTERM (OCC_SHUTDOWN_DEADLINE_SECONDS, 25). */
   shutdownDeadlineSeconds: number;
+}
+
+/**
+ * R1: every problem of the configuration, named by its variable, reported at once (a deployment
+ * that is wrong in three ways should not take three restarts to learn it).
+ */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`The configuration has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Runs one variable's parser; a problem is recorded and the fallback used, so parsing goes on. */
+function field<T>(problems: string[], fallback: T, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    problems.push((error as Error).message);
+    return fallback;
+  }
 }
 
 function positiveInt(name: string, value: string | undefined, fallback: number): number {
@@ -61,8 +84,14 @@ function secretRef(value: string | undefined): { namespace: string; name: string
 function port(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`OCC_PORT must be a port number, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('OCC_PORT must be a port number from 0 to 65535');
   return n;
+}
+
+function logLevel(value: string | undefined): Env['logLevel'] {
+  const level = value || 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error('OCC_LOG_LEVEL must be debug, info, warn or error');
+  return level as Env['logLevel'];
 }
 
 function origins(value: string | undefined): string[] {
@@ -87,25 +116,42 @@ function origins(value: string | undefined): string[] {
   });
 }
 
-export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const level = source.OCC_LOG_LEVEL ?? 'info';
-  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error(`OCC_LOG_LEVEL must be debug, info, warn or error`);
-  return {
+/**
+ * Reads and checks the whole configuration (R1). Development falls back to the embedded database
+ * and cluster; production has no embedded fallback: it needs DATABASE_URL, and KUBECONFIG or a
+ * pod's in-cluster service account, or it does not start.
+ */
+export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubernetes: boolean } = { kubernetes: true }): Env {
+  const problems: string[] = [];
+  const production = source.NODE_ENV === 'production';
+  const databaseUrl = source.DATABASE_URL || null;
+  const kubeconfig = source.KUBECONFIG || null;
+  const inCluster = production && !kubeconfig && Boolean(source.KUBERNETES_SERVICE_HOST && source.KUBERNETES_SERVICE_PORT);
+  if (production && !databaseUrl) problems.push('DATABASE_URL must be set in production (there is no embedded PostgreSQL there)');
+  if (production && needs.kubernetes && !kubeconfig && !inCluster) {
+    problems.push('KUBECONFIG must be set in production, unless the process runs in a pod with a service account (KUBERNETES_SERVICE_HOST); there is no embedded Kubernetes there');
+  }
+  // Never quoted: the URL may hold a password.
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must be a postgresql:// URL');
+  const env: Env = {
     host: source.OCC_HOST || '127.0.0.1',
-    port: port(source.OCC_PORT, 4000),
+    port: field(problems, 4000, () => port(source.OCC_PORT, 4000)),
     dataDir: path.resolve(source.OCC_DATA_DIR || path.join(REPO_ROOT, '.data')),
-    databaseUrl: source.DATABASE_URL || null,
-    kubeconfig: source.KUBECONFIG || null,
+    databaseUrl,
+    kubeconfig,
+    inCluster,
     consoleDir: path.resolve(source.OCC_CONSOLE_DIR || path.join(REPO_ROOT, 'apps/console/out')),
-    production: source.NODE_ENV === 'production',
-    allowedOrigins: origins(source.OCC_ALLOWED_ORIGINS),
-    logLevel: level as Env['logLevel'],
-    migrateAtStart: bool('OCC_MIGRATE_AT_START', source.OCC_MIGRATE_AT_START, source.NODE_ENV !== 'production'),
-    bootstrapSecret: secretRef(source.OCC_BOOTSTRAP_SECRET),
+    production,
+    allowedOrigins: field(problems, [], () => origins(source.OCC_ALLOWED_ORIGINS)),
+    logLevel: field(problems, 'info', () => logLevel(source.OCC_LOG_LEVEL)),
+    migrateAtStart: field(problems, !production, () => bool('OCC_MIGRATE_AT_START', source.OCC_MIGRATE_AT_START, !production)),
+    bootstrapSecret: field(problems, null, () => secretRef(source.OCC_BOOTSTRAP_SECRET)),
     bootstrapKeyFile: source.OCC_BOOTSTRAP_KEY_FILE ? path.resolve(source.OCC_BOOTSTRAP_KEY_FILE) : null,
     leaderNamespace: source.OCC_LEADER_NAMESPACE || 'default',
-    leaderLeaseSeconds: positiveInt('OCC_LEADER_LEASE_SECONDS', source.OCC_LEADER_LEASE_SECONDS, 15),
-    workLeaseSeconds: positiveInt('OCC_WORK_LEASE_SECONDS', source.OCC_WORK_LEASE_SECONDS, 30),
-    shutdownDeadlineSeconds: positiveInt('OCC_SHUTDOWN_DEADLINE_SECONDS', source.OCC_SHUTDOWN_DEADLINE_SECONDS, 25),
+    leaderLeaseSeconds: field(problems, 15, () => positiveInt('OCC_LEADER_LEASE_SECONDS', source.OCC_LEADER_LEASE_SECONDS, 15)),
+    workLeaseSeconds: field(problems, 30, () => positiveInt('OCC_WORK_LEASE_SECONDS', source.OCC_WORK_LEASE_SECONDS, 30)),
+    shutdownDeadlineSeconds: field(problems, 25, () => positiveInt('OCC_SHUTDOWN_DEADLINE_SECONDS', source.OCC_SHUTDOWN_DEADLINE_SECONDS, 25)),
   };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return env;
 }

@@ -10,7 +10,7 @@ import { assertSchemaCurrent, migrateDatabase } from './db/migrate.ts';
 import { KubernetesNamespaceDriver } from './drivers/kubernetes-namespaces.ts';
 import { KubernetesSecretDriver } from './drivers/kubernetes-secret-driver.ts';
 import type { Env } from './env.ts';
-import { kubeConfigFromFile } from './kube/config.ts';
+import { kubeConfigFromFile, kubeConfigInCluster } from './kube/config.ts';
 import { createElector, type Elector } from './leader/elector.ts';
 import type { Logger } from './log.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
@@ -39,6 +39,7 @@ export interface Runtime {
 }
 
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
+  Partial<Pick<Env, 'inCluster'>> &
   Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds'>>;
 
 export interface RuntimeOptions {
@@ -67,6 +68,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     await mkdir(env.dataDir, { recursive: true });
     let databaseUrl = env.databaseUrl;
+    if (!databaseUrl && env.production) throw new Error('production has no embedded PostgreSQL: set DATABASE_URL');
     if (!databaseUrl) {
       const pg = await startEmbeddedPostgres(options.inMemory ? {} : { dataDir: path.join(env.dataDir, 'pglite') });
       closers.push(() => pg.close());
@@ -77,6 +79,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     let emulator: KubeEmulator | null = null;
     if (env.kubeconfig) {
       kubeConfig = kubeConfigFromFile(env.kubeconfig);
+    } else if (env.inCluster) {
+      kubeConfig = kubeConfigInCluster();
+    } else if (env.production) {
+      // R1: readEnv refuses this; a runtime started some other way must not fall back either.
+      throw new Error('production has no embedded Kubernetes: set KUBECONFIG or run in a pod');
     } else {
       // The embedded cluster serves the product's CRDs (deploy/crds) and runs a kubelet simulator,
       // so gateway Deployments report availability from their secret references as on a cluster.

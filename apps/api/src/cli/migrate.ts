@@ -1,10 +1,10 @@
-import { readEnv } from '../env.ts';
+import { readEnvOrExit } from './config.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 
 // `npm run db:migrate` (R2): the migration step of a deployment (a Job, or an operator before a
 // rollout), run once, under the migration lock, against DATABASE_URL. `npm start` on the embedded
 // database migrates at start through the same locked function.
-const env = readEnv();
+const env = readEnvOrExit({ kubernetes: false });
 if (!env.databaseUrl) {
   process.stderr.write('db:migrate needs DATABASE_URL (the embedded database is migrated by `npm start` itself).\n');
   process.exit(2);

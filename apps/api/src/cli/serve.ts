@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { readEnv } from '../env.ts';
+import { readEnvOrExit } from './config.ts';
 import { createHttpApp, listen } from '../http/server.ts';
 import { gracefulShutdown } from '../http/shutdown.ts';
 import { createLogger } from '../log.ts';
@@ -9,7 +9,7 @@ import { startRuntime } from '../runtime.ts';
 
 // `npm start`, loaded by start.ts once the Node check passed: runs the whole product on its
 // embedded defaults, or on DATABASE_URL and KUBECONFIG.
-const env = readEnv();
+const env = readEnvOrExit();
 const logger = createLogger((line) => process.stderr.write(line), env.logLevel);
 
 const runtime = await startRuntime({ env, logger });

@@ -11,3 +11,10 @@ export function kubeConfigFromYaml(yaml: string): KubeConfig {
   kc.loadFromString(yaml);
   return kc;
 }
+
+/** A pod's service account: the API server from KUBERNETES_SERVICE_HOST/PORT, the mounted token and CA. */
+export function kubeConfigInCluster(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromCluster();
+  return kc;
+}

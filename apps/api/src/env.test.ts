@@ -1,0 +1,56 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readEnv, REPO_ROOT } from './env.ts';
+
+// R1: the configuration is checked as a whole at start, and production fails closed.
+
+function problemsOf(source: NodeJS.ProcessEnv, needs?: { kubernetes: boolean }): string[] {
+  try {
+    readEnv(source, needs);
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return [...(error as ConfigError).problems];
+  }
+}
+
+describe('configuration (R1)', () => {
+  it('R1 every problem is named by its variable, all at once', () => {
+    const problems = problemsOf({ OCC_PORT: 'x', OCC_LOG_LEVEL: 'loud', OCC_LEADER_LEASE_SECONDS: '0', OCC_ALLOWED_ORIGINS: 'nope', OCC_MIGRATE_AT_START: 'perhaps', OCC_BOOTSTRAP_SECRET: 'Not/Valid', DATABASE_URL: 'mysql://x' });
+    for (const variable of ['OCC_PORT', 'OCC_LOG_LEVEL', 'OCC_LEADER_LEASE_SECONDS', 'OCC_ALLOWED_ORIGINS', 'OCC_MIGRATE_AT_START', 'OCC_BOOTSTRAP_SECRET', 'DATABASE_URL']) {
+      expect(problems.filter((p) => p.startsWith(variable)), variable).toHaveLength(1);
+    }
+    expect(problems).toHaveLength(7);
+  });
+
+  it('R1 development falls back to the embedded database and cluster; production does not', () => {
+    expect(readEnv({})).toMatchObject({ production: false, databaseUrl: null, kubeconfig: null, inCluster: false });
+    expect(problemsOf({ NODE_ENV: 'production' }).map((p) => p.split(' ')[0])).toEqual(['DATABASE_URL', 'KUBECONFIG']);
+    const db = 'postgresql://u:secret-password@db:5432/occ';
+    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: db }).map((p) => p.split(' ')[0])).toEqual(['KUBECONFIG']);
+    expect(readEnv({ NODE_ENV: 'production', DATABASE_URL: db, KUBECONFIG: '/etc/kube/config' })).toMatchObject({ inCluster: false, kubeconfig: '/etc/kube/config' });
+    expect(readEnv({ NODE_ENV: 'production', DATABASE_URL: db, KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' })).toMatchObject({ inCluster: true });
+    // The migration step needs no cluster.
+    expect(readEnv({ NODE_ENV: 'production', DATABASE_URL: db }, { kubernetes: false }).databaseUrl).toBe(db);
+  });
+
+  it('R1 a DATABASE_URL is never quoted in a problem (it may hold a password)', () => {
+    const problems = problemsOf({ DATABASE_URL: 'mysql://user:hunter2-secret@x/db' });
+    expect(problems.join('\n')).not.toContain('hunter2');
+  });
+
+  it('R1 `npm start` in production without DATABASE_URL or a cluster lists both and exits 2, creating nothing', () => {
+    const dataDir = path.join('/tmp', `occ-r1-${process.pid}-${Date.now()}`);
+    const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'apps/api/src/cli/start.ts')], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, NODE_ENV: 'production', OCC_DATA_DIR: dataDir, OCC_PORT: 'not-a-port' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/3 problems/);
+    for (const variable of ['DATABASE_URL', 'KUBECONFIG', 'OCC_PORT']) expect(result.stderr).toContain(variable);
+    expect(spawnSync('test', ['-e', dataDir]).status).not.toBe(0);
+  });
+});
