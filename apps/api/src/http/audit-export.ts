@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { textProblem } from '@occ/domain/text';
-import { listAuditEvents, type AuditEventFilter, type AuditEventView } from '../services/audit-log.ts';
+import { readableBy } from '../services/access.ts';
+import { auditEventsPage, type AuditEventFilter, type AuditEventView } from '../services/audit-log.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import type { Keyset } from '../services/pagination.ts';
 
@@ -48,9 +49,10 @@ export async function exportAuditEvents(deps: Deps, actor: Actor, filter: AuditE
     'content-disposition': 'attachment; filename="audit-events.ndjson"',
     'cache-control': 'no-store',
   });
+  const readable = await readableBy(deps.db, actor, 'auditEvent');
   let after: Keyset | null = null;
   while (!closed) {
-    const page = await listAuditEvents(deps, actor, { size: PAGE, direction: 'forward', after, before: null }, filter);
+    const page = await auditEventsPage(deps, readable, { size: PAGE, direction: 'forward', after, before: null }, filter);
     for (const { node } of page.edges) {
       if (!res.write(JSON.stringify(node) + '\n')) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
       if (closed) return;

@@ -1,4 +1,4 @@
-import { decide, type AccessRequest, type BindingView, type Decision, type Permission, type ResourceKind, type Scope } from '@occ/domain/access';
+import { decide, readableSet, type AccessRequest, type BindingView, type Decision, type Permission, type ReadableSet, type ResourceKind, type Scope } from '@occ/domain/access';
 import { ForbiddenError, NotFoundError } from '@occ/domain/errors';
 import { afterRollback, type Db, type Tx } from '../db/client.ts';
 import { audit } from './audit.ts';
@@ -54,6 +54,11 @@ export async function loadBindingsOf(db: Db | Tx, subjectIds: readonly string[])
     });
   }
   return bySubject;
+}
+
+/** The scopes where the actor may read `kind`, for a list query to filter by (readableWhere). */
+export async function readableBy(db: Db | Tx, actor: Actor, kind: ResourceKind): Promise<ReadableSet> {
+  return readableSet(await loadBindings(db, actor.principalId), actor.principalId, 'read', kind);
 }
 
 export async function check(db: Db | Tx, actor: Actor, request: Omit<AccessRequest, 'subjectId'>): Promise<Decision> {

@@ -1,11 +1,11 @@
 import { isId } from '@occ/domain/ids';
-import { builtInRole, decide, readableSet } from '@occ/domain/access';
+import { builtInRole, decide } from '@occ/domain/access';
 import { ConflictError, NotFoundError, ValidationError, type MissingGrant } from '@occ/domain/errors';
 import { modelCredentialEnv, validateSelfConfigure, type SecretRef, type SelfConfigureAction } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { authorize, check, loadBindings, loadBindingsOf, requireVisible } from './access.ts';
+import { authorize, check, loadBindingsOf, readableBy, requireVisible } from './access.ts';
 import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { requireOperableSecrets } from './configurations.ts';
@@ -221,7 +221,7 @@ async function requireReadableAgent(deps: Deps, actor: Actor, id: string): Promi
 
 /** A page of the namespace's agents the actor may read, filtered and ordered in SQL. */
 export async function listAgents(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: { namePrefix?: string | null; status?: string | null } = {}): Promise<PageOf<AgentView>> {
-  const readable = readableSet(await loadBindings(deps.db, actor.principalId), actor.principalId, 'read', 'agent');
+  const readable = await readableBy(deps.db, actor, 'agent');
   const where = { AND: [{ namespaceId }, readableWhere(readable), namePrefixWhere(filter.namePrefix), filter.status ? { status: filter.status } : {}] };
   return keysetPage(
     page,

@@ -1,5 +1,5 @@
-import { readableSet } from '@occ/domain/access';
-import { loadBindings } from './access.ts';
+import type { ReadableSet } from '@occ/domain/access';
+import { readableBy } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
 import { keysetPage, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
 
@@ -46,7 +46,11 @@ function filterWhere(filter: AuditEventFilter): object[] {
 }
 
 export async function listAuditEvents(deps: Deps, actor: Actor, page: PageRequest, filter: AuditEventFilter = {}): Promise<PageOf<AuditEventView>> {
-  const readable = readableSet(await loadBindings(deps.db, actor.principalId), actor.principalId, 'read', 'auditEvent');
+  return auditEventsPage(deps, await readableBy(deps.db, actor, 'auditEvent'), page, filter);
+}
+
+/** One page for a readable set decided once (the NDJSON export reads many pages with one decision). */
+export async function auditEventsPage(deps: Deps, readable: ReadableSet, page: PageRequest, filter: AuditEventFilter): Promise<PageOf<AuditEventView>> {
   const where = { AND: [readableWhere(readable), ...filterWhere(filter)] };
   return keysetPage(
     page,

@@ -1,4 +1,3 @@
-import { readableSet } from '@occ/domain/access';
 import { isId } from '@occ/domain/ids';
 import { ConflictError, NotFoundError } from '@occ/domain/errors';
 import {
@@ -10,7 +9,7 @@ import {
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { authorize, authorizeVisible, check, loadBindings, requireVisible } from './access.ts';
+import { authorize, authorizeVisible, check, readableBy, requireVisible } from './access.ts';
 import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -193,7 +192,7 @@ async function requireReadableConfiguration(deps: Deps, actor: Actor, id: string
 
 /** A page of the namespace's configurations the actor may read, filtered and ordered in SQL. */
 export async function listConfigurations(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<ConfigurationView>> {
-  const readable = readableSet(await loadBindings(deps.db, actor.principalId), actor.principalId, 'read', 'configuration');
+  const readable = await readableBy(deps.db, actor, 'configuration');
   const where = { AND: [{ namespaceId }, readableWhere(readable), namePrefixWhere(filter.namePrefix)] };
   return keysetPage(
     page,

@@ -1,4 +1,3 @@
-import { readableSet } from '@occ/domain/access';
 import { isId } from '@occ/domain/ids';
 import { ConflictError } from '@occ/domain/errors';
 import { kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
@@ -8,7 +7,7 @@ import { transaction, type Tx } from '../db/client.ts';
 import { ForeignNamespaceError } from '../drivers/kubernetes-namespaces.ts';
 import { newId } from '../ids.ts';
 import { defineWorkKind, PermanentWorkError, type WorkKind } from '../worker.ts';
-import { authorize, check, loadBindings, requireVisible } from './access.ts';
+import { authorize, check, readableBy, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
@@ -132,7 +131,7 @@ export async function requireNamespace(deps: Deps, actor: Actor, id: string): Pr
 
 /** A page of the namespaces the actor may read, filtered and ordered in SQL. */
 export async function listNamespaces(deps: Deps, actor: Actor, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<NamespaceView>> {
-  const readable = readableSet(await loadBindings(deps.db, actor.principalId), actor.principalId, 'read', 'namespace');
+  const readable = await readableBy(deps.db, actor, 'namespace');
   // A namespace is the namespace that holds it.
   const where = { AND: [readableWhere(readable, 'id'), namePrefixWhere(filter.namePrefix)] };
   return keysetPage(

@@ -1,4 +1,4 @@
-import { readableSet, type AccessRequest } from '@occ/domain/access';
+import type { AccessRequest } from '@occ/domain/access';
 import { isId } from '@occ/domain/ids';
 import {
   ConflictError,
@@ -21,7 +21,7 @@ import { validateSecretName, validateSecretValue } from '@occ/domain/validation'
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
-import { authorize, check, decider, loadBindings, requireVisible } from './access.ts';
+import { authorize, check, decider, readableBy, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import { commitOutcome } from './commit-outcome.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -337,7 +337,7 @@ export interface SecretFilter {
 
 /** A page of the namespace's secrets the actor may read, filtered and ordered in SQL. */
 export async function listSecrets(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: SecretFilter = {}): Promise<PageOf<SecretView>> {
-  const readable = readableSet(await loadBindings(deps.db, actor.principalId), actor.principalId, 'read', 'secret');
+  const readable = await readableBy(deps.db, actor, 'secret');
   const inUse = { OR: [{ bindings: { some: {} } }, { harnessAgents: { some: {} } }] };
   const used = filter.used === true ? inUse : filter.used === false ? { NOT: inUse } : {};
   const where = { AND: [{ namespaceId }, readableWhere(readable), namePrefixWhere(filter.namePrefix), used] };
