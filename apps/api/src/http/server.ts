@@ -130,10 +130,15 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     },
   });
 
+  /** P2: a request authenticated by the session cookie (no bearer key) sent from another origin. */
+  function signedInFromElsewhere(req: IncomingMessage, method: string): boolean {
+    const cookieAuthenticated = !hasBearer(req) && readCookie(req.headers.cookie, SESSION_COOKIE) !== null;
+    return cookieAuthenticated && isCrossOrigin(req.headers, method, allowedOrigins);
+  }
+
   async function graphql(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> {
     const method = req.method ?? 'GET';
-    const cookieAuthenticated = !hasBearer(req) && readCookie(req.headers.cookie, SESSION_COOKIE) !== null;
-    if (cookieAuthenticated && isCrossOrigin(req.headers, method, allowedOrigins)) {
+    if (signedInFromElsewhere(req, method)) {
       graphqlRefusal(res, 403, CROSS_ORIGIN_REFUSED, 'A signed-in browser request must come from this origin.');
       return;
     }
@@ -232,8 +237,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   /** The audit trail as NDJSON (issue 13), for a bearer key or a same-origin signed-in browser. */
   async function auditExport(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> {
     if (req.method !== 'GET') return json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Use GET.' }, { allow: 'GET' });
-    const cookieAuthenticated = !hasBearer(req) && readCookie(req.headers.cookie, SESSION_COOKIE) !== null;
-    if (cookieAuthenticated && isCrossOrigin(req.headers, 'GET', allowedOrigins)) {
+    if (signedInFromElsewhere(req, 'GET')) {
       return json(res, 403, { code: CROSS_ORIGIN_REFUSED, message: 'A signed-in browser request must come from this origin.' });
     }
     const authentication = await authenticateRequest(deps, new Request(`http://localhost${target.path}`, fetchInit(req, undefined)));

@@ -1,3 +1,5 @@
+import { apiKeyPrefix } from '../services/api-keys.ts';
+
 // Failed authentication is throttled per client address and per API-key prefix (P5).
 //
 // Only failures spend budget, and a request that presents valid credentials is always served:
@@ -84,5 +86,5 @@ export class AuthThrottle {
 
 /** The prefix under which an API key is listed (`ApiKey.prefix`); null for anything else. */
 export function keyPrefixOf(presented: string): string | null {
-  return presented.startsWith('occ_') ? presented.slice(0, 12) : null;
+  return presented.startsWith('occ_') ? apiKeyPrefix(presented) : null;
 }

@@ -5,7 +5,12 @@ import { createHash, randomBytes } from 'node:crypto';
 
 export function generateApiKey(): { key: string; prefix: string; hash: string } {
   const key = `occ_${randomBytes(32).toString('base64url')}`;
-  return { key, prefix: key.slice(0, 12), hash: hashToken(key) };
+  return { key, prefix: apiKeyPrefix(key), hash: hashToken(key) };
+}
+
+/** The part of a key that is listed and logged (`ApiKey.prefix`): `occ_` and 8 characters. */
+export function apiKeyPrefix(key: string): string {
+  return key.slice(0, 12);
 }
 
 export function generateSessionToken(): { token: string; hash: string } {
