@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { makeId } from './ids.ts';
 import {
+  AGENT_ID_LABEL,
+  agentInstanceName,
+  agentLabels,
+  agentServiceAccountName,
+  gatewayConfigMapName,
+  gatewayDeploymentName,
+  harnessSecretName,
   INSTALLATION_ID_LABEL,
   MANAGED_BY,
   MANAGED_BY_LABEL,
@@ -198,5 +205,19 @@ describe('backendIdentityMismatch', () => {
 
   it('S6 S7 reports a missing uid', () => {
     expect(backendIdentityMismatch({ labels: goodLabels() }, expected)).toContain('uid is missing');
+  });
+});
+
+describe('agent object names', () => {
+  const agentId = 'agt_0b7e6f0e-8a53-4f57-9a8e-6c1d8e7f2a10';
+  it('W4 names every agent object from the id, as valid DNS-1123 names, the instance and its ServiceAccount alike', () => {
+    const names = [agentInstanceName(agentId), agentServiceAccountName(agentId), gatewayDeploymentName(agentId), gatewayConfigMapName(agentId, 12), harnessSecretName(agentId, 12)];
+    for (const name of names) expect(name).toMatch(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
+    expect(new Set(names.slice(2)).size).toBe(3);
+    expect(agentServiceAccountName(agentId)).toBe(agentInstanceName(agentId));
+    expect(gatewayConfigMapName(agentId, 12)).toBe('gateway-config-0b7e6f0e-8a53-4f57-9a8e-6c1d8e7f2a10-12');
+  });
+  it('W4 labels an agent object with its namespace, installation and agent', () => {
+    expect(agentLabels('ns_11111111-1111-4111-8111-111111111111', agentId, 'inst-1')[AGENT_ID_LABEL]).toBe('0b7e6f0e-8a53-4f57-9a8e-6c1d8e7f2a10');
   });
 });

@@ -67,3 +67,37 @@ export function backendIdentityMismatch(
   if (observed.uid !== expected.uid) return `uid is ${observed.uid ?? 'missing'}, expected ${expected.uid}`;
   return null;
 }
+
+// Agents' objects (W4, D5, SC5). Agent names may hold dots and underscores, which Kubernetes names
+// refuse, so every object is named from the agent's id; the label finds them all (deleteAgent), and
+// the instance and its ServiceAccount share one name so the SelfConfig webhook can tell the
+// requester's instance from the service account that signs the request.
+export const AGENT_ID_LABEL = 'openclaw.rocks/agent-id';
+export const REVISION_NUMBER_LABEL = 'openclaw.rocks/revision';
+
+/** The agent's OpenClawInstance, and the ServiceAccount its gateway runs as. */
+export function agentInstanceName(agentId: string): string {
+  return `agent-${uuidOf(agentId)}`;
+}
+
+export function agentServiceAccountName(agentId: string): string {
+  return agentInstanceName(agentId);
+}
+
+export function gatewayDeploymentName(agentId: string): string {
+  return `gateway-${uuidOf(agentId)}`;
+}
+
+/** Immutable, one per revision. */
+export function gatewayConfigMapName(agentId: string, revisionNumber: number): string {
+  return `gateway-config-${uuidOf(agentId)}-${revisionNumber}`;
+}
+
+/** D5: the revision-owned copy of the model key, retired with its revision. */
+export function harnessSecretName(agentId: string, revisionNumber: number): string {
+  return `model-auth-${uuidOf(agentId)}-${revisionNumber}`;
+}
+
+export function agentLabels(namespaceId: string, agentId: string, installationId: string): Record<string, string> {
+  return { ...namespaceLabels(namespaceId, installationId), [AGENT_ID_LABEL]: uuidOf(agentId) };
+}
