@@ -1,131 +1,160 @@
+import { getNamedType, isObjectType, parse, TypeInfo, visit, visitWithTypeInfo, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../services/deps.ts';
-import { createAgent } from '../services/agents.ts';
-import { createConfiguration } from '../services/configurations.ts';
-import { grantBuiltInRole } from '../services/principals.ts';
+import { fillNamespace, type FillResult } from '../seed/fill.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
-import { createReadyNamespace, createSecretOk, payload } from '../test/operations.ts';
+import { schema } from './schema/index.ts';
 
-// Reading agents with their configuration, bindings, secrets, access bindings, principal and missing
-// grants, or secrets with
-// their consumers, costs the same number of SQL statements for 10 as for 100 (Prisma query events
-// counted). The page size is a variable: a literal `first: 500` is over the cost limit (P3).
+// Issue 13, item 3: every field that points elsewhere loads through the request's loaders, so a
+// page of each list costs the same number of SQL statements (Prisma query events counted) whether
+// the namespace holds 10, 100 or 1,000 items. The namespaces are filled through the services
+// (seed/fill.ts), as `npm run seed` fills them. The page size is a variable: a literal `first: 500`
+// is over the cost limit (P3), and connections stop at 100.
+
+const SIZES = [10, 100, 1000] as const;
+const PAGE = 100;
 
 let stack: TestStack;
 let statements = 0;
-
-let fixtures: { agents: { small: string; large: string }; secrets: { small: string; large: string } };
+const filled = new Map<number, FillResult>();
 
 beforeAll(async () => {
-  stack = await startTestStack({ onQuery: () => statements++ });
-  fixtures = {
-    agents: { small: await namespaceWithAgents('n1-small', 10), large: await namespaceWithAgents('n1-large', 100) },
-    secrets: { small: await namespaceWithConsumedSecrets('n1-consumers-small', 10), large: await namespaceWithConsumedSecrets('n1-consumers-large', 100) },
-  };
+  // An API key's lastUsedAt is written at most once a minute (authenticate.ts): on a slow machine
+  // that write can fall into any request, so it is not counted.
+  stack = await startTestStack({ onQuery: (sql) => void (/^UPDATE "public"\."ApiKey"/.test(sql) || statements++) });
+  const actor: Actor = { principalId: stack.runtime.installation.bootstrapPrincipalId, kind: 'SERVICE', name: 'bootstrap', apiKeyId: 'n/a' };
+  for (const size of SIZES) {
+    filled.set(size, await fillNamespace(stack.runtime.deps, actor, { namespace: `n1-${size}`, secrets: size, configurations: size, agents: size, audit: size }, { parallel: 8 }));
+  }
   // The worker polls the queue; its statements would be counted with the request's.
   await stack.runtime.worker.stop();
-}, 300_000);
+}, 1_200_000);
 afterAll(() => stack?.close());
 
-const AGENTS = `query($id: ID!, $first: Int) { namespace(id: $id) { agents(first: $first) { edges { node {
-  id name servicePrincipal { id name disabled createdAt }
-  missingGrants { subjectId resourceId roleId }
-  configuration { id name generation secretBindings { envName source { id } secret { id name version } } }
-  harnessAuth { envName secret { id name } }
-  accessBindings { id role { name } scope { kind resourceId } }
-} } } } }`;
-
-async function namespaceWithAgents(name: string, count: number): Promise<string> {
-  const nsId = await createReadyNamespace(stack, name);
-  const actor: Actor = { principalId: stack.runtime.installation.bootstrapPrincipalId, kind: 'SERVICE', name: 'bootstrap', apiKeyId: 'n/a' };
-  const channel = await createSecretOk(stack, nsId, 'channel', 'c');
-  const model = await createSecretOk(stack, nsId, 'model', 'm');
-  const cfg = await createConfiguration(stack.runtime.deps, actor, {
-    namespaceId: nsId,
-    name: 'shared',
-    values: {},
-    secretBindings: [{ envName: 'TELEGRAM_BOT_TOKEN', source: { id: channel.id } }],
-  });
-  const own = await createConfiguration(stack.runtime.deps, actor, { namespaceId: nsId, name: 'own', values: {}, secretBindings: [] });
-  for (let i = 0; i < count; i++) {
-    const agent = await createAgent(stack.runtime.deps, actor, {
-      namespaceId: nsId,
-      name: `agent-${i}`,
-      configurationId: i % 2 === 0 ? cfg.id : own.id,
-      harnessAuth: { provider: 'openai', source: { id: model.id } },
-    });
-    await grantBuiltInRole(stack.runtime.db, agent.servicePrincipalId, 'secret-operator', { kind: 'resource', resourceKind: 'secret', resourceId: model.id, namespaceId: nsId }, 'test');
-  }
-  return nsId;
+interface ListCase {
+  name: string;
+  query: string;
+  /** The connection, from the answer's data. */
+  connection(data: Record<string, any>): { totalCount: number; edges: Array<{ node: Record<string, any> }> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** What every node must hold, so a loader that answers nothing cannot pass. */
+  check(node: Record<string, any>): void; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-async function statementsFor(nsId: string, expectedAgents: number): Promise<number> {
+const LISTS: ListCase[] = [
+  {
+    name: 'agents with principal, missing grants, namespace, configuration, bindings, secrets, harnessAuth and access bindings',
+    query: `query($id: ID!, $first: Int) { namespace(id: $id) { agents(first: $first) { totalCount edges { node {
+      id name namespace { id name } servicePrincipal { id name disabled createdAt }
+      missingGrants { subjectId resourceId roleId }
+      configuration { id name namespace { id } secretBindings { envName source { id } secret { id name version } } }
+      harnessAuth { envName secret { id name } }
+      accessBindings { id role { name } subject { id } scope { kind resourceId } }
+    } } } } }`,
+    connection: (data) => data.namespace.agents,
+    check(node) {
+      expect(node.servicePrincipal.disabled).toBe(false);
+      expect(node.namespace.name).toMatch(/^n1-/);
+      expect(node.configuration.secretBindings[0].secret.name).toMatch(/^secret-/);
+      expect(node.harnessAuth.secret.name).toMatch(/^secret-/);
+      expect(node.accessBindings).toHaveLength(1);
+      expect(node.accessBindings[0].subject.id).toBe(node.servicePrincipal.id);
+      // The principal may operate its model key only; the configuration's secret is missing
+      // unless it is the same one.
+      expect(node.missingGrants.length).toBeLessThanOrEqual(1);
+    },
+  },
+  {
+    name: 'secrets with consumers and namespace',
+    query: `query($id: ID!, $first: Int) { namespace(id: $id) { secrets(first: $first) { totalCount edges { node {
+      id name version namespace { id name } backendLocator { name uid } consumers { total hiddenCount items { kind id name } }
+    } } } } }`,
+    connection: (data) => data.namespace.secrets,
+    check(node) {
+      expect(node.namespace.name).toMatch(/^n1-/);
+      // Each secret is bound by the configuration of the same index.
+      expect(node.consumers.items.map((c: { kind: string; name: string }) => `${c.kind}:${c.name}`)).toContain(`configuration:configuration-${node.name.slice('secret-'.length)}`);
+    },
+  },
+  {
+    name: 'configurations with namespace and bound secrets',
+    query: `query($id: ID!, $first: Int) { namespace(id: $id) { configurations(first: $first) { totalCount edges { node {
+      id name namespace { id } secretBindings { envName secret { id name version } }
+    } } } } }`,
+    connection: (data) => data.namespace.configurations,
+    check(node) {
+      expect(node.secretBindings[0].secret.name).toBe(`secret-${node.name.slice('configuration-'.length)}`);
+    },
+  },
+  {
+    name: 'audit events with their actor',
+    query: `query($id: ID!, $first: Int) { auditEvents(first: $first, filter: { namespaceId: $id }) { totalCount edges { node {
+      id action outcome actorId actor { id name disabled createdAt }
+    } } } }`,
+    connection: (data) => data.auditEvents,
+    check(node) {
+      // The worker's own events (namespace.provision) have no actor.
+      if (node.actorId === null) expect(node.actor).toBeNull();
+      else expect(node.actor).toMatchObject({ id: node.actorId, name: expect.any(String) });
+    },
+  },
+];
+
+async function statementsFor(list: ListCase, size: number): Promise<number> {
+  const { namespaceId } = filled.get(size)!;
   statements = 0;
-  const result = payload(await stack.gql(AGENTS, { id: nsId, first: 100 }), 'namespace');
+  const result = await stack.gql(list.query, { id: namespaceId, first: PAGE });
   const count = statements;
-  const nodes = result.agents.edges.map((e: { node: unknown }) => e.node);
-  expect(nodes).toHaveLength(expectedAgents);
-  expect(nodes[0]).toMatchObject({ configuration: { secretBindings: [{ envName: 'TELEGRAM_BOT_TOKEN', secret: { name: 'channel' } }] }, harnessAuth: { secret: { name: 'model' } } });
-  expect(nodes[1].accessBindings).toHaveLength(1);
-  // Granted operate on the model secret only: the channel secret of the shared configuration is missing.
-  expect(nodes[0].missingGrants).toHaveLength(1);
-  expect(nodes[1].missingGrants).toEqual([]);
-  expect(nodes[0].servicePrincipal.disabled).toBe(false);
+  expect(result.body.errors).toBeUndefined();
+  const connection = list.connection(result.body.data!);
+  const nodes = connection.edges.map((e: { node: Record<string, unknown> }) => e.node);
+  // Lists of the namespace's objects hold exactly `size`; its audit history at least that many.
+  if (list.name.startsWith('audit')) expect(connection.totalCount).toBeGreaterThanOrEqual(size);
+  else expect(connection.totalCount).toBe(size);
+  expect(nodes.length).toBe(Math.min(connection.totalCount, PAGE));
+  for (const node of nodes) list.check(node);
   return count;
 }
 
-describe('no N+1', () => {
-  it('reading 100 agents with configuration, bindings, secrets and access bindings issues as many SQL statements as reading 10', async () => {
-    await statementsFor(fixtures.agents.small, 10); // warm-up: the first request opens pool connections
-    const atTen = await statementsFor(fixtures.agents.small, 10);
-    const atHundred = await statementsFor(fixtures.agents.large, 100);
-    expect(atTen).toBeGreaterThan(3);
-    expect(atHundred).toBe(atTen);
+describe('P3 statements per page do not grow with the rows in the namespace', () => {
+  it.each(LISTS.map((list) => [list.name, list] as const))(`a page of %s costs as many statements at ${SIZES.join(', ')} items`, async (_name, list) => {
+    await statementsFor(list, 10); // warm-up: the first request opens pool connections
+    const counts: number[] = [];
+    for (const size of SIZES) counts.push(await statementsFor(list, size));
+    expect(counts[0]).toBeGreaterThan(3);
+    expect(counts).toEqual(SIZES.map(() => counts[0]));
   });
 });
 
-const SECRETS = `query($id: ID!, $first: Int) { namespace(id: $id) { secrets(first: $first) { edges { node {
-  id name consumers { total hiddenCount items { kind id name } }
-} } } } }`;
+// Object types computed from their parent row, with nothing to load.
+const PLAIN_VALUES = new Set(['SecretReference', 'SelfConfigure', 'BindingDelivery', 'AccessScope', 'PageInfo']);
 
-async function namespaceWithConsumedSecrets(name: string, count: number): Promise<string> {
-  const nsId = await createReadyNamespace(stack, name);
-  const actor: Actor = { principalId: stack.runtime.installation.bootstrapPrincipalId, kind: 'SERVICE', name: 'bootstrap', apiKeyId: 'n/a' };
-  const plain = await createConfiguration(stack.runtime.deps, actor, { namespaceId: nsId, name: 'plain', values: {}, secretBindings: [] });
-  for (let i = 0; i < count; i++) {
-    const secret = await createSecretOk(stack, nsId, `s-${i}`, `v-${i}`);
-    await createConfiguration(stack.runtime.deps, actor, {
-      namespaceId: nsId,
-      name: `binds-${i}`,
-      values: {},
-      secretBindings: [{ envName: 'TELEGRAM_BOT_TOKEN', source: { id: secret.id } }],
-    });
-    await createAgent(stack.runtime.deps, actor, { namespaceId: nsId, name: `uses-${i}`, configurationId: plain.id, harnessAuth: { provider: 'openai', source: { id: secret.id } } });
-  }
-  return nsId;
+/** Every field of `type` whose type is an object that may need loading, as `Type.field`. */
+function pointingFields(type: GraphQLObjectType): string[] {
+  return Object.values(type.getFields())
+    .filter((f) => isObjectType(getNamedType(f.type)) && !PLAIN_VALUES.has(getNamedType(f.type).name))
+    .map((f) => `${type.name}.${f.name}`);
 }
 
-async function secretStatementsFor(nsId: string, expected: number): Promise<number> {
-  statements = 0;
-  const result = payload(await stack.gql(SECRETS, { id: nsId, first: 100 }), 'namespace');
-  const count = statements;
-  type Node = { name: string; consumers: { total: number; items: Array<{ kind: string; name: string }> } };
-  const nodes: Node[] = result.secrets.edges.map((e: { node: Node }) => e.node);
-  expect(nodes).toHaveLength(expected);
-  for (const node of nodes) {
-    const i = node.name.slice(2);
-    expect(node.consumers.total).toBe(2);
-    expect(node.consumers.items.map((c) => `${c.kind}:${c.name}`).sort()).toEqual([`agent:uses-${i}`, `configuration:binds-${i}`]);
-  }
-  return count;
-}
-
-describe('P3 no N+1 on Secret.consumers', () => {
-  it('P3 a page of 100 secrets with their consumers issues as many SQL statements as a page of 10', async () => {
-    await secretStatementsFor(fixtures.secrets.small, 10);
-    const atTen = await secretStatementsFor(fixtures.secrets.small, 10);
-    const atHundred = await secretStatementsFor(fixtures.secrets.large, 100);
-    expect(atTen).toBeGreaterThan(3);
-    expect(atHundred).toBe(atTen);
+describe('the statement-count lists ask for every field that points elsewhere', () => {
+  it.each(LISTS.map((list) => [list.name, list] as const))('the %s query selects every such field of its node type', (_name, list) => {
+    const selected = new Set<string>();
+    const nodeTypes = new Set<GraphQLObjectType>();
+    const info = new TypeInfo(schema);
+    visit(
+      parse(list.query),
+      visitWithTypeInfo(info, {
+        Field(node) {
+          const parent = info.getParentType();
+          if (parent) selected.add(`${parent.name}.${node.name.value}`);
+          const type = getNamedType(info.getType());
+          if (node.name.value === 'node' && isObjectType(type)) nodeTypes.add(type);
+        },
+      }),
+    );
+    expect(nodeTypes.size).toBe(1);
+    // A field added to the type later (an agent's revisions, a secret's stale consumers) fails
+    // here until this test reads it at every size too.
+    const missing = pointingFields([...nodeTypes][0]!).filter((f) => !selected.has(f));
+    expect(missing).toEqual([]);
   });
 });

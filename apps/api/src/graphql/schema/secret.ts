@@ -53,7 +53,12 @@ builder.node(SecretRef, {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     reference: t.field({ type: SecretReferenceRef, resolve: (s) => secretReference(s) }),
-    namespace: t.field({ type: NamespaceRef, resolve: (s, _args, ctx) => requireNamespace(ctx.deps, actorOf(ctx), s.namespaceId) }),
+    // Through the request's loader, so a page of secrets reads their namespaces in one statement;
+    // one the caller may not read answers as requireNamespace does (NOT_FOUND, P6).
+    namespace: t.field({
+      type: NamespaceRef,
+      resolve: async (s, _args, ctx) => (await ctx.loaders.namespace.load(s.namespaceId)) ?? requireNamespace(ctx.deps, actorOf(ctx), s.namespaceId),
+    }),
     consumers: t.field({ type: SecretConsumersRef, resolve: (s, _args, ctx) => ctx.loaders.secretConsumers.load(s.id) }),
     backendLocator: t.field({
       type: SecretBackendLocatorRef,
