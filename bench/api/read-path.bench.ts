@@ -1,0 +1,291 @@
+// Read path (issue 13, item 5), run by `npm run bench` on PostgreSQL (DATABASE_URL names the server;
+// the bench makes and drops its own database).
+//
+// For each list, at a small and a large namespace, first page and a page deep into the data, it
+// measures side by side, interleaved in one run so that machine load hits all alike:
+//   - the GraphQL request through the full HTTP stack (the product as `npm start` serves it),
+//   - the minimal hand-written SQL returning the same rows (pg, no ORM),
+//   - a bare graphql-yoga server answering a static list of the same size and shape (the share of
+//     any GraphQL gateway, which no SQL can remove).
+// It prints p50 and p95, and the ratio GraphQL / (SQL + bare gateway), whose target is 1.5; and the
+// large/small and deep/first ratios, whose target is 1.2. Nothing is asserted: the machine is shared.
+//
+// Sizes: OCC_BENCH_SMALL (100) and OCC_BENCH_LARGE (10,000) rows of each kind; OCC_BENCH_AUDIT
+// (1,000,000) audit events in the large namespace; OCC_BENCH_RUNS (100) measurements per cell.
+// Filling 10,000 of each through the services takes minutes; progress goes to stderr.
+
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSchema, createYoga } from 'graphql-yoga';
+import pg from 'pg';
+import { migrateDatabase } from '../../apps/api/src/db/migrate.ts';
+import { encodeCursor } from '../../apps/api/src/graphql/connections.ts';
+import { createHttpApp, listen } from '../../apps/api/src/http/server.ts';
+import { createLogger } from '../../apps/api/src/log.ts';
+import { startRuntime } from '../../apps/api/src/runtime.ts';
+import { fillNamespace, type FillResult } from '../../apps/api/src/seed/fill.ts';
+
+const SMALL = Number(process.env.OCC_BENCH_SMALL ?? 100);
+const LARGE = Number(process.env.OCC_BENCH_LARGE ?? 10_000);
+const AUDIT = Number(process.env.OCC_BENCH_AUDIT ?? 1_000_000);
+const RUNS = Number(process.env.OCC_BENCH_RUNS ?? 100);
+const PAGE = 100;
+const serverUrl = process.env.DATABASE_URL;
+if (!serverUrl) {
+  process.stderr.write('read-path bench: set DATABASE_URL to a PostgreSQL server (it creates and drops its own database); skipped.\n');
+  process.exit(0);
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+interface List {
+  name: string;
+  /** The GraphQL document; `$ns`, `$actor`, `$first`, `$after` are its variables. */
+  gql: string;
+  connection(data: Record<string, any>): { edges: Array<{ cursor: string; node: { id: string } }> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** The minimal SQL for the same rows: $1 the namespace (or actor), then the keyset (time, id) or nulls. */
+  sql: string;
+  sqlArgs(filled: FillResult): unknown[];
+  /** The list's table, order and filter ($1 as in `sql`), to find the row a deep page starts after. */
+  keyset: { table: string; time: string; where: string; desc?: boolean };
+  /** The same shape as a static list, for the bare gateway. */
+  static: { field: string; type: string; item: Record<string, unknown> };
+}
+
+const KEYSET = (time: string, desc = false) => `($2::timestamp IS NULL OR ("${time}", id) ${desc ? '<' : '>'} ($2::timestamp, $3::text))`;
+
+const LISTS: List[] = [
+  {
+    name: 'secrets',
+    gql: 'query($ns: ID!, $first: Int, $after: String) { namespace(id: $ns) { secrets(first: $first, after: $after) { edges { cursor node { id name version updatedAt } } } } }',
+    connection: (d) => d.namespace.secrets,
+    sql: `SELECT id, name, version, "updatedAt" FROM "Secret" WHERE "namespaceId" = $1 AND ${KEYSET('createdAt')} ORDER BY "createdAt", id LIMIT ${PAGE + 1}`,
+    sqlArgs: (f) => [f.namespaceId],
+    keyset: { table: 'Secret', time: 'createdAt', where: '"namespaceId" = $1' },
+    static: { field: 'secrets', type: 'type Item { id: ID! name: String! version: Int! updatedAt: String! }', item: { name: 'secret-00001', version: 1, updatedAt: new Date().toISOString() } },
+  },
+  {
+    name: 'agents with configuration and its bindings\u2019 secrets',
+    gql: `query($ns: ID!, $first: Int, $after: String) { namespace(id: $ns) { agents(first: $first, after: $after) { edges { cursor node {
+      id name configuration { id name secretBindings { envName secret { id name } } } } } } } }`,
+    connection: (d) => d.namespace.agents,
+    sql: `WITH page AS (SELECT id, name, "configurationId", "createdAt" FROM "Agent" WHERE "namespaceId" = $1 AND ${KEYSET('createdAt')} ORDER BY "createdAt", id LIMIT ${PAGE + 1})
+      SELECT p.id, p.name, c.id AS cid, c.name AS cname, b."envName", s.id AS sid, s.name AS sname FROM page p
+      LEFT JOIN "Configuration" c ON c.id = p."configurationId" LEFT JOIN "ConfigurationSecretBinding" b ON b."configurationId" = c.id
+      LEFT JOIN "Secret" s ON s.id = b."secretId" ORDER BY p."createdAt", p.id`,
+    sqlArgs: (f) => [f.namespaceId],
+    keyset: { table: 'Agent', time: 'createdAt', where: '"namespaceId" = $1' },
+    static: {
+      field: 'agents',
+      type: 'type Item { id: ID! name: String! configuration: Cfg } type Cfg { id: ID! name: String! secretBindings: [Binding!]! } type Binding { envName: String! secret: Sec } type Sec { id: ID! name: String! }',
+      item: { name: 'agent-00001', configuration: { id: 'cfg_1', name: 'configuration-00001', secretBindings: [{ envName: 'TELEGRAM_BOT_TOKEN', secret: { id: 'sec_1', name: 'secret-00001' } }] } },
+    },
+  },
+  {
+    name: 'configurations',
+    gql: 'query($ns: ID!, $first: Int, $after: String) { namespace(id: $ns) { configurations(first: $first, after: $after) { edges { cursor node { id name generation } } } } }',
+    connection: (d) => d.namespace.configurations,
+    sql: `SELECT id, name, generation FROM "Configuration" WHERE "namespaceId" = $1 AND ${KEYSET('createdAt')} ORDER BY "createdAt", id LIMIT ${PAGE + 1}`,
+    sqlArgs: (f) => [f.namespaceId],
+    keyset: { table: 'Configuration', time: 'createdAt', where: '"namespaceId" = $1' },
+    static: { field: 'configurations', type: 'type Item { id: ID! name: String! generation: Int! }', item: { name: 'configuration-00001', generation: 1 } },
+  },
+  {
+    name: 'audit events, unfiltered',
+    gql: 'query($first: Int, $after: String) { auditEvents(first: $first, after: $after) { edges { cursor node { id at action outcome } } } }',
+    connection: (d) => d.auditEvents,
+    sql: `SELECT id, at, action, outcome FROM "AuditEvent" WHERE ($1::text IS NULL OR true) AND ${KEYSET('at', true)} ORDER BY at DESC, id DESC LIMIT ${PAGE + 1}`,
+    sqlArgs: () => [null],
+    keyset: { table: 'AuditEvent', time: 'at', where: '($1::text IS NULL OR true)', desc: true },
+    static: { field: 'auditEvents', type: 'type Item { id: ID! at: String! action: String! outcome: String! }', item: { at: new Date().toISOString(), action: 'secret.read', outcome: 'SUCCESS' } },
+  },
+  {
+    name: 'audit events, by actor',
+    gql: 'query($actor: ID!, $first: Int, $after: String) { auditEvents(first: $first, after: $after, filter: { actorId: $actor }) { edges { cursor node { id at action outcome } } } }',
+    connection: (d) => d.auditEvents,
+    sql: `SELECT id, at, action, outcome FROM "AuditEvent" WHERE "actorId" = $1 AND ${KEYSET('at', true)} ORDER BY at DESC, id DESC LIMIT ${PAGE + 1}`,
+    sqlArgs: (f) => [f.principalIds[0] ?? null],
+    keyset: { table: 'AuditEvent', time: 'at', where: '"actorId" = $1', desc: true },
+    static: { field: 'auditEvents', type: 'type Item { id: ID! at: String! action: String! outcome: String! }', item: { at: new Date().toISOString(), action: 'secret.read', outcome: 'SUCCESS' } },
+  },
+];
+
+interface Cursor {
+  gql: string;
+  sql: [string, string];
+}
+
+async function gql(query: string, variables: Record<string, unknown>): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query, variables }) });
+  const body = (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+  if (body.errors) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors).slice(0, 300)}`);
+  return body.data!;
+}
+
+function variables(filled: FillResult, after: string | null): Record<string, unknown> {
+  return { ns: filled.namespaceId, actor: filled.principalIds[0], first: PAGE, after };
+}
+
+/**
+ * The cursor of the row in the middle of the list (by the list's own order), made as the API makes
+ * cursors, and its keyset for the SQL side: a page deep into the data without walking to it.
+ */
+async function deepCursor(list: List, filled: FillResult): Promise<Cursor | null> {
+  const { table, time, where, desc } = list.keyset;
+  const dir = desc ? 'DESC' : 'ASC';
+  const args = list.sqlArgs(filled);
+  const { rows } = await sql.query(
+    `SELECT to_char("${time}", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS t, id FROM "${table}" WHERE ${where}
+     ORDER BY "${time}" ${dir}, id ${dir} OFFSET (SELECT count(*) / 2 FROM "${table}" WHERE ${where}) LIMIT 1`,
+    args,
+  );
+  if (rows.length === 0) return null;
+  return { gql: encodeCursor({ createdAt: new Date(rows[0].t), id: rows[0].id }), sql: [rows[0].t, rows[0].id] };
+}
+
+interface Stats {
+  p50: number;
+  p95: number;
+}
+
+function stats(samples: number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { p50: sorted[Math.floor(sorted.length * 0.5)]!, p95: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]! };
+}
+
+async function time(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+async function measure(list: List, filled: FillResult, after: Cursor | null, yogaUrl: string) {
+  const vars = variables(filled, after?.gql ?? null);
+  const sqlArgs = [...list.sqlArgs(filled), after?.sql[0] ?? null, after?.sql[1] ?? null];
+  const yogaQuery = JSON.stringify({ query: `{ ${list.static.field}(first: ${PAGE}) { ${staticSelection(list.static.item)} } }` });
+  const run = {
+    gql: async () => list.connection(await gql(list.gql, vars)),
+    sql: () => sql.query(list.sql, sqlArgs),
+    yoga: () => fetch(yogaUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: yogaQuery }).then((r) => r.json()),
+  };
+  for (let i = 0; i < 5; i++) for (const fn of Object.values(run)) await fn();
+  const samples = { gql: [] as number[], sql: [] as number[], yoga: [] as number[] };
+  for (let i = 0; i < RUNS; i++) {
+    // Interleaved, the order rotating, so that drift in machine load hits all three alike.
+    const order = (['gql', 'sql', 'yoga'] as const).map((_, j, all) => all[(i + j) % 3]!);
+    for (const which of order) samples[which].push(await time(run[which]));
+  }
+  return { gql: stats(samples.gql), sql: stats(samples.sql), yoga: stats(samples.yoga) };
+}
+
+function staticSelection(item: Record<string, unknown>): string {
+  const fields = Object.entries(item).map(([k, v]) => {
+    if (Array.isArray(v)) return `${k} { ${staticSelection(v[0] as Record<string, unknown>)} }`;
+    if (v && typeof v === 'object') return `${k} { ${staticSelection(v as Record<string, unknown>)} }`;
+    return k;
+  });
+  return ['id', ...fields].filter((f, i, all) => all.indexOf(f) === i).join(' ');
+}
+
+/** A bare graphql-yoga server answering each list's shape with a static page of PAGE items. */
+async function bareYoga(): Promise<{ url: string; server: Server }> {
+  // Each list's Item type gets its own name in one schema.
+  const typeDefs: string[] = [];
+  const resolvers: Record<string, Record<string, unknown>> = { Query: {} };
+  const fields: string[] = [];
+  LISTS.forEach((list, i) => {
+    const suffix = `_${i}`;
+    typeDefs.push(list.static.type.replace(/\b(Item|Cfg|Binding|Sec)\b/g, (m) => m + suffix));
+    fields.push(`${list.static.field}${suffix}(first: Int): [Item${suffix}!]!`);
+    const page = Array.from({ length: PAGE }, (_, j) => ({ id: `id_${j}`, ...list.static.item }));
+    resolvers.Query![`${list.static.field}${suffix}`] = () => page;
+    list.static.field = `${list.static.field}${suffix}`;
+  });
+  const yoga = createYoga({ schema: createSchema({ typeDefs: [...typeDefs, `type Query { ${fields.join(' ')} }`], resolvers }), logging: false });
+  const server = createServer(yoga);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, server };
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(1)} ms`;
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  process.stdout.write(`\nRead path on PostgreSQL, page of ${PAGE}, ${RUNS} runs per cell, interleaved (${new Date().toISOString()})\n`);
+  process.stdout.write(`${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`);
+  for (const row of rows) process.stdout.write(`${line(row)}\n`);
+}
+
+function printScaling(rows: string[][]): void {
+  const p50 = (list: string, size: string, page: string) => Number.parseFloat(rows.find((r) => r[0] === list && r[1]!.startsWith(size) && r[2] === page)?.[3] ?? 'NaN');
+  process.stdout.write('\nScaling (GraphQL p50 ratios; target ≤ 1.2)\n');
+  for (const list of LISTS) {
+    const bySize = p50(list.name, 'large', 'first') / p50(list.name, 'small', 'first');
+    const byDepth = p50(list.name, 'large', 'deep') / p50(list.name, 'large', 'first');
+    const parts = [Number.isNaN(bySize) ? null : `large/small first page ${bySize.toFixed(2)}`, Number.isNaN(byDepth) ? null : `deep/first page at large ${byDepth.toFixed(2)}`];
+    process.stdout.write(`- ${list.name}: ${parts.filter(Boolean).join(', ')}\n`);
+  }
+}
+
+// The run itself, after every declaration above it.
+const database = `occ_bench_${randomBytes(4).toString('hex')}`;
+const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${database}`);
+const databaseUrl = withDatabase(serverUrl, database);
+
+const logger = createLogger(() => {}, 'error');
+const runtime = await startRuntime({ env: { dataDir: `/tmp/${database}`, databaseUrl, kubeconfig: null }, logger, inMemory: true, migrate: migrateDatabase });
+const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent' });
+const server = await listen(app, '127.0.0.1', 0);
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const key = runtime.installation.bootstrapApiKey!;
+const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+
+try {
+  const actor = { principalId: runtime.installation.bootstrapPrincipalId, kind: 'SERVICE' as const, name: 'bench', apiKeyId: 'bench' };
+  const started = Date.now();
+  const fill = (namespace: string, size: number, audit: number) =>
+    fillNamespace(runtime.deps, actor, { namespace, secrets: size, configurations: size, agents: size, audit }, {
+      parallel: 8,
+      onProgress: ({ phase, done, total }) => process.stderr.write(`fill ${namespace} ${phase} ${done}/${total} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`),
+    });
+  const small = await fill('bench-small', SMALL, 0);
+  const large = await fill('bench-large', LARGE, AUDIT);
+  await runtime.worker.stop();
+  await sql.query('ANALYZE');
+
+  const yoga = await bareYoga();
+  const rows: string[][] = [];
+  for (const list of LISTS) {
+    for (const [label, filled, size] of [['small', small, SMALL], ['large', large, LARGE]] as const) {
+      // Audit lists read the whole installation: one row each is enough.
+      if (list.name.startsWith('audit') && label === 'small') continue;
+      const first = await measure(list, filled, null, yoga.url);
+      const deepAfter = await deepCursor(list, filled);
+      const deep = deepAfter ? await measure(list, filled, deepAfter, yoga.url) : null;
+      for (const [page, m] of [['first', first], ['deep', deep]] as const) {
+        if (!m) continue;
+        rows.push([list.name, `${label} (${list.name.startsWith('audit') ? `${AUDIT}+` : size})`, page, ms(m.gql.p50), ms(m.gql.p95), ms(m.sql.p50), ms(m.yoga.p50), (m.gql.p50 / (m.sql.p50 + m.yoga.p50)).toFixed(2)]);
+      }
+    }
+  }
+  printTable(['list', 'rows', 'page', 'GraphQL p50', 'GraphQL p95', 'SQL p50', 'bare yoga p50', 'GraphQL / (SQL + yoga)'], rows);
+  printScaling(rows);
+  await new Promise<void>((r) => yoga.server.close(() => r()));
+} finally {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+  await sql.end();
+  await runtime.close();
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await admin.end();
+}
