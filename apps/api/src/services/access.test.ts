@@ -3,6 +3,8 @@ import { builtInRole } from '@occ/domain/access';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { createReadyNamespace, createSecretOk, DELETE_SECRET, payload, SECRET } from '../test/operations.ts';
 import { newId } from '../ids.ts';
+import { check } from './access.ts';
+import { authenticateApiKey } from './authenticate.ts';
 import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
 
 // Rules A2 and A3 through GraphQL: roles, grants, revokes, reads of bindings, and explainAccess.
@@ -394,5 +396,23 @@ describe('explainAccess', () => {
     expect(result).toEqual({ __typename: 'ForbiddenError', code: 'FORBIDDEN', message: 'You are not allowed to do this.' });
     expect(await auditCount({ actorId: mo.principalId, outcome: 'DENIED', action: 'accessBinding.read', namespaceId: nsId })).toBe(1);
     expect(await explain({ subjectId: mo.principalId, action: 'fly', resourceKind: 'secret' })).toMatchObject({ __typename: 'ValidationError', code: 'UNKNOWN_ACTION' });
+  });
+});
+
+describe('a request reads its bindings once', () => {
+  it('A2 a request\'s reads decide from the bindings it started with, and every check inside a transaction reads them afresh', async () => {
+    const { principalId, apiKey } = await createHumanPrincipal(stack.runtime.db, `memo-${Date.now()}`, stack.runtime.installation.bootstrapPrincipalId);
+    await grantBuiltInRole(stack.runtime.db, principalId, 'namespace-viewer', { kind: 'namespace', namespaceId: nsId }, 'test');
+    const actor = (await authenticateApiKey(stack.runtime.db, apiKey))!;
+    const request = { action: 'read', resourceKind: 'namespace', namespaceId: nsId, resourceId: nsId } as const;
+    expect((await check(stack.runtime.db, actor, request)).allowed).toBe(true);
+    await stack.runtime.db.accessBinding.deleteMany({ where: { subjectId: principalId } });
+    // The same request: its reads keep the decision they started with (one statement for all).
+    expect((await check(stack.runtime.db, actor, request)).allowed).toBe(true);
+    // A re-check under a lock sees the revocation.
+    expect(await stack.runtime.db.$transaction(async (tx) => (await check(tx, actor, request)).allowed)).toBe(false);
+    // The next request, and any actor built outside a request, read afresh.
+    expect((await check(stack.runtime.db, (await authenticateApiKey(stack.runtime.db, apiKey))!, request)).allowed).toBe(false);
+    expect((await check(stack.runtime.db, { ...actor, memo: undefined }, request)).allowed).toBe(false);
   });
 });

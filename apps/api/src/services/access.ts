@@ -30,40 +30,43 @@ export async function loadBindings(db: Db | Tx, subjectId: string): Promise<Bind
   return (await loadBindingsOf(db, [subjectId])).get(subjectId) ?? [];
 }
 
-/** The bindings of many subjects in one statement (loaders decide for a page of agents at once). */
+/** The bindings of many subjects, with their roles, in one statement (loaders decide for a page of agents at once). */
 export async function loadBindingsOf(db: Db | Tx, subjectIds: readonly string[]): Promise<Map<string, BindingView[]>> {
-  const rows: BindingRow[] = await db.accessBinding.findMany({
-    where: { subjectId: { in: [...new Set(subjectIds)] } },
-    select: {
-      id: true,
-      subjectId: true,
-      scopeKind: true,
-      namespaceId: true,
-      resourceKind: true,
-      resourceId: true,
-      role: { select: { id: true, name: true, permissions: true } },
-    },
-  });
+  const rows = await db.$queryRaw<Array<Omit<BindingRow, 'role'> & { roleId: string; roleName: string; permissions: unknown }>>`
+    SELECT b.id, b."subjectId", b."scopeKind"::text AS "scopeKind", b."namespaceId", b."resourceKind", b."resourceId",
+           r.id AS "roleId", r.name AS "roleName", r.permissions
+    FROM "AccessBinding" b JOIN "Role" r ON r.id = b."roleId"
+    WHERE b."subjectId" = ANY(${[...new Set(subjectIds)]}::text[])`;
   const bySubject = new Map<string, BindingView[]>(subjectIds.map((id) => [id, []]));
   for (const row of rows) {
     bySubject.get(row.subjectId)?.push({
       id: row.id,
       subjectId: row.subjectId,
-      role: { id: row.role.id, name: row.role.name, permissions: row.role.permissions as Permission[] },
+      role: { id: row.roleId, name: row.roleName, permissions: row.permissions as Permission[] },
       scope: scopeOf(row),
     });
   }
   return bySubject;
 }
 
+/**
+ * The actor's bindings. A request's actor reads them once for all its reads; inside a transaction
+ * they are always read afresh, so the re-checks under a lock (S7, C4, A2) see a revocation that
+ * committed while the request ran.
+ */
+function actorBindings(db: Db | Tx, actor: Actor): Promise<BindingView[]> {
+  if (!actor.memo || !('$transaction' in db)) return loadBindings(db, actor.principalId);
+  return (actor.memo.bindings ??= loadBindings(db, actor.principalId));
+}
+
 /** The scopes where the actor may read `kind`, for a list query to filter by (readableWhere). */
 export async function readableBy(db: Db | Tx, actor: Actor, kind: ResourceKind): Promise<ReadableSet> {
-  return readableSet(await loadBindings(db, actor.principalId), actor.principalId, 'read', kind);
+  return readableSet(await actorBindings(db, actor), actor.principalId, 'read', kind);
 }
 
 export async function check(db: Db | Tx, actor: Actor, request: Omit<AccessRequest, 'subjectId'>): Promise<Decision> {
   const full = { ...request, subjectId: actor.principalId };
-  return decide(await loadBindings(db, actor.principalId), full);
+  return decide(await actorBindings(db, actor), full);
 }
 
 /**
@@ -104,7 +107,7 @@ export async function deny(deps: Pick<Deps, 'db'>, actor: Actor, request: Omit<A
 
 /** Loads the actor's bindings once, for deciding many requests (lists). */
 export async function decider(db: Db | Tx, actor: Actor): Promise<(request: Omit<AccessRequest, 'subjectId'>) => Decision> {
-  const bindings = await loadBindings(db, actor.principalId);
+  const bindings = await actorBindings(db, actor);
   return (request) => decide(bindings, { ...request, subjectId: actor.principalId });
 }
 

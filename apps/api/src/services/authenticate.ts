@@ -13,13 +13,48 @@ async function markUsed(db: Db, key: { id: string; lastUsedAt: Date | null }): P
   await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } });
 }
 
+interface KeyRow {
+  keyId: string;
+  principalId: string;
+  kind: 'HUMAN' | 'SERVICE';
+  name: string;
+  lastUsedAt: Date | null;
+}
+
+/**
+ * Every request authenticates, so the key and its principal are read in one statement, and only
+ * keys and principals still in force are found at all.
+ */
+async function keyInForce(db: Db, where: { keyHash: string } | { sessionHash: string; now: Date }): Promise<KeyRow | null> {
+  const rows =
+    'keyHash' in where
+      ? await db.$queryRaw<KeyRow[]>`
+          SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt"
+          FROM "ApiKey" k JOIN "Principal" p ON p.id = k."principalId"
+          WHERE k.hash = ${where.keyHash} AND k."revokedAt" IS NULL AND p."disabledAt" IS NULL`
+      : await db.$queryRaw<KeyRow[]>`
+          SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt"
+          FROM "Session" s JOIN "ApiKey" k ON k.id = s."apiKeyId" JOIN "Principal" p ON p.id = k."principalId"
+          WHERE s."tokenHash" = ${where.sessionHash} AND s."expiresAt" >= ${where.now} AND k."revokedAt" IS NULL AND p."disabledAt" IS NULL`;
+  return rows[0] ?? null;
+}
+
+/**
+ * The actor of one request. Its memo (bindings read once, access.ts) lives as long as this object,
+ * and these functions make a new one for every request, so authorization stays a per-request
+ * decision; code that acts outside a request builds actors without a memo and always reads afresh.
+ */
+function requestActor(row: KeyRow): Actor {
+  return { principalId: row.principalId, kind: row.kind, name: row.name, apiKeyId: row.keyId, memo: {} };
+}
+
 /** A missing, unknown or revoked key, or a disabled principal, authenticates nobody. */
 export async function authenticateApiKey(db: Db, key: string): Promise<Actor | null> {
   if (!key.startsWith('occ_') || key.length > 200) return null;
-  const row = await db.apiKey.findUnique({ where: { hash: hashToken(key) }, include: { principal: true } });
-  if (!row || row.revokedAt || row.principal.disabledAt) return null;
-  await markUsed(db, row);
-  return { principalId: row.principalId, kind: row.principal.kind, name: row.principal.name, apiKeyId: row.id };
+  const row = await keyInForce(db, { keyHash: hashToken(key) });
+  if (!row) return null;
+  await markUsed(db, { id: row.keyId, lastUsedAt: row.lastUsedAt });
+  return requestActor(row);
 }
 
 export async function createSession(db: Db, actor: Actor): Promise<{ token: string; expiresAt: Date }> {
@@ -32,14 +67,10 @@ export async function createSession(db: Db, actor: Actor): Promise<{ token: stri
 /** A session lives no longer than its API key: revoking the key ends it. */
 export async function authenticateSession(db: Db, token: string): Promise<Actor | null> {
   if (token.length === 0 || token.length > 200) return null;
-  const row = await db.session.findUnique({
-    where: { tokenHash: hashToken(token) },
-    include: { apiKey: { include: { principal: true } } },
-  });
-  if (!row || row.expiresAt < new Date() || row.apiKey.revokedAt || row.apiKey.principal.disabledAt) return null;
-  await markUsed(db, row.apiKey);
-  const p = row.apiKey.principal;
-  return { principalId: p.id, kind: p.kind, name: p.name, apiKeyId: row.apiKeyId };
+  const row = await keyInForce(db, { sessionHash: hashToken(token), now: new Date() });
+  if (!row) return null;
+  await markUsed(db, { id: row.keyId, lastUsedAt: row.lastUsedAt });
+  return requestActor(row);
 }
 
 export async function endSession(db: Db, token: string): Promise<void> {

@@ -1,3 +1,4 @@
+import type { BindingView } from '@occ/domain/access';
 import type { SecretDriver } from '@occ/domain/secret-driver';
 import type { Db } from '../db/client.ts';
 import type { NamespaceDriver } from '../drivers/kubernetes-namespaces.ts';
@@ -20,4 +21,10 @@ export interface Actor {
   kind: 'HUMAN' | 'SERVICE';
   name: string;
   apiKeyId: string;
+  /** Set only on the actor of one request (authenticate.ts): what that request has read once. */
+  memo?: ActorMemo;
+}
+
+export interface ActorMemo {
+  bindings?: Promise<BindingView[]>;
 }
