@@ -37,6 +37,15 @@ export interface Env {
   workLeaseSeconds: number;
   /** R5: how long in-flight requests may take to finish after SIGTERM (OCC_SHUTDOWN_DEADLINE_SECONDS, 25). */
   shutdownDeadlineSeconds: number;
+  /**
+   * R6: the port of the /metrics listener (OCC_METRICS_PORT): 9464 in production, none in
+   * development (so two local runs do not clash); `off` turns it off, 0 picks a free port.
+   */
+  metricsPort: number | null;
+  /** OCC_METRICS_HOST, OCC_HOST by default. */
+  metricsHost: string;
+  /** R6: OpenTelemetry traces go here when set (OTEL_EXPORTER_OTLP_ENDPOINT); off otherwise. */
+  otlpEndpoint: string | null;
 }
 
 /**
@@ -86,6 +95,26 @@ function port(value: string | undefined, fallback: number): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('OCC_PORT must be a port number from 0 to 65535');
   return n;
+}
+
+function metricsPort(value: string | undefined, production: boolean): number | null {
+  if (value === 'off') return null;
+  if (value === undefined || value === '') return production ? 9464 : null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('OCC_METRICS_PORT must be a port number from 0 to 65535, or off');
+  return n;
+}
+
+function httpUrl(name: string, value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  let ok = false;
+  try {
+    ok = ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    // reported below
+  }
+  if (!ok) throw new Error(`${name} must be an http:// or https:// URL`);
+  return value;
 }
 
 function logLevel(value: string | undefined): Env['logLevel'] {
@@ -151,6 +180,9 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     leaderLeaseSeconds: field(problems, 15, () => positiveInt('OCC_LEADER_LEASE_SECONDS', source.OCC_LEADER_LEASE_SECONDS, 15)),
     workLeaseSeconds: field(problems, 30, () => positiveInt('OCC_WORK_LEASE_SECONDS', source.OCC_WORK_LEASE_SECONDS, 30)),
     shutdownDeadlineSeconds: field(problems, 25, () => positiveInt('OCC_SHUTDOWN_DEADLINE_SECONDS', source.OCC_SHUTDOWN_DEADLINE_SECONDS, 25)),
+    metricsPort: field(problems, null, () => metricsPort(source.OCC_METRICS_PORT, production)),
+    metricsHost: source.OCC_METRICS_HOST || source.OCC_HOST || '127.0.0.1',
+    otlpEndpoint: field(problems, null, () => httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', source.OTEL_EXPORTER_OTLP_ENDPOINT)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return env;

@@ -8,4 +8,10 @@ if (problem) {
   process.stderr.write(problem + '\n');
   process.exit(1);
 }
+// The built product (dist/*.js) finds the workspace packages' compiled dist/ only under the
+// `occ-dist` export condition; without it Node would look for their TypeScript sources.
+if (import.meta.url.endsWith('.js') && import.meta.resolve('@occ/domain/errors').endsWith('.ts')) {
+  process.stderr.write('Start the built product with `node --conditions=occ-dist apps/api/dist/cli/start.js` (README: Production).\n');
+  process.exit(1);
+}
 await import('./serve.ts');
