@@ -72,6 +72,7 @@ describe('R1 the production build', () => {
         OCC_PORT: '0',
         OCC_DATA_DIR: path.join(dir, 'data'),
         OCC_BOOTSTRAP_KEY_FILE: keyFile,
+        OCC_METRICS_PORT: '0',
       };
 
       // The migration step (the manifests' Job), then a replica.
@@ -100,9 +101,15 @@ describe('R1 the production build', () => {
       expect(page.status).toBe(200);
       expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-/);
 
+      // R6: the metrics listener, on its own port.
+      const metricsUrl = /Metrics:\s+(\S+)/.exec(replica.output())?.[1];
+      expect(metricsUrl, replica.output()).toBeDefined();
+      const metrics = await (await fetch(metricsUrl!)).text();
+      expect(metrics).toMatch(/occ_http_request_duration_seconds_count\{method="POST",route="\/graphql",status="200"\} [1-9]/);
+
       replica.child.kill('SIGTERM');
       expect(await replica.exited, replica.output()).toBe(0);
     },
-    600_000,
+    900_000,
   );
 });

@@ -12,7 +12,7 @@ import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from 
 import { corsHeaders, CROSS_ORIGIN_REFUSED, isCrossOrigin, isPreflight, preflightHeaders } from './origin.ts';
 import { parseRequestTarget, type RequestTarget } from './request-target.ts';
 import { API_CSP, consolePagePolicies, graphiqlCsp, SECURITY_HEADERS } from './security-headers.ts';
-import { serveStatic } from './static-files.ts';
+import { staticFiles } from './static-files.ts';
 import { AuthThrottle, keyPrefixOf } from './throttle.ts';
 
 export interface HttpAppOptions {
@@ -103,6 +103,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const allowedOrigins = options.allowedOrigins ?? [];
   const log = deps.logger.child({ component: 'http' });
   const pagePolicies = consolePagePolicies(options.consoleDir);
+  const serveStatic = staticFiles(options.consoleDir, pagePolicies);
   const throttle = options.throttle ?? new AuthThrottle();
 
   /**
@@ -304,7 +305,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (path === '/healthz') return json(res, 200, { status: 'ok' });
     if (path === '/readyz') return ready(res);
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Not allowed.' });
-    return serveStatic(options.consoleDir, target.decodedPath, pagePolicies, res);
+    return serveStatic(req, res);
   }
 
   /**
