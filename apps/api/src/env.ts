@@ -44,8 +44,6 @@ export interface Env {
   metricsPort: number | null;
   /** OCC_METRICS_HOST, OCC_HOST by default. */
   metricsHost: string;
-  /** R6: OpenTelemetry traces go here when set (OTEL_EXPORTER_OTLP_ENDPOINT); off otherwise. */
-  otlpEndpoint: string | null;
 }
 
 /**
@@ -103,18 +101,6 @@ function metricsPort(value: string | undefined, production: boolean): number | n
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('OCC_METRICS_PORT must be a port number from 0 to 65535, or off');
   return n;
-}
-
-function httpUrl(name: string, value: string | undefined): string | null {
-  if (value === undefined || value === '') return null;
-  let ok = false;
-  try {
-    ok = ['http:', 'https:'].includes(new URL(value).protocol);
-  } catch {
-    // reported below
-  }
-  if (!ok) throw new Error(`${name} must be an http:// or https:// URL`);
-  return value;
 }
 
 function logLevel(value: string | undefined): Env['logLevel'] {
@@ -182,7 +168,6 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     shutdownDeadlineSeconds: field(problems, 25, () => positiveInt('OCC_SHUTDOWN_DEADLINE_SECONDS', source.OCC_SHUTDOWN_DEADLINE_SECONDS, 25)),
     metricsPort: field(problems, null, () => metricsPort(source.OCC_METRICS_PORT, production)),
     metricsHost: source.OCC_METRICS_HOST || source.OCC_HOST || '127.0.0.1',
-    otlpEndpoint: field(problems, null, () => httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', source.OTEL_EXPORTER_OTLP_ENDPOINT)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return env;
