@@ -110,6 +110,6 @@ describe('R1 the production build', () => {
       replica.child.kill('SIGTERM');
       expect(await replica.exited, replica.output()).toBe(0);
     },
-    900_000,
+    1_500_000,
   );
 });
