@@ -17,11 +17,20 @@ function problemsOf(source: NodeJS.ProcessEnv, needs?: { kubernetes: boolean }):
 
 describe('configuration (R1)', () => {
   it('R1 every problem is named by its variable, all at once', () => {
-    const problems = problemsOf({ OCC_PORT: 'x', OCC_LOG_LEVEL: 'loud', OCC_LEADER_LEASE_SECONDS: '0', OCC_ALLOWED_ORIGINS: 'nope', OCC_MIGRATE_AT_START: 'perhaps', OCC_BOOTSTRAP_SECRET: 'Not/Valid', DATABASE_URL: 'mysql://x' });
-    for (const variable of ['OCC_PORT', 'OCC_LOG_LEVEL', 'OCC_LEADER_LEASE_SECONDS', 'OCC_ALLOWED_ORIGINS', 'OCC_MIGRATE_AT_START', 'OCC_BOOTSTRAP_SECRET', 'DATABASE_URL']) {
+    const problems = problemsOf({ OCC_PORT: 'x', OCC_LOG_LEVEL: 'loud', OCC_LEADER_LEASE_SECONDS: '0', OCC_ALLOWED_ORIGINS: 'nope', OCC_MIGRATE_AT_START: 'perhaps', OCC_BOOTSTRAP_SECRET: 'Not/Valid', DATABASE_URL: 'mysql://x', OCC_METRICS_PORT: '70000' });
+    for (const variable of ['OCC_PORT', 'OCC_LOG_LEVEL', 'OCC_LEADER_LEASE_SECONDS', 'OCC_ALLOWED_ORIGINS', 'OCC_MIGRATE_AT_START', 'OCC_BOOTSTRAP_SECRET', 'DATABASE_URL', 'OCC_METRICS_PORT']) {
       expect(problems.filter((p) => p.startsWith(variable)), variable).toHaveLength(1);
     }
-    expect(problems).toHaveLength(7);
+    expect(problems).toHaveLength(8);
+  });
+
+  it('R6 /metrics listens on 9464 in production and not at all in development, unless OCC_METRICS_PORT says otherwise', () => {
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgresql://db/occ', KUBECONFIG: '/k' };
+    expect(readEnv(production)).toMatchObject({ metricsPort: 9464, metricsHost: '127.0.0.1' });
+    expect(readEnv({ ...production, OCC_METRICS_PORT: 'off' }).metricsPort).toBeNull();
+    expect(readEnv({ ...production, OCC_HOST: '0.0.0.0' }).metricsHost).toBe('0.0.0.0');
+    expect(readEnv({}).metricsPort).toBeNull();
+    expect(readEnv({ OCC_METRICS_PORT: '0', OCC_METRICS_HOST: '::1' })).toMatchObject({ metricsPort: 0, metricsHost: '::1' });
   });
 
   it('R1 development falls back to the embedded database and cluster; production does not', () => {

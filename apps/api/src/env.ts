@@ -37,6 +37,13 @@ export interface Env {
   workLeaseSeconds: number;
   /** R5: how long in-flight requests may take to finish after SIGTERM (OCC_SHUTDOWN_DEADLINE_SECONDS, 25). */
   shutdownDeadlineSeconds: number;
+  /**
+   * R6: the port of the /metrics listener (OCC_METRICS_PORT): 9464 in production, none in
+   * development (so two local runs do not clash); `off` turns it off, 0 picks a free port.
+   */
+  metricsPort: number | null;
+  /** OCC_METRICS_HOST, OCC_HOST by default. */
+  metricsHost: string;
 }
 
 /**
@@ -85,6 +92,14 @@ function port(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('OCC_PORT must be a port number from 0 to 65535');
+  return n;
+}
+
+function metricsPort(value: string | undefined, production: boolean): number | null {
+  if (value === 'off') return null;
+  if (value === undefined || value === '') return production ? 9464 : null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('OCC_METRICS_PORT must be a port number from 0 to 65535, or off');
   return n;
 }
 
@@ -151,6 +166,8 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     leaderLeaseSeconds: field(problems, 15, () => positiveInt('OCC_LEADER_LEASE_SECONDS', source.OCC_LEADER_LEASE_SECONDS, 15)),
     workLeaseSeconds: field(problems, 30, () => positiveInt('OCC_WORK_LEASE_SECONDS', source.OCC_WORK_LEASE_SECONDS, 30)),
     shutdownDeadlineSeconds: field(problems, 25, () => positiveInt('OCC_SHUTDOWN_DEADLINE_SECONDS', source.OCC_SHUTDOWN_DEADLINE_SECONDS, 25)),
+    metricsPort: field(problems, null, () => metricsPort(source.OCC_METRICS_PORT, production)),
+    metricsHost: source.OCC_METRICS_HOST || source.OCC_HOST || '127.0.0.1',
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return env;

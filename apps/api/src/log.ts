@@ -1,9 +1,13 @@
-// A small structured logger: one JSON object per line. Callers pass fields explicitly; nothing
-// logs request bodies or variables, so secret values cannot reach a log line (rule S3).
+// Structured logs through pino: one JSON object per line, with the request's id, operation name
+// and principal id on every line written while serving a request (R6). Callers pass fields
+// explicitly; nothing logs request bodies or variables, so secret values cannot reach a log line
+// (rule S3). Errors anywhere in the fields are replaced by serializeError's form before pino sees
+// them (pino would call an error's toJSON, and GraphQLError's returns its message).
+import pino from 'pino';
 import { DomainError } from '@occ/domain/errors';
+import { currentRequest } from './observability/request-context.ts';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
-const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -13,18 +17,54 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
+function requestFields(): Record<string, string> {
+  const request = currentRequest();
+  if (!request) return {};
+  const fields: Record<string, string> = { requestId: request.requestId };
+  if (request.operationName) fields.operationName = request.operationName;
+  if (request.principalId) fields.principalId = request.principalId;
+  return fields;
+}
+
+/** `write` receives each line (with its newline): stderr in the product, an array in tests. */
 export function createLogger(write: (line: string) => void, level: Level = 'info', base: Record<string, unknown> = {}): Logger {
-  const emit = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
-    if (ORDER[lvl] < ORDER[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...base, ...fields }, errorReplacer) + '\n');
+  const root = pino(
+    {
+      level,
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      mixin: requestFields,
+    },
+    { write },
+  );
+  return wrap(Object.keys(base).length ? root.child(safeFields(base)) : root);
+}
+
+function wrap(logger: pino.Logger): Logger {
+  const at = (level: Level) => (msg: string, fields?: Record<string, unknown>) => {
+    if (logger.isLevelEnabled(level)) logger[level](fields ? safeFields(fields) : {}, msg);
   };
-  return {
-    debug: (m, f) => emit('debug', m, f),
-    info: (m, f) => emit('info', m, f),
-    warn: (m, f) => emit('warn', m, f),
-    error: (m, f) => emit('error', m, f),
-    child: (fields) => createLogger(write, level, { ...base, ...fields }),
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (fields) => wrap(logger.child(safeFields(fields))) };
+}
+
+/** The fields with every Error, at any depth, in its serialized form (P1); cycles and depth bounded. */
+function safeFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const seen = new WeakSet<object>();
+  const walk = (value: unknown, depth: number): unknown => {
+    if (value instanceof Error) return serializeError(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (seen.has(value)) return '[circular]';
+    if (depth > 8) return '[depth]';
+    seen.add(value);
+    if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1));
+    if (value instanceof Date) return value;
+    // Other objects as JSON would see them (their own enumerable fields), with errors replaced.
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = walk(v, depth + 1);
+    return out;
   };
+  return walk(fields, 0) as Record<string, unknown>;
 }
 
 // Rule P1: an error's message may quote input. Prisma prints the invocation with its arguments,
@@ -77,13 +117,4 @@ export function safeErrorText(error: unknown): string {
   if (!(error instanceof Error)) return typeof error;
   const { name, code, message } = serializeError(error) as { name: string; code?: string | number; message?: string };
   return [name, code, message].filter((part) => part !== undefined).join(': ');
-}
-
-// JSON.stringify calls a value's toJSON before the replacer sees it, and GraphQLError has one that
-// returns its message: the holder's own value is checked first.
-function errorReplacer(this: unknown, key: string, value: unknown): unknown {
-  const original = (this as Record<string, unknown>)[key];
-  if (original instanceof Error) return serializeError(original);
-  if (value instanceof Error) return serializeError(value);
-  return value;
 }

@@ -1,11 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { OPENCLAW_CRD_DIR } from '@occ/kube-emulator/crds';
-import { startKubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
-import { startKubeEmulator, type KubeEmulator } from '@occ/kube-emulator/server';
-import { createDb, type Db } from './db/client.ts';
-import { startEmbeddedPostgres } from './db/embedded-postgres.ts';
+import type { KubeEmulator } from '@occ/kube-emulator/server';
+import { createDb, poolOf, type Db } from './db/client.ts';
 import { assertSchemaCurrent, migrateDatabase } from './db/migrate.ts';
 import { KubernetesNamespaceDriver } from './drivers/kubernetes-namespaces.ts';
 import { KubernetesSecretDriver } from './drivers/kubernetes-secret-driver.ts';
@@ -13,6 +10,7 @@ import type { Env } from './env.ts';
 import { kubeConfigFromFile, kubeConfigInCluster } from './kube/config.ts';
 import { createElector, type Elector } from './leader/elector.ts';
 import type { Logger } from './log.ts';
+import { createMetrics, observeKubernetes, observePool, observeQueue, type Metrics } from './observability/metrics.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
 import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
@@ -35,6 +33,8 @@ export interface Runtime {
   embedded: { postgres: boolean; kubernetes: boolean };
   /** The embedded API server, when there is one (tests inject faults through it, E4). */
   emulator: KubeEmulator | null;
+  /** R6: what /metrics serves (cli/serve.ts listens for it on its own port). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -62,7 +62,9 @@ export interface RuntimeOptions {
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { env, logger } = options;
   const closers: Array<() => Promise<void>> = [];
+  let closing = false;
   const close = async () => {
+    closing = true;
     for (const c of closers.reverse()) await c().catch((error) => logger.error('shutdown step failed', { error }));
   };
   try {
@@ -70,6 +72,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     let databaseUrl = env.databaseUrl;
     if (!databaseUrl && env.production) throw new Error('production has no embedded PostgreSQL: set DATABASE_URL');
     if (!databaseUrl) {
+      // Loaded only here: a production replica never loads PGlite or the embedded API server.
+      const { startEmbeddedPostgres } = await import('./db/embedded-postgres.ts');
       const pg = await startEmbeddedPostgres(options.inMemory ? {} : { dataDir: path.join(env.dataDir, 'pglite') });
       closers.push(() => pg.close());
       databaseUrl = pg.url;
@@ -87,6 +91,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     } else {
       // The embedded cluster serves the product's CRDs (deploy/crds) and runs a kubelet simulator,
       // so gateway Deployments report availability from their secret references as on a cluster.
+      const [{ OPENCLAW_CRD_DIR }, { startKubeletSimulator }, { startKubeEmulator }] = await Promise.all([
+        import('@occ/kube-emulator/crds'),
+        import('@occ/kube-emulator/kubelet/simulator'),
+        import('@occ/kube-emulator/server'),
+      ]);
       const kube = await startKubeEmulator({
         crdDirs: [OPENCLAW_CRD_DIR],
         ...(options.inMemory ? {} : { dataFile: path.join(env.dataDir, 'kube', 'objects.json') }),
@@ -110,6 +119,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     // A connection lost in the middle of a transaction is never returned to the pool, and the
     // pool's end would wait for it forever: shutdown gives up after a few seconds.
     closers.push(() => Promise.race([db.$disconnect(), new Promise<void>((r) => setTimeout(r, 3000).unref())]));
+    const metrics = createMetrics();
+    const server = kubeConfig.getCurrentCluster()?.server;
+    if (server) {
+      const stopObserving = observeKubernetes(metrics, server);
+      closers.push(async () => stopObserving());
+    }
+    const pool = poolOf(db);
+    if (pool) observePool(metrics, pool);
+    observeQueue(metrics, () =>
+      db.$queryRaw<Array<{ state: string; count: number; oldest: Date | null }>>`
+        SELECT state::text AS state, count(*)::int AS count, min("createdAt") AS oldest
+        FROM "WorkItem" WHERE state IN ('PENDING', 'RUNNING') GROUP BY state`,
+    );
     const installation = await ensureInstallation(db, bootstrapKeyDelivery({ production: env.production ?? false, bootstrapSecret: env.bootstrapSecret ?? null, bootstrapKeyFile: env.bootstrapKeyFile ?? null }, kubeConfig));
     const deps: Deps = {
       db,
@@ -117,12 +139,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       installationId: installation.installationId,
       secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId),
       namespaceDriver: new KubernetesNamespaceDriver(kubeConfig, installation.installationId),
+      metrics,
     };
     const worker = startWorker({
       db,
       logger: logger.child({ component: 'worker' }),
       kinds: [provisionNamespaceKind(deps)],
       leaseSeconds: env.workLeaseSeconds ?? 30,
+      onLeaseLost: () => metrics.leaseLosses.inc({ lease: 'work_item' }),
       ...(options.startWorker === false ? { pollMs: 3_600_000 } : {}),
     });
     if (options.startWorker !== false) deps.kickWorker = () => worker.kick();
@@ -135,6 +159,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       identity: worker.owner.replace(/^worker-/, ''),
       leaseDurationSeconds: env.leaderLeaseSeconds ?? 15,
       logger: logger.child({ component: 'leader' }),
+      // Stepping down while stopping (the Lease is released) is not a loss.
+      onChange: (leading) => {
+        if (!leading && !closing) metrics.leaseLosses.inc({ lease: 'leader' });
+      },
     });
     leader.start();
     closers.push(() => leader.stop());
@@ -148,6 +176,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       leader,
       embedded: { postgres: !env.databaseUrl, kubernetes: !env.kubeconfig },
       emulator,
+      metrics,
       close,
     };
   } catch (error) {

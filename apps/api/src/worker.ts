@@ -64,6 +64,8 @@ export interface WorkerOptions {
   maxAttempts?: number;
   /** Backoff before attempt n+1, in ms. */
   backoffMs?: (attempt: number) => number;
+  /** R6: called when a work item's lease was lost under this worker (counted in /metrics). */
+  onLeaseLost?: () => void;
 }
 
 export interface Worker {
@@ -150,6 +152,7 @@ export function startWorker(options: WorkerOptions): Worker {
       } else if (error instanceof LeaseLostError) {
         // R4: another worker owns it now (or will): no retry, no write, no further side effect.
         log.warn('work item lease lost; stopping without further effect', { error });
+        options.onLeaseLost?.();
       } else if (error instanceof PermanentWorkError || item.attempts >= maxAttempts) {
         const code = error instanceof PermanentWorkError ? error.code : 'ATTEMPTS_EXHAUSTED';
         const message = error instanceof PermanentWorkError ? error.message : `gave up after ${item.attempts} attempts`;

@@ -5,6 +5,7 @@ import { readEnvOrExit } from './config.ts';
 import { createHttpApp, listen } from '../http/server.ts';
 import { gracefulShutdown } from '../http/shutdown.ts';
 import { createLogger } from '../log.ts';
+import { listenMetrics } from '../observability/metrics-server.ts';
 import { startRuntime } from '../runtime.ts';
 
 // `npm start`, loaded by start.ts once the Node check passed: runs the whole product on its
@@ -16,7 +17,10 @@ const runtime = await startRuntime({ env, logger });
 const app = createHttpApp({ deps: runtime.deps, production: env.production, consoleDir: env.consoleDir, allowedOrigins: env.allowedOrigins });
 const server = await listen(app, env.host, env.port);
 const { port } = server.address() as AddressInfo;
-const base = `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
+const urlOf = (host: string, p: number) => `http://${host.includes(':') ? `[${host}]` : host}:${p}`;
+const base = urlOf(env.host, port);
+// R6: Prometheus scrapes its own port (observability/metrics-server.ts says why).
+const metricsServer = env.metricsPort === null ? null : await listenMetrics(runtime.metrics.registry, env.metricsHost, env.metricsPort);
 
 // The installation's state marker: what later tools (npm run first-agent) check before acting.
 await writeFile(
@@ -39,6 +43,7 @@ const out = (line: string) => process.stdout.write(line + '\n');
 out('OpenClaw control plane is running.');
 out(`Console:  ${base}/`);
 out(`GraphQL:  ${base}/graphql`);
+if (metricsServer) out(`Metrics:  ${urlOf(env.metricsHost, (metricsServer.address() as AddressInfo).port)}/metrics`);
 out(`Database: ${runtime.embedded.postgres ? `embedded PGlite (${path.join(env.dataDir, 'pglite')})` : 'DATABASE_URL'}`);
 out(`Kubernetes: ${runtime.embedded.kubernetes ? `embedded API server (kubeconfig ${path.join(env.dataDir, 'kubeconfig.yaml')})` : 'KUBECONFIG'}`);
 if (runtime.installation.bootstrapKeyDeliveredTo) {
@@ -57,7 +62,7 @@ async function stop(signal: string) {
   }
   stopping = true;
   logger.info('stopping: readiness fails, in-flight requests finish, then the worker and leases stop', { signal, deadlineSeconds: env.shutdownDeadlineSeconds });
-  await gracefulShutdown({ app, servers: [server], closeRuntime: () => runtime.close(), deadlineMs: env.shutdownDeadlineSeconds * 1000, logger });
+  await gracefulShutdown({ app, servers: metricsServer ? [server, metricsServer] : [server], closeRuntime: () => runtime.close(), deadlineMs: env.shutdownDeadlineSeconds * 1000, logger });
   process.exit(0);
 }
 process.on('SIGINT', () => void stop('SIGINT'));

@@ -62,6 +62,8 @@ describe('R2 R3 R4 two replicas', () => {
         OCC_BOOTSTRAP_KEY_FILE: keyFile,
         OCC_WORK_LEASE_SECONDS: '2',
         OCC_LOG_LEVEL: 'warn',
+        // Production listens for /metrics on 9464 by default; two replicas on one machine need two ports.
+        OCC_METRICS_PORT: '0',
       });
       const replicas = [run('apps/api/src/cli/start.ts', env(1)), run('apps/api/src/cli/start.ts', env(2))];
       const urls = await Promise.all(

@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 
 export type Db = PrismaClient;
@@ -60,13 +61,23 @@ function releasingOnFailedEnd(factory: PrismaPg): PrismaPg {
   return factory;
 }
 
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** The client's connection pool, for its use metrics (R6). */
+export function poolOf(db: Db): pg.Pool | undefined {
+  return pools.get(db);
+}
+
 export function createDb(url: string, options: DbOptions = {}): Db {
-  const adapter = releasingOnFailedEnd(new PrismaPg({ connectionString: url, max: options.poolSize ?? 8 }));
+  // The pool is made here (not by the adapter) so its use can be read; the adapter still ends it.
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 8 });
+  const adapter = releasingOnFailedEnd(new PrismaPg(pool, { disposeExternalPool: true }));
   const client = new PrismaClient({ adapter, log: options.onQuery ? [{ emit: 'event', level: 'query' }] : [] });
   if (options.onQuery) {
     const onQuery = options.onQuery;
     (client as unknown as { $on(e: 'query', cb: (ev: { query: string; params: string }) => void): void }).$on('query', (ev) => onQuery(ev.query, ev.params));
   }
+  pools.set(client, pool);
   return client;
 }
 

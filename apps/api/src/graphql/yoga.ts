@@ -5,6 +5,7 @@ import { useAuditsInFlight } from './audits-in-flight.ts';
 import type { GraphQLContext } from './builder.ts';
 import { maskError, useErrorPolicy, yogaLogger } from './error-policy.ts';
 import { createLoaders } from './loaders.ts';
+import { useObservability } from './observability.ts';
 import { useSafeOperations } from './safe-operations.ts';
 import { schema } from './schema/index.ts';
 
@@ -47,6 +48,8 @@ export function createGraphQL(options: YogaOptions): Yoga {
       // every error coded, every log line free of documents and values.
       useSafeOperations(),
       useErrorPolicy(options.deps.logger),
+      // R6: after the error policy, so the codes it counts are the answered ones.
+      useObservability(options.deps.metrics),
       useAuditsInFlight(),
     ],
     // Built after the document passed parsing, validation and the limits (safe-operations.ts).

@@ -1,3 +1,4 @@
+import { parseCookie, stringifySetCookie } from 'cookie';
 import { decodePercent } from './request-target.ts';
 
 export const SESSION_COOKIE = 'occ_session';
@@ -5,21 +6,18 @@ export const SESSION_COOKIE = 'occ_session';
 /**
  * The named cookie's value, or null when it is absent or not valid percent-encoding. A same-site
  * page can plant any cookie for this host, so a malformed one must read as "no session", never
- * as an exception (P4).
+ * as an exception (P4). (`cookie` skips a value its decoder refuses and takes a later cookie of
+ * the same name, if any.)
  */
 export function readCookie(header: string | null | undefined, name: string): string | null {
   if (!header) return null;
-  for (const part of header.split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === name) return decodePercent(v.join('='));
-  }
-  return null;
+  return parseCookie(header, { decode: (value) => decodePercent(value) ?? undefined })[name] ?? null;
 }
 
 export function sessionCookie(token: string, expires: Date, secure: boolean): string {
-  return `${SESSION_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/; Expires=${expires.toUTCString()}${secure ? '; Secure' : ''}`;
+  return stringifySetCookie({ name: SESSION_COOKIE, value: token, httpOnly: true, sameSite: 'strict', path: '/', expires, secure }, { encode: encodeURIComponent });
 }
 
 export function clearedSessionCookie(): string {
-  return `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
+  return stringifySetCookie({ name: SESSION_COOKIE, value: '', httpOnly: true, sameSite: 'strict', path: '/', maxAge: 0 });
 }

@@ -5,13 +5,14 @@ import { auditAnonymousRefusal } from '../services/audit.ts';
 import { authenticateApiKey, authenticateSession, createSession, endSession } from '../services/authenticate.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import { createGraphQL, type RequestCaller, type Yoga } from '../graphql/yoga.ts';
+import { currentRequest, requestIdFrom, runInRequest, type RequestContext } from '../observability/request-context.ts';
 import { exportAuditEvents, exportFilter, ExportQueryError } from './audit-export.ts';
 import { PayloadTooLargeError, readBody, RequestAbortedError } from './body.ts';
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
 import { corsHeaders, CROSS_ORIGIN_REFUSED, isCrossOrigin, isPreflight, preflightHeaders } from './origin.ts';
 import { parseRequestTarget, type RequestTarget } from './request-target.ts';
 import { API_CSP, consolePagePolicies, graphiqlCsp, SECURITY_HEADERS } from './security-headers.ts';
-import { serveStatic } from './static-files.ts';
+import { staticFiles } from './static-files.ts';
 import { AuthThrottle, keyPrefixOf } from './throttle.ts';
 
 export interface HttpAppOptions {
@@ -60,6 +61,14 @@ export type Authentication =
  * cross-origin check in createHttpApp runs first).
  */
 export async function authenticateRequest(deps: Deps, request: Request): Promise<Authentication> {
+  const authentication = await resolveCaller(deps, request);
+  // R6: the request's log lines and its access line name the caller from here on.
+  const context = currentRequest();
+  if (context && authentication.actor) context.principalId = authentication.actor.principalId;
+  return authentication;
+}
+
+async function resolveCaller(deps: Deps, request: Request): Promise<Authentication> {
   const auth = request.headers.get('authorization');
   if (auth?.startsWith('Bearer ')) {
     const key = auth.slice(7).trim();
@@ -94,6 +103,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const allowedOrigins = options.allowedOrigins ?? [];
   const log = deps.logger.child({ component: 'http' });
   const pagePolicies = consolePagePolicies(options.consoleDir);
+  const serveStatic = staticFiles(options.consoleDir, pagePolicies);
   const throttle = options.throttle ?? new AuthThrottle();
 
   /**
@@ -212,6 +222,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         return;
       }
       const created = await createSession(deps.db, actor);
+      const context = currentRequest();
+      if (context) context.principalId = actor.principalId;
       log.info('signed in', { principalId: actor.principalId });
       res.writeHead(204, { 'set-cookie': sessionCookie(created.token, created.expiresAt, options.production), 'cache-control': 'no-store' }).end();
       return;
@@ -293,7 +305,27 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (path === '/healthz') return json(res, 200, { status: 'ok' });
     if (path === '/readyz') return ready(res);
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Not allowed.' });
-    return serveStatic(options.consoleDir, target.decodedPath, pagePolicies, res);
+    return serveStatic(req, res);
+  }
+
+  /**
+   * R6: one access line and one latency observation per request, by route (a fixed set: the raw
+   * path and query are never logged, since a query string can carry a GraphQL document).
+   */
+  function observe(req: IncomingMessage, res: ServerResponse, context: RequestContext, started: number): void {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const route = ROUTES.has(path) ? path : 'console';
+    const status = res.writableFinished ? String(res.statusCode) : 'aborted';
+    const seconds = (performance.now() - started) / 1000;
+    options.deps.metrics?.httpDuration.observe({ method: req.method ?? 'GET', route, status }, seconds);
+    const probe = route === '/healthz' || route === '/readyz' || route === 'console';
+    log[probe ? 'debug' : 'info']('request', {
+      ...context,
+      method: req.method,
+      route,
+      status: res.writableFinished ? res.statusCode : 'aborted',
+      durationMs: Math.round(seconds * 10_000) / 10,
+    });
   }
 
   return {
@@ -302,27 +334,38 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       draining = true;
     },
     handle(req, res) {
-      // Set before routing, so every answer carries them: pages, API, 404, 413 and 500 alike (P2).
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-      res.setHeader('content-security-policy', API_CSP);
-      // An answer given before the body was read whole (413, a refusal, a route that reads no
-      // body) closes the connection: Node would otherwise read and discard the rest, however long.
-      const writeHead = res.writeHead;
-      res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
-        // Draining (R5), an answer ends its connection, so a shutdown waits for no idle keep-alive.
-        if (!req.complete || draining) this.setHeader('connection', 'close');
-        return writeHead.apply(this, args);
-      } as ServerResponse['writeHead'];
-      route(req, res).catch((error: unknown) => {
-        if (error instanceof RequestAbortedError) return void res.destroy();
-        const status = (error as { status?: number }).status ?? 500;
-        if (status === 500) log.error('request failed', { path: req.url?.split('?')[0], error });
-        if (!res.headersSent) json(res, status, { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : 'INTERNAL', message: 'The request failed.' });
-        else res.end();
-      });
+      const started = performance.now();
+      const context: RequestContext = { requestId: requestIdFrom(req.headers['x-request-id']) };
+      res.setHeader('x-request-id', context.requestId);
+      res.once('close', () => observe(req, res, context, started));
+      runInRequest(context, () => serve(req, res));
     },
   };
+
+  function serve(req: IncomingMessage, res: ServerResponse): void {
+    // Set before routing, so every answer carries them: pages, API, 404, 413 and 500 alike (P2).
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    res.setHeader('content-security-policy', API_CSP);
+    // An answer given before the body was read whole (413, a refusal, a route that reads no
+    // body) closes the connection: Node would otherwise read and discard the rest, however long.
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+      // Draining (R5), an answer ends its connection, so a shutdown waits for no idle keep-alive.
+      if (!req.complete || draining) this.setHeader('connection', 'close');
+      return writeHead.apply(this, args);
+    } as ServerResponse['writeHead'];
+    route(req, res).catch((error: unknown) => {
+      if (error instanceof RequestAbortedError) return void res.destroy();
+      const status = (error as { status?: number }).status ?? 500;
+      if (status === 500) log.error('request failed', { path: req.url?.split('?')[0], error });
+      if (!res.headersSent) json(res, status, { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : 'INTERNAL', message: 'The request failed.' });
+      else res.end();
+    });
+  }
 }
+
+/** The routes metrics and access lines name; everything else is the console's files ("console"). */
+const ROUTES: ReadonlySet<string> = new Set(['/graphql', '/auth/session', '/audit/events.ndjson', '/healthz', '/readyz']);
 
 export interface ListenOptions {
   /** The whole request head must arrive within this (slow-loris headers). */

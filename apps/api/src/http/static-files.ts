@@ -1,66 +1,47 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { existsSync, createReadStream } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import type { ServerResponse } from 'node:http';
+import sirv from 'sirv';
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.txt': 'text/plain; charset=utf-8',
-  '.woff2': 'font/woff2',
-};
+// The console's static export, served by sirv: HEAD, ETag and 304, ranges, and the brotli or gzip
+// file the build wrote beside each large one (apps/console/scripts/precompress.mjs), chosen by
+// Accept-Encoding. /x is x, x.html or x/index.html; anything else is 404.html. Every HTML page gets
+// its own CSP (its inline scripts' hashes, security-headers.ts), whichever encoding is sent.
 
-async function isFile(p: string): Promise<boolean> {
-  try {
-    return (await stat(p)).isFile();
-  } catch {
-    return false;
-  }
+export type StaticHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The page a request path is answered with, in sirv's order of lookup (for its CSP). */
+function pageCandidates(root: string, pathname: string): string[] {
+  const uri = pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  return [uri, `${uri}.html`, `${uri}/index.html`].map((p) => path.join(root, p));
 }
 
-/**
- * Serves the console's static export: /x → x, x.html or x/index.html; unknown paths → 404.html.
- * `decodedPath` is the request path already percent-decoded (request-target.ts), so nothing here
- * can throw on a malformed encoding. An HTML page gets its own CSP (its inline scripts' hashes).
- */
-export async function serveStatic(
-  root: string,
-  decodedPath: string,
-  pagePolicies: ReadonlyMap<string, string>,
-  res: ServerResponse,
-): Promise<void> {
-  const rel = path.normalize(decodedPath).replace(/^(\.\.(\/|\\|$))+/, '');
-  const base = path.join(root, rel);
-  if (!base.startsWith(root)) {
-    res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'BAD_PATH', message: 'The path leaves the console.' }));
-    return;
-  }
-  const candidates = [base, `${base}.html`, path.join(base, 'index.html')];
-  for (const file of candidates) {
-    if (await isFile(file)) {
-      const immutable = rel.startsWith('/_next/static/');
-      const policy = pagePolicies.get(file);
+export function staticFiles(root: string, pagePolicies: ReadonlyMap<string, string>): StaticHandler {
+  const notFound = path.join(root, '404.html');
+  const answerNotFound = (res: ServerResponse) => {
+    if (existsSync(notFound)) {
+      const policy = pagePolicies.get(notFound);
       if (policy) res.setHeader('content-security-policy', policy);
-      res.writeHead(200, {
-        'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
-        'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-      });
-      createReadStream(file).pipe(res);
+      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' });
+      createReadStream(notFound).pipe(res);
       return;
     }
-  }
-  const notFound = path.join(root, '404.html');
-  if (await isFile(notFound)) {
-    const policy = pagePolicies.get(notFound);
-    if (policy) res.setHeader('content-security-policy', policy);
-    res.writeHead(404, { 'content-type': TYPES['.html']! });
-    createReadStream(notFound).pipe(res);
-    return;
-  }
-  res.writeHead(404, { 'content-type': 'text/plain' }).end(`Not found. (Is the console built? Expected files in ${root})`);
+    res.writeHead(404, { 'content-type': 'text/plain' }).end(`Not found. (Is the console built? Expected files in ${root})`);
+  };
+  // sirv lists the directory once, at start (the export does not change while the process runs).
+  if (!existsSync(root)) return (_req, res) => answerNotFound(res);
+  const serve = sirv(root, {
+    dev: false,
+    etag: true,
+    brotli: true,
+    gzip: true,
+    extensions: ['html'],
+    setHeaders(res, pathname) {
+      // Next.js names its build assets by content hash: they never change under one name.
+      res.setHeader('cache-control', pathname.startsWith('/_next/static/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      const policy = pageCandidates(root, pathname).map((p) => pagePolicies.get(p)).find(Boolean);
+      if (policy) res.setHeader('content-security-policy', policy);
+    },
+  });
+  return (req, res) => serve(req, res, () => answerNotFound(res));
 }

@@ -3,6 +3,7 @@ import type { SecretDriver } from '@occ/domain/secret-driver';
 import type { Db } from '../db/client.ts';
 import type { NamespaceDriver } from '../drivers/kubernetes-namespaces.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../observability/metrics.ts';
 
 /** The ports every use case receives. Tests pass the real adapters against real servers. */
 export interface Deps {
@@ -11,6 +12,8 @@ export interface Deps {
   namespaceDriver: NamespaceDriver;
   logger: Logger;
   installationId: string;
+  /** R6: this process's Prometheus metrics (the HTTP layer and the GraphQL plugin record into them). */
+  metrics?: Metrics;
   /** Wakes the worker after work was queued (optional: the worker also polls). */
   kickWorker?: () => void;
 }

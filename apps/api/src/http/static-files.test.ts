@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../env.ts';
+import { consolePagePolicies } from './security-headers.ts';
+import { staticFiles } from './static-files.ts';
+
+// The console's files through sirv, on an export made here and precompressed by the console's own
+// build step (apps/console/scripts/precompress.mjs).
+
+const INLINE = 'self.__next_f=self.__next_f||[];self.__next_f.push([0])';
+const sha = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+const page = (title: string, script: string) => `<!DOCTYPE html><html><head><title>${title}</title></head><body>${'<p>console</p>'.repeat(200)}<script>${script}</script><script src="/_next/static/chunks/app.js"></script></body></html>`;
+const SCRIPT = `console.log(${JSON.stringify('x'.repeat(4000))});`;
+
+let root: string;
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  root = mkdtempSync(path.join(tmpdir(), 'occ-static-'));
+  mkdirSync(path.join(root, '_next/static/chunks'), { recursive: true });
+  mkdirSync(path.join(root, 'secrets'));
+  writeFileSync(path.join(root, 'index.html'), page('home', INLINE));
+  writeFileSync(path.join(root, 'secrets.html'), page('secrets', 'window.secretsPage=1'));
+  writeFileSync(path.join(root, '404.html'), page('404', 'window.notFound=1'));
+  writeFileSync(path.join(root, '_next/static/chunks/app.js'), SCRIPT);
+  writeFileSync(path.join(root, 'tiny.txt'), 'small');
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'apps/console/scripts/precompress.mjs'), root]);
+  const serve = staticFiles(root, consolePagePolicies(root));
+  server = createServer((req, res) => serve(req, res));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise<void>((r) => server.close(() => r()));
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** node:http, not fetch: fetch would decode the body and hide Content-Encoding's effect. */
+function get(urlPath: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${urlPath}`, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('the console\'s static files (sirv)', () => {
+  it('P2 each page is served with its own CSP, holding its inline scripts\' hashes, in every encoding', async () => {
+    for (const encoding of ['br', 'gzip', 'identity']) {
+      const home = await get('/', { 'accept-encoding': encoding });
+      expect(home.status).toBe(200);
+      expect(home.headers['content-security-policy']).toContain(sha(INLINE));
+      expect(home.headers['content-type']).toMatch(/^text\/html/);
+      const secrets = await get('/secrets', { 'accept-encoding': encoding });
+      expect(secrets.status).toBe(200);
+      expect(secrets.headers['content-security-policy']).toContain(sha('window.secretsPage=1'));
+      expect(secrets.headers['content-security-policy']).not.toContain(sha(INLINE));
+    }
+    const missing = await get('/no/such/page');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-security-policy']).toContain(sha('window.notFound=1'));
+  });
+
+  it('serves the brotli or gzip file the build wrote, by Accept-Encoding, and the plain one otherwise', async () => {
+    const br = await get('/_next/static/chunks/app.js', { 'accept-encoding': 'gzip, deflate, br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.body).toString()).toBe(SCRIPT);
+    expect(br.body.length).toBeLessThan(SCRIPT.length / 10);
+    expect(br.headers.vary).toContain('Accept-Encoding');
+    expect(br.headers['content-type']).toMatch(/^text\/javascript/);
+    const gz = await get('/_next/static/chunks/app.js', { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.body).toString()).toBe(SCRIPT);
+    const plain = await get('/_next/static/chunks/app.js', { 'accept-encoding': 'identity' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString()).toBe(SCRIPT);
+    // Too small to gain: no copies written, the file itself is sent.
+    expect((await get('/tiny.txt', { 'accept-encoding': 'br' })).headers['content-encoding']).toBeUndefined();
+  });
+
+  it('answers HEAD without a body, and a matching If-None-Match with 304; hashed build assets are immutable, pages revalidate', async () => {
+    const head = await get('/secrets', {}, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+    const first = await get('/secrets');
+    const etag = first.headers.etag as string;
+    expect(etag).toBeTruthy();
+    expect(first.headers['cache-control']).toBe('no-cache');
+    const again = await get('/secrets', { 'if-none-match': etag });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    expect((await get('/_next/static/chunks/app.js')).headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('never leaves the export: traversal and encoded traversal are 404', async () => {
+    for (const p of ['/../package.json', '/%2e%2e/package.json', '/_next/../../etc/passwd']) expect((await get(p)).status, p).toBe(404);
+  });
+});
