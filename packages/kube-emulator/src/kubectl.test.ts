@@ -1,0 +1,106 @@
+// The machine's kubectl (/usr/bin/kubectl, 1.33 against this server's version) against the
+// emulator, spawned as a user would run it: KUBECONFIG pointing at the file the emulator writes.
+// Each test names the rule (E5, E6, E7) whose user-visible part it holds.
+
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import yaml from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENCLAW_CRD_DIR } from './crds.ts';
+import { startKubeEmulator, type KubeEmulator } from './server.ts';
+import { uniqueName } from './testing.ts';
+
+const KUBECTL = '/usr/bin/kubectl';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let dir: string;
+let emulator: KubeEmulator;
+let kubeconfig: string;
+
+/** Runs kubectl with a kubeconfig (the emulator's by default) and a private HOME (its discovery cache). */
+function kubectl(args: string[], options: { input?: string; kubeconfig?: string } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      KUBECTL,
+      args,
+      { env: { PATH: process.env.PATH, HOME: dir, KUBECONFIG: options.kubeconfig ?? kubeconfig }, timeout: 30_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(options.input ?? '');
+  });
+}
+
+async function ok(args: string[], input?: string): Promise<string> {
+  const run = await kubectl(args, { input });
+  if (run.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${run.code}): ${run.stderr}`);
+  return run.stdout;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kube-emulator-kubectl-'));
+  emulator = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR] });
+  kubeconfig = join(dir, 'kubeconfig.yaml');
+  await writeFile(kubeconfig, emulator.kubeconfigYaml(), { mode: 0o600 });
+});
+afterAll(async () => {
+  await emulator.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('kubectl against the emulator', () => {
+  it('E5 signs in over TLS with the written kubeconfig: get namespaces lists the built-in ones', async () => {
+    const names = (await ok(['get', 'namespaces', '-o', 'name'])).trim().split('\n');
+    expect(names).toEqual(expect.arrayContaining(['namespace/default', 'namespace/kube-system']));
+  });
+
+  it('E5 without the CA in the kubeconfig kubectl refuses the server certificate', async () => {
+    const document = yaml.load(emulator.kubeconfigYaml()) as { clusters: { cluster: Record<string, unknown> }[] };
+    for (const entry of document.clusters) delete entry.cluster['certificate-authority-data'];
+    const noCa = join(dir, 'no-ca.yaml');
+    await writeFile(noCa, yaml.dump(document), { mode: 0o600 });
+    const run = await kubectl(['get', 'namespaces'], { kubeconfig: noCa });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('x509: certificate signed by unknown authority');
+  });
+
+  it('E5 the CA is kept with the data file, so a kubeconfig written before a restart still verifies the server', async () => {
+    const stateDir = join(dir, 'state');
+    const dataFile = join(stateDir, 'objects.json');
+    const first = await startKubeEmulator({ dataFile, token: 'kept' });
+    const firstCa = first.caCertificate;
+    await first.close();
+    const second = await startKubeEmulator({ dataFile, token: 'kept' });
+    try {
+      expect(second.caCertificate).toBe(firstCa);
+      const restarted = join(dir, 'restarted.yaml');
+      await writeFile(restarted, second.kubeconfigYaml(), { mode: 0o600 });
+      const run = await kubectl(['get', 'namespace', 'default', '-o', 'name'], { kubeconfig: restarted });
+      expect([run.code, run.stdout.trim()]).toEqual([0, 'namespace/default']);
+    } finally {
+      await second.close();
+    }
+    const fresh = await startKubeEmulator({});
+    try {
+      expect(fresh.caCertificate).not.toBe(firstCa);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('E5 creates, patches, reads and deletes a ConfigMap through kubectl', async () => {
+    const name = uniqueName('cm');
+    await ok(['create', 'configmap', name, '--from-literal=a=1']);
+    await ok(['patch', 'configmap', name, '--type=merge', '-p', '{"data":{"b":"2"}}']);
+    expect(JSON.parse(await ok(['get', 'configmap', name, '-o', 'json'])).data).toEqual({ a: '1', b: '2' });
+    await ok(['delete', 'configmap', name]);
+    const gone = await kubectl(['get', 'configmap', name]);
+    expect(gone.stderr).toContain(`configmaps "${name}" not found`);
+  });
+});
