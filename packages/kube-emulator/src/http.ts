@@ -23,6 +23,7 @@ import {
   type StatusBody,
 } from './errors.ts';
 import { parseFaultRule, type FaultAction, type Faults } from './faults.ts';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import type { ResourceRegistry, ResourceType } from './registry.ts';
 import { isObject } from './types.ts';
 
@@ -103,6 +104,7 @@ function mediaType(request: IncomingMessage): string {
 }
 
 function parseBody(raw: Buffer, type: string): unknown {
+  if (type === PROTOBUF_MEDIA_TYPE) return decodeProtobufObject(raw);
   const text = raw.toString('utf8');
   if (text.trim() === '') return undefined;
   try {

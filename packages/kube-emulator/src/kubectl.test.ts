@@ -103,4 +103,22 @@ describe('kubectl against the emulator', () => {
     const gone = await kubectl(['get', 'configmap', name]);
     expect(gone.stderr).toContain(`configmaps "${name}" not found`);
   });
+
+  it('E6 kubectl create namespace, secret, configmap and deployment send protobuf bodies, which the server reads', async () => {
+    const ns = uniqueName('pb');
+    await ok(['create', 'namespace', ns]);
+    await ok(['create', 'secret', 'generic', 's', '-n', ns, '--from-literal=key=value']);
+    await ok(['create', 'configmap', 'c', '-n', ns, '--from-literal=a=1']);
+    await ok(['create', 'deployment', 'd', '-n', ns, '--image=nginx:1.27', '--replicas=0']);
+    const secret = JSON.parse(await ok(['get', 'secret', 's', '-n', ns, '-o', 'json']));
+    expect([secret.type, secret.data]).toEqual(['Opaque', { key: Buffer.from('value').toString('base64') }]);
+    expect(JSON.parse(await ok(['get', 'configmap', 'c', '-n', ns, '-o', 'json'])).data).toEqual({ a: '1' });
+    const deployment = JSON.parse(await ok(['get', 'deployment', 'd', '-n', ns, '-o', 'json', '--show-managed-fields']));
+    // replicas is a pointer in Go: an explicit 0 arrives and is kept, not defaulted to 1.
+    expect(deployment.spec.replicas).toBe(0);
+    expect(deployment.spec.selector).toEqual({ matchLabels: { app: 'd' } });
+    expect(deployment.spec.template.spec.containers).toMatchObject([{ name: 'nginx', image: 'nginx:1.27' }]);
+    const managers = (deployment.metadata.managedFields as { manager: string }[] | undefined) ?? [];
+    expect(managers.map((m) => m.manager)).toEqual(['kubectl-create']);
+  });
 });
