@@ -134,9 +134,21 @@ function etcdKey(type: ResourceType, namespace: string | undefined, name: string
   return parts.join('/');
 }
 
+/** Object keys in Go's encoding/json map order (sorted by code unit), at every depth. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isObject(value)) return value;
+  const out: JsonObject = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortedKeys(value[key]);
+  return out;
+}
+
 function present(type: ResourceType, object: KubeObject): KubeObject {
   const { apiVersion: _a, kind: _k, metadata, ...rest } = object;
-  return { kind: type.kind, apiVersion: apiVersionOf(type), metadata, ...rest };
+  const typed = { kind: type.kind, apiVersion: apiVersionOf(type), metadata, ...rest };
+  // A custom resource is an unstructured map on a real server, written back with json.Marshal:
+  // every level's keys come out sorted, whatever order the client sent.
+  return type.crdName === undefined ? typed : (sortedKeys(typed) as KubeObject);
 }
 
 /** Everything that counts for metadata.generation: all but metadata and status. */
@@ -252,7 +264,8 @@ export class KubeApi {
     const meta = object.metadata;
     meta.uid = randomUUID();
     meta.creationTimestamp = kubeTimestamp();
-    meta.generation = 1;
+    if (strategy.hasGeneration) meta.generation = 1;
+    else delete meta.generation;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     if (type.subresources.status) delete object.status;
@@ -520,8 +533,11 @@ export class KubeApi {
     const incomingRv = incoming.metadata.resourceVersion;
     if (incomingRv && incomingRv !== old.metadata.resourceVersion) throw conflict(groupResourceOf(type), name, OBJECT_MODIFIED);
     if (!incomingRv && !strategy.allowUnconditionalUpdate && target.subresource === undefined) {
-      throw invalid(groupKindOf(type), name, [
-        invalidValue('metadata.resourceVersion', '', 'must be specified for an update'),
+      // The generic store's Update names the resource (not the kind) and shows the parsed
+      // resourceVersion, a uint64 0 that Go's %#v prints as 0x0
+      // (k8s.io/apiserver/pkg/registry/generic/registry/store.go, Update).
+      throw invalid({ group: type.group, kind: type.plural }, name, [
+        { ...invalidValue('metadata.resourceVersion', 0, 'must be specified for an update'), valueText: '0x0' },
       ]);
     }
 
@@ -591,7 +607,8 @@ export class KubeApi {
           time: kubeTimestamp(this.clock()),
         }),
     );
-    if (!jsonEqual(generationContent(typed), generationContent(old))) {
+    if (!strategy.hasGeneration) delete typed.metadata.generation;
+    else if (!jsonEqual(generationContent(typed), generationContent(old))) {
       typed.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     // An update that changes nothing is not written: same resourceVersion, no watch event.

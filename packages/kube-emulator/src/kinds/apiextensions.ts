@@ -145,6 +145,7 @@ export const crdStrategy: Strategy = {
   ...defaultStrategy,
   validateName: dns1123Subdomain,
   allowUnconditionalUpdate: false,
+  hasGeneration: true,
   deleteReturnsObject: true,
   ownDeleteHandler: true,
   prepareForCreate(crd) {
@@ -193,6 +194,7 @@ export const customResourceStrategy: Strategy = {
   ...defaultStrategy,
   validateName: dns1123Subdomain,
   allowUnconditionalUpdate: false,
+  hasGeneration: true,
   deleteReturnsObject: true,
   prepareForCreate(object, type) {
     pruneUnknownFields(type.openAPISchema, object);
