@@ -359,6 +359,46 @@ describe('server-side apply semantics', () => {
     ]);
   });
 
+  it('E2 an update or merge patch that removes fields takes them out of its manager\'s entry (and the object)', async () => {
+    const name = fresh();
+    await apply(name, 'alice', { image: 'gw:1' });
+    const added = (await cluster.custom.patchNamespacedCustomObject(
+      { ...path(), name, fieldManager: 'occ-api', body: { spec: { model: 'gpt', skills: ['a', 'b'] } } },
+      mergePatch,
+    )) as Obj;
+    expectManaged(added, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
+      entry('occ-api', 'Update', { 'f:spec': { 'f:model': {}, 'f:skills': { '.': {}, [v('a')]: {}, [v('b')]: {} } } }),
+    ]);
+    // A merge patch that nulls model: occ-api no longer owns it.
+    const unset = (await cluster.custom.patchNamespacedCustomObject(
+      { ...path(), name, fieldManager: 'occ-api', body: { spec: { model: null } } },
+      mergePatch,
+    )) as Obj;
+    expect(unset.spec).toEqual({ image: 'gw:1', skills: ['a', 'b'] });
+    expectManaged(unset, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
+      entry('occ-api', 'Update', { 'f:spec': { 'f:skills': { '.': {}, [v('a')]: {}, [v('b')]: {} } } }),
+    ]);
+    // A replace that drops skill "b": occ-api's entry loses it too.
+    const replaced = (await cluster.custom.replaceNamespacedCustomObject({
+      ...path(),
+      name,
+      fieldManager: 'occ-api',
+      body: { ...unset, spec: { image: 'gw:1', skills: ['a'] } },
+    })) as Obj;
+    expectManaged(replaced, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
+      entry('occ-api', 'Update', { 'f:spec': { 'f:skills': { '.': {}, [v('a')]: {} } } }),
+    ]);
+    // Removing everything it owned drops the entry altogether.
+    const emptied = (await cluster.custom.patchNamespacedCustomObject(
+      { ...path(), name, fieldManager: 'occ-api', body: { spec: { skills: null } } },
+      mergePatch,
+    )) as Obj;
+    expectManaged(emptied, [entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } })]);
+  });
+
   it('E2 the status subresource is tracked apart: the main endpoint ignores status, /status ignores the rest', async () => {
     const name = fresh();
     await apply(name, 'alice', { image: 'gw:1' });
