@@ -23,9 +23,11 @@ import {
   type StatusBody,
 } from './errors.ts';
 import { parseFaultRule, type FaultAction, type Faults } from './faults.ts';
+import { openApiV2, openApiV3ForPath, openApiV3Root } from './openapi-docs.ts';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import type { ResourceRegistry, ResourceType } from './registry.ts';
-import { isObject } from './types.ts';
+import { includeObjectOf, tableVersion, toTable } from './table.ts';
+import { isObject, type KubeObject } from './types.ts';
 
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 const OPEN_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
@@ -261,19 +263,33 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
   async function execute(call: Call, response: ServerResponse): Promise<void> {
     const { verb, target, query, request } = call;
     switch (verb) {
-      case 'get':
-        return writeJson(response, 200, api.get(target));
-      case 'list':
+      case 'get': {
+        const object = api.get(target);
+        const table = target.subresource === undefined ? tableVersion(request.headers.accept) : undefined;
+        if (!table) return writeJson(response, 200, object);
+        return writeJson(response, 200, toTable(target.type, [object], { version: table, resourceVersion: object.metadata.resourceVersion, include: includeObjectOf(query.get('includeObject')) }));
+      }
+      case 'list': {
+        const list = api.list(target, {
+          labelSelector: optional(query.get('labelSelector')),
+          fieldSelector: optional(query.get('fieldSelector')),
+          limit: limitOf(query),
+          continueToken: optional(query.get('continue')),
+        });
+        const table = tableVersion(request.headers.accept);
+        if (!table) return writeJson(response, 200, list);
+        const meta = list.metadata as { resourceVersion?: string; continue?: string };
         return writeJson(
           response,
           200,
-          api.list(target, {
-            labelSelector: optional(query.get('labelSelector')),
-            fieldSelector: optional(query.get('fieldSelector')),
-            limit: limitOf(query),
-            continueToken: optional(query.get('continue')),
+          toTable(target.type, list.items as KubeObject[], {
+            version: table,
+            resourceVersion: meta.resourceVersion,
+            continueToken: meta.continue,
+            include: includeObjectOf(query.get('includeObject')),
           }),
         );
+      }
       case 'watch':
         return startWatch(call, response);
       case 'create': {
@@ -318,12 +334,23 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
 
   function startWatch(call: Call, response: ServerResponse): void {
     const { target, query } = call;
+    // `kubectl get -w` asks for Tables: each event then carries a one-row Table, the first with
+    // the column definitions.
+    const table = tableVersion(call.request.headers.accept);
+    let headers = true;
+    const encode = (event: WatchEvent): string => {
+      if (!table || event.type === 'ERROR' || event.type === 'BOOKMARK') return JSON.stringify(event);
+      const object = event.object as KubeObject;
+      const rows = toTable(target.type, [object], { version: table, resourceVersion: object.metadata.resourceVersion, include: includeObjectOf(query.get('includeObject')), headers });
+      headers = false;
+      return JSON.stringify({ type: event.type, object: rows });
+    };
     // Events emitted while the watch starts (replay, initial state) wait until the 200 is written,
     // so that a bad selector or resourceVersion can still be answered with a plain Status.
     let buffered: WatchEvent[] | undefined = [];
     const send = (event: WatchEvent): void => {
       if (buffered) buffered.push(event);
-      else if (!response.writableEnded) response.write(`${JSON.stringify(event)}\n`);
+      else if (!response.writableEnded) response.write(`${encode(event)}\n`);
     };
     const started = api.watch(
       target,
@@ -348,7 +375,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     }
     const pending = buffered;
     buffered = undefined;
-    for (const event of pending) response.write(`${JSON.stringify(event)}\n`);
+    for (const event of pending) response.write(`${encode(event)}\n`);
 
     watches.add(response);
     let timer: NodeJS.Timeout | undefined;
@@ -390,6 +417,20 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       return writeJson(response, 200, {});
     }
     throw methodNotAllowed();
+  }
+
+  /** /openapi/v2 (JSON; the protobuf form is not served) and /openapi/v3[/api/v1 | /apis/group/version]. */
+  function serveOpenApi(segments: string[], method: string, request: IncomingMessage, response: ServerResponse): void {
+    if (method !== 'GET') throw methodNotAllowed();
+    if (segments[0] === 'v2' && segments.length === 1) {
+      const accept = request.headers.accept ?? '*/*';
+      if (!/application\/json|\*\/\*/.test(accept)) throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json`);
+      return writeJson(response, 200, openApiV2(registry));
+    }
+    if (segments[0] !== 'v3') throw pathNotFound();
+    const document = segments.length === 1 ? openApiV3Root(registry) : openApiV3ForPath(registry, segments.slice(1));
+    if (!document) throw pathNotFound();
+    return writeJson(response, 200, document);
   }
 
   /** Runs the call under the fault a rule sets for it, if any. */
@@ -435,8 +476,9 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       }
       if (first === 'version' && segments.length === 1) return writeJson(response, 200, VERSION_INFO);
       if (segments.length === 0) {
-        return writeJson(response, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version'] });
+        return writeJson(response, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
       }
+      if (first === 'openapi') return serveOpenApi(segments.slice(1), method, request, response);
       if (first !== 'api' && first !== 'apis') throw pathNotFound();
       const resolved = route(segments, method, url.searchParams, request);
       if ('document' in resolved) {

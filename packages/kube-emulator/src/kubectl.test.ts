@@ -121,4 +121,20 @@ describe('kubectl against the emulator', () => {
     const managers = (deployment.metadata.managedFields as { manager: string }[] | undefined) ?? [];
     expect(managers.map((m) => m.manager)).toEqual(['kubectl-create']);
   });
+
+  it('E6 kubectl get prints a custom resource with its CRD printer columns, and built-in kinds with their own', async () => {
+    const ns = uniqueName('table');
+    await ok(['create', 'namespace', ns]);
+    const instance = { apiVersion: 'openclaw.rocks/v1alpha1', kind: 'OpenClawInstance', metadata: { name: 'demo', namespace: ns }, spec: { image: 'gw:1', model: 'gpt' } };
+    await ok(['create', '-f', '-'], JSON.stringify(instance));
+    const lines = (await ok(['get', 'oci', '-n', ns])).trim().split('\n');
+    expect(lines[0]?.split(/\s+/)).toEqual(['NAME', 'IMAGE', 'MODEL', 'READY', 'AGE']);
+    expect(lines[1]).toMatch(/^demo\s+gw:1\s+gpt\s+\d+s$/);
+    await ok(['create', 'configmap', 'two', '-n', ns, '--from-literal=a=1', '--from-literal=b=2']);
+    const configMaps = (await ok(['get', 'configmaps', '-n', ns])).trim().split('\n');
+    expect(configMaps[0]?.split(/\s+/)).toEqual(['NAME', 'DATA', 'AGE']);
+    expect(configMaps[1]).toMatch(/^two\s+2\s+\d+s$/);
+    const namespaces = (await ok(['get', 'namespace', ns])).trim().split('\n');
+    expect(namespaces[1]).toMatch(new RegExp(`^${ns}\\s+Active\\s+\\d+s$`));
+  });
 });

@@ -19,6 +19,8 @@ export interface ResourceType {
   crdName?: string;
   /** The CRD version's openAPIV3Schema (custom resources only). */
   openAPISchema?: unknown;
+  /** The CRD version's additionalPrinterColumns (custom resources only), for Table output. */
+  printerColumns?: Record<string, unknown>[];
 }
 
 export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): string {

@@ -138,6 +138,9 @@ export function customResourceTypes(crd: KubeObject): ResourceType[] {
       categories: names.categories ?? [],
       subresources: { status: isObject(obj(v.subresources).status), scale: false },
       openAPISchema: obj(v.schema).openAPIV3Schema,
+      printerColumns: Array.isArray((v as unknown as JsonObject).additionalPrinterColumns)
+        ? ((v as unknown as JsonObject).additionalPrinterColumns as unknown[]).filter(isObject)
+        : [],
     }));
 }
 
