@@ -21,6 +21,7 @@ import {
   type FieldError,
   type StatusBody,
 } from './errors.ts';
+import { checkFields, type FieldValidation } from './field-validation.ts';
 import { toScale } from './kinds/apps.ts';
 import { strategyFor } from './kinds/lookup.ts';
 import type { Strategy, StrategyContext } from './kinds/strategy.ts';
@@ -72,6 +73,10 @@ export interface WriteOptions {
   userAgent?: string;
   /** Apply takes ownership of conflicting fields. */
   force?: boolean;
+  /** What to do about fields the schema does not declare (Warn when absent). */
+  fieldValidation?: FieldValidation;
+  /** Receives the Warning texts of the request (unknown fields under Warn). */
+  warnings?: string[];
 }
 
 const FIELD_MANAGER_MAX_LENGTH = 128;
@@ -253,6 +258,7 @@ export class KubeApi {
     const { type } = target;
     const strategy = strategyFor(type);
     const object = this.decode(type, body);
+    this.checkFields(target, object, options);
     this.placeInNamespace(target, object);
     if (object.metadata.resourceVersion) {
       throw internalError('resourceVersion should not be set on objects to be created');
@@ -298,6 +304,7 @@ export class KubeApi {
   replace(target: Target, body: unknown, options: WriteOptions = {}): KubeObject {
     const { type } = target;
     const incoming = this.decode(type, body, target.subresource === 'scale');
+    this.checkFields(target, incoming, options);
     const old = this.store.get(storageKeyOf(type), this.namespaceOf(target), target.name ?? '');
     if (!old) {
       if (target.subresource === undefined && strategyFor(type).allowCreateOnUpdate) {
@@ -332,7 +339,9 @@ export class KubeApi {
       if (!isObject(patch)) throw badRequest('json: cannot unmarshal array into Go value of type map[string]interface {}');
       patched = mergePatch(current, patch);
     }
-    return this.update(target, old, this.decode(type, patched, target.subresource === 'scale'), options);
+    const incoming = this.decode(type, patched, target.subresource === 'scale');
+    this.checkFields(target, incoming, options);
+    return this.update(target, old, incoming, options);
   }
 
   exists(target: Target): boolean {
@@ -352,6 +361,7 @@ export class KubeApi {
     if (target.subresource === 'scale') throw unsupportedMediaType('apply is not supported on the scale subresource');
     const { type } = target;
     const config = this.decode(type, patch);
+    this.checkFields(target, config, options);
     this.checkNameMatches(target, config);
     const existing = this.store.get(storageKeyOf(type), this.namespaceOf(target), target.name ?? '');
     if (!existing && target.subresource !== undefined) throw this.notFound(target);
@@ -502,6 +512,13 @@ export class KubeApi {
   ensureNamespace(name: string): void {
     if (this.store.get(storageKeyOf(NAMESPACES), undefined, name)) return;
     this.create({ type: NAMESPACES }, { metadata: { name } }, { fieldManager: 'kube-apiserver' });
+  }
+
+  /** fieldValidation: unknown fields leave the object; Strict refuses, Warn reports them (field-validation.ts). */
+  private checkFields(target: Target, object: KubeObject, options: WriteOptions): void {
+    if (target.subresource === 'scale') return;
+    const texts = checkFields(target.type, object, options.fieldValidation ?? 'Warn');
+    options.warnings?.push(...texts);
   }
 
   private scopeOf(target: Target): Scope {

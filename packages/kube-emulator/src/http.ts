@@ -23,6 +23,7 @@ import {
   type StatusBody,
 } from './errors.ts';
 import { parseFaultRule, type FaultAction, type Faults } from './faults.ts';
+import { fieldValidationOf, warningHeader } from './field-validation.ts';
 import { openApiV2, openApiV3ForPath, openApiV3Root } from './openapi-docs.ts';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import type { ResourceRegistry, ResourceType } from './registry.ts';
@@ -66,12 +67,14 @@ export interface HttpLayer {
   endWatches(): void;
 }
 
-function writeJson(response: ServerResponse, code: number, body: unknown): void {
+function writeJson(response: ServerResponse, code: number, body: unknown, warnings: string[] = []): void {
   const text = JSON.stringify(body);
   response.writeHead(code, {
     'Content-Type': 'application/json',
     'Cache-Control': 'no-cache, private',
     'Content-Length': Buffer.byteLength(text),
+    // One Warning header per text, as a real server writes them.
+    ...(warnings.length > 0 ? { Warning: warnings.map(warningHeader) } : {}),
   });
   response.end(text);
 }
@@ -178,9 +181,10 @@ function optional(value: string | null): string | undefined {
   return value === null ? undefined : value;
 }
 
-/** dryRun, fieldManager (or the User-Agent it defaults to) and force of a write. */
+/** dryRun, fieldManager (or the User-Agent it defaults to), force and fieldValidation of a write. */
 function writeOptionsOf(call: Call, isApply: boolean): WriteOptions {
   const { query, request } = call;
+  const optionsKind = call.verb === 'create' ? 'CreateOptions' : call.verb === 'update' ? 'UpdateOptions' : 'PatchOptions';
   const force = query.get('force');
   if (force !== null && !isApply) {
     throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
@@ -192,6 +196,8 @@ function writeOptionsOf(call: Call, isApply: boolean): WriteOptions {
     fieldManager: optional(query.get('fieldManager')) || undefined,
     userAgent: request.headers['user-agent'],
     force: truthy(force),
+    fieldValidation: fieldValidationOf(query.get('fieldValidation'), optionsKind),
+    warnings: [],
   };
 }
 
@@ -293,12 +299,14 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       case 'watch':
         return startWatch(call, response);
       case 'create': {
+        const options = writeOptionsOf(call, false);
         const body = parseBody(await readBody(request), mediaType(request));
-        return writeJson(response, 201, api.create(target, body, writeOptionsOf(call, false)));
+        return writeJson(response, 201, api.create(target, body, options), options.warnings);
       }
       case 'update': {
+        const options = writeOptionsOf(call, false);
         const body = parseBody(await readBody(request), mediaType(request));
-        return writeJson(response, 200, api.replace(target, body, writeOptionsOf(call, false)));
+        return writeJson(response, 200, api.replace(target, body, options), options.warnings);
       }
       case 'patch': {
         const patchType = PATCH_TYPES[mediaType(request)];
@@ -312,7 +320,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
         const patch = parseBody(raw, patchType === 'apply' ? 'application/yaml' : 'application/json');
         // An apply that creates the object answers 201, as on a real server.
         const existed = patchType !== 'apply' || api.exists(target);
-        return writeJson(response, existed ? 200 : 201, api.patch(target, patchType, patch, options));
+        return writeJson(response, existed ? 200 : 201, api.patch(target, patchType, patch, options), options.warnings);
       }
       case 'delete':
       case 'deletecollection': {

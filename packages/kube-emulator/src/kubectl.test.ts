@@ -137,4 +137,46 @@ describe('kubectl against the emulator', () => {
     const namespaces = (await ok(['get', 'namespace', ns])).trim().split('\n');
     expect(namespaces[1]).toMatch(new RegExp(`^${ns}\\s+Active\\s+\\d+s$`));
   });
+
+  it('E6 kubectl apply (client side, validating on the server), a changed apply, diff and --dry-run=server on a ConfigMap', async () => {
+    const ns = uniqueName('apply');
+    await ok(['create', 'namespace', ns]);
+    const manifest = (value: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: ns }, data: { a: value } });
+    expect(await ok(['apply', '-f', '-'], manifest('1'))).toContain('configmap/settings created');
+    const diff = await kubectl(['diff', '-f', '-'], { input: manifest('2') });
+    // kubectl diff exits 1 when there are differences.
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toMatch(/^-\s+a: "1"$/m);
+    expect(diff.stdout).toMatch(/^\+\s+a: "2"$/m);
+    expect(await ok(['apply', '-f', '-', '--dry-run=server'], manifest('2'))).toContain('configured (server dry run)');
+    expect(JSON.parse(await ok(['get', 'configmap', 'settings', '-n', ns, '-o', 'json'])).data).toEqual({ a: '1' });
+    expect(await ok(['apply', '-f', '-'], manifest('2'))).toContain('configmap/settings configured');
+    expect(JSON.parse(await ok(['get', 'configmap', 'settings', '-n', ns, '-o', 'json'])).data).toEqual({ a: '2' });
+  });
+
+  it('E6 kubectl apply --server-side on a custom resource records kubectl as the applier; unknown fields are refused (Strict)', async () => {
+    const ns = uniqueName('ssa');
+    await ok(['create', 'namespace', ns]);
+    const manifest = (spec: Record<string, unknown>) =>
+      JSON.stringify({ apiVersion: 'openclaw.rocks/v1alpha1', kind: 'OpenClawInstance', metadata: { name: 'agent', namespace: ns }, spec });
+    expect(await ok(['apply', '--server-side', '-f', '-'], manifest({ image: 'gw:1', skills: ['a'] }))).toContain('serverside-applied');
+    const applied = JSON.parse(await ok(['get', 'oci', 'agent', '-n', ns, '-o', 'json', '--show-managed-fields']));
+    expect(applied.metadata.managedFields.map((e: { manager: string; operation: string }) => [e.manager, e.operation])).toEqual([['kubectl', 'Apply']]);
+    const refused = await kubectl(['apply', '--server-side', '-f', '-'], { input: manifest({ image: 'gw:2', colour: 'red' }) });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('strict decoding error: unknown field "spec.colour"');
+    const warned = await kubectl(['apply', '--server-side', '--validate=warn', '-f', '-'], { input: manifest({ image: 'gw:2', colour: 'red' }) });
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain('Warning: unknown field "spec.colour"');
+    expect(JSON.parse(await ok(['get', 'oci', 'agent', '-n', ns, '-o', 'json'])).spec).toEqual({ image: 'gw:2' });
+  });
+
+  it('E6 kubectl explain reads the OpenAPI v3 documents: a CRD field and a built-in field', async () => {
+    const custom = await ok(['explain', 'openclawinstances.spec.skills']);
+    expect(custom).toContain('KIND:       OpenClawInstance');
+    expect(custom).toContain('FIELD: skills <[]string>');
+    const builtIn = await ok(['explain', 'configmap.data']);
+    expect(builtIn).toContain('FIELD: data <map[string]string>');
+    expect(builtIn).toContain('Data contains the configuration data.');
+  });
 });

@@ -32,7 +32,7 @@ const TYPE_META: JsonObject = {
   kind: str('Kind is a string value representing the REST resource this object represents.'),
 };
 
-const SHARED_SCHEMAS: Record<string, JsonObject> = {
+export const SHARED_SCHEMAS: Record<string, JsonObject> = {
   [OBJECT_META]: {
     description: 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
     type: 'object',
@@ -40,6 +40,7 @@ const SHARED_SCHEMAS: Record<string, JsonObject> = {
       name: str('Name must be unique within a namespace.'),
       generateName: str('GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided.'),
       namespace: str('Namespace defines the space within which each name must be unique.'),
+      selfLink: str('Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.'),
       uid: str('UID is the unique in time and space value for this object.'),
       resourceVersion: str('An opaque value that represents the internal version of this object.'),
       generation: { type: 'integer', format: 'int64', description: 'A sequence number representing a specific generation of the desired state.' },
@@ -179,7 +180,7 @@ function gvk(type: ResourceType): JsonObject {
 }
 
 /** A kind's schema: the CRD's for custom resources, metadata pointing at ObjectMeta. */
-function kindSchema(type: ResourceType): JsonObject {
+export function kindSchema(type: ResourceType): JsonObject {
   const extension = { 'x-kubernetes-group-version-kind': [gvk(type)] };
   const metadata = ref(OBJECT_META, "Standard object's metadata.");
   if (type.crdName !== undefined) {

@@ -136,7 +136,8 @@ describe('server', () => {
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const deadline = Date.now() + 15_000;
+      // tsx compiles the CLI's imports at start: slow on a loaded machine.
+      const deadline = Date.now() + 40_000;
       while (!output.includes('listening on') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
       expect(output).toContain('listening on');
 
@@ -154,5 +155,5 @@ describe('server', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       await rm(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });

@@ -103,6 +103,8 @@ export function b64(text: string): string {
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** Every value of one header, one entry per header line (Node joins repeated headers in `headers`). */
+  headerLines(name: string): string[];
   text: string;
   json(): unknown;
 }
@@ -122,7 +124,13 @@ export function emulatorRequest(
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json: () => JSON.parse(text) as unknown });
+        const raw = response.rawHeaders;
+        const headerLines = (name: string): string[] => {
+          const lines: string[] = [];
+          for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]?.toLowerCase() === name.toLowerCase()) lines.push(raw[i + 1] ?? '');
+          return lines;
+        };
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, headerLines, text, json: () => JSON.parse(text) as unknown });
       });
       response.on('error', reject);
     });
