@@ -95,9 +95,17 @@ export function managerOf(options: WriteOptions): string {
 
 type ManagedFields = unknown[];
 
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
+
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** What happens to the object's dependents (ownerReferences naming it): Background when absent. */
+  propagationPolicy?: PropagationPolicy;
 }
+
+/** The finalizers the garbage collector acts on (gc.ts). */
+export const ORPHAN_FINALIZER = 'orphan';
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
@@ -408,6 +416,20 @@ export class KubeApi {
       );
     }
     if (options.dryRun) return this.deleteResponse(type, strategy, old);
+    // Orphan and Foreground hold the object with the garbage collector's finalizer until it has
+    // released (orphan) or deleted (foreground) the dependents; the generic store adds it
+    // whether or not there are any (k8s.io/apiserver/pkg/registry/generic/registry/store.go,
+    // updateForGracefulDeletionAndFinalizers).
+    const gcFinalizer =
+      options.propagationPolicy === 'Orphan' ? ORPHAN_FINALIZER : options.propagationPolicy === 'Foreground' ? FOREGROUND_FINALIZER : undefined;
+    if (gcFinalizer && !old.metadata.deletionTimestamp) {
+      const marked = clone(old);
+      const others = (marked.metadata.finalizers ?? []).filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+      marked.metadata.finalizers = [...others, gcFinalizer];
+      marked.metadata.deletionTimestamp = kubeTimestamp();
+      marked.metadata.deletionGracePeriodSeconds = 0;
+      return present(type, this.store.update(storageKeyOf(type), marked));
+    }
     if ((old.metadata.finalizers ?? []).length > 0) {
       // Finalizers hold the object until an update removes the last one.
       if (old.metadata.deletionTimestamp) return present(type, old);

@@ -8,7 +8,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
-import type { DeleteOptions, KubeApi, PatchType, Target, WatchEvent, WriteOptions } from './api.ts';
+import type { DeleteOptions, KubeApi, PatchType, PropagationPolicy, Target, WatchEvent, WriteOptions } from './api.ts';
 import { apiGroup, coreVersions, groupList, resourceList, VERSION_INFO } from './discovery.ts';
 import {
   badRequest,
@@ -16,6 +16,7 @@ import {
   internalError,
   invalid,
   methodNotAllowed,
+  notSupported,
   pathNotFound,
   StatusError,
   unauthorized,
@@ -177,6 +178,24 @@ function limitOf(query: URLSearchParams): number | undefined {
   return Number(raw);
 }
 
+const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
+
+/** DeleteOptions' propagationPolicy (body or query) or the older orphanDependents; Background when neither. */
+function propagationPolicyOf(body: unknown, query: URLSearchParams): PropagationPolicy {
+  const given = isObject(body) && typeof body.propagationPolicy === 'string' ? body.propagationPolicy : query.get('propagationPolicy');
+  const orphan = isObject(body) && typeof body.orphanDependents === 'boolean' ? body.orphanDependents : undefined;
+  if (given !== null && given !== undefined && given !== '') {
+    if (!PROPAGATION_POLICIES.includes(given)) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [notSupported('propagationPolicy', given, [...PROPAGATION_POLICIES, 'nil'])]);
+    }
+    if (orphan !== undefined) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [forbiddenField('propagationPolicy', 'orphanDependents and deletionPropagation cannot be both set')]);
+    }
+    return given as PropagationPolicy;
+  }
+  return orphan === true ? 'Orphan' : 'Background';
+}
+
 function optional(value: string | null): string | undefined {
   return value === null ? undefined : value;
 }
@@ -325,7 +344,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       case 'delete':
       case 'deletecollection': {
         const body = parseBody(await readBody(request), 'application/json');
-        const deleteOptions: DeleteOptions = { dryRun: dryRunOf(query) };
+        const deleteOptions: DeleteOptions = { dryRun: dryRunOf(query), propagationPolicy: propagationPolicyOf(body, query) };
         if (isObject(body)) {
           if (isObject(body.preconditions)) deleteOptions.preconditions = body.preconditions as DeleteOptions['preconditions'];
           if (Array.isArray(body.dryRun) && body.dryRun.includes('All')) deleteOptions.dryRun = true;

@@ -179,4 +179,22 @@ describe('kubectl against the emulator', () => {
     expect(builtIn).toContain('FIELD: data <map[string]string>');
     expect(builtIn).toContain('Data contains the configuration data.');
   });
+
+  it('E7 kubectl delete --cascade=foreground waits for the dependents; --cascade=orphan leaves them', async () => {
+    const ns = uniqueName('gc');
+    await ok(['create', 'namespace', ns]);
+    const ownerOf = async (name: string) => {
+      await ok(['create', 'configmap', name, '-n', ns]);
+      const uid = (await ok(['get', 'configmap', name, '-n', ns, '-o', 'jsonpath={.metadata.uid}'])).trim();
+      const child = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-child`, namespace: ns, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid, blockOwnerDeletion: true }] } };
+      await ok(['create', '-f', '-'], JSON.stringify(child));
+    };
+    await ownerOf('fg');
+    await ok(['delete', 'configmap', 'fg', '-n', ns, '--cascade=foreground']);
+    expect((await kubectl(['get', 'secret', 'fg-child', '-n', ns])).stderr).toContain('not found');
+    await ownerOf('or');
+    await ok(['delete', 'configmap', 'or', '-n', ns, '--cascade=orphan']);
+    const orphan = JSON.parse(await ok(['get', 'secret', 'or-child', '-n', ns, '-o', 'json']));
+    expect(orphan.metadata.ownerReferences).toBeUndefined();
+  });
 });

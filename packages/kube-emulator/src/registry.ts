@@ -110,6 +110,13 @@ export class ResourceRegistry {
     return this.types.filter((t) => t.group === group && t.version === version);
   }
 
+  /** One served type per storage collection (the first registered version), for controllers that scan every object. */
+  byStorageKey(): Map<string, ResourceType> {
+    const out = new Map<string, ResourceType>();
+    for (const type of this.types) if (!out.has(storageKeyOf(type))) out.set(storageKeyOf(type), type);
+    return out;
+  }
+
   /** Every namespaced storage collection, one entry per storage key. */
   namespacedStorageKeys(): string[] {
     return [...new Set(this.types.filter((t) => t.namespaced).map(storageKeyOf))];

@@ -32,7 +32,8 @@
  * The kubelet simulator (rule E3) is a separate client, kubelet/simulator.ts.
  *
  * Does not emulate (yet): strategic merge of lists by key, CRD defaulting, CEL rules and
- * conversion, controllers (no ReplicaSets, Pods or garbage collection), admission, RBAC,
+ * conversion, controllers other than the garbage collector (gc.ts: ownerReferences, background,
+ * foreground and orphan deletion), admission, RBAC,
  * protobuf, aggregated discovery, OpenAPI documents, managedFields written by clients (ignored).
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what
@@ -48,6 +49,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeApi } from './api.ts';
 import { readCrdFiles } from './crds.ts';
 import { Faults, type FaultInjector } from './faults.ts';
+import { GarbageCollector } from './gc.ts';
 import { createHttpLayer } from './http.ts';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.ts';
 import { loadSnapshot, SnapshotWriter } from './persistence.ts';
@@ -120,6 +122,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const writer = options.dataFile ? new SnapshotWriter(options.dataFile, () => store.snapshot()) : undefined;
   const unsubscribe = writer ? store.subscribe(() => writer.schedule()) : () => undefined;
   api.restoreCustomResources();
+  const gc = new GarbageCollector(store, registry, api);
   for (const name of BUILT_IN_NAMESPACES) api.ensureNamespace(name);
   for (const crd of await readCrdFiles(options.crdDirs ?? [])) api.install(crd);
 
@@ -147,6 +150,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     faults,
     close() {
       closing ??= (async () => {
+        gc.stop();
         http.endWatches();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();

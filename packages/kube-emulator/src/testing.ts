@@ -119,7 +119,9 @@ export function emulatorRequest(
   init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const request = httpsRequest(`${emulator.url}${path}`, { method: init.method ?? 'GET', headers: init.headers, ca: emulator.caCertificate }, (response) => {
+    // Node sends a DELETE body with neither Content-Length nor chunking unless told its length.
+    const length = init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) };
+    const request = httpsRequest(`${emulator.url}${path}`, { method: init.method ?? 'GET', headers: { ...length, ...init.headers }, ca: emulator.caCertificate }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
