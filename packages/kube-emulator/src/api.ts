@@ -509,6 +509,15 @@ export class KubeApi {
     return { kind: 'watching', stop: unsubscribe };
   }
 
+  /**
+   * A BOOKMARK carrying the current resourceVersion: a watcher that asked for bookmarks can resume
+   * from it without replaying events that never concerned it.
+   */
+  bookmark(target: Target): WatchEvent {
+    const { type } = target;
+    return { type: 'BOOKMARK', object: { kind: type.kind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: String(this.store.resourceVersion) } } };
+  }
+
   /** Registers the resources of CRDs already in the store (after loading a data file). */
   restoreCustomResources(): void {
     const crdType = this.registry.find('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');

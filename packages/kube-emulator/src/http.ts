@@ -60,6 +60,8 @@ export interface HttpLayerOptions {
   faults: Faults;
   /** Enables /admin/faults for bearers of this token; the path does not exist without it. */
   adminToken?: string;
+  /** How often a watch with allowWatchBookmarks gets a BOOKMARK (a real server: about a minute). */
+  bookmarkIntervalMs?: number;
 }
 
 export interface HttpLayer {
@@ -414,6 +416,11 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     };
     const timeout = Number(query.get('timeoutSeconds') ?? '');
     if (Number.isFinite(timeout) && timeout > 0) timer = setTimeout(finish, timeout * 1000);
+    // Periodic bookmarks, as the watch cache sends them to watchers that allow them.
+    const bookmarks = truthy(query.get('allowWatchBookmarks'))
+      ? setInterval(() => send(api.bookmark(target)), options.bookmarkIntervalMs ?? 60_000)
+      : undefined;
+    response.on('close', () => clearInterval(bookmarks));
     // The response's close is the connection's (the client aborted); the request's fires as soon
     // as its (empty) body is read.
     response.on('close', finish);

@@ -2,7 +2,7 @@
 // emulator, spawned as a user would run it: KUBECONFIG pointing at the file the emulator writes.
 // Each test names the rule (E5, E6, E7) whose user-visible part it holds.
 
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -196,5 +196,31 @@ describe('kubectl against the emulator', () => {
     await ok(['delete', 'configmap', 'or', '-n', ns, '--cascade=orphan']);
     const orphan = JSON.parse(await ok(['get', 'secret', 'or-child', '-n', ns, '-o', 'json']));
     expect(orphan.metadata.ownerReferences).toBeUndefined();
+  });
+
+  it('E5 E6 kubectl get --watch prints the table rows of the events as they happen', async () => {
+    const ns = uniqueName('watch');
+    await ok(['create', 'namespace', ns]);
+    const child = spawn(KUBECTL, ['get', 'configmaps', '-n', ns, '--watch', '--output-watch-events'], {
+      env: { PATH: process.env.PATH, HOME: dir, KUBECONFIG: kubeconfig },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      // The watch is open once kubectl has printed its first line (no configmaps yet: a notice on stderr).
+      const ready = Date.now() + 20_000;
+      while (output === '' && Date.now() < ready) await new Promise((r) => setTimeout(r, 50));
+      await ok(['create', 'configmap', 'watched', '-n', ns, '--from-literal=a=1']);
+      await ok(['delete', 'configmap', 'watched', '-n', ns]);
+      const deadline = Date.now() + 20_000;
+      while (!/DELETED\s+watched/.test(output) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(output).toMatch(/EVENT\s+NAME\s+DATA\s+AGE/);
+      expect(output).toMatch(/ADDED\s+watched\s+1\s+\d+s/);
+      expect(output).toMatch(/DELETED\s+watched\s+1\s+\d+s/);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });

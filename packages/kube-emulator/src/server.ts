@@ -73,6 +73,8 @@ export interface KubeEmulatorOptions {
   token?: string;
   /** How many recent writes a watch can resume from (2000 by default); older resourceVersions get 410 Expired. */
   watchHistorySize?: number;
+  /** How often watches that allow bookmarks get one (60 s by default, as a real server). */
+  watchBookmarkIntervalMs?: number;
   /**
    * Directories of CustomResourceDefinition YAML files to install at start (created, or updated
    * when the stored one differs), e.g. `[OPENCLAW_CRD_DIR]` from ./crds.ts.
@@ -128,7 +130,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
 
   let address = '';
   const faults = new Faults();
-  const http = createHttpLayer({ api, registry, token, serverAddress: () => address, faults, adminToken: options.adminToken });
+  const http = createHttpLayer({ api, registry, token, serverAddress: () => address, faults, adminToken: options.adminToken, bookmarkIntervalMs: options.watchBookmarkIntervalMs });
   const ca = await loadOrCreateCertificateAuthority(options.caDir ?? (options.dataFile ? dirname(options.dataFile) : undefined));
   const wildcard = host === '0.0.0.0' || host === '::';
   const hosts = [...new Set([...(wildcard ? [] : [host]), '127.0.0.1', '::1', 'localhost'])].filter((h) => h !== '');
