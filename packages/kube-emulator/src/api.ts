@@ -26,6 +26,7 @@ import { toScale } from './kinds/apps.ts';
 import { strategyFor } from './kinds/lookup.ts';
 import type { Strategy, StrategyContext } from './kinds/strategy.ts';
 import { applyJsonPatch, decodeJsonPatch, JsonPatchError, mergePatch } from './patch.ts';
+import { strategicMergePatch } from './strategic-patch.ts';
 import { apply as applyConfiguration, managedFieldsAfterUpdate, type Scope } from './ssa/managed.ts';
 import { schemaFor, zeroObject } from './ssa/schema.ts';
 import {
@@ -345,7 +346,8 @@ export class KubeApi {
       }
     } else {
       if (!isObject(patch)) throw badRequest('json: cannot unmarshal array into Go value of type map[string]interface {}');
-      patched = mergePatch(current, patch);
+      // Built-in kinds merge lists by their patch merge keys and obey kubectl's directives.
+      patched = patchType === 'strategic' && type.crdName === undefined ? strategicMergePatch(current, patch) : mergePatch(current, patch);
     }
     const incoming = this.decode(type, patched, target.subresource === 'scale');
     this.checkFields(target, incoming, options);

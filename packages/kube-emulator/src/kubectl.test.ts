@@ -223,4 +223,26 @@ describe('kubectl against the emulator', () => {
       child.kill('SIGTERM');
     }
   });
+
+  it('E6 kubectl apply of a changed Deployment: the strategic merge patch kubectl sends merges containers and env by name', async () => {
+    const ns = uniqueName('deploy');
+    await ok(['create', 'namespace', ns]);
+    const manifest = (image: string, env: { name: string; value: string }[]) =>
+      JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: ns },
+        spec: {
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image, env }] } },
+        },
+      });
+    await ok(['apply', '-f', '-'], manifest('nginx:1.27', [{ name: 'A', value: '1' }, { name: 'B', value: '2' }]));
+    const run = await kubectl(['apply', '-f', '-'], { input: manifest('nginx:1.28', [{ name: 'A', value: '3' }]) });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const containers = JSON.parse(await ok(['get', 'deployment', 'web', '-n', ns, '-o', 'json'])).spec.template.spec.containers;
+    expect(containers).toHaveLength(1);
+    expect(containers[0]).toMatchObject({ name: 'web', image: 'nginx:1.28', env: [{ name: 'A', value: '3' }] });
+    expect(Object.keys(containers[0]).filter((key) => key.startsWith('$'))).toEqual([]);
+  });
 });

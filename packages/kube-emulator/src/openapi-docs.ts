@@ -161,6 +161,14 @@ const BUILT_IN: Record<string, { name: string; description: string; properties: 
   },
 };
 
+/**
+ * The kinds whose schema here is complete to the leaves. kubectl computes a strategic merge patch
+ * from the v3 schema only when the PATCH operation lists strategic-merge-patch+json, and fails on
+ * an object the schema leaves open ("unable to find api field"); for the other built-in kinds it
+ * then falls back to its compiled-in types, which carry every patch merge key.
+ */
+const COMPLETE_SCHEMAS = new Set(['namespaces', 'secrets', 'configmaps']);
+
 function storageKey(type: ResourceType): string {
   return type.group ? `${type.group}/${type.plural}` : type.plural;
 }
@@ -242,7 +250,7 @@ function operations(type: ResourceType, item: boolean): JsonObject {
     };
   }
   const patchTypes = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json'];
-  if (type.crdName === undefined) patchTypes.push('application/strategic-merge-patch+json');
+  if (type.crdName === undefined && COMPLETE_SCHEMAS.has(storageKey(type))) patchTypes.push('application/strategic-merge-patch+json');
   return {
     get: { tags: [tag], operationId: id('read'), responses: answer(self), 'x-kubernetes-action': 'get', ...extension },
     put: {
