@@ -21,10 +21,12 @@ import {
   type FieldError,
   type StatusBody,
 } from './errors.ts';
+import { checkFields, type FieldValidation } from './field-validation.ts';
 import { toScale } from './kinds/apps.ts';
 import { strategyFor } from './kinds/lookup.ts';
 import type { Strategy, StrategyContext } from './kinds/strategy.ts';
 import { applyJsonPatch, decodeJsonPatch, JsonPatchError, mergePatch } from './patch.ts';
+import { strategicMergePatch } from './strategic-patch.ts';
 import { apply as applyConfiguration, managedFieldsAfterUpdate, type Scope } from './ssa/managed.ts';
 import { schemaFor, zeroObject } from './ssa/schema.ts';
 import {
@@ -72,6 +74,10 @@ export interface WriteOptions {
   userAgent?: string;
   /** Apply takes ownership of conflicting fields. */
   force?: boolean;
+  /** What to do about fields the schema does not declare (Warn when absent). */
+  fieldValidation?: FieldValidation;
+  /** Receives the Warning texts of the request (unknown fields under Warn). */
+  warnings?: string[];
 }
 
 const FIELD_MANAGER_MAX_LENGTH = 128;
@@ -90,9 +96,17 @@ export function managerOf(options: WriteOptions): string {
 
 type ManagedFields = unknown[];
 
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
+
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** What happens to the object's dependents (ownerReferences naming it): Background when absent. */
+  propagationPolicy?: PropagationPolicy;
 }
+
+/** The finalizers the garbage collector acts on (gc.ts). */
+export const ORPHAN_FINALIZER = 'orphan';
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
@@ -134,9 +148,21 @@ function etcdKey(type: ResourceType, namespace: string | undefined, name: string
   return parts.join('/');
 }
 
+/** Object keys in Go's encoding/json map order (sorted by code unit), at every depth. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isObject(value)) return value;
+  const out: JsonObject = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortedKeys(value[key]);
+  return out;
+}
+
 function present(type: ResourceType, object: KubeObject): KubeObject {
   const { apiVersion: _a, kind: _k, metadata, ...rest } = object;
-  return { kind: type.kind, apiVersion: apiVersionOf(type), metadata, ...rest };
+  const typed = { kind: type.kind, apiVersion: apiVersionOf(type), metadata, ...rest };
+  // A custom resource is an unstructured map on a real server, written back with json.Marshal:
+  // every level's keys come out sorted, whatever order the client sent.
+  return type.crdName === undefined ? typed : (sortedKeys(typed) as KubeObject);
 }
 
 /** Everything that counts for metadata.generation: all but metadata and status. */
@@ -241,6 +267,7 @@ export class KubeApi {
     const { type } = target;
     const strategy = strategyFor(type);
     const object = this.decode(type, body);
+    this.checkFields(target, object, options);
     this.placeInNamespace(target, object);
     if (object.metadata.resourceVersion) {
       throw internalError('resourceVersion should not be set on objects to be created');
@@ -252,7 +279,8 @@ export class KubeApi {
     const meta = object.metadata;
     meta.uid = randomUUID();
     meta.creationTimestamp = kubeTimestamp();
-    meta.generation = 1;
+    if (strategy.hasGeneration) meta.generation = 1;
+    else delete meta.generation;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     if (type.subresources.status) delete object.status;
@@ -285,6 +313,7 @@ export class KubeApi {
   replace(target: Target, body: unknown, options: WriteOptions = {}): KubeObject {
     const { type } = target;
     const incoming = this.decode(type, body, target.subresource === 'scale');
+    this.checkFields(target, incoming, options);
     const old = this.store.get(storageKeyOf(type), this.namespaceOf(target), target.name ?? '');
     if (!old) {
       if (target.subresource === undefined && strategyFor(type).allowCreateOnUpdate) {
@@ -317,9 +346,12 @@ export class KubeApi {
       }
     } else {
       if (!isObject(patch)) throw badRequest('json: cannot unmarshal array into Go value of type map[string]interface {}');
-      patched = mergePatch(current, patch);
+      // Built-in kinds merge lists by their patch merge keys and obey kubectl's directives.
+      patched = patchType === 'strategic' && type.crdName === undefined ? strategicMergePatch(current, patch) : mergePatch(current, patch);
     }
-    return this.update(target, old, this.decode(type, patched, target.subresource === 'scale'), options);
+    const incoming = this.decode(type, patched, target.subresource === 'scale');
+    this.checkFields(target, incoming, options);
+    return this.update(target, old, incoming, options);
   }
 
   exists(target: Target): boolean {
@@ -339,6 +371,7 @@ export class KubeApi {
     if (target.subresource === 'scale') throw unsupportedMediaType('apply is not supported on the scale subresource');
     const { type } = target;
     const config = this.decode(type, patch);
+    this.checkFields(target, config, options);
     this.checkNameMatches(target, config);
     const existing = this.store.get(storageKeyOf(type), this.namespaceOf(target), target.name ?? '');
     if (!existing && target.subresource !== undefined) throw this.notFound(target);
@@ -385,6 +418,20 @@ export class KubeApi {
       );
     }
     if (options.dryRun) return this.deleteResponse(type, strategy, old);
+    // Orphan and Foreground hold the object with the garbage collector's finalizer until it has
+    // released (orphan) or deleted (foreground) the dependents; the generic store adds it
+    // whether or not there are any (k8s.io/apiserver/pkg/registry/generic/registry/store.go,
+    // updateForGracefulDeletionAndFinalizers).
+    const gcFinalizer =
+      options.propagationPolicy === 'Orphan' ? ORPHAN_FINALIZER : options.propagationPolicy === 'Foreground' ? FOREGROUND_FINALIZER : undefined;
+    if (gcFinalizer && !old.metadata.deletionTimestamp) {
+      const marked = clone(old);
+      const others = (marked.metadata.finalizers ?? []).filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+      marked.metadata.finalizers = [...others, gcFinalizer];
+      marked.metadata.deletionTimestamp = kubeTimestamp();
+      marked.metadata.deletionGracePeriodSeconds = 0;
+      return present(type, this.store.update(storageKeyOf(type), marked));
+    }
     if ((old.metadata.finalizers ?? []).length > 0) {
       // Finalizers hold the object until an update removes the last one.
       if (old.metadata.deletionTimestamp) return present(type, old);
@@ -464,6 +511,15 @@ export class KubeApi {
     return { kind: 'watching', stop: unsubscribe };
   }
 
+  /**
+   * A BOOKMARK carrying the current resourceVersion: a watcher that asked for bookmarks can resume
+   * from it without replaying events that never concerned it.
+   */
+  bookmark(target: Target): WatchEvent {
+    const { type } = target;
+    return { type: 'BOOKMARK', object: { kind: type.kind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: String(this.store.resourceVersion) } } };
+  }
+
   /** Registers the resources of CRDs already in the store (after loading a data file). */
   restoreCustomResources(): void {
     const crdType = this.registry.find('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
@@ -489,6 +545,13 @@ export class KubeApi {
   ensureNamespace(name: string): void {
     if (this.store.get(storageKeyOf(NAMESPACES), undefined, name)) return;
     this.create({ type: NAMESPACES }, { metadata: { name } }, { fieldManager: 'kube-apiserver' });
+  }
+
+  /** fieldValidation: unknown fields leave the object; Strict refuses, Warn reports them (field-validation.ts). */
+  private checkFields(target: Target, object: KubeObject, options: WriteOptions): void {
+    if (target.subresource === 'scale') return;
+    const texts = checkFields(target.type, object, options.fieldValidation ?? 'Warn');
+    options.warnings?.push(...texts);
   }
 
   private scopeOf(target: Target): Scope {
@@ -520,8 +583,11 @@ export class KubeApi {
     const incomingRv = incoming.metadata.resourceVersion;
     if (incomingRv && incomingRv !== old.metadata.resourceVersion) throw conflict(groupResourceOf(type), name, OBJECT_MODIFIED);
     if (!incomingRv && !strategy.allowUnconditionalUpdate && target.subresource === undefined) {
-      throw invalid(groupKindOf(type), name, [
-        invalidValue('metadata.resourceVersion', '', 'must be specified for an update'),
+      // The generic store's Update names the resource (not the kind) and shows the parsed
+      // resourceVersion, a uint64 0 that Go's %#v prints as 0x0
+      // (k8s.io/apiserver/pkg/registry/generic/registry/store.go, Update).
+      throw invalid({ group: type.group, kind: type.plural }, name, [
+        { ...invalidValue('metadata.resourceVersion', 0, 'must be specified for an update'), valueText: '0x0' },
       ]);
     }
 
@@ -591,7 +657,8 @@ export class KubeApi {
           time: kubeTimestamp(this.clock()),
         }),
     );
-    if (!jsonEqual(generationContent(typed), generationContent(old))) {
+    if (!strategy.hasGeneration) delete typed.metadata.generation;
+    else if (!jsonEqual(generationContent(typed), generationContent(old))) {
       typed.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     // An update that changes nothing is not written: same resourceVersion, no watch event.

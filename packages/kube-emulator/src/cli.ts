@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { startKubeEmulator } from './server.ts';
 
-const USAGE = `usage: kube-emulator [--host 127.0.0.1] [--port 6443] [--data-file state.json] [--kubeconfig out.yaml] [--token T] [--crd-dir dir]...`;
+const USAGE = `usage: kube-emulator [--host 127.0.0.1] [--port 6443] [--data-file state.json] [--kubeconfig out.yaml] [--token T] [--crd-dir dir]... [--ca-dir dir]`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -18,6 +18,7 @@ async function main(): Promise<void> {
       kubeconfig: { type: 'string' },
       token: { type: 'string' },
       'crd-dir': { type: 'string', multiple: true },
+      'ca-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
     dataFile: values['data-file'],
     token: values.token,
     crdDirs: values['crd-dir'],
+    caDir: values['ca-dir'],
   });
   if (values.kubeconfig) await writeFile(values.kubeconfig, emulator.kubeconfigYaml(), { mode: 0o600 });
   console.log(`kube-emulator listening on ${emulator.url}${values.kubeconfig ? `, kubeconfig in ${values.kubeconfig}` : ''}`);

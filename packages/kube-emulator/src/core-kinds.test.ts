@@ -26,7 +26,7 @@ describe('namespaces', () => {
 
     const patched = await cluster.core.patchNamespace({ name, body: { metadata: { labels: { tier: 'gold' } } } }, mergePatch);
     expect(patched.metadata?.labels?.tier).toBe('gold');
-    expect(patched.metadata?.generation).toBe(1);
+    expect(patched.metadata).not.toHaveProperty('generation'); // E7: namespaces have none
 
     await cluster.core.deleteNamespace({ name });
     expect((await apiFailure(cluster.core.readNamespace({ name }))).code).toBe(404);
@@ -77,7 +77,7 @@ describe('configmaps', () => {
       body: { metadata: { name: 'settings', labels: { app: 'gw' } }, data: { 'openclaw.json': '{"a":1}' } },
     });
     expect(created.kind).toBe('ConfigMap');
-    expect(created.metadata?.generation).toBe(1);
+    expect(created.metadata).not.toHaveProperty('generation'); // E7: configmaps have none
 
     const read = await cluster.core.readNamespacedConfigMap({ name: 'settings', namespace: ns });
     expect(read.data).toEqual({ 'openclaw.json': '{"a":1}' });
@@ -87,7 +87,8 @@ describe('configmaps', () => {
       namespace: ns,
       body: { ...read, data: { 'openclaw.json': '{"a":2}' } },
     });
-    expect(replaced.metadata?.generation).toBe(2);
+    expect(replaced.data).toEqual({ 'openclaw.json': '{"a":2}' });
+    expect(replaced.metadata).not.toHaveProperty('generation');
 
     const patched = await cluster.core.patchNamespacedConfigMap(
       { name: 'settings', namespace: ns, body: { data: { extra: 'yes' } } },

@@ -1,6 +1,6 @@
 import { ApiException } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { apiFailure, createNamespace, mergePatch, startTestCluster, type TestCluster } from './testing.ts';
+import { apiFailure, createNamespace, emulatorRequest, mergePatch, startTestCluster, type TestCluster } from './testing.ts';
 
 let cluster: TestCluster;
 let ns: string;
@@ -75,26 +75,26 @@ describe('fault injection', () => {
   });
 
   it('E4 the admin path adds, lists and clears faults for bearers of the admin token only', async () => {
-    const adminUrl = `${cluster.emulator.url}/admin/faults`;
+    const admin = (init: Parameters<typeof emulatorRequest>[2]) => emulatorRequest(cluster.emulator, '/admin/faults', init);
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
     const rule = { verb: 'get', path: `${secretsPath()}/*`, action: { type: 'error', status: 500, message: 'etcd is down' } };
-    expect((await fetch(adminUrl, { method: 'POST', headers: { ...headers, authorization: `Bearer ${cluster.emulator.token}` }, body: JSON.stringify(rule) })).status).toBe(401);
-    const added = await fetch(adminUrl, { method: 'POST', headers, body: JSON.stringify(rule) });
+    expect((await admin({ method: 'POST', headers: { ...headers, authorization: `Bearer ${cluster.emulator.token}` }, body: JSON.stringify(rule) })).status).toBe(401);
+    const added = await admin({ method: 'POST', headers, body: JSON.stringify(rule) });
     expect(added.status).toBe(201);
-    const bad = await fetch(adminUrl, { method: 'POST', headers, body: JSON.stringify({ path: '/x', action: { type: 'explode' } }) });
+    const bad = await admin({ method: 'POST', headers, body: JSON.stringify({ path: '/x', action: { type: 'explode' } }) });
     expect(bad.status).toBe(400);
     const { code, body } = await apiFailure(cluster.core.readNamespacedSecret({ namespace: ns, name: 'anything' }));
     expect([code, body.message, body.reason]).toEqual([500, 'etcd is down', 'InternalError']);
-    const listed = (await (await fetch(adminUrl, { headers })).json()) as { items: { hits: number }[] };
+    const listed = (await admin({ headers })).json() as { items: { hits: number }[] };
     expect(listed.items.map((i) => i.hits)).toEqual([1]);
-    expect((await fetch(adminUrl, { method: 'DELETE', headers })).status).toBe(200);
+    expect((await admin({ method: 'DELETE', headers })).status).toBe(200);
     expect((await apiFailure(cluster.core.readNamespacedSecret({ namespace: ns, name: 'anything' }))).code).toBe(404);
   });
 
   it('E4 without an admin token the admin path does not exist', async () => {
     const plain = await startTestCluster();
     try {
-      const response = await fetch(`${plain.emulator.url}/admin/faults`, {
+      const response = await emulatorRequest(plain.emulator, '/admin/faults', {
         method: 'POST',
         headers: { authorization: `Bearer ${plain.emulator.token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ path: '/api/v1/namespaces', action: { type: 'reset' } }),

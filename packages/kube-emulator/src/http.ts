@@ -8,7 +8,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
-import type { DeleteOptions, KubeApi, PatchType, Target, WatchEvent, WriteOptions } from './api.ts';
+import type { DeleteOptions, KubeApi, PatchType, PropagationPolicy, Target, WatchEvent, WriteOptions } from './api.ts';
 import { apiGroup, coreVersions, groupList, resourceList, VERSION_INFO } from './discovery.ts';
 import {
   badRequest,
@@ -16,6 +16,7 @@ import {
   internalError,
   invalid,
   methodNotAllowed,
+  notSupported,
   pathNotFound,
   StatusError,
   unauthorized,
@@ -23,8 +24,12 @@ import {
   type StatusBody,
 } from './errors.ts';
 import { parseFaultRule, type FaultAction, type Faults } from './faults.ts';
+import { fieldValidationOf, warningHeader } from './field-validation.ts';
+import { openApiV2, openApiV3ForPath, openApiV3Root } from './openapi-docs.ts';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import type { ResourceRegistry, ResourceType } from './registry.ts';
-import { isObject } from './types.ts';
+import { includeObjectOf, tableVersion, toTable } from './table.ts';
+import { isObject, type KubeObject } from './types.ts';
 
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 const OPEN_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
@@ -55,6 +60,8 @@ export interface HttpLayerOptions {
   faults: Faults;
   /** Enables /admin/faults for bearers of this token; the path does not exist without it. */
   adminToken?: string;
+  /** How often a watch with allowWatchBookmarks gets a BOOKMARK (a real server: about a minute). */
+  bookmarkIntervalMs?: number;
 }
 
 export interface HttpLayer {
@@ -63,12 +70,14 @@ export interface HttpLayer {
   endWatches(): void;
 }
 
-function writeJson(response: ServerResponse, code: number, body: unknown): void {
+function writeJson(response: ServerResponse, code: number, body: unknown, warnings: string[] = []): void {
   const text = JSON.stringify(body);
   response.writeHead(code, {
     'Content-Type': 'application/json',
     'Cache-Control': 'no-cache, private',
     'Content-Length': Buffer.byteLength(text),
+    // One Warning header per text, as a real server writes them.
+    ...(warnings.length > 0 ? { Warning: warnings.map(warningHeader) } : {}),
   });
   response.end(text);
 }
@@ -103,6 +112,7 @@ function mediaType(request: IncomingMessage): string {
 }
 
 function parseBody(raw: Buffer, type: string): unknown {
+  if (type === PROTOBUF_MEDIA_TYPE) return decodeProtobufObject(raw);
   const text = raw.toString('utf8');
   if (text.trim() === '') return undefined;
   try {
@@ -170,13 +180,32 @@ function limitOf(query: URLSearchParams): number | undefined {
   return Number(raw);
 }
 
+const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
+
+/** DeleteOptions' propagationPolicy (body or query) or the older orphanDependents; Background when neither. */
+function propagationPolicyOf(body: unknown, query: URLSearchParams): PropagationPolicy {
+  const given = isObject(body) && typeof body.propagationPolicy === 'string' ? body.propagationPolicy : query.get('propagationPolicy');
+  const orphan = isObject(body) && typeof body.orphanDependents === 'boolean' ? body.orphanDependents : undefined;
+  if (given !== null && given !== undefined && given !== '') {
+    if (!PROPAGATION_POLICIES.includes(given)) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [notSupported('propagationPolicy', given, [...PROPAGATION_POLICIES, 'nil'])]);
+    }
+    if (orphan !== undefined) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [forbiddenField('propagationPolicy', 'orphanDependents and deletionPropagation cannot be both set')]);
+    }
+    return given as PropagationPolicy;
+  }
+  return orphan === true ? 'Orphan' : 'Background';
+}
+
 function optional(value: string | null): string | undefined {
   return value === null ? undefined : value;
 }
 
-/** dryRun, fieldManager (or the User-Agent it defaults to) and force of a write. */
+/** dryRun, fieldManager (or the User-Agent it defaults to), force and fieldValidation of a write. */
 function writeOptionsOf(call: Call, isApply: boolean): WriteOptions {
   const { query, request } = call;
+  const optionsKind = call.verb === 'create' ? 'CreateOptions' : call.verb === 'update' ? 'UpdateOptions' : 'PatchOptions';
   const force = query.get('force');
   if (force !== null && !isApply) {
     throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
@@ -188,6 +217,8 @@ function writeOptionsOf(call: Call, isApply: boolean): WriteOptions {
     fieldManager: optional(query.get('fieldManager')) || undefined,
     userAgent: request.headers['user-agent'],
     force: truthy(force),
+    fieldValidation: fieldValidationOf(query.get('fieldValidation'), optionsKind),
+    warnings: [],
   };
 }
 
@@ -259,28 +290,44 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
   async function execute(call: Call, response: ServerResponse): Promise<void> {
     const { verb, target, query, request } = call;
     switch (verb) {
-      case 'get':
-        return writeJson(response, 200, api.get(target));
-      case 'list':
+      case 'get': {
+        const object = api.get(target);
+        const table = target.subresource === undefined ? tableVersion(request.headers.accept) : undefined;
+        if (!table) return writeJson(response, 200, object);
+        return writeJson(response, 200, toTable(target.type, [object], { version: table, resourceVersion: object.metadata.resourceVersion, include: includeObjectOf(query.get('includeObject')) }));
+      }
+      case 'list': {
+        const list = api.list(target, {
+          labelSelector: optional(query.get('labelSelector')),
+          fieldSelector: optional(query.get('fieldSelector')),
+          limit: limitOf(query),
+          continueToken: optional(query.get('continue')),
+        });
+        const table = tableVersion(request.headers.accept);
+        if (!table) return writeJson(response, 200, list);
+        const meta = list.metadata as { resourceVersion?: string; continue?: string };
         return writeJson(
           response,
           200,
-          api.list(target, {
-            labelSelector: optional(query.get('labelSelector')),
-            fieldSelector: optional(query.get('fieldSelector')),
-            limit: limitOf(query),
-            continueToken: optional(query.get('continue')),
+          toTable(target.type, list.items as KubeObject[], {
+            version: table,
+            resourceVersion: meta.resourceVersion,
+            continueToken: meta.continue,
+            include: includeObjectOf(query.get('includeObject')),
           }),
         );
+      }
       case 'watch':
         return startWatch(call, response);
       case 'create': {
+        const options = writeOptionsOf(call, false);
         const body = parseBody(await readBody(request), mediaType(request));
-        return writeJson(response, 201, api.create(target, body, writeOptionsOf(call, false)));
+        return writeJson(response, 201, api.create(target, body, options), options.warnings);
       }
       case 'update': {
+        const options = writeOptionsOf(call, false);
         const body = parseBody(await readBody(request), mediaType(request));
-        return writeJson(response, 200, api.replace(target, body, writeOptionsOf(call, false)));
+        return writeJson(response, 200, api.replace(target, body, options), options.warnings);
       }
       case 'patch': {
         const patchType = PATCH_TYPES[mediaType(request)];
@@ -294,12 +341,12 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
         const patch = parseBody(raw, patchType === 'apply' ? 'application/yaml' : 'application/json');
         // An apply that creates the object answers 201, as on a real server.
         const existed = patchType !== 'apply' || api.exists(target);
-        return writeJson(response, existed ? 200 : 201, api.patch(target, patchType, patch, options));
+        return writeJson(response, existed ? 200 : 201, api.patch(target, patchType, patch, options), options.warnings);
       }
       case 'delete':
       case 'deletecollection': {
         const body = parseBody(await readBody(request), 'application/json');
-        const deleteOptions: DeleteOptions = { dryRun: dryRunOf(query) };
+        const deleteOptions: DeleteOptions = { dryRun: dryRunOf(query), propagationPolicy: propagationPolicyOf(body, query) };
         if (isObject(body)) {
           if (isObject(body.preconditions)) deleteOptions.preconditions = body.preconditions as DeleteOptions['preconditions'];
           if (Array.isArray(body.dryRun) && body.dryRun.includes('All')) deleteOptions.dryRun = true;
@@ -316,12 +363,23 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
 
   function startWatch(call: Call, response: ServerResponse): void {
     const { target, query } = call;
+    // `kubectl get -w` asks for Tables: each event then carries a one-row Table, the first with
+    // the column definitions.
+    const table = tableVersion(call.request.headers.accept);
+    let headers = true;
+    const encode = (event: WatchEvent): string => {
+      if (!table || event.type === 'ERROR' || event.type === 'BOOKMARK') return JSON.stringify(event);
+      const object = event.object as KubeObject;
+      const rows = toTable(target.type, [object], { version: table, resourceVersion: object.metadata.resourceVersion, include: includeObjectOf(query.get('includeObject')), headers });
+      headers = false;
+      return JSON.stringify({ type: event.type, object: rows });
+    };
     // Events emitted while the watch starts (replay, initial state) wait until the 200 is written,
     // so that a bad selector or resourceVersion can still be answered with a plain Status.
     let buffered: WatchEvent[] | undefined = [];
     const send = (event: WatchEvent): void => {
       if (buffered) buffered.push(event);
-      else if (!response.writableEnded) response.write(`${JSON.stringify(event)}\n`);
+      else if (!response.writableEnded) response.write(`${encode(event)}\n`);
     };
     const started = api.watch(
       target,
@@ -346,7 +404,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     }
     const pending = buffered;
     buffered = undefined;
-    for (const event of pending) response.write(`${JSON.stringify(event)}\n`);
+    for (const event of pending) response.write(`${encode(event)}\n`);
 
     watches.add(response);
     let timer: NodeJS.Timeout | undefined;
@@ -358,6 +416,11 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     };
     const timeout = Number(query.get('timeoutSeconds') ?? '');
     if (Number.isFinite(timeout) && timeout > 0) timer = setTimeout(finish, timeout * 1000);
+    // Periodic bookmarks, as the watch cache sends them to watchers that allow them.
+    const bookmarks = truthy(query.get('allowWatchBookmarks'))
+      ? setInterval(() => send(api.bookmark(target)), options.bookmarkIntervalMs ?? 60_000)
+      : undefined;
+    response.on('close', () => clearInterval(bookmarks));
     // The response's close is the connection's (the client aborted); the request's fires as soon
     // as its (empty) body is read.
     response.on('close', finish);
@@ -388,6 +451,20 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       return writeJson(response, 200, {});
     }
     throw methodNotAllowed();
+  }
+
+  /** /openapi/v2 (JSON; the protobuf form is not served) and /openapi/v3[/api/v1 | /apis/group/version]. */
+  function serveOpenApi(segments: string[], method: string, request: IncomingMessage, response: ServerResponse): void {
+    if (method !== 'GET') throw methodNotAllowed();
+    if (segments[0] === 'v2' && segments.length === 1) {
+      const accept = request.headers.accept ?? '*/*';
+      if (!/application\/json|\*\/\*/.test(accept)) throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json`);
+      return writeJson(response, 200, openApiV2(registry));
+    }
+    if (segments[0] !== 'v3') throw pathNotFound();
+    const document = segments.length === 1 ? openApiV3Root(registry) : openApiV3ForPath(registry, segments.slice(1));
+    if (!document) throw pathNotFound();
+    return writeJson(response, 200, document);
   }
 
   /** Runs the call under the fault a rule sets for it, if any. */
@@ -433,8 +510,9 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       }
       if (first === 'version' && segments.length === 1) return writeJson(response, 200, VERSION_INFO);
       if (segments.length === 0) {
-        return writeJson(response, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version'] });
+        return writeJson(response, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
       }
+      if (first === 'openapi') return serveOpenApi(segments.slice(1), method, request, response);
       if (first !== 'api' && first !== 'apis') throw pathNotFound();
       const resolved = route(segments, method, url.searchParams, request);
       if ('document' in resolved) {

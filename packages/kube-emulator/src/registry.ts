@@ -19,6 +19,8 @@ export interface ResourceType {
   crdName?: string;
   /** The CRD version's openAPIV3Schema (custom resources only). */
   openAPISchema?: unknown;
+  /** The CRD version's additionalPrinterColumns (custom resources only), for Table output. */
+  printerColumns?: Record<string, unknown>[];
 }
 
 export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): string {
@@ -106,6 +108,13 @@ export class ResourceRegistry {
 
   resourcesOf(group: string, version: string): ResourceType[] {
     return this.types.filter((t) => t.group === group && t.version === version);
+  }
+
+  /** One served type per storage collection (the first registered version), for controllers that scan every object. */
+  byStorageKey(): Map<string, ResourceType> {
+    const out = new Map<string, ResourceType>();
+    for (const type of this.types) if (!out.has(storageKeyOf(type))) out.set(storageKeyOf(type), type);
+    return out;
   }
 
   /** Every namespaced storage collection, one entry per storage key. */

@@ -54,13 +54,14 @@ describe('server', () => {
     await expect(configWithToken(yaml, cluster.emulator.token).makeApiClient(CoreV1Api).listNamespace()).resolves.toBeTruthy();
   });
 
-  it('E1 the kubeconfig text names the server, the token and a current context', async () => {
+  it('E1 E5 the kubeconfig names the https server, its CA, the token and a current context', async () => {
     const config = new KubeConfig();
     config.loadFromString(cluster.emulator.kubeconfigYaml());
     expect(config.getCurrentCluster()?.server).toBe(cluster.emulator.url);
-    expect(config.getCurrentCluster()?.skipTLSVerify).toBe(true);
+    expect(config.getCurrentCluster()?.skipTLSVerify).toBeFalsy();
+    expect(Buffer.from(config.getCurrentCluster()?.caData ?? '', 'base64').toString()).toBe(cluster.emulator.caCertificate);
     expect(config.getCurrentUser()?.token).toBe(cluster.emulator.token);
-    expect(cluster.emulator.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(cluster.emulator.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
   });
 
   it('E1 serves discovery documents for /api, /apis and each group version', async () => {
@@ -135,7 +136,8 @@ describe('server', () => {
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const deadline = Date.now() + 15_000;
+      // tsx compiles the CLI's imports at start: slow on a loaded machine.
+      const deadline = Date.now() + 40_000;
       while (!output.includes('listening on') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
       expect(output).toContain('listening on');
 
@@ -153,5 +155,5 @@ describe('server', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       await rm(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });

@@ -1,7 +1,8 @@
 /**
- * @occ/kube-emulator: an embedded Kubernetes API server over plain HTTP, for `npm start` and for
- * tests. `@kubernetes/client-node` reaches it through the kubeconfig it hands out (bearer token;
- * insecure-skip-tls-verify, without which client-node refuses http).
+ * @occ/kube-emulator: an embedded Kubernetes API server over HTTPS, for `npm start` and for
+ * tests. `@kubernetes/client-node`, kubectl and any client-go program reach it through the
+ * kubeconfig it hands out (bearer token; the emulator's own CA in certificate-authority-data,
+ * tls.ts, rule E5).
  *
  * Emulates (rule E1): core/v1 namespaces, secrets, configmaps, events; coordination.k8s.io/v1
  * leases; apps/v1 deployments (with /status and /scale); apiextensions.k8s.io/v1 customresourcedefinitions, whose custom resources
@@ -31,7 +32,8 @@
  * The kubelet simulator (rule E3) is a separate client, kubelet/simulator.ts.
  *
  * Does not emulate (yet): strategic merge of lists by key, CRD defaulting, CEL rules and
- * conversion, controllers (no ReplicaSets, Pods or garbage collection), admission, RBAC, TLS,
+ * conversion, controllers other than the garbage collector (gc.ts: ownerReferences, background,
+ * foreground and orphan deletion), admission, RBAC,
  * protobuf, aggregated discovery, OpenAPI documents, managedFields written by clients (ignored).
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what
@@ -40,17 +42,20 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:https';
+import { isIP, type AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeApi } from './api.ts';
 import { readCrdFiles } from './crds.ts';
 import { Faults, type FaultInjector } from './faults.ts';
+import { GarbageCollector } from './gc.ts';
 import { createHttpLayer } from './http.ts';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.ts';
 import { loadSnapshot, SnapshotWriter } from './persistence.ts';
 import { ResourceRegistry } from './registry.ts';
 import { ObjectStore } from './store.ts';
+import { issueServingCertificate, loadOrCreateCertificateAuthority } from './tls.ts';
 
 export interface KubeEmulatorOptions {
   /** Interface to listen on; 127.0.0.1 by default. */
@@ -59,10 +64,17 @@ export interface KubeEmulatorOptions {
   port?: number;
   /** JSON file holding every object and the resourceVersion counter across restarts; memory only without it. */
   dataFile?: string;
+  /**
+   * Directory keeping the certificate authority (ca.crt, ca.key) across restarts, so kubeconfigs
+   * written earlier stay valid; the data file's directory by default, memory only without either.
+   */
+  caDir?: string;
   /** Bearer token clients must send; random when not given. */
   token?: string;
   /** How many recent writes a watch can resume from (2000 by default); older resourceVersions get 410 Expired. */
   watchHistorySize?: number;
+  /** How often watches that allow bookmarks get one (60 s by default, as a real server). */
+  watchBookmarkIntervalMs?: number;
   /**
    * Directories of CustomResourceDefinition YAML files to install at start (created, or updated
    * when the stored one differs), e.g. `[OPENCLAW_CRD_DIR]` from ./crds.ts.
@@ -78,8 +90,11 @@ export interface KubeEmulatorOptions {
 }
 
 export interface KubeEmulator {
+  /** https://host:port */
   url: string;
   token: string;
+  /** PEM certificate of the CA that signed the serving certificate (the kubeconfig carries it too). */
+  caCertificate: string;
   kubeConfig(): KubeConfig;
   kubeconfigYaml(): string;
   /** Fault injection (E4): make chosen verb + path requests fail, wait, or lose their response. */
@@ -109,27 +124,35 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const writer = options.dataFile ? new SnapshotWriter(options.dataFile, () => store.snapshot()) : undefined;
   const unsubscribe = writer ? store.subscribe(() => writer.schedule()) : () => undefined;
   api.restoreCustomResources();
+  const gc = new GarbageCollector(store, registry, api);
   for (const name of BUILT_IN_NAMESPACES) api.ensureNamespace(name);
   for (const crd of await readCrdFiles(options.crdDirs ?? [])) api.install(crd);
 
   let address = '';
   const faults = new Faults();
-  const http = createHttpLayer({ api, registry, token, serverAddress: () => address, faults, adminToken: options.adminToken });
-  const server = createServer((request, response) => http.handle(request, response));
+  const http = createHttpLayer({ api, registry, token, serverAddress: () => address, faults, adminToken: options.adminToken, bookmarkIntervalMs: options.watchBookmarkIntervalMs });
+  const ca = await loadOrCreateCertificateAuthority(options.caDir ?? (options.dataFile ? dirname(options.dataFile) : undefined));
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const hosts = [...new Set([...(wildcard ? [] : [host]), '127.0.0.1', '::1', 'localhost'])].filter((h) => h !== '');
+  const serving = issueServingCertificate(ca, hosts);
+  const server = createServer({ cert: serving.cert, key: serving.key }, (request, response) => http.handle(request, response));
   await listen(server, options.port ?? 0, host);
   const { port } = server.address() as AddressInfo;
-  address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const url = `http://${address}`;
+  const reachable = wildcard ? '127.0.0.1' : host;
+  address = `${isIP(reachable) === 6 ? `[${reachable}]` : reachable}:${port}`;
+  const url = `https://${address}`;
 
   let closing: Promise<void> | undefined;
   return {
     url,
     token,
-    kubeConfig: () => kubeConfigFor(url, token),
-    kubeconfigYaml: () => kubeconfigYaml(url, token),
+    caCertificate: ca.cert,
+    kubeConfig: () => kubeConfigFor(url, token, ca.cert),
+    kubeconfigYaml: () => kubeconfigYaml(url, token, ca.cert),
     faults,
     close() {
       closing ??= (async () => {
+        gc.stop();
         http.endWatches();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();

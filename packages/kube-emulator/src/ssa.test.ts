@@ -50,10 +50,20 @@ function entry(manager: string, operation: 'Apply' | 'Update', fieldsV1: Obj, su
   return { manager, operation, apiVersion: API_VERSION, time: TIME, fieldsType: 'FieldsV1', fieldsV1, ...(subresource ? { subresource } : {}) };
 }
 
-/** Exact: the same entries, in the same order, with the same key order down to FieldsV1. */
+/** Go's json.Marshal of a map: keys sorted at every level. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys((value as Obj)[key])]));
+}
+
+/**
+ * Exact: the same entries, in the same order, with the key order down to FieldsV1 a real server
+ * writes for a custom resource (an unstructured map, so every level's keys are sorted).
+ */
 function expectManaged(object: Obj, entries: Obj[]): void {
   expect(object.metadata.managedFields).toEqual(entries);
-  expect(JSON.stringify(object.metadata.managedFields)).toBe(JSON.stringify(entries));
+  expect(JSON.stringify(object.metadata.managedFields)).toBe(JSON.stringify(sortedKeys(entries)));
 }
 
 const v = (value: unknown) => `v:${JSON.stringify(value)}`;
@@ -347,6 +357,46 @@ describe('server-side apply semantics', () => {
       ['kubernetes-client-javascript', 'Update', '{"f:spec":{"f:model":{}}}'],
       ['occ-api', 'Update', '{"f:spec":{"f:skills":{".":{},"v:\\"s\\"":{}}}}'],
     ]);
+  });
+
+  it('E2 an update or merge patch that removes fields takes them out of its manager\'s entry (and the object)', async () => {
+    const name = fresh();
+    await apply(name, 'alice', { image: 'gw:1' });
+    const added = (await cluster.custom.patchNamespacedCustomObject(
+      { ...path(), name, fieldManager: 'occ-api', body: { spec: { model: 'gpt', skills: ['a', 'b'] } } },
+      mergePatch,
+    )) as Obj;
+    expectManaged(added, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
+      entry('occ-api', 'Update', { 'f:spec': { 'f:model': {}, 'f:skills': { '.': {}, [v('a')]: {}, [v('b')]: {} } } }),
+    ]);
+    // A merge patch that nulls model: occ-api no longer owns it.
+    const unset = (await cluster.custom.patchNamespacedCustomObject(
+      { ...path(), name, fieldManager: 'occ-api', body: { spec: { model: null } } },
+      mergePatch,
+    )) as Obj;
+    expect(unset.spec).toEqual({ image: 'gw:1', skills: ['a', 'b'] });
+    expectManaged(unset, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
+      entry('occ-api', 'Update', { 'f:spec': { 'f:skills': { '.': {}, [v('a')]: {}, [v('b')]: {} } } }),
+    ]);
+    // A replace that drops skill "b": occ-api's entry loses it too.
+    const replaced = (await cluster.custom.replaceNamespacedCustomObject({
+      ...path(),
+      name,
+      fieldManager: 'occ-api',
+      body: { ...unset, spec: { image: 'gw:1', skills: ['a'] } },
+    })) as Obj;
+    expectManaged(replaced, [
+      entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } }),
+      entry('occ-api', 'Update', { 'f:spec': { 'f:skills': { '.': {}, [v('a')]: {} } } }),
+    ]);
+    // Removing everything it owned drops the entry altogether.
+    const emptied = (await cluster.custom.patchNamespacedCustomObject(
+      { ...path(), name, fieldManager: 'occ-api', body: { spec: { skills: null } } },
+      mergePatch,
+    )) as Obj;
+    expectManaged(emptied, [entry('alice', 'Apply', { 'f:spec': { 'f:image': {} } })]);
   });
 
   it('E2 the status subresource is tracked apart: the main endpoint ignores status, /status ignores the rest', async () => {

@@ -13,6 +13,7 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
+import { request as httpsRequest } from 'node:https';
 import { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from './server.ts';
 
 export interface TestCluster {
@@ -97,4 +98,45 @@ export const serverSideApply = setHeaderOptions('Content-Type', PatchStrategy.Se
 
 export function b64(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64');
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Every value of one header, one entry per header line (Node joins repeated headers in `headers`). */
+  headerLines(name: string): string[];
+  text: string;
+  json(): unknown;
+}
+
+/**
+ * A plain HTTPS request to the emulator, trusting its CA (for paths no typed client covers, such
+ * as /admin/faults and /openapi, and for exact headers).
+ */
+export function emulatorRequest(
+  emulator: KubeEmulator,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    // Node sends a DELETE body with neither Content-Length nor chunking unless told its length.
+    const length = init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) };
+    const request = httpsRequest(`${emulator.url}${path}`, { method: init.method ?? 'GET', headers: { ...length, ...init.headers }, ca: emulator.caCertificate }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const raw = response.rawHeaders;
+        const headerLines = (name: string): string[] => {
+          const lines: string[] = [];
+          for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]?.toLowerCase() === name.toLowerCase()) lines.push(raw[i + 1] ?? '');
+          return lines;
+        };
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, headerLines, text, json: () => JSON.parse(text) as unknown });
+      });
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(init.body);
+  });
 }

@@ -58,6 +58,31 @@ function summary(seen: Seen[]): string[] {
 }
 
 describe('watch', () => {
+  it('E7 a watch that allows bookmarks gets periodic BOOKMARKs at the current resourceVersion; one that does not gets none', async () => {
+    const fast = await startTestCluster({ watchBookmarkIntervalMs: 100 });
+    try {
+      const quiet = await createNamespace(fast, 'quiet');
+      const busy = await createNamespace(fast, 'busy');
+      const list = await fast.core.listNamespacedSecret({ namespace: quiet });
+      const path = `/api/v1/namespaces/${quiet}/secrets`;
+      const withBookmarks = await record(fast, path, { resourceVersion: list.metadata?.resourceVersion ?? '', allowWatchBookmarks: true });
+      const without = await record(fast, path, { resourceVersion: list.metadata?.resourceVersion ?? '' });
+      // A write elsewhere moves the resourceVersion on; the quiet watch learns it from a bookmark.
+      const elsewhere = await fast.core.createNamespacedSecret({ namespace: busy, body: { metadata: { name: 'elsewhere' } } });
+      const target = Number(elsewhere.metadata?.resourceVersion);
+      await until(() => withBookmarks.seen.some((e) => e.type === 'BOOKMARK' && Number(e.resourceVersion) >= target), 'a bookmark past the write');
+      const bookmark = withBookmarks.seen.find((e) => e.type === 'BOOKMARK');
+      expect(bookmark?.object).toMatchObject({ kind: 'Secret', apiVersion: 'v1' });
+      expect(withBookmarks.seen.every((e) => e.type === 'BOOKMARK')).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(without.seen).toEqual([]);
+      withBookmarks.controller.abort();
+      without.controller.abort();
+    } finally {
+      await fast.close();
+    }
+  });
+
   it('E1 streams ADDED, MODIFIED and DELETED from a list resourceVersion through client-node Watch', async () => {
     const ns = await createNamespace(cluster, 'w1');
     const list = await cluster.core.listNamespacedSecret({ namespace: ns });

@@ -138,6 +138,9 @@ export function customResourceTypes(crd: KubeObject): ResourceType[] {
       categories: names.categories ?? [],
       subresources: { status: isObject(obj(v.subresources).status), scale: false },
       openAPISchema: obj(v.schema).openAPIV3Schema,
+      printerColumns: Array.isArray((v as unknown as JsonObject).additionalPrinterColumns)
+        ? ((v as unknown as JsonObject).additionalPrinterColumns as unknown[]).filter(isObject)
+        : [],
     }));
 }
 
@@ -145,6 +148,7 @@ export const crdStrategy: Strategy = {
   ...defaultStrategy,
   validateName: dns1123Subdomain,
   allowUnconditionalUpdate: false,
+  hasGeneration: true,
   deleteReturnsObject: true,
   ownDeleteHandler: true,
   prepareForCreate(crd) {
@@ -193,6 +197,7 @@ export const customResourceStrategy: Strategy = {
   ...defaultStrategy,
   validateName: dns1123Subdomain,
   allowUnconditionalUpdate: false,
+  hasGeneration: true,
   deleteReturnsObject: true,
   prepareForCreate(object, type) {
     pruneUnknownFields(type.openAPISchema, object);

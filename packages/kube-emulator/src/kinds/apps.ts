@@ -171,6 +171,7 @@ export function validateDeployment(object: KubeObject, old: KubeObject | undefin
 export const deploymentStrategy: Strategy = {
   ...defaultStrategy,
   validateName: dns1123Subdomain,
+  hasGeneration: true,
   prepareForCreate(object) {
     defaultDeployment(object);
     object.status = {};

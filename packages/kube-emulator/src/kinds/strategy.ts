@@ -20,6 +20,11 @@ export interface Strategy {
   fieldLabels: Record<string, FieldGetter>;
   /** PUT without metadata.resourceVersion is accepted (false for custom resources and CRDs). */
   allowUnconditionalUpdate: boolean;
+  /**
+   * The kind keeps metadata.generation (its strategy sets 1 on create and bumps it on spec
+   * changes). ConfigMaps, Secrets, Namespaces, Events and Leases have none on a real server.
+   */
+  hasGeneration: boolean;
   /** PUT of a missing object creates it (true for Events only). */
   allowCreateOnUpdate: boolean;
   /** DELETE answers the deleted object; otherwise a Status Success naming it. */
@@ -47,6 +52,7 @@ export interface Strategy {
 export const defaultStrategy: Omit<Strategy, 'validateName'> = {
   fieldLabels: {},
   allowUnconditionalUpdate: true,
+  hasGeneration: false,
   allowCreateOnUpdate: false,
   deleteReturnsObject: false,
   ownDeleteHandler: false,
