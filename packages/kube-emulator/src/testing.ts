@@ -55,14 +55,20 @@ export function clientsFor(emulator: KubeEmulator): TestCluster {
   return { target: 'emulator', emulator, ...clientsOf(emulator.kubeConfig()), close: () => emulator.close() };
 }
 
-/** E8: the server the conformance suites run against, read once, here. */
-export function kubeTarget(env: NodeJS.ProcessEnv = process.env): { target: 'emulator' } | { target: 'real'; kubeconfig: string } {
+/**
+ * E8: the server the conformance suites run against, read once, here. On the real target, KUBECONFIG
+ * names its kubeconfig and OCC_KUBE_KUBECTL the kubectl of the same release (scripts/kube-apiserver/
+ * cluster sets both), or the machine's kubectl.
+ */
+export function kubeTarget(
+  env: NodeJS.ProcessEnv = process.env,
+): { target: 'emulator' } | { target: 'real'; kubeconfig: string; kubectl: string } {
   const target = env.OCC_KUBE_TARGET ?? 'emulator';
   if (target === 'emulator') return { target };
   if (target !== 'real') throw new Error(`OCC_KUBE_TARGET must be "emulator" or "real", not ${JSON.stringify(target)}`);
   const kubeconfig = env.KUBECONFIG;
   if (!kubeconfig) throw new Error('OCC_KUBE_TARGET=real needs KUBECONFIG naming the real server\'s kubeconfig file');
-  return { target, kubeconfig };
+  return { target, kubeconfig, kubectl: env.OCC_KUBE_KUBECTL || 'kubectl' };
 }
 
 export const KUBE_TARGET = kubeTarget();
