@@ -20,7 +20,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
-import { readCrdFiles } from './crds.ts';
+import { crdForClientModels, readCrdFiles } from './crds.ts';
 import { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from './server.ts';
 import type { KubeObject } from './types.ts';
 
@@ -110,8 +110,8 @@ export async function realCluster(kubeconfigPath: string, crdDirs: readonly stri
 
 async function installCrd(objects: KubernetesObjectApi, extensions: ApiextensionsV1Api, crd: KubeObject): Promise<void> {
   const name = crd.metadata.name ?? '';
-  // Raw apply body: the typed CRD model would drop the x-kubernetes-* schema keys (crds.ts).
-  await objects.patch(crd as never, undefined, undefined, 'occ-test-harness', true, PatchStrategy.ServerSideApply);
+  // Spelled for client-node's typed CRD model, which would otherwise drop the x-kubernetes-* keys (crds.ts).
+  await objects.patch(crdForClientModels(crd) as never, undefined, undefined, 'occ-test-harness', true, PatchStrategy.ServerSideApply);
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const stored = await extensions.readCustomResourceDefinition({ name });
     const established = stored.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
@@ -119,6 +119,23 @@ async function installCrd(objects: KubernetesObjectApi, extensions: Apiextension
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`CRD ${name} did not become Established`);
+}
+
+/**
+ * managedFields as a test with a fixed `clock` expects them: on the emulator, unchanged; on a real
+ * server, whose clock no test sets, each entry's time (checked to be a recent RFC 3339 second) read
+ * as `time`. Entry order is kept: the real server sorts by operation, time, then manager.
+ */
+export function atFixedTime(cluster: TestCluster, managedFields: unknown, time: string): unknown {
+  if (cluster.target === 'emulator' || !Array.isArray(managedFields)) return managedFields;
+  return managedFields.map((entry: Record<string, unknown>) => {
+    const stamped = String(entry.time);
+    const age = Date.now() - Date.parse(stamped);
+    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(stamped) || !(age > -60_000 && age < 3_600_000)) {
+      throw new Error(`managedFields time ${stamped} is not a recent RFC 3339 second`);
+    }
+    return { ...entry, time };
+  });
 }
 
 /** A fresh DNS-label name, so tests sharing one server never collide. */
