@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crdForClientModels, OPENCLAW_CRD_DIR, readCrdFiles } from './crds.ts';
-import { apiFailure, createNamespace, mergePatch, startTestCluster, type TestCluster } from './testing.ts';
+import { apiFailure, createNamespace, mergePatch, startTestCluster, uniqueName, type TestCluster } from './testing.ts';
 import type { KubeObject } from './types.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -55,26 +55,40 @@ describe('OpenClaw CRDs in deploy/crds', () => {
   });
 
   it('K2 creating the CRDs through the apiextensions API keeps their schemas exactly and serves the kinds', async () => {
-    const fresh = await startTestCluster();
-    try {
-      for (const crd of files) await fresh.objects.create(crdForClientModels(crd) as Obj);
-      for (const crd of files) {
-        const stored = (await fresh.objects.read({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: crd.metadata.name ?? '' } })) as Obj;
-        // Read back through the typed model and spelled for it, the schema is the file's.
-        expect(stored.spec.versions[0].schema).toEqual((crdForClientModels(crd) as Obj).spec.versions[0].schema);
-      }
-      const ns = await createNamespace(fresh, 'crds');
-      const created = (await fresh.custom.createNamespacedCustomObject({
-        group: GROUP,
+    // Under a group of their own, so that the server may already serve deploy/crds (the E8 lane's
+    // real server is shared by every file and keeps what they install).
+    const group = `${uniqueName('oc')}.example`;
+    const renamed = files.map((crd) => {
+      const copy = structuredClone(crd) as Obj;
+      copy.spec.group = group;
+      copy.metadata.name = `${copy.spec.names.plural}.${group}`;
+      return copy;
+    });
+    for (const crd of renamed) await preloaded.objects.create(crdForClientModels(crd as KubeObject) as Obj);
+    for (const crd of renamed) {
+      const stored = (await preloaded.objects.read({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: crd.metadata.name } })) as Obj;
+      // Read back through the typed model and spelled for it, the schema is the file's.
+      expect(stored.spec.versions[0].schema).toEqual((crdForClientModels(crd as KubeObject) as Obj).spec.versions[0].schema);
+    }
+    const ns = await createNamespace(preloaded, 'crds');
+    const create = () =>
+      preloaded.custom.createNamespacedCustomObject({
+        group,
         version: VERSION,
         namespace: ns,
         plural: 'openclawselfconfigs',
-        body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name: 'r1' }, spec: { instanceRef: 'i1', addSkills: ['npm:@scope/tool'] } },
-      })) as Obj;
-      expect(created.spec).toEqual({ instanceRef: 'i1', addSkills: ['npm:@scope/tool'] });
-    } finally {
-      await fresh.close();
+        body: { apiVersion: `${group}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name: 'r1' }, spec: { instanceRef: 'i1', addSkills: ['npm:@scope/tool'] } },
+      });
+    // A real server serves a new CRD's kind a moment after it is Established.
+    let created: Obj | undefined;
+    for (let attempt = 0; attempt < 50 && !created; attempt += 1) {
+      created = (await create().catch(async (error: unknown) => {
+        if ((error as { code?: number }).code !== 404) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return undefined;
+      })) as Obj | undefined;
     }
+    expect(created?.spec).toEqual({ instanceRef: 'i1', addSkills: ['npm:@scope/tool'] });
   });
 });
 

@@ -1,5 +1,12 @@
 // Test support: a real emulator on 127.0.0.1:0 and client-node clients pointed at it through its
 // kubeconfig. Nothing here reaches into the server; tests talk HTTP only.
+//
+// One suite, two servers (rule E8): with OCC_KUBE_TARGET=real and KUBECONFIG naming a kubeconfig
+// file, startTestCluster hands out clients for that server instead (the lane's real kube-apiserver,
+// scripts/kube-apiserver/cluster). This file is the one place the target is read. Tests whose
+// subject exists only in the emulator (fault injection, persistence, its own kubeconfig) live in
+// *.emulator-only.test.ts files, which the real lane's vitest.real.config.ts leaves out; asking a
+// real target for an emulator-only option throws rather than quietly testing something else.
 
 import {
   ApiException,
@@ -9,14 +16,21 @@ import {
   CustomObjectsApi,
   KubernetesObjectApi,
   PatchStrategy,
+  KubeConfig,
   setHeaderOptions,
-  type KubeConfig,
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
+import { crdForClientModels, readCrdFiles } from './crds.ts';
 import { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from './server.ts';
+import type { KubeObject } from './types.ts';
+
+export type KubeTarget = 'emulator' | 'real';
 
 export interface TestCluster {
+  /** Which server this is: the embedded emulator, or the real kube-apiserver of the E8 lane. */
+  target: KubeTarget;
+  /** The emulator itself (faults, url, token); throws on the real target, whose tests must not need it. */
   emulator: KubeEmulator;
   kubeConfig: KubeConfig;
   core: CoreV1Api;
@@ -27,22 +41,102 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-export function clientsFor(emulator: KubeEmulator): TestCluster {
-  const kubeConfig = emulator.kubeConfig();
+function clientsOf(kubeConfig: KubeConfig) {
   return {
-    emulator,
     kubeConfig,
     core: kubeConfig.makeApiClient(CoreV1Api),
     apps: kubeConfig.makeApiClient(AppsV1Api),
     custom: kubeConfig.makeApiClient(CustomObjectsApi),
     extensions: kubeConfig.makeApiClient(ApiextensionsV1Api),
     objects: KubernetesObjectApi.makeApiClient(kubeConfig),
-    close: () => emulator.close(),
   };
 }
 
+export function clientsFor(emulator: KubeEmulator): TestCluster {
+  return { target: 'emulator', emulator, ...clientsOf(emulator.kubeConfig()), close: () => emulator.close() };
+}
+
+/**
+ * E8: the server the conformance suites run against, read once, here. On the real target, KUBECONFIG
+ * names its kubeconfig and OCC_KUBE_KUBECTL the kubectl of the same release (scripts/kube-apiserver/
+ * cluster sets both), or the machine's kubectl.
+ */
+export function kubeTarget(
+  env: NodeJS.ProcessEnv = process.env,
+): { target: 'emulator' } | { target: 'real'; kubeconfig: string; kubectl: string } {
+  const target = env.OCC_KUBE_TARGET ?? 'emulator';
+  if (target === 'emulator') return { target };
+  if (target !== 'real') throw new Error(`OCC_KUBE_TARGET must be "emulator" or "real", not ${JSON.stringify(target)}`);
+  const kubeconfig = env.KUBECONFIG;
+  if (!kubeconfig) throw new Error('OCC_KUBE_TARGET=real needs KUBECONFIG naming the real server\'s kubeconfig file');
+  return { target, kubeconfig, kubectl: env.OCC_KUBE_KUBECTL || 'kubectl' };
+}
+
+export const KUBE_TARGET = kubeTarget();
+
+/** Options that only an emulator started for the test can honour; a real server refuses them here. */
+const EMULATOR_ONLY_OPTIONS = ['dataFile', 'token', 'adminToken', 'watchHistorySize', 'host', 'port'] as const;
+
 export async function startTestCluster(options: KubeEmulatorOptions = {}): Promise<TestCluster> {
-  return clientsFor(await startKubeEmulator({ host: '127.0.0.1', port: 0, ...options }));
+  if (KUBE_TARGET.target === 'emulator') {
+    return clientsFor(await startKubeEmulator({ host: '127.0.0.1', port: 0, ...options }));
+  }
+  const unsupported = EMULATOR_ONLY_OPTIONS.filter((option) => options[option] !== undefined);
+  if (unsupported.length > 0) {
+    throw new Error(`emulator-only: ${unsupported.join(', ')} cannot be given to a real kube-apiserver; move the test to a *.emulator-only.test.ts file`);
+  }
+  return realCluster(KUBE_TARGET.kubeconfig, options.crdDirs ?? []);
+}
+
+/**
+ * Clients for the real server named by a kubeconfig file. The CRDs asked for are applied (server-side,
+ * forced, so that test files starting together agree) and awaited until Established, which is what the
+ * emulator's `crdDirs` gives at start. `close` leaves the server running: the lane stops it. A test's
+ * `clock` option cannot reach a real server; tests compare times through `managedTimes`.
+ */
+export async function realCluster(kubeconfigPath: string, crdDirs: readonly string[]): Promise<TestCluster> {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfigPath);
+  const clients = clientsOf(kubeConfig);
+  for (const crd of await readCrdFiles(crdDirs)) await installCrd(clients.objects, clients.extensions, crd);
+  return {
+    target: 'real',
+    get emulator(): KubeEmulator {
+      throw new Error('emulator-only: this test reaches into the emulator, so it belongs in a *.emulator-only.test.ts file');
+    },
+    ...clients,
+    close: async () => {},
+  };
+}
+
+async function installCrd(objects: KubernetesObjectApi, extensions: ApiextensionsV1Api, crd: KubeObject): Promise<void> {
+  const name = crd.metadata.name ?? '';
+  // Spelled for client-node's typed CRD model, which would otherwise drop the x-kubernetes-* keys (crds.ts).
+  await objects.patch(crdForClientModels(crd) as never, undefined, undefined, 'occ-test-harness', true, PatchStrategy.ServerSideApply);
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const stored = await extensions.readCustomResourceDefinition({ name });
+    const established = stored.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+    if (established) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`CRD ${name} did not become Established`);
+}
+
+/**
+ * managedFields as a test with a fixed `clock` expects them: on the emulator, unchanged; on a real
+ * server, whose clock no test sets, each entry's time (checked to be a recent RFC 3339 second) read
+ * as `time`. Entry order is kept: the real server sorts by operation, time, then manager.
+ */
+export function atFixedTime(cluster: TestCluster, managedFields: unknown, time: string): unknown {
+  if (cluster.target === 'emulator' || !Array.isArray(managedFields)) return managedFields;
+  return managedFields.map((entry: Record<string, unknown>) => {
+    const stamped = String(entry.time);
+    const age = Date.now() - Date.parse(stamped);
+    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(stamped) || !(age > -60_000 && age < 3_600_000)) {
+      throw new Error(`managedFields time ${stamped} is not a recent RFC 3339 second`);
+    }
+    return { ...entry, time };
+  });
 }
 
 /** A fresh DNS-label name, so tests sharing one server never collide. */

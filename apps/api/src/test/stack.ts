@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { KUBE_TARGET } from '@occ/kube-emulator/testing';
 import { inject } from 'vitest';
 import { createHttpApp, listen } from '../http/server.ts';
 import { createLogger } from '../log.ts';
@@ -41,6 +42,10 @@ export interface TestStackOptions {
   env?: Partial<RuntimeEnv>;
 }
 
+function realKubeconfig(): string | null {
+  return KUBE_TARGET.target === 'real' ? KUBE_TARGET.kubeconfig : null;
+}
+
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
   const logs: string[] = [];
   const responses: string[] = [];
@@ -48,7 +53,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const mode = testDatabaseMode();
   const database = mode === 'postgres' ? await createDatabaseFromTemplate(process.env.DATABASE_URL!, inject('templateDatabase')) : null;
   const runtime = await startRuntime({
-    env: { dataDir: '/tmp/occ-test-unused', databaseUrl: database?.url ?? null, kubeconfig: options.kubeconfig ?? null, ...options.env },
+    // E8: on the real-server lane (OCC_KUBE_TARGET=real, read in kube-emulator's testing.ts) the stack
+    // uses that server instead of an embedded one.
+    env: { dataDir: '/tmp/occ-test-unused', databaseUrl: database?.url ?? null, kubeconfig: options.kubeconfig ?? realKubeconfig(), ...options.env },
     logger,
     inMemory: true,
     startWorker: options.worker ?? true,

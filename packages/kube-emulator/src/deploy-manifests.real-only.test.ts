@@ -1,0 +1,167 @@
+// deploy/ on a real kube-apiserver (E8 lane only: vitest.real.config.ts; the default config leaves
+// *.real-only.test.ts out, since the emulator has no RBAC to ask). kubectl of the server's release
+// renders the kustomization (so `apply -k` works with kustomize as old as 1.20's), applies it
+// server-side, reads it back, and `kubectl auth can-i --as=system:serviceaccount:…` answers for what
+// the product needs and for what it must not have.
+
+import { execFile } from 'node:child_process';
+import yaml from 'js-yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEPLOY_DIR, renderDeploy } from './deploy-manifests.ts';
+import { KUBE_TARGET, uniqueName } from './testing.ts';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const SA = 'system:serviceaccount:occ-system:occ-api';
+const MIGRATE_SA = 'system:serviceaccount:occ-system:occ-migrate';
+
+let kubectlPath: string;
+let kubeconfig: string;
+
+async function kubectl(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = execFile(kubectlPath, ['--kubeconfig', kubeconfig, ...args], { maxBuffer: 32 * 1024 * 1024 });
+  if (input !== undefined) child.stdin?.end(input);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
+  return { code, stdout, stderr };
+}
+
+async function ok(args: string[], input?: string): Promise<string> {
+  const result = await kubectl(args, input);
+  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+  return result.stdout;
+}
+
+/** `kubectl auth can-i` answers yes (exit 0) or no (exit 1); anything else is a failure of the check itself. */
+async function canI(as: string, ...args: string[]): Promise<boolean> {
+  const result = await kubectl(['auth', 'can-i', `--as=${as}`, ...args]);
+  if (result.code > 1) throw new Error(`can-i ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout.trim() === 'yes';
+}
+
+let tenant: string;
+let foreign: string;
+
+beforeAll(async () => {
+  if (KUBE_TARGET.target !== 'real') throw new Error('this file needs the E8 lane (OCC_KUBE_TARGET=real, KUBECONFIG)');
+  kubectlPath = KUBE_TARGET.kubectl;
+  kubeconfig = KUBE_TARGET.kubeconfig;
+  // kubectl of the server's release renders the kustomization; the one object 1.20 lacks the
+  // version of (PodDisruptionBudget policy/v1, D8 in REAL-SERVER-DIFFERENCES.md) is sent as v1beta1.
+  const rendered = await ok(['kustomize', DEPLOY_DIR]);
+  const for120 = rendered.replace(/^apiVersion: policy\/v1\nkind: PodDisruptionBudget$/m, 'apiVersion: policy/v1beta1\nkind: PodDisruptionBudget');
+  expect(for120).not.toBe(rendered);
+  await ok(['apply', '--server-side', '--field-manager=occ-deploy', '-f', '-'], for120);
+
+  // A tenant namespace as the product provisions it (K1): labelled ours, then the RoleBinding to
+  // occ-tenant made by the product's own service account.
+  tenant = uniqueName('tenant');
+  foreign = uniqueName('foreign');
+  await ok(['create', 'namespace', tenant]);
+  await ok(['label', 'namespace', tenant, 'app.kubernetes.io/managed-by=openclaw-control-plane']);
+  await ok(['create', 'namespace', foreign]);
+  await ok(['create', 'rolebinding', 'occ-tenant', '-n', tenant, '--clusterrole=occ-tenant', '--serviceaccount=occ-system:occ-api', `--as=${SA}`]);
+});
+
+describe('E8 deploy/ applied to a real kube-apiserver', () => {
+  it('E8 K2 kubectl apply --server-side takes every object, and each reads back as written', async () => {
+    const objects = (await renderDeploy()) as Obj[];
+    expect(objects.length).toBeGreaterThan(10);
+    for (const object of objects) {
+      const kind = object.kind === 'PodDisruptionBudget' ? 'poddisruptionbudgets.policy' : object.kind;
+      const args = ['get', kind, object.metadata.name, '-o', 'json', ...(object.metadata.namespace ? ['-n', object.metadata.namespace] : [])];
+      const live = JSON.parse(await ok(args)) as Obj;
+      const { apiVersion: _a, metadata, ...rest } = object;
+      // The server adds defaults (and status), it must keep every field the file sets.
+      expect({ ...live, metadata: { ...live.metadata } }, `${object.kind} ${metadata.name}`).toMatchObject({ ...rest, metadata: { name: metadata.name, labels: metadata.labels ?? {} } });
+      const managers = (live.metadata.managedFields as Obj[]).map((e) => `${e.manager}/${e.operation}`);
+      expect(managers, `${object.kind} ${metadata.name}`).toContain('occ-deploy/Apply');
+    }
+  });
+
+  it('K2 the CRDs from deploy/ are Established on the real server with their list and map markers', async () => {
+    const crd = JSON.parse(await ok(['get', 'crd', 'openclawinstances.openclaw.rocks', '-o', 'json'])) as Obj;
+    expect(crd.status.conditions.find((c: Obj) => c.type === 'Established')?.status).toBe('True');
+    const spec = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    expect(spec.skills['x-kubernetes-list-type']).toBe('set');
+    expect(spec.env['x-kubernetes-list-map-keys']).toEqual(['name']);
+    expect(spec.workspace.properties.initialFiles['x-kubernetes-map-type']).toBe('granular');
+    expect(spec.config.properties.raw['x-kubernetes-map-type']).toBe('atomic');
+  });
+
+  it('E8 the service account can do what the product needs', async () => {
+    const needs: string[][] = [
+      ['create', 'namespaces'],
+      ['get', 'namespaces'],
+      ['list', 'namespaces'],
+      ['create', 'rolebindings', '-n', tenant],
+      ['create', 'secrets', '-n', tenant],
+      ['get', 'secrets', '-n', tenant],
+      ['list', 'secrets', '-n', tenant],
+      ['update', 'secrets', '-n', tenant],
+      ['delete', 'secrets', '-n', tenant],
+      ['patch', 'deployments.apps', '-n', tenant],
+      ['create', 'configmaps', '-n', tenant],
+      ['create', 'serviceaccounts', '-n', tenant],
+      ['patch', 'openclawinstances.openclaw.rocks', '-n', tenant],
+      ['update', 'openclawselfconfigs.openclaw.rocks', '--subresource=status', '-n', tenant],
+      ['create', 'events', '-n', tenant],
+      ['watch', 'pods', '-n', tenant],
+      ['create', 'leases.coordination.k8s.io', '-n', 'occ-system'],
+      ['update', 'leases.coordination.k8s.io', '-n', 'occ-system'],
+      ['create', 'secrets', '-n', 'occ-system'],
+      ['get', 'secrets/occ-bootstrap-key', '-n', 'occ-system'],
+      ['delete', 'secrets/occ-bootstrap-key', '-n', 'occ-system'],
+    ];
+    const answers = await Promise.all(needs.map(async (args) => [args.join(' '), await canI(SA, ...args)] as const));
+    expect(answers.filter(([, yes]) => !yes).map(([what]) => what)).toEqual([]);
+  });
+
+  it('E8 the service account cannot read secrets outside namespaces labelled ours, nor escalate', async () => {
+    const forbidden: string[][] = [
+      ['get', 'secrets', '-n', 'default'],
+      ['get', 'secrets', '-n', 'kube-system'],
+      ['list', 'secrets', '-n', foreign],
+      ['list', 'secrets', '--all-namespaces'],
+      ['watch', 'secrets', '--all-namespaces'],
+      ['get', 'secrets', '-n', 'occ-system'],
+      ['get', 'secrets/occ-database', '-n', 'occ-system'],
+      ['list', 'secrets', '-n', 'occ-system'],
+      ['delete', 'namespaces'],
+      ['update', 'namespaces'],
+      ['create', 'clusterrolebindings'],
+      ['create', 'roles', '-n', tenant],
+      ['bind', 'clusterroles/cluster-admin'],
+      ['escalate', 'clusterroles'],
+      ['impersonate', 'users'],
+      ['create', 'pods', '-n', tenant],
+      ['create', 'pods/exec', '-n', tenant],
+      ['update', 'customresourcedefinitions.apiextensions.k8s.io'],
+      ['create', 'deployments.apps', '-n', 'kube-system'],
+    ];
+    const answers = await Promise.all(forbidden.map(async (args) => [args.join(' '), await canI(SA, ...args)] as const));
+    expect(answers.filter(([, yes]) => yes).map(([what]) => what)).toEqual([]);
+  });
+
+  it('E8 binding occ-tenant is all the service account can bind: cluster-admin or edit in a namespace is refused', async () => {
+    for (const role of ['cluster-admin', 'edit']) {
+      const attempt = await kubectl(['create', 'rolebinding', uniqueName('grab'), '-n', foreign, `--clusterrole=${role}`, '--serviceaccount=occ-system:occ-api', `--as=${SA}`]);
+      expect(attempt.code, role).not.toBe(0);
+      expect(attempt.stderr, role).toMatch(/forbidden/i);
+    }
+    // After the product binds occ-tenant in its own namespace, secrets there are readable, and still nowhere else.
+    expect(await canI(SA, 'get', 'secrets', '-n', tenant)).toBe(true);
+    expect(await canI(SA, 'get', 'secrets', '-n', foreign)).toBe(false);
+  });
+
+  it('E8 the migration Job has no Kubernetes permissions at all', async () => {
+    for (const args of [['get', 'secrets', '-n', 'occ-system'], ['list', 'namespaces'], ['create', 'leases.coordination.k8s.io', '-n', 'occ-system']]) {
+      expect(await canI(MIGRATE_SA, ...args), args.join(' ')).toBe(false);
+    }
+    const sa = yaml.load(await ok(['get', 'serviceaccount', 'occ-migrate', '-n', 'occ-system', '-o', 'yaml'])) as Obj;
+    expect(sa.automountServiceAccountToken).toBe(false);
+  });
+});

@@ -1,0 +1,109 @@
+// deploy/ (issue 11 item 4): what the manifests promise, read from the files as `kubectl apply -k`
+// would render them. The E8 lane also applies them to a real kube-apiserver and asks it about their
+// RBAC (deploy-manifests.real-only.test.ts).
+
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OPENCLAW_CRD_DIR, readCrdFiles } from './crds.ts';
+import { renderDeploy } from './deploy-manifests.ts';
+import type { KubeObject } from './types.ts';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+let objects: Obj[];
+const find = (kind: string, name: string): Obj => {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!found) throw new Error(`deploy/ has no ${kind} ${name}`);
+  return found;
+};
+
+beforeAll(async () => {
+  objects = (await renderDeploy()) as Obj[];
+});
+
+function rulesOf(kind: 'ClusterRole' | 'Role', name: string): Obj[] {
+  return find(kind, name).rules as Obj[];
+}
+
+function grants(rules: Obj[], group: string, resource: string, verb: string): boolean {
+  return rules.some(
+    (r) => r.apiGroups.includes(group) && (r.resources.includes(resource) || r.resources.includes('*')) && (r.verbs.includes(verb) || r.verbs.includes('*')),
+  );
+}
+
+describe('deploy/ manifests', () => {
+  it('K2 carry the CRDs of deploy/crds unchanged, with their list and map markers', async () => {
+    const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
+    expect(crds).toEqual((await readCrdFiles([OPENCLAW_CRD_DIR])) as KubeObject[]);
+    const spec = crds[0]!.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    expect(spec.skills['x-kubernetes-list-type']).toBe('set');
+    expect(spec.config.properties.raw['x-kubernetes-map-type']).toBe('atomic');
+  });
+
+  it('E8 the API runs two replicas, probed on /healthz and /readyz, with resources, as non-root on a read-only root filesystem', () => {
+    const api = find('Deployment', 'occ-api');
+    expect(api.spec.replicas).toBe(2);
+    const pod = api.spec.template.spec;
+    const [container] = pod.containers;
+    expect(container.command).toEqual(['node', 'apps/api/dist/cli/start.js']);
+    expect(container.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+    expect(container.resources.limits.memory).toEqual(expect.any(String));
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    const env = Object.fromEntries(container.env.map((e: Obj) => [e.name, e.value ?? e.valueFrom]));
+    expect(env).toMatchObject({ NODE_ENV: 'production', OCC_MIGRATE_AT_START: 'false', DATABASE_URL: { secretKeyRef: { name: 'occ-database', key: 'url' } } });
+  });
+
+  it('E8 every workload is non-root with a read-only root filesystem; the migration Job runs migrate.js without a token', () => {
+    for (const [kind, name] of [['Deployment', 'occ-api'], ['Deployment', 'occ-worker'], ['Job', 'occ-migrate']] as const) {
+      const pod = find(kind, name).spec.template.spec;
+      expect(pod.securityContext.runAsNonRoot, `${kind} ${name}`).toBe(true);
+      for (const c of pod.containers) expect(c.securityContext.readOnlyRootFilesystem, `${kind} ${name}`).toBe(true);
+    }
+    const job = find('Job', 'occ-migrate').spec.template.spec;
+    expect(job.containers[0].command).toEqual(['node', 'apps/api/dist/cli/migrate.js']);
+    expect(job.automountServiceAccountToken).toBe(false);
+  });
+
+  it('E8 the Service and the PodDisruptionBudget select the API pods only', () => {
+    const apiLabels = find('Deployment', 'occ-api').spec.template.metadata.labels;
+    const workerLabels = find('Deployment', 'occ-worker').spec.template.metadata.labels;
+    const selects = (selector: Obj, labels: Obj) => Object.entries(selector).every(([k, v]) => labels[k] === v);
+    const service = find('Service', 'occ-api').spec.selector;
+    const pdb = find('PodDisruptionBudget', 'occ-api').spec.selector.matchLabels;
+    for (const selector of [service, pdb]) {
+      expect(selects(selector, apiLabels)).toBe(true);
+      expect(selects(selector, workerLabels)).toBe(false);
+    }
+    expect(find('PodDisruptionBudget', 'occ-api').spec.minAvailable).toBe(1);
+  });
+
+  it('E8 no cluster-wide secret access: the ClusterRoles bound cluster-wide grant no verb on secrets', () => {
+    const clusterBound = objects.filter((o) => o.kind === 'ClusterRoleBinding').map((b) => b.roleRef.name as string);
+    expect(clusterBound).toEqual(['occ-provisioner']);
+    for (const name of clusterBound) {
+      expect(rulesOf('ClusterRole', name).filter((r) => r.resources.includes('secrets') || r.resources.includes('*'))).toEqual([]);
+    }
+    // occ-tenant (secrets) is bound per tenant namespace at provisioning, never by a ClusterRoleBinding.
+    expect(grants(rulesOf('ClusterRole', 'occ-tenant'), '', 'secrets', 'get')).toBe(true);
+    // Bind exactly occ-tenant, and nothing lets occ-api escalate or impersonate.
+    const provisioner = rulesOf('ClusterRole', 'occ-provisioner');
+    expect(provisioner.filter((r) => r.verbs.includes('bind'))).toEqual([
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['bind'], resourceNames: ['occ-tenant'] },
+    ]);
+    for (const rules of [provisioner, rulesOf('ClusterRole', 'occ-tenant'), rulesOf('Role', 'occ-api')]) {
+      for (const r of rules) expect(r.verbs.filter((v: string) => ['escalate', 'impersonate', '*'].includes(v))).toEqual([]);
+    }
+  });
+
+  it('E8 NetworkPolicy: default deny in the namespace, ingress to the API port only, egress to DNS, PostgreSQL and the API server', () => {
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+    const deny = policies.find((p) => Object.keys(p.spec.podSelector).length === 0)!;
+    expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+    const ingress = policies.flatMap((p) => p.spec.ingress ?? []);
+    expect(ingress.flatMap((i: Obj) => i.ports.map((port: Obj) => port.port))).toEqual([4000]);
+    const egressPorts = policies.flatMap((p) => p.spec.egress ?? []).flatMap((e: Obj) => e.ports.map((port: Obj) => `${port.protocol}/${port.port}`));
+    expect(egressPorts.sort()).toEqual(['TCP/443', 'TCP/53', 'TCP/5432', 'TCP/6443', 'UDP/53']);
+  });
+});
