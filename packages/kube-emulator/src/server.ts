@@ -42,15 +42,19 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { WebhookAdmission } from './admission.ts';
 import { KubeApi } from './api.ts';
+import { createAuthenticator } from './auth.ts';
 import { readCrdFiles } from './crds.ts';
 import { Faults, type FaultInjector } from './faults.ts';
 import { createHttpLayer } from './http.ts';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.ts';
 import { loadSnapshot, SnapshotWriter } from './persistence.ts';
-import { ResourceRegistry } from './registry.ts';
+import { ResourceRegistry, SERVICEACCOUNTS, storageKeyOf } from './registry.ts';
 import { ObjectStore } from './store.ts';
+import { createTokenRequest, loadOrCreateSigningKey, ServiceAccountTokens } from './tokens.ts';
 
 export interface KubeEmulatorOptions {
   /** Interface to listen on; 127.0.0.1 by default. */
@@ -68,8 +72,13 @@ export interface KubeEmulatorOptions {
    * when the stored one differs), e.g. `[OPENCLAW_CRD_DIR]` from ./crds.ts.
    */
   crdDirs?: string[];
-  /** The time managedFields entries are stamped with; the wall clock by default. */
+  /** The time managedFields entries are stamped with and tokens are issued and checked at; the wall clock by default. */
   clock?: () => Date;
+  /**
+   * PEM file of the key ServiceAccount tokens are signed with, made on first start; beside
+   * `dataFile` by default, so tokens outlive a restart; in memory without either.
+   */
+  serviceAccountKeyFile?: string;
   /**
    * Turns on the fault-injection admin path /admin/faults for bearers of this token (distinct
    * from `token`). Off when absent; `emulator.faults` works either way.
@@ -112,9 +121,30 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   for (const name of BUILT_IN_NAMESPACES) api.ensureNamespace(name);
   for (const crd of await readCrdFiles(options.crdDirs ?? [])) api.install(crd);
 
+  const clock = options.clock ?? (() => new Date());
+  const keyFile = options.serviceAccountKeyFile ?? (options.dataFile ? join(dirname(options.dataFile), 'service-account-key.pem') : undefined);
+  const serviceAccountTokens = new ServiceAccountTokens(await loadOrCreateSigningKey(keyFile), clock);
+  const serviceAccount = (namespace: string, name: string) => store.get(storageKeyOf(SERVICEACCOUNTS), namespace, name);
+  const authenticate = createAuthenticator({
+    adminToken: token,
+    serviceAccountTokens,
+    serviceAccountUid: (namespace, name) => serviceAccount(namespace, name)?.metadata.uid,
+  });
+  const requestToken = (namespace: string, name: string, body: unknown) =>
+    createTokenRequest(serviceAccountTokens, serviceAccount(namespace, name), namespace, name, body);
+
   let address = '';
   const faults = new Faults();
-  const http = createHttpLayer({ api, registry, token, serverAddress: () => address, faults, adminToken: options.adminToken });
+  const http = createHttpLayer({
+    api,
+    registry,
+    authenticate,
+    admission: new WebhookAdmission(store, api),
+    requestToken,
+    serverAddress: () => address,
+    faults,
+    adminToken: options.adminToken,
+  });
   const server = createServer((request, response) => http.handle(request, response));
   await listen(server, options.port ?? 0, host);
   const { port } = server.address() as AddressInfo;
