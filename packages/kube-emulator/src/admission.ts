@@ -74,7 +74,7 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** metav1.LabelSelector as requirements; undefined when it cannot match anything (invalid). */
+/** metav1.LabelSelector as requirements (an empty selector has none and matches everything). */
 function selectorRequirements(selector: unknown): LabelRequirement[] {
   if (!isObject(selector)) return [];
   const requirements: LabelRequirement[] = [];
@@ -277,13 +277,9 @@ export class WebhookAdmission {
   private shouldCall(hook: JsonObject, attributes: AdmissionAttributes): boolean {
     if (!this.namespaceMatches(hook.namespaceSelector, attributes)) return false;
     const objectSelector = selectorRequirements(hook.objectSelector);
-    if (
-      objectSelector.length > 0 &&
-      !matchesLabels(objectSelector, labelsOf(attributes.object)) &&
-      !matchesLabels(objectSelector, labelsOf(attributes.oldObject))
-    ) {
-      return false;
-    }
+    // object.Matcher: the object or the old object must match; an absent one matches nothing.
+    const matches = (object: KubeObject | undefined) => object !== undefined && matchesLabels(objectSelector, labelsOf(object));
+    if (objectSelector.length > 0 && !matches(attributes.object) && !matches(attributes.oldObject)) return false;
     return (Array.isArray(hook.rules) ? hook.rules : []).some((rule) => ruleMatches(rule, attributes));
   }
 
