@@ -1,8 +1,15 @@
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { AdmissionregistrationV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { agentInstanceName, AGENT_ID_LABEL } from '@occ/domain/kubernetes-names';
+import { createCertificateAuthority, issueServerCertificate } from '@occ/kube-emulator/certificates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeStatus } from '../kube/errors.ts';
+import { embeddedWebhookCertificates, startSelfConfigWebhook } from '../kube/selfconfig-webhook-setup.ts';
+import { createLogger } from '../log.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { SELFCONFIG_WEBHOOK_NAME } from './selfconfig-webhook.ts';
 
@@ -62,8 +69,12 @@ async function refusal(call: Promise<unknown>): Promise<{ code: number; message:
 /** POSTs a raw body to the webhook over HTTPS, trusting the CA it was registered with. */
 function postToWebhook(body: string): Promise<{ status: number; text: string }> {
   const webhook = stack.runtime.selfConfigWebhook!;
+  return postReview(webhook.url, webhook.caPem!, body);
+}
+
+function postReview(url: string, caPem: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(webhook.url, { method: 'POST', ca: webhook.caPem ?? undefined, headers: { 'content-type': 'application/json' } }, (res) => {
+    const req = httpsRequest(url, { method: 'POST', ca: caPem, headers: { 'content-type': 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
@@ -155,6 +166,37 @@ describe('SC5 the SelfConfig admission webhook', () => {
     );
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text)).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u-1', allowed: false, status: { code: 400 } } });
+  });
+
+  it('SC5 the embedded certificate is made at first start and kept with the state; configured files are served as given, and not registered by the API', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'occ-webhook-'));
+    try {
+      const first = await embeddedWebhookCertificates(dir);
+      const again = await embeddedWebhookCertificates(dir);
+      expect(again).toEqual(first);
+      expect(new X509Certificate(first.certPem).checkIssued(new X509Certificate(first.caPem))).toBe(true);
+      const ca = createCertificateAuthority('platform-ca');
+      const serving = issueServerCertificate(ca, { commonName: 'occ-webhook', ipAddresses: ['127.0.0.1'] });
+      await writeFile(path.join(dir, 'tls.crt'), serving.certPem);
+      await writeFile(path.join(dir, 'tls.key'), serving.keyPem);
+      const configured = await startSelfConfigWebhook({
+        kubeConfig: stack.kubeConfig,
+        logger: createLogger(() => {}, 'error'),
+        files: { certFile: path.join(dir, 'tls.crt'), keyFile: path.join(dir, 'tls.key'), host: '127.0.0.1', port: 0 },
+      });
+      try {
+        expect(configured.caPem).toBeNull();
+        const answer = await postReview(configured.url, ca.certPem, JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u-2' } }));
+        expect(answer.status).toBe(200);
+        expect(JSON.parse(answer.text)).toMatchObject({ response: { uid: 'u-2', allowed: false } });
+        const registered = await stack.kubeConfig.makeApiClient(AdmissionregistrationV1Api).listValidatingWebhookConfiguration();
+        expect(registered.items.flatMap((c) => c.webhooks ?? []).map((w) => w.clientConfig.url)).not.toContain(configured.url);
+      } finally {
+        await configured.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('SC5 with the webhook down, failurePolicy Fail refuses even the rightful requester', async () => {
