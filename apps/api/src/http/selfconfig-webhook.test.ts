@@ -9,6 +9,7 @@ import { createCertificateAuthority, issueServerCertificate } from '@occ/kube-em
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeStatus } from '../kube/errors.ts';
 import { embeddedWebhookCertificates, startSelfConfigWebhook } from '../kube/selfconfig-webhook-setup.ts';
+import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
 import { createLogger } from '../log.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { SELFCONFIG_WEBHOOK_NAME } from './selfconfig-webhook.ts';
@@ -124,6 +125,12 @@ describe('SC5 the SelfConfig admission webhook', () => {
   it("SC5 agent A's service account token may create a request for A's own instance", async () => {
     const created = (await create(agentA, selfConfig('a-for-a', INSTANCE_A))) as { metadata: { name: string } };
     expect(created.metadata.name).toBe('a-for-a');
+  });
+
+  it("SC5 the control plane acting for agent A (kubeConfigAsServiceAccount, a TokenRequest) is admitted for A's instance only", async () => {
+    const asA = (await kubeConfigAsServiceAccount(stack.kubeConfig, namespace, INSTANCE_A)).makeApiClient(CustomObjectsApi);
+    await create(asA, selfConfig('cp-for-a', INSTANCE_A));
+    expect(await refusal(create(asA, selfConfig('cp-for-b', INSTANCE_B)))).toMatchObject({ code: 403 });
   });
 
   it("SC5 agent A's token is refused for B's instance with the webhook's message, even with B's agent label on the request", async () => {
