@@ -30,8 +30,12 @@
  * injection (rule E4, faults.ts): `emulator.faults`, and /admin/faults with an `adminToken`.
  * The kubelet simulator (rule E3) is a separate client, kubelet/simulator.ts.
  *
+ * Authentication and admission (SC5, auth.ts, tokens.ts, admission.ts): the admin token is a
+ * system:masters user; TokenRequest tokens authenticate as their ServiceAccount; validating
+ * admission webhooks are called over HTTPS before a write is stored.
+ *
  * Does not emulate (yet): strategic merge of lists by key, CRD defaulting, CEL rules and
- * conversion, controllers (no ReplicaSets, Pods or garbage collection), admission, RBAC, TLS,
+ * conversion, controllers (no ReplicaSets, Pods or garbage collection), mutating admission, RBAC, TLS,
  * protobuf, aggregated discovery, OpenAPI documents, managedFields written by clients (ignored).
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what
