@@ -1,9 +1,17 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AdmissionregistrationV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  AdmissionregistrationV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  loadYaml,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1ValidatingWebhookConfiguration,
+} from '@kubernetes/client-node';
 import { agentInstanceName, AGENT_ID_LABEL } from '@occ/domain/kubernetes-names';
 import { createCertificateAuthority, issueServerCertificate } from '@occ/kube-emulator/certificates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +20,8 @@ import { embeddedWebhookCertificates, startSelfConfigWebhook } from '../kube/sel
 import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
 import { createLogger } from '../log.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
-import { SELFCONFIG_WEBHOOK_NAME } from './selfconfig-webhook.ts';
+import { REPO_ROOT } from '../env.ts';
+import { SELFCONFIG_WEBHOOK_NAME, SELFCONFIG_WEBHOOK_PATH, selfConfigWebhookConfiguration } from './selfconfig-webhook.ts';
 
 // SC5 for requests created in the cluster, end to end: the runtime `npm start` runs registers the
 // API's SelfConfig webhook with the embedded API server, which authenticates service account
@@ -120,6 +129,16 @@ describe('SC5 the SelfConfig admission webhook', () => {
       rules: [{ apiGroups: [GROUP], resources: ['openclawselfconfigs'], operations: ['CREATE', 'UPDATE'] }],
     });
     expect(stack.runtime.selfConfigWebhook!.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\//);
+  });
+
+  it('SC5 the manifest for real clusters (deploy/webhooks) has the rules, failurePolicy and path the embedded registration has', async () => {
+    const manifest = loadYaml<V1ValidatingWebhookConfiguration>(await readFile(path.join(REPO_ROOT, 'deploy/webhooks/selfconfig-webhook.yaml'), 'utf8'));
+    const embedded = selfConfigWebhookConfiguration('openclaw-selfconfig', 'https://127.0.0.1:1/x', 'ca');
+    const { clientConfig: deployed, ...deployedRest } = manifest.webhooks![0]!;
+    const { clientConfig: _embeddedClient, ...embeddedRest } = embedded.webhooks![0]!;
+    expect(deployedRest).toEqual(embeddedRest);
+    expect(deployed.service?.path).toBe(SELFCONFIG_WEBHOOK_PATH);
+    expect(manifest.metadata?.name).toBe(embedded.metadata?.name);
   });
 
   it("SC5 agent A's service account token may create a request for A's own instance", async () => {
