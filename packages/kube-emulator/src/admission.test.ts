@@ -142,6 +142,14 @@ describe('SC5 authentication: bearer tokens to users and service accounts', () =
     expect(byAdmin).toEqual({ username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] });
   });
 
+  it('SC5 discovery lists ServiceAccounts and their token subresource, and ValidatingWebhookConfigurations', async () => {
+    const core = await cluster.core.getAPIResources();
+    expect(core.resources.find((r) => r.name === 'serviceaccounts')).toMatchObject({ kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'] });
+    expect(core.resources.find((r) => r.name === 'serviceaccounts/token')).toMatchObject({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
+    const registration = await admissions.getAPIResources();
+    expect(registration.resources.find((r) => r.name === 'validatingwebhookconfigurations')).toMatchObject({ kind: 'ValidatingWebhookConfiguration', namespaced: false });
+  });
+
   it('SC5 the TokenRequest answers as authentication.k8s.io/v1 with an expiration; a JWT whose claims name the service account', async () => {
     const namespace = await createNamespace(cluster);
     const sa = await cluster.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'agent' } } });
