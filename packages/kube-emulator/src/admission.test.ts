@@ -324,6 +324,22 @@ describe('SC5 validating admission webhooks', () => {
     expect(webhook.reviews).toHaveLength(1);
   });
 
+  it('SC5 a DELETE rule sends the old object and no object; its denial keeps the object', async () => {
+    const namespace = await createNamespace(cluster);
+    await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'kept' }, data: { v: '1' } } });
+    await register(hook({ rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], operations: ['DELETE'] }] }));
+    webhook.answer = (review) => ({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: review.request.uid, allowed: false, status: { code: 403, message: 'keep it' } },
+    });
+    const { code, body } = await apiFailure(cluster.core.deleteNamespacedConfigMap({ namespace, name: 'kept' }));
+    expect(code).toBe(403);
+    expect(body.message).toBe('admission webhook "configmaps.sc5.test.io" denied the request: keep it');
+    expect(webhook.reviews[0]?.request).toMatchObject({ operation: 'DELETE', name: 'kept', object: null, oldObject: { data: { v: '1' } }, options: { kind: 'DeleteOptions' } });
+    expect((await cluster.core.readNamespacedConfigMap({ namespace, name: 'kept' })).data).toEqual({ v: '1' });
+  });
+
   it('SC5 honours namespaceSelector and objectSelector', async () => {
     const watched = await createNamespace(cluster);
     await cluster.core.patchNamespace({ name: watched, body: { metadata: { labels: { sc5: 'on' } } } }, mergePatch);
