@@ -33,6 +33,21 @@ describe('configuration (R1)', () => {
     expect(readEnv({ OCC_METRICS_PORT: '0', OCC_METRICS_HOST: '::1' })).toMatchObject({ metricsPort: 0, metricsHost: '::1' });
   });
 
+  it('SC5 R1 the webhook certificate files come together, readable, with a valid port; none means the embedded setup makes its own', () => {
+    expect(readEnv({})).toMatchObject({ webhookTls: null, webhookHost: '0.0.0.0', webhookPort: 9443 });
+    const here = path.join(REPO_ROOT, 'package.json');
+    expect(readEnv({ OCC_WEBHOOK_TLS_CERT_FILE: here, OCC_WEBHOOK_TLS_KEY_FILE: here, OCC_WEBHOOK_PORT: '8443' })).toMatchObject({
+      webhookTls: { certFile: here, keyFile: here },
+      webhookPort: 8443,
+    });
+    expect(problemsOf({ OCC_WEBHOOK_TLS_CERT_FILE: here })).toEqual(['OCC_WEBHOOK_TLS_CERT_FILE and OCC_WEBHOOK_TLS_KEY_FILE must be set together']);
+    const problems = problemsOf({ OCC_WEBHOOK_TLS_CERT_FILE: '/nonexistent/tls.crt', OCC_WEBHOOK_TLS_KEY_FILE: here, OCC_WEBHOOK_PORT: '70000' });
+    expect(problems).toEqual([
+      'OCC_WEBHOOK_TLS_CERT_FILE names a file that cannot be read: /nonexistent/tls.crt',
+      'OCC_WEBHOOK_PORT must be a port number from 0 to 65535',
+    ]);
+  });
+
   it('R1 development falls back to the embedded database and cluster; production does not', () => {
     expect(readEnv({})).toMatchObject({ production: false, databaseUrl: null, kubeconfig: null, inCluster: false });
     expect(problemsOf({ NODE_ENV: 'production' }).map((p) => p.split(' ')[0])).toEqual(['DATABASE_URL', 'KUBECONFIG']);

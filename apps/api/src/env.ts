@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,6 +45,17 @@ export interface Env {
   metricsPort: number | null;
   /** OCC_METRICS_HOST, OCC_HOST by default. */
   metricsHost: string;
+  /**
+   * SC5: the SelfConfig admission webhook's serving certificate and key, PEM files
+   * (OCC_WEBHOOK_TLS_CERT_FILE and OCC_WEBHOOK_TLS_KEY_FILE, both or neither; e.g. a cert-manager
+   * Secret mounted in the pod). Without them the embedded setup makes its own and registers it;
+   * against an external cluster no webhook is served, and the manifests' failurePolicy Fail then
+   * refuses every in-cluster request.
+   */
+  webhookTls: { certFile: string; keyFile: string } | null;
+  /** OCC_WEBHOOK_HOST (0.0.0.0) and OCC_WEBHOOK_PORT (9443): where the webhook with configured files listens. */
+  webhookHost: string;
+  webhookPort: number;
 }
 
 /**
@@ -88,10 +100,10 @@ function secretRef(value: string | undefined): { namespace: string; name: string
   return { namespace: match[1]!, name: match[3]! };
 }
 
-function port(value: string | undefined, fallback: number): number {
+function port(value: string | undefined, fallback: number, name = 'OCC_PORT'): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('OCC_PORT must be a port number from 0 to 65535');
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number from 0 to 65535`);
   return n;
 }
 
@@ -101,6 +113,23 @@ function metricsPort(value: string | undefined, production: boolean): number | n
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('OCC_METRICS_PORT must be a port number from 0 to 65535, or off');
   return n;
+}
+
+/** SC5: both files or neither, each readable now rather than at the first admission review. */
+function webhookTls(certFile: string | undefined, keyFile: string | undefined): Env['webhookTls'] {
+  if (!certFile && !keyFile) return null;
+  if (!certFile || !keyFile) throw new Error('OCC_WEBHOOK_TLS_CERT_FILE and OCC_WEBHOOK_TLS_KEY_FILE must be set together');
+  const files = { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) };
+  const unreadable = Object.entries({ OCC_WEBHOOK_TLS_CERT_FILE: files.certFile, OCC_WEBHOOK_TLS_KEY_FILE: files.keyFile }).filter(([, file]) => {
+    try {
+      accessSync(file, constants.R_OK);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (unreadable.length > 0) throw new Error(unreadable.map(([name, file]) => `${name} names a file that cannot be read: ${file}`).join('; '));
+  return files;
 }
 
 function logLevel(value: string | undefined): Env['logLevel'] {
@@ -168,6 +197,9 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     shutdownDeadlineSeconds: field(problems, 25, () => positiveInt('OCC_SHUTDOWN_DEADLINE_SECONDS', source.OCC_SHUTDOWN_DEADLINE_SECONDS, 25)),
     metricsPort: field(problems, null, () => metricsPort(source.OCC_METRICS_PORT, production)),
     metricsHost: source.OCC_METRICS_HOST || source.OCC_HOST || '127.0.0.1',
+    webhookTls: field(problems, null, () => webhookTls(source.OCC_WEBHOOK_TLS_CERT_FILE, source.OCC_WEBHOOK_TLS_KEY_FILE)),
+    webhookHost: source.OCC_WEBHOOK_HOST || '0.0.0.0',
+    webhookPort: field(problems, 9443, () => port(source.OCC_WEBHOOK_PORT, 9443, 'OCC_WEBHOOK_PORT')),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return env;

@@ -8,6 +8,7 @@ import { KubernetesNamespaceDriver } from './drivers/kubernetes-namespaces.ts';
 import { KubernetesSecretDriver } from './drivers/kubernetes-secret-driver.ts';
 import type { Env } from './env.ts';
 import { kubeConfigFromFile, kubeConfigInCluster } from './kube/config.ts';
+import { startSelfConfigWebhook, type SelfConfigWebhookRuntime } from './kube/selfconfig-webhook-setup.ts';
 import { createElector, type Elector } from './leader/elector.ts';
 import type { Logger } from './log.ts';
 import { createMetrics, observeKubernetes, observePool, observeQueue, type Metrics } from './observability/metrics.ts';
@@ -35,12 +36,15 @@ export interface Runtime {
   emulator: KubeEmulator | null;
   /** R6: what /metrics serves (cli/serve.ts listens for it on its own port). */
   metrics: Metrics;
+  /** SC5: the SelfConfig admission webhook's listener, when this installation serves one. */
+  selfConfigWebhook: SelfConfigWebhookRuntime | null;
   close(): Promise<void>;
 }
 
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
   Partial<Pick<Env, 'inCluster'>> &
-  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds'>>;
+  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds'>> &
+  Partial<Pick<Env, 'webhookTls' | 'webhookHost' | 'webhookPort'>>;
 
 export interface RuntimeOptions {
   env: RuntimeEnv;
@@ -107,6 +111,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       closers.push(async () => kubelet.stop());
       await writeFile(path.join(env.dataDir, 'kubeconfig.yaml'), kube.kubeconfigYaml(), { mode: 0o600 });
       logger.info('embedded Kubernetes API server started', { url: kube.url, kubeconfig: path.join(env.dataDir, 'kubeconfig.yaml') });
+    }
+    // SC5: the SelfConfig webhook. Embedded: its certificate is made once and kept with the
+    // emulator's state, and it registers itself; configured files: the manifests register it.
+    let selfConfigWebhook: SelfConfigWebhookRuntime | null = null;
+    if (env.webhookTls) {
+      const files = { ...env.webhookTls, host: env.webhookHost ?? '0.0.0.0', port: env.webhookPort ?? 9443 };
+      selfConfigWebhook = await startSelfConfigWebhook({ kubeConfig, logger, files });
+    } else if (emulator) {
+      selfConfigWebhook = await startSelfConfigWebhook({ kubeConfig, logger, embedded: { certificateDir: options.inMemory ? null : path.join(env.dataDir, 'kube') } });
+    }
+    if (selfConfigWebhook) {
+      closers.push(selfConfigWebhook.close);
+      logger.info('SelfConfig admission webhook serving', { url: selfConfigWebhook.url });
     }
     const migrateAtStart = env.migrateAtStart ?? !env.production;
     await (options.migrate ?? (migrateAtStart ? migrateDatabase : assertSchemaCurrent))(databaseUrl);
@@ -177,6 +194,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       embedded: { postgres: !env.databaseUrl, kubernetes: !env.kubeconfig },
       emulator,
       metrics,
+      selfConfigWebhook,
       close,
     };
   } catch (error) {

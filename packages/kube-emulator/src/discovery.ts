@@ -66,6 +66,10 @@ function resourceEntries(type: ResourceType): unknown[] {
   if (type.subresources.status) {
     entries.push({ name: `${type.plural}/status`, singularName: '', namespaced: type.namespaced, kind: type.kind, verbs: SUBRESOURCE_VERBS });
   }
+  if (type.group === '' && type.plural === 'serviceaccounts') {
+    // The TokenRequest API (tokens.ts), as a real server lists it.
+    entries.push({ name: 'serviceaccounts/token', singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
+  }
   if (type.subresources.scale) {
     entries.push({
       name: `${type.plural}/scale`,

@@ -5,10 +5,11 @@
 // Every request is resolved to a `Call` (verb + target + parsed inputs) before anything runs, so
 // that a later fault-injection layer can match on verb and path and delay, fail or drop it.
 
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
+import type { AdmittedWrite, WebhookAdmission } from './admission.ts';
 import type { DeleteOptions, KubeApi, PatchType, PropagationPolicy, Target, WatchEvent, WriteOptions } from './api.ts';
+import { bearerToken, sameToken, type Authenticator, type UserInfo } from './auth.ts';
 import { apiGroup, coreVersions, groupList, resourceList, VERSION_INFO } from './discovery.ts';
 import {
   badRequest,
@@ -49,12 +50,19 @@ export interface Call {
   target: Target;
   query: URLSearchParams;
   request: IncomingMessage;
+  /** Who the bearer token authenticated as. */
+  user: UserInfo;
 }
 
 export interface HttpLayerOptions {
   api: KubeApi;
   registry: ResourceRegistry;
-  token: string;
+  /** Bearer tokens to users (auth.ts); a request it does not know is 401. */
+  authenticate: Authenticator;
+  /** Validating admission webhooks (admission.ts), around every create, update, patch and delete. */
+  admission: WebhookAdmission;
+  /** POST /api/v1/namespaces/{namespace}/serviceaccounts/{name}/token (tokens.ts). */
+  requestToken: (namespace: string, name: string, body: unknown) => unknown;
   /** host:port clients reach the server at, for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
   faults: Faults;
@@ -87,12 +95,8 @@ function writeStatus(response: ServerResponse, status: StatusBody): void {
 }
 
 function authorized(request: IncomingMessage, token: string): boolean {
-  const header = request.headers.authorization ?? '';
-  const match = /^Bearer\s+(.+)$/i.exec(header);
-  if (!match) return false;
-  const given = Buffer.from(match[1]?.trim() ?? '');
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  const given = bearerToken(request);
+  return given !== undefined && sameToken(given, token);
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -223,11 +227,11 @@ function writeOptionsOf(call: Call, isApply: boolean): WriteOptions {
 }
 
 export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
-  const { api, registry, token } = options;
+  const { api, registry } = options;
   const watches = new Set<ServerResponse>();
 
   /** Resolves /api/... and /apis/... paths; answers discovery documents itself. */
-  function route(segments: string[], method: string, query: URLSearchParams, request: IncomingMessage): Call | { document: unknown } {
+  function route(segments: string[], method: string, query: URLSearchParams, request: IncomingMessage, user: UserInfo): Call | { document: unknown } {
     let group: string;
     let version: string;
     let rest: string[];
@@ -284,7 +288,28 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       verb = { GET: watch ? 'watch' : 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[method] as Verb | undefined;
     }
     if (!verb) throw methodNotAllowed();
-    return { verb, target, query, request };
+    return { verb, target, query, request, user };
+  }
+
+  /** Runs a write under the validating webhooks, with the options object they are shown. */
+  function admitted<T>(call: Call, verb: AdmittedWrite<T>['verb'], write: WriteOptions, body: unknown, run: (dryRun: boolean) => T): Promise<T> {
+    const kind = { create: 'CreateOptions', update: 'UpdateOptions', patch: 'PatchOptions', delete: 'DeleteOptions' }[verb];
+    const bodyName = isObject(body) && isObject(body.metadata) && typeof body.metadata.name === 'string' ? body.metadata.name : '';
+    return options.admission.admit({
+      verb,
+      target: call.target,
+      name: call.target.name ?? bodyName,
+      user: call.user,
+      dryRun: write.dryRun === true,
+      options: {
+        kind,
+        apiVersion: 'meta.k8s.io/v1',
+        ...(write.dryRun ? { dryRun: ['All'] } : {}),
+        ...(write.fieldManager ? { fieldManager: write.fieldManager } : {}),
+        ...(write.force ? { force: true } : {}),
+      },
+      run,
+    });
   }
 
   async function execute(call: Call, response: ServerResponse): Promise<void> {
@@ -322,12 +347,18 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       case 'create': {
         const options = writeOptionsOf(call, false);
         const body = parseBody(await readBody(request), mediaType(request));
-        return writeJson(response, 201, api.create(target, body, options), options.warnings);
+        // Admission may run the write twice (a dry run for the review, then the real one): the
+        // Warning headers are those of the last run.
+        let warnings: string[] = [];
+        const created = await admitted(call, 'create', options, body, (dryRun) => api.create(target, body, { ...options, dryRun, warnings: (warnings = []) }));
+        return writeJson(response, 201, created, warnings);
       }
       case 'update': {
         const options = writeOptionsOf(call, false);
         const body = parseBody(await readBody(request), mediaType(request));
-        return writeJson(response, 200, api.replace(target, body, options), options.warnings);
+        let warnings: string[] = [];
+        const replaced = await admitted(call, 'update', options, body, (dryRun) => api.replace(target, body, { ...options, dryRun, warnings: (warnings = []) }));
+        return writeJson(response, 200, replaced, warnings);
       }
       case 'patch': {
         const patchType = PATCH_TYPES[mediaType(request)];
@@ -339,9 +370,14 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
         const options = writeOptionsOf(call, patchType === 'apply');
         const raw = await readBody(request);
         const patch = parseBody(raw, patchType === 'apply' ? 'application/yaml' : 'application/json');
-        // An apply that creates the object answers 201, as on a real server.
-        const existed = patchType !== 'apply' || api.exists(target);
-        return writeJson(response, existed ? 200 : 201, api.patch(target, patchType, patch, options), options.warnings);
+        // An apply that creates the object answers 201, as on a real server (the last run is the real one).
+        let existed = true;
+        let warnings: string[] = [];
+        const patched = await admitted(call, 'patch', options, patch, (dryRun) => {
+          existed = patchType !== 'apply' || api.exists(target);
+          return api.patch(target, patchType, patch, { ...options, dryRun, warnings: (warnings = []) });
+        });
+        return writeJson(response, existed ? 200 : 201, patched, warnings);
       }
       case 'delete':
       case 'deletecollection': {
@@ -351,7 +387,10 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
           if (isObject(body.preconditions)) deleteOptions.preconditions = body.preconditions as DeleteOptions['preconditions'];
           if (Array.isArray(body.dryRun) && body.dryRun.includes('All')) deleteOptions.dryRun = true;
         }
-        if (verb === 'delete') return writeJson(response, 200, api.delete(target, deleteOptions));
+        if (verb === 'delete') {
+          const deleted = await admitted(call, 'delete', deleteOptions, undefined, (dryRun) => api.delete(target, { ...deleteOptions, dryRun }));
+          return writeJson(response, 200, deleted);
+        }
         const listOptions = {
           labelSelector: optional(query.get('labelSelector')),
           fieldSelector: optional(query.get('fieldSelector')),
@@ -495,7 +534,8 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       if (url.pathname === '/admin/faults' || url.pathname.startsWith('/admin/faults/')) {
         return admin(url.pathname.split('/').filter((s) => s !== ''), method, request, response);
       }
-      if (!OPEN_PATHS.has(url.pathname) && !authorized(request, token)) throw unauthorized();
+      const user = OPEN_PATHS.has(url.pathname) ? undefined : options.authenticate(request);
+      if (!OPEN_PATHS.has(url.pathname) && !user) throw unauthorized();
       let segments: string[];
       try {
         segments = url.pathname.split('/').filter((s) => s !== '').map(decodeURIComponent);
@@ -514,7 +554,14 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       }
       if (first === 'openapi') return serveOpenApi(segments.slice(1), method, request, response);
       if (first !== 'api' && first !== 'apis') throw pathNotFound();
-      const resolved = route(segments, method, url.searchParams, request);
+      if (!user) throw unauthorized();
+      const [, version, namespacesPath, namespace, serviceAccounts, name, token, ...more] = segments;
+      if (first === 'api' && version === 'v1' && namespacesPath === 'namespaces' && serviceAccounts === 'serviceaccounts' && token === 'token' && more.length === 0) {
+        if (method !== 'POST') throw methodNotAllowed();
+        const body = parseBody(await readBody(request), mediaType(request));
+        return writeJson(response, 201, options.requestToken(namespace ?? '', name ?? '', body));
+      }
+      const resolved = route(segments, method, url.searchParams, request, user);
       if ('document' in resolved) {
         if (method !== 'GET') throw methodNotAllowed();
         return writeJson(response, 200, resolved.document);

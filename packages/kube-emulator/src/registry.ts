@@ -84,7 +84,29 @@ export const CRDS = builtIn('apiextensions.k8s.io', 'v1', 'customresourcedefinit
 /** Leader election (client-go's leaderelection, and the control plane's elector) stores its lock here. */
 export const LEASES = builtIn('coordination.k8s.io', 'v1', 'leases', 'Lease', true);
 
-export const BUILT_IN_RESOURCES: readonly ResourceType[] = [NAMESPACES, SECRETS, CONFIGMAPS, EVENTS, DEPLOYMENTS, CRDS, LEASES];
+/** Workload identities: the TokenRequest API (tokens.ts) issues tokens that authenticate as them. */
+export const SERVICEACCOUNTS = builtIn('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'] });
+/** Validating admission webhooks (admission.ts) the server calls before it stores a write. */
+export const VALIDATING_WEBHOOK_CONFIGURATIONS = builtIn(
+  'admissionregistration.k8s.io',
+  'v1',
+  'validatingwebhookconfigurations',
+  'ValidatingWebhookConfiguration',
+  false,
+  { categories: ['api-extensions'] },
+);
+
+export const BUILT_IN_RESOURCES: readonly ResourceType[] = [
+  NAMESPACES,
+  SECRETS,
+  CONFIGMAPS,
+  EVENTS,
+  SERVICEACCOUNTS,
+  DEPLOYMENTS,
+  CRDS,
+  LEASES,
+  VALIDATING_WEBHOOK_CONFIGURATIONS,
+];
 
 export interface GroupVersions {
   group: string;

@@ -31,9 +31,13 @@
  * injection (rule E4, faults.ts): `emulator.faults`, and /admin/faults with an `adminToken`.
  * The kubelet simulator (rule E3) is a separate client, kubelet/simulator.ts.
  *
+ * Authentication and admission (SC5, auth.ts, tokens.ts, admission.ts): the admin token is a
+ * system:masters user; TokenRequest tokens authenticate as their ServiceAccount; validating
+ * admission webhooks are called over HTTPS before a write is stored.
+ *
  * Does not emulate (yet): strategic merge of lists by key, CRD defaulting, CEL rules and
  * conversion, controllers other than the garbage collector (gc.ts: ownerReferences, background,
- * foreground and orphan deletion), admission, RBAC,
+ * foreground and orphan deletion), mutating admission, RBAC,
  * protobuf, aggregated discovery, OpenAPI documents, managedFields written by clients (ignored).
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what
@@ -44,18 +48,21 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import { isIP, type AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { WebhookAdmission } from './admission.ts';
 import { KubeApi } from './api.ts';
+import { createAuthenticator } from './auth.ts';
 import { readCrdFiles } from './crds.ts';
 import { Faults, type FaultInjector } from './faults.ts';
 import { GarbageCollector } from './gc.ts';
 import { createHttpLayer } from './http.ts';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.ts';
 import { loadSnapshot, SnapshotWriter } from './persistence.ts';
-import { ResourceRegistry } from './registry.ts';
+import { ResourceRegistry, SERVICEACCOUNTS, storageKeyOf } from './registry.ts';
 import { ObjectStore } from './store.ts';
 import { issueServingCertificate, loadOrCreateCertificateAuthority } from './tls.ts';
+import { createTokenRequest, loadOrCreateSigningKey, ServiceAccountTokens } from './tokens.ts';
 
 export interface KubeEmulatorOptions {
   /** Interface to listen on; 127.0.0.1 by default. */
@@ -80,8 +87,13 @@ export interface KubeEmulatorOptions {
    * when the stored one differs), e.g. `[OPENCLAW_CRD_DIR]` from ./crds.ts.
    */
   crdDirs?: string[];
-  /** The time managedFields entries are stamped with; the wall clock by default. */
+  /** The time managedFields entries are stamped with and tokens are issued and checked at; the wall clock by default. */
   clock?: () => Date;
+  /**
+   * PEM file of the key ServiceAccount tokens are signed with, made on first start; beside
+   * `dataFile` by default, so tokens outlive a restart; in memory without either.
+   */
+  serviceAccountKeyFile?: string;
   /**
    * Turns on the fault-injection admin path /admin/faults for bearers of this token (distinct
    * from `token`). Off when absent; `emulator.faults` works either way.
@@ -128,9 +140,31 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   for (const name of BUILT_IN_NAMESPACES) api.ensureNamespace(name);
   for (const crd of await readCrdFiles(options.crdDirs ?? [])) api.install(crd);
 
+  const clock = options.clock ?? (() => new Date());
+  const keyFile = options.serviceAccountKeyFile ?? (options.dataFile ? join(dirname(options.dataFile), 'service-account-key.pem') : undefined);
+  const serviceAccountTokens = new ServiceAccountTokens(await loadOrCreateSigningKey(keyFile), clock);
+  const serviceAccount = (namespace: string, name: string) => store.get(storageKeyOf(SERVICEACCOUNTS), namespace, name);
+  const authenticate = createAuthenticator({
+    adminToken: token,
+    serviceAccountTokens,
+    serviceAccountUid: (namespace, name) => serviceAccount(namespace, name)?.metadata.uid,
+  });
+  const requestToken = (namespace: string, name: string, body: unknown) =>
+    createTokenRequest(serviceAccountTokens, serviceAccount(namespace, name), namespace, name, body);
+
   let address = '';
   const faults = new Faults();
-  const http = createHttpLayer({ api, registry, token, serverAddress: () => address, faults, adminToken: options.adminToken, bookmarkIntervalMs: options.watchBookmarkIntervalMs });
+  const http = createHttpLayer({
+    api,
+    registry,
+    authenticate,
+    admission: new WebhookAdmission(store, api),
+    requestToken,
+    serverAddress: () => address,
+    faults,
+    adminToken: options.adminToken,
+    bookmarkIntervalMs: options.watchBookmarkIntervalMs,
+  });
   const ca = await loadOrCreateCertificateAuthority(options.caDir ?? (options.dataFile ? dirname(options.dataFile) : undefined));
   const wildcard = host === '0.0.0.0' || host === '::';
   const hosts = [...new Set([...(wildcard ? [] : [host]), '127.0.0.1', '::1', 'localhost'])].filter((h) => h !== '');

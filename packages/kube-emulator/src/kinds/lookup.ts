@@ -1,8 +1,22 @@
-import { CONFIGMAPS, CRDS, DEPLOYMENTS, EVENTS, LEASES, NAMESPACES, SECRETS, storageKeyOf, type ResourceType } from '../registry.ts';
+import {
+  CONFIGMAPS,
+  CRDS,
+  DEPLOYMENTS,
+  EVENTS,
+  LEASES,
+  NAMESPACES,
+  SECRETS,
+  SERVICEACCOUNTS,
+  storageKeyOf,
+  VALIDATING_WEBHOOK_CONFIGURATIONS,
+  type ResourceType,
+} from '../registry.ts';
+import { validatingWebhookConfigurationStrategy } from './admissionregistration.ts';
 import { crdStrategy, customResourceStrategy } from './apiextensions.ts';
 import { deploymentStrategy } from './apps.ts';
 import { leaseStrategy } from './coordination.ts';
 import { configMapStrategy, eventStrategy, namespaceStrategy, secretStrategy } from './core.ts';
+import { serviceAccountStrategy } from './serviceaccount.ts';
 import type { Strategy } from './strategy.ts';
 
 const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
@@ -13,6 +27,8 @@ const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(DEPLOYMENTS), deploymentStrategy],
   [storageKeyOf(CRDS), crdStrategy],
   [storageKeyOf(LEASES), leaseStrategy],
+  [storageKeyOf(SERVICEACCOUNTS), serviceAccountStrategy],
+  [storageKeyOf(VALIDATING_WEBHOOK_CONFIGURATIONS), validatingWebhookConfigurationStrategy],
 ]);
 
 export function strategyFor(type: ResourceType): Strategy {

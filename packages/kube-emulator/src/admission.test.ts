@@ -1,0 +1,404 @@
+import {
+  AdmissionregistrationV1Api,
+  CoreV1Api,
+  KubernetesObjectApi,
+  type V1ValidatingWebhook,
+  type V1ValidatingWebhookConfiguration,
+} from '@kubernetes/client-node';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createCertificateAuthority, issueServerCertificate, type KeyPairPem } from './certificates.ts';
+import { kubeConfigFor } from './kubeconfig.ts';
+import { apiFailure, createNamespace, mergePatch, startTestCluster, uniqueName, type TestCluster } from './testing.ts';
+
+// SC5's cluster side: bearer tokens authenticate as users and service accounts, and the server
+// calls ValidatingWebhookConfigurations over HTTPS, as a real kube-apiserver does. Every webhook
+// here is a real HTTPS server with a certificate from a CA made in the test.
+
+interface Review {
+  apiVersion: string;
+  kind: string;
+  request: {
+    uid: string;
+    kind: { group: string; version: string; kind: string };
+    resource: { group: string; version: string; resource: string };
+    subResource?: string;
+    name?: string;
+    namespace?: string;
+    operation: string;
+    userInfo: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> };
+    object: { metadata: { name?: string; labels?: Record<string, string>; uid?: string }; data?: Record<string, string> } | null;
+    oldObject: { metadata: { name?: string }; data?: Record<string, string> } | null;
+    dryRun: boolean;
+    options: Record<string, unknown>;
+  };
+}
+
+type Answer = (review: Review) => unknown;
+
+interface WebhookServer {
+  url: string;
+  reviews: Review[];
+  answer: Answer;
+  close(): Promise<void>;
+}
+
+const allow: Answer = (review) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } });
+
+async function startWebhook(pair: KeyPairPem, delayMs = 0): Promise<WebhookServer> {
+  const reviews: Review[] = [];
+  const state: WebhookServer = { url: '', reviews, answer: allow, close: async () => undefined };
+  const server: Server = createServer({ cert: pair.certPem, key: pair.keyPem }, (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Review;
+      reviews.push(review);
+      setTimeout(() => {
+        if (response.destroyed) return;
+        response.writeHead(200, { 'Content-Type': 'application/json' });
+        response.end(JSON.stringify(state.answer(review)));
+      }, delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/validate`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}
+
+let cluster: TestCluster;
+let ca: KeyPairPem;
+let webhook: WebhookServer;
+let admissions: AdmissionregistrationV1Api;
+const servers: WebhookServer[] = [];
+
+beforeAll(async () => {
+  cluster = await startTestCluster();
+  ca = createCertificateAuthority('sc5-test-ca');
+  webhook = await startWebhook(issueServerCertificate(ca, { commonName: 'webhook', ipAddresses: ['127.0.0.1'] }));
+  servers.push(webhook);
+  admissions = cluster.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+});
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  await cluster.close();
+});
+afterEach(async () => {
+  webhook.answer = allow;
+  webhook.reviews.length = 0;
+  await admissions.deleteCollectionValidatingWebhookConfiguration({});
+});
+
+function caBundle(pair: KeyPairPem = ca): string {
+  return Buffer.from(pair.certPem).toString('base64');
+}
+
+function hook(overrides: Partial<V1ValidatingWebhook> = {}, url = webhook.url): V1ValidatingWebhook {
+  return {
+    name: 'configmaps.sc5.test.io',
+    clientConfig: { url, caBundle: caBundle() },
+    rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], operations: ['CREATE'] }],
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    ...overrides,
+  };
+}
+
+async function register(...webhooks: V1ValidatingWebhook[]): Promise<V1ValidatingWebhookConfiguration> {
+  return admissions.createValidatingWebhookConfiguration({ body: { metadata: { name: uniqueName('vwc') }, webhooks } });
+}
+
+async function serviceAccountClient(namespace: string, name: string, expirationSeconds?: number): Promise<{ core: CoreV1Api; token: string; uid: string }> {
+  const sa = await cluster.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+  const request = await cluster.core.createNamespacedServiceAccountToken({
+    namespace,
+    name,
+    body: { spec: { audiences: [], ...(expirationSeconds ? { expirationSeconds } : {}) } },
+  });
+  const token = request.status?.token ?? '';
+  return { core: kubeConfigFor(cluster.emulator.url, token).makeApiClient(CoreV1Api), token, uid: sa.metadata?.uid ?? '' };
+}
+
+describe('SC5 authentication: bearer tokens to users and service accounts', () => {
+  it('SC5 a TokenRequest token authenticates as system:serviceaccount:<ns>:<name> with its groups and uid; the admin token as a system:masters user', async () => {
+    const namespace = await createNamespace(cluster);
+    await register(hook());
+    const agent = await serviceAccountClient(namespace, 'agent-a');
+    await agent.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'by-agent' } } });
+    await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'by-admin' } } });
+    const [bySa, byAdmin] = webhook.reviews.map((r) => r.request.userInfo);
+    expect(bySa).toEqual({
+      username: `system:serviceaccount:${namespace}:agent-a`,
+      uid: agent.uid,
+      groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+      extra: { 'authentication.kubernetes.io/credential-id': [expect.stringMatching(/^JTI=[0-9a-f-]{36}$/)] },
+    });
+    expect(byAdmin).toEqual({ username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] });
+  });
+
+  it('SC5 discovery lists ServiceAccounts and their token subresource, and ValidatingWebhookConfigurations', async () => {
+    const core = await cluster.core.getAPIResources();
+    expect(core.resources.find((r) => r.name === 'serviceaccounts')).toMatchObject({ kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'] });
+    expect(core.resources.find((r) => r.name === 'serviceaccounts/token')).toMatchObject({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
+    const registration = await admissions.getAPIResources();
+    expect(registration.resources.find((r) => r.name === 'validatingwebhookconfigurations')).toMatchObject({ kind: 'ValidatingWebhookConfiguration', namespaced: false });
+  });
+
+  it('SC5 the TokenRequest answers as authentication.k8s.io/v1 with an expiration; a JWT whose claims name the service account', async () => {
+    const namespace = await createNamespace(cluster);
+    const sa = await cluster.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'agent' } } });
+    const before = Date.now();
+    const answer = await cluster.core.createNamespacedServiceAccountToken({ namespace, name: 'agent', body: { spec: { audiences: [], expirationSeconds: 1200 } } });
+    expect(answer.apiVersion).toBe('authentication.k8s.io/v1');
+    expect(answer.kind).toBe('TokenRequest');
+    expect(answer.spec?.expirationSeconds).toBe(1200);
+    expect(answer.spec?.audiences).toEqual(['https://kubernetes.default.svc.cluster.local']);
+    const expires = new Date(answer.status?.expirationTimestamp ?? 0).getTime();
+    expect(expires).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 1_200_000 - 1000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 1_200_000);
+    const claims = JSON.parse(Buffer.from((answer.status?.token ?? '').split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    expect(claims).toMatchObject({
+      iss: 'https://kubernetes.default.svc.cluster.local',
+      sub: `system:serviceaccount:${namespace}:agent`,
+      'kubernetes.io': { namespace, serviceaccount: { name: 'agent', uid: sa.metadata?.uid } },
+    });
+  });
+
+  it('SC5 TokenRequest refuses a missing service account (404) and a too short expiration (422), as a real server words them', async () => {
+    const namespace = await createNamespace(cluster);
+    const missing = await apiFailure(cluster.core.createNamespacedServiceAccountToken({ namespace, name: 'nobody', body: { spec: { audiences: [] } } }));
+    expect(missing.code).toBe(404);
+    expect(missing.body.message).toBe('serviceaccounts "nobody" not found');
+    await cluster.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'short' } } });
+    const short = await apiFailure(cluster.core.createNamespacedServiceAccountToken({ namespace, name: 'short', body: { spec: { audiences: [], expirationSeconds: 60 } } }));
+    expect(short.code).toBe(422);
+    expect(short.body.message).toBe('TokenRequest.authentication.k8s.io "short" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes');
+  });
+
+  it('SC5 an unknown, tampered, foreign-audience, expired or revoked token answers 401 with a Status body', async () => {
+    let now = new Date('2026-11-30T12:00:00Z');
+    const timed = await startTestCluster({ clock: () => now });
+    try {
+      const namespace = await createNamespace(timed);
+      await timed.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'agent' } } });
+      const issue = async (audiences: string[] = []) =>
+        (await timed.core.createNamespacedServiceAccountToken({ namespace, name: 'agent', body: { spec: { audiences, expirationSeconds: 600 } } })).status?.token ?? '';
+      const good = await issue();
+      const foreign = await issue(['https://vault.example.com']);
+      const [header, payload, signature] = good.split('.');
+      const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+      const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: 'system:serviceaccount:kube-system:admin' })).toString('base64url')}.${signature}`;
+      const status = async (token: string) => {
+        const objects = KubernetesObjectApi.makeApiClient(kubeConfigFor(timed.emulator.url, token));
+        try {
+          await objects.list('v1', 'ConfigMap', namespace);
+          return { code: 200, body: undefined };
+        } catch (error) {
+          return apiFailure(Promise.reject(error));
+        }
+      };
+      expect((await status(good)).code).toBe(200);
+      const unauthorized = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+      for (const token of ['not-a-token', tampered, foreign]) expect(await status(token)).toEqual({ code: 401, body: unauthorized });
+      now = new Date(now.getTime() + 601_000);
+      expect(await status(good)).toEqual({ code: 401, body: unauthorized });
+      now = new Date('2026-11-30T12:00:00Z');
+      expect((await status(good)).code).toBe(200);
+      // Deleting the ServiceAccount revokes its tokens, and a new one of the same name does not revive them.
+      await timed.core.deleteNamespacedServiceAccount({ namespace, name: 'agent' });
+      expect(await status(good)).toEqual({ code: 401, body: unauthorized });
+      await timed.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'agent' } } });
+      expect(await status(good)).toEqual({ code: 401, body: unauthorized });
+    } finally {
+      await timed.close();
+    }
+  });
+});
+
+describe('SC5 validating admission webhooks', () => {
+  it('SC5 stores a ValidatingWebhookConfiguration with the defaults of a real server and refuses one without sideEffects or with an http URL', async () => {
+    const stored = await register(hook());
+    expect(stored.webhooks?.[0]).toMatchObject({
+      failurePolicy: 'Fail',
+      matchPolicy: 'Equivalent',
+      namespaceSelector: {},
+      objectSelector: {},
+      timeoutSeconds: 10,
+      rules: [{ scope: '*' }],
+    });
+    const { sideEffects: _omitted, ...noSideEffects } = hook();
+    const refused = await apiFailure(register(noSideEffects as V1ValidatingWebhook));
+    expect(refused.code).toBe(422);
+    expect(refused.body.message).toContain('webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun');
+    const http = await apiFailure(register(hook({ clientConfig: { url: 'http://127.0.0.1:1/x' } })));
+    expect(http.body.message).toContain(`webhooks[0].clientConfig.url: Invalid value: "http://127.0.0.1:1/x": 'https' is the only allowed URL scheme`);
+  });
+
+  it('SC5 sends an AdmissionReview v1 as a real server does and stores the object once it is allowed', async () => {
+    const namespace = await createNamespace(cluster);
+    await register(hook());
+    const created = await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'seen', labels: { a: 'b' } }, data: { k: 'v' } }, fieldManager: 'tester' });
+    expect(webhook.reviews).toHaveLength(1);
+    const review = webhook.reviews[0];
+    expect(review?.apiVersion).toBe('admission.k8s.io/v1');
+    expect(review?.kind).toBe('AdmissionReview');
+    expect(review?.request).toMatchObject({
+      uid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+      resource: { group: '', version: 'v1', resource: 'configmaps' },
+      requestKind: { group: '', version: 'v1', kind: 'ConfigMap' },
+      name: 'seen',
+      namespace,
+      operation: 'CREATE',
+      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'seen', namespace, labels: { a: 'b' } }, data: { k: 'v' } },
+      oldObject: null,
+      dryRun: false,
+      options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'tester' },
+    });
+    expect(created.metadata?.name).toBe('seen');
+    expect((await cluster.core.readNamespacedConfigMap({ namespace, name: 'seen' })).data).toEqual({ k: 'v' });
+  });
+
+  it('SC5 a denial answers the webhook status with "admission webhook \\"<name>\\" denied the request: <message>" and stores nothing', async () => {
+    const namespace = await createNamespace(cluster);
+    await register(hook());
+    webhook.answer = (review) => ({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: review.request.uid, allowed: false, status: { code: 403, reason: 'Forbidden', message: 'not yours' } },
+    });
+    const { code, body } = await apiFailure(cluster.objects.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'refused', namespace } }));
+    expect(code).toBe(403);
+    expect(body).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'admission webhook "configmaps.sc5.test.io" denied the request: not yours',
+      reason: 'Forbidden',
+      code: 403,
+    });
+    expect((await apiFailure(cluster.core.readNamespacedConfigMap({ namespace, name: 'refused' }))).code).toBe(404);
+    // A denial without a code is 400, and without a message says so (ToStatusErr).
+    webhook.answer = (review) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: false } });
+    const bare = await apiFailure(cluster.objects.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bare', namespace } }));
+    expect(bare.code).toBe(400);
+    expect(bare.body.message).toBe('admission webhook "configmaps.sc5.test.io" denied the request without explanation');
+  });
+
+  it('SC5 honours the rules: operations, resources, groups and scope decide which writes a webhook sees; UPDATE carries the old object', async () => {
+    const namespace = await createNamespace(cluster);
+    await register(
+      hook({
+        rules: [
+          { apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], operations: ['UPDATE'], scope: 'Namespaced' },
+          { apiGroups: ['apps'], apiVersions: ['*'], resources: ['*'], operations: ['CREATE'], scope: 'Cluster' },
+        ],
+      }),
+    );
+    await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'cm' }, data: { v: '1' } } });
+    await cluster.core.createNamespacedSecret({ namespace, body: { metadata: { name: 's' } } });
+    expect(webhook.reviews).toHaveLength(0);
+    await cluster.core.patchNamespacedConfigMap({ namespace, name: 'cm', body: { data: { v: '2' } } }, mergePatch);
+    expect(webhook.reviews).toHaveLength(1);
+    expect(webhook.reviews[0]?.request).toMatchObject({
+      operation: 'UPDATE',
+      object: { data: { v: '2' } },
+      oldObject: { data: { v: '1' } },
+      options: { kind: 'PatchOptions' },
+    });
+    // Deployments are namespaced; a Cluster-scoped rule does not match them.
+    await cluster.apps.createNamespacedDeployment({
+      namespace,
+      body: {
+        metadata: { name: 'd' },
+        spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+      },
+    });
+    expect(webhook.reviews).toHaveLength(1);
+  });
+
+  it('SC5 a DELETE rule sends the old object and no object; its denial keeps the object', async () => {
+    const namespace = await createNamespace(cluster);
+    await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'kept' }, data: { v: '1' } } });
+    await register(hook({ rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], operations: ['DELETE'] }] }));
+    webhook.answer = (review) => ({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: review.request.uid, allowed: false, status: { code: 403, message: 'keep it' } },
+    });
+    const { code, body } = await apiFailure(cluster.core.deleteNamespacedConfigMap({ namespace, name: 'kept' }));
+    expect(code).toBe(403);
+    expect(body.message).toBe('admission webhook "configmaps.sc5.test.io" denied the request: keep it');
+    expect(webhook.reviews[0]?.request).toMatchObject({ operation: 'DELETE', name: 'kept', object: null, oldObject: { data: { v: '1' } }, options: { kind: 'DeleteOptions' } });
+    expect((await cluster.core.readNamespacedConfigMap({ namespace, name: 'kept' })).data).toEqual({ v: '1' });
+  });
+
+  it('SC5 honours namespaceSelector and objectSelector', async () => {
+    const watched = await createNamespace(cluster);
+    await cluster.core.patchNamespace({ name: watched, body: { metadata: { labels: { sc5: 'on' } } } }, mergePatch);
+    const other = await createNamespace(cluster);
+    await register(hook({ namespaceSelector: { matchLabels: { sc5: 'on' } }, objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] } }));
+    await cluster.core.createNamespacedConfigMap({ namespace: other, body: { metadata: { name: 'a' } } });
+    await cluster.core.createNamespacedConfigMap({ namespace: watched, body: { metadata: { name: 'b', labels: { skip: 'yes' } } } });
+    expect(webhook.reviews).toHaveLength(0);
+    await cluster.core.createNamespacedConfigMap({ namespace: watched, body: { metadata: { name: 'c' } } });
+    expect(webhook.reviews.map((r) => r.request.name)).toEqual(['c']);
+  });
+
+  it('SC5 failurePolicy: a webhook that is down, too slow or not trusted by caBundle refuses the write under Fail and is skipped under Ignore', async () => {
+    const namespace = await createNamespace(cluster);
+    const down = 'https://127.0.0.1:9/validate';
+    const slow = await startWebhook(issueServerCertificate(ca, { commonName: 'slow', ipAddresses: ['127.0.0.1'] }), 2500);
+    servers.push(slow);
+    const otherCa = createCertificateAuthority('someone-else');
+    const untrusted = await startWebhook(issueServerCertificate(otherCa, { commonName: 'untrusted', ipAddresses: ['127.0.0.1'] }));
+    servers.push(untrusted);
+    const cases = [
+      { url: down, cause: `failed to call webhook: Post "${down}?timeout=10s": dial tcp 127.0.0.1:9: connect: connection refused`, timeoutSeconds: undefined },
+      { url: slow.url, cause: `failed to call webhook: Post "${slow.url}?timeout=1s": context deadline exceeded`, timeoutSeconds: 1 },
+      { url: untrusted.url, cause: `failed to call webhook: Post "${untrusted.url}?timeout=10s": tls: failed to verify certificate: x509: certificate signed by unknown authority`, timeoutSeconds: undefined },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const config = await register(hook({ clientConfig: { url: c.url, caBundle: caBundle() }, ...(c.timeoutSeconds ? { timeoutSeconds: c.timeoutSeconds } : {}) }));
+      const { code, body } = await apiFailure(cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `fail-${i}` } } }));
+      expect(code).toBe(500);
+      expect(body.reason).toBe('InternalError');
+      expect(body.message).toBe(`Internal error occurred: failed calling webhook "configmaps.sc5.test.io": ${c.cause}`);
+      await admissions.patchValidatingWebhookConfiguration(
+        { name: config.metadata?.name ?? '', body: { webhooks: [{ ...hook({ clientConfig: { url: c.url, caBundle: caBundle() } }), failurePolicy: 'Ignore', timeoutSeconds: 1 }] } },
+        mergePatch,
+      );
+      await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `ignored-${i}` } } });
+      await admissions.deleteValidatingWebhookConfiguration({ name: config.metadata?.name ?? '' });
+    }
+    expect(untrusted.reviews).toHaveLength(0);
+  });
+
+  it('SC5 a dry run reaches webhooks with sideEffects None as dryRun true and stores nothing', async () => {
+    const namespace = await createNamespace(cluster);
+    await register(hook());
+    await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'dry' } }, dryRun: 'All' });
+    expect(webhook.reviews[0]?.request).toMatchObject({ dryRun: true, options: { dryRun: ['All'] } });
+    expect((await apiFailure(cluster.core.readNamespacedConfigMap({ namespace, name: 'dry' }))).code).toBe(404);
+  });
+
+  it('SC5 webhook configurations themselves are never sent to webhooks, so a broken webhook can always be removed', async () => {
+    const everything = await register(
+      hook({ rules: [{ apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations: ['*'] }], clientConfig: { url: 'https://127.0.0.1:9/x', caBundle: caBundle() } }),
+    );
+    const second = await register(hook({ name: 'second.sc5.test.io' }));
+    const namespace = await createNamespace(cluster).catch(() => undefined);
+    expect(namespace).toBeUndefined();
+    await admissions.deleteValidatingWebhookConfiguration({ name: second.metadata?.name ?? '' });
+    await admissions.deleteValidatingWebhookConfiguration({ name: everything.metadata?.name ?? '' });
+    expect((await admissions.listValidatingWebhookConfiguration()).items).toHaveLength(0);
+    await createNamespace(cluster);
+  });
+});

@@ -1,0 +1,138 @@
+// admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration: the defaults and the checks of
+// k8s.io/kubernetes/pkg/apis/admissionregistration (v1 defaults, validation), so that what the
+// server calls (admission.ts) is what a real server would have stored.
+
+import { badRequest, duplicate, invalidValue, notSupported, required, type FieldError } from '../errors.ts';
+import { isObject, type JsonObject, type KubeObject } from '../types.ts';
+import { base64ErrorOffset, dns1123Subdomain } from '../validation.ts';
+import { defaultStrategy, type Strategy } from './strategy.ts';
+
+const FAILURE_POLICIES = ['Fail', 'Ignore'];
+const MATCH_POLICIES = ['Equivalent', 'Exact'];
+const SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
+const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
+const SCOPES = ['*', 'Cluster', 'Namespaced'];
+const REVIEW_VERSIONS = ['v1', 'v1beta1'];
+
+function webhooksOf(object: KubeObject): unknown[] {
+  return Array.isArray(object.webhooks) ? object.webhooks : [];
+}
+
+/** SetDefaults_ValidatingWebhook and SetDefaults_Rule, SetDefaults_ServiceReference. */
+function applyDefaults(object: KubeObject): void {
+  for (const hook of webhooksOf(object)) {
+    if (!isObject(hook)) continue;
+    hook.failurePolicy ??= 'Fail';
+    hook.matchPolicy ??= 'Equivalent';
+    hook.namespaceSelector ??= {};
+    hook.objectSelector ??= {};
+    hook.timeoutSeconds ??= 10;
+    for (const rule of Array.isArray(hook.rules) ? hook.rules : []) {
+      if (isObject(rule)) rule.scope ??= '*';
+    }
+    const config = hook.clientConfig;
+    if (isObject(config) && isObject(config.service)) config.service.port ??= 443;
+    if (isObject(config) && typeof config.caBundle === 'string') {
+      const offset = base64ErrorOffset(config.caBundle);
+      if (offset >= 0) {
+        throw badRequest(`ValidatingWebhookConfiguration in version "v1" cannot be handled as a ValidatingWebhookConfiguration: illegal base64 data at input byte ${offset}`);
+      }
+    }
+  }
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function validateClientConfig(path: string, config: unknown): FieldError[] {
+  if (!isObject(config)) return [required(`${path}.clientConfig`, 'exactly one of url or service is required')];
+  const hasUrl = typeof config.url === 'string' && config.url !== '';
+  const hasService = isObject(config.service);
+  if (hasUrl === hasService) return [required(`${path}.clientConfig`, 'exactly one of url or service is required')];
+  if (hasUrl) {
+    let url: URL | undefined;
+    try {
+      url = new URL(config.url as string);
+    } catch {
+      return [invalidValue(`${path}.clientConfig.url`, config.url, 'host must be specified')];
+    }
+    if (url.protocol !== 'https:') return [invalidValue(`${path}.clientConfig.url`, config.url, "'https' is the only allowed URL scheme")];
+    if (url.hash !== '') return [invalidValue(`${path}.clientConfig.url`, config.url, 'fragments are not permitted in the URL')];
+    if (url.search !== '') return [invalidValue(`${path}.clientConfig.url`, config.url, 'query parameters are not permitted in the URL')];
+    return [];
+  }
+  const service = config.service as JsonObject;
+  const errors: FieldError[] = [];
+  if (typeof service.name !== 'string' || service.name === '') errors.push(required(`${path}.clientConfig.service.name`, 'service name is required'));
+  if (typeof service.namespace !== 'string' || service.namespace === '') errors.push(required(`${path}.clientConfig.service.namespace`, 'service namespace is required'));
+  return errors;
+}
+
+function validateRules(path: string, rules: unknown): FieldError[] {
+  const errors: FieldError[] = [];
+  (Array.isArray(rules) ? rules : []).forEach((rule, i) => {
+    const at = `${path}.rules[${i}]`;
+    if (!isObject(rule)) return;
+    for (const [field, label] of [
+      ['operations', 'operations'],
+      ['apiGroups', 'apiGroups'],
+      ['apiVersions', 'apiVersions'],
+      ['resources', 'resources'],
+    ] as const) {
+      if (strings(rule[field]).length === 0) errors.push(required(`${at}.${label}`, ''));
+    }
+    strings(rule.operations).forEach((op, j) => {
+      if (!OPERATIONS.includes(op)) errors.push(notSupported(`${at}.operations[${j}]`, op, OPERATIONS));
+    });
+    if (typeof rule.scope === 'string' && !SCOPES.includes(rule.scope)) errors.push(notSupported(`${at}.scope`, rule.scope, SCOPES));
+  });
+  return errors;
+}
+
+function validate(object: KubeObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  webhooksOf(object).forEach((hook, i) => {
+    const path = `webhooks[${i}]`;
+    if (!isObject(hook)) return;
+    const name = typeof hook.name === 'string' ? hook.name : '';
+    if (name === '') errors.push(required(`${path}.name`, ''));
+    else {
+      if (name.split('.').length < 3) errors.push(invalidValue(`${path}.name`, name, 'should be a domain with at least three segments separated by dots'));
+      else errors.push(...dns1123Subdomain(name).map((m) => invalidValue(`${path}.name`, name, m)));
+      if (seen.has(name)) errors.push(duplicate(`${path}.name`, name));
+      seen.add(name);
+    }
+    errors.push(...validateClientConfig(path, hook.clientConfig));
+    errors.push(...validateRules(path, hook.rules));
+    if (typeof hook.failurePolicy === 'string' && !FAILURE_POLICIES.includes(hook.failurePolicy)) {
+      errors.push(notSupported(`${path}.failurePolicy`, hook.failurePolicy, FAILURE_POLICIES));
+    }
+    if (typeof hook.matchPolicy === 'string' && !MATCH_POLICIES.includes(hook.matchPolicy)) {
+      errors.push(notSupported(`${path}.matchPolicy`, hook.matchPolicy, MATCH_POLICIES));
+    }
+    if (hook.sideEffects === undefined || hook.sideEffects === null || hook.sideEffects === '') {
+      errors.push(required(`${path}.sideEffects`, `must specify one of ${SIDE_EFFECTS.join(', ')}`));
+    } else if (!SIDE_EFFECTS.includes(String(hook.sideEffects))) {
+      errors.push(notSupported(`${path}.sideEffects`, hook.sideEffects, SIDE_EFFECTS));
+    }
+    const versions = strings(hook.admissionReviewVersions);
+    if (!versions.some((v) => REVIEW_VERSIONS.includes(v))) {
+      errors.push(required(`${path}.admissionReviewVersions`, `must specify one of ${REVIEW_VERSIONS.join(', ')}`));
+    }
+    const timeout = hook.timeoutSeconds;
+    if (typeof timeout !== 'number' || timeout < 1 || timeout > 30) {
+      errors.push(invalidValue(`${path}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds'));
+    }
+  });
+  return errors;
+}
+
+export const validatingWebhookConfigurationStrategy: Strategy = {
+  ...defaultStrategy,
+  validateName: dns1123Subdomain,
+  prepareForCreate: (object) => applyDefaults(object),
+  prepareForUpdate: (object) => applyDefaults(object),
+  validate: (object) => validate(object),
+};
