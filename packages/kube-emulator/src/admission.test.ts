@@ -122,7 +122,7 @@ async function serviceAccountClient(namespace: string, name: string, expirationS
     body: { spec: { audiences: [], ...(expirationSeconds ? { expirationSeconds } : {}) } },
   });
   const token = request.status?.token ?? '';
-  return { core: kubeConfigFor(cluster.emulator.url, token).makeApiClient(CoreV1Api), token, uid: sa.metadata?.uid ?? '' };
+  return { core: kubeConfigFor(cluster.emulator.url, token, cluster.emulator.caCertificate).makeApiClient(CoreV1Api), token, uid: sa.metadata?.uid ?? '' };
 }
 
 describe('SC5 authentication: bearer tokens to users and service accounts', () => {
@@ -195,7 +195,7 @@ describe('SC5 authentication: bearer tokens to users and service accounts', () =
       const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
       const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: 'system:serviceaccount:kube-system:admin' })).toString('base64url')}.${signature}`;
       const status = async (token: string) => {
-        const objects = KubernetesObjectApi.makeApiClient(kubeConfigFor(timed.emulator.url, token));
+        const objects = KubernetesObjectApi.makeApiClient(kubeConfigFor(timed.emulator.url, token, timed.emulator.caCertificate));
         try {
           await objects.list('v1', 'ConfigMap', namespace);
           return { code: 200, body: undefined };
