@@ -3,7 +3,7 @@ import { missingChannelBindings } from '@occ/domain/configuration';
 import type { MissingGrant } from '@occ/domain/errors';
 import type { Db, Tx } from '../db/client.ts';
 import { loadBindingsOf } from './access.ts';
-import type { Actor, Deps } from './deps.ts';
+import type { Deps } from './deps.ts';
 
 // The admission checks of a deploy (D1–D3, C6), computed once and used twice: deployAgent stops
 // at the first failure and answers it as an error; explainDeploy (D6) reports every check with a
