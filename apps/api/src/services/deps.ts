@@ -1,3 +1,4 @@
+import type { ComputeDriver } from '@occ/domain/compute-driver';
 import type { SecretDriver } from '@occ/domain/secret-driver';
 import type { Db } from '../db/client.ts';
 import type { NamespaceDriver } from '../drivers/kubernetes-namespaces.ts';
@@ -8,6 +9,9 @@ export interface Deps {
   db: Db;
   secretDriver: SecretDriver;
   namespaceDriver: NamespaceDriver;
+  computeDriver: ComputeDriver;
+  /** W5: how long an activated gateway may take to become ready. */
+  gatewayReadyTimeoutMs: number;
   logger: Logger;
   installationId: string;
   /** Wakes the worker after work was queued (optional: the worker also polls). */
