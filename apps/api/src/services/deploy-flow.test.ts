@@ -91,7 +91,7 @@ beforeAll(async () => {
   );
   expect(a.__typename, JSON.stringify(a)).toBe('CreateAgentSuccess');
   agent = a.agent;
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await stack?.close();
