@@ -93,7 +93,7 @@ describe('kubelet simulator', () => {
   it('E3 a missing key names the key and the Secret; adding the key recovers, deleting the Secret breaks it again', async () => {
     await secret('creds-keys', { other: 'x' });
     await cluster.apps.createNamespacedDeployment({ namespace: ns, body: gateway('gw-key', { secret: ['creds-keys', 'value'] }) });
-    const failing = await waitFor('gw-key', (x) => available(x)?.status === 'False');
+    await waitFor('gw-key', (x) => available(x)?.status === 'False');
     expect(await waiting('gw-key')).toEqual([{ container: 'gateway', reason: 'CreateContainerConfigError', message: `couldn't find key value in Secret ${ns}/creds-keys` }]);
     await cluster.core.patchNamespacedSecret({ name: 'creds-keys', namespace: ns, body: { stringData: { value: 'sk-3' } } }, mergePatch);
     await waitFor('gw-key', (x) => available(x)?.status === 'True');
