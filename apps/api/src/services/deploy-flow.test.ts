@@ -185,6 +185,14 @@ describe('seed flow: store, bind, grant, deploy', () => {
     expect(findCanary([kube.get(`Secret/${k8sNamespace}/${harnessSecretName(agent.id, 1)}`)!], canaries.model)).not.toEqual([]);
   });
 
+  it('D4 W3 neither a revision nor its work item holds a locator: no Kubernetes Secret name or uid is stored with them', async () => {
+    const rows = (await dumpDatabase(stack.databaseUrl)).filter((r) => /^(AgentRevision|AgentRevisionSecret|WorkItem): /.test(r));
+    expect(rows.some((r) => r.startsWith('AgentRevision: '))).toBe(true);
+    const locators = Object.values(secrets).flatMap((s) => [s.backendLocator.name, (s.backendLocator as { uid?: string }).uid ?? '']).filter(Boolean);
+    expect(locators.length).toBe(6);
+    for (const locator of locators) expect(rows.filter((r) => r.includes(locator))).toEqual([]);
+  });
+
   it('A3 after a revoke the next deploy is refused naming the missing grant, and the running gateway is untouched', async () => {
     const before = await gateway();
     await revokeAgent(secrets.telegram.id);
