@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { gatewayConfigMapName, gatewayDeploymentName } from '@occ/domain/kubernetes-names';
+import { gatewayConfigMapName, gatewayDeploymentName, harnessSecretName } from '@occ/domain/kubernetes-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, CREATE_SECRET, NAMESPACE, binding, payload } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
@@ -160,5 +160,35 @@ describe('the worker', () => {
     const gateway = await stack.apps.readNamespacedDeployment({ name: gatewayDeploymentName(a.id), namespace: k8sNamespace });
     expect(gateway.status?.conditions?.find((c) => c.type === 'Available')?.status).toBe('True');
     expect((await stack.runtime.db.agent.findUniqueOrThrow({ where: { id: a.id } })).activeRevisionId).toBe(second.revision.id);
+  });
+
+  it('D5 each revision reads the current model key into its own Secret, and a revision retires its predecessor\'s copy once it is active', async () => {
+    const model = await secret(`model-${randomUUID().slice(0, 6)}`, 'sk-first');
+    const a = payload(await stack.gql(CREATE_AGENT, { input: { namespaceId, name: `harness-${randomUUID().slice(0, 6)}`, harnessAuth: { provider: 'anthropic', source: { id: model.id } } } }), 'createAgent').agent;
+    await grantBuiltInRole(stack.runtime.db, a.servicePrincipalId, 'secret-operator', { kind: 'resource', resourceKind: 'secret', resourceId: model.id, namespaceId }, boot);
+    const copy = async (n: number) => {
+      const s = await stack.core.readNamespacedSecret({ name: harnessSecretName(a.id, n), namespace: k8sNamespace });
+      return Buffer.from(s.data!.value!, 'base64').toString('utf8');
+    };
+    await deploy(a.id);
+    await stack.runtime.worker.drain();
+    expect(await copy(1)).toBe('sk-first');
+    const rotated = payload(await stack.gql(`mutation($input: UpdateSecretInput!) { updateSecret(input: $input) { __typename } }`, { input: { id: model.id, value: 'sk-second' } }), 'updateSecret');
+    expect(rotated.__typename).toBe('UpdateSecretSuccess');
+    // Stored, not delivered: the running revision's copy keeps the old key until a deploy.
+    expect(await copy(1)).toBe('sk-first');
+    const second = await deploy(a.id);
+    await stack.runtime.worker.drain();
+    expect(await revision(second.revision.id)).toMatchObject({ state: 'ACTIVE' });
+    expect(await copy(2)).toBe('sk-second');
+    await expect(copy(1)).rejects.toMatchObject({ code: 404 });
+    // Only the model-auth container mounts it; no container gets it as env.
+    const d = await stack.apps.readNamespacedDeployment({ name: gatewayDeploymentName(a.id), namespace: k8sNamespace });
+    const mounts = d.spec!.template.spec!.containers.map((c) => [c.name, (c.volumeMounts ?? []).map((m) => m.name)]);
+    expect(mounts).toEqual([
+      ['gateway', ['config']],
+      ['model-auth', ['model-auth']],
+    ]);
+    expect(JSON.stringify(d.spec!.template.spec!.containers)).not.toContain('secretKeyRef');
   });
 });
