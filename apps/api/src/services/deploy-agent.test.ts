@@ -60,7 +60,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-describe('deployAgent admission', () => {
+describe('deployAgent admission', { timeout: 180_000 }, () => {
   it('D1 deploy on one Agent is a grant target: it allows that agent and no other, and every other denial is bare', async () => {
     const mine = await agentWith([]);
     const other = await agentWith([]);
@@ -112,7 +112,7 @@ describe('deployAgent admission', () => {
   });
 });
 
-describe('the worker', () => {
+describe('the worker', { timeout: 180_000 }, () => {
   it('S7 pending deploy work is found by any secret it delivers, and no longer once it ended', async () => {
     const s = await secret(`pending-${randomUUID().slice(0, 6)}`, 'v');
     const a = await agentWith([s.id]);

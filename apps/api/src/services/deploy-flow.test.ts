@@ -97,7 +97,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-describe('seed flow: store, bind, grant, deploy', () => {
+describe('seed flow: store, bind, grant, deploy', { timeout: 180_000 }, () => {
   it('D6 explainDeploy names every missing Agent grant with its fix, and writes nothing', async () => {
     const auditBefore = await stack.runtime.db.auditEvent.count();
     const revisionsBefore = await stack.runtime.db.agentRevision.count();
