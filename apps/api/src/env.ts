@@ -56,6 +56,8 @@ export interface Env {
   /** OCC_WEBHOOK_HOST (0.0.0.0) and OCC_WEBHOOK_PORT (9443): where the webhook with configured files listens. */
   webhookHost: string;
   webhookPort: number;
+  /** W5: how long an activated gateway may take to become ready (OCC_GATEWAY_READY_SECONDS, 120). */
+  gatewayReadySeconds: number;
 }
 
 /**
@@ -200,6 +202,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     webhookTls: field(problems, null, () => webhookTls(source.OCC_WEBHOOK_TLS_CERT_FILE, source.OCC_WEBHOOK_TLS_KEY_FILE)),
     webhookHost: source.OCC_WEBHOOK_HOST || '0.0.0.0',
     webhookPort: field(problems, 9443, () => port(source.OCC_WEBHOOK_PORT, 9443, 'OCC_WEBHOOK_PORT')),
+    gatewayReadySeconds: field(problems, 120, () => positiveInt('OCC_GATEWAY_READY_SECONDS', source.OCC_GATEWAY_READY_SECONDS, 120)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return env;

@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeEmulator } from '@occ/kube-emulator/server';
 import { createDb, poolOf, type Db } from './db/client.ts';
 import { assertSchemaCurrent, migrateDatabase } from './db/migrate.ts';
+import { KubernetesComputeDriver } from './drivers/kubernetes-compute.ts';
 import { KubernetesNamespaceDriver } from './drivers/kubernetes-namespaces.ts';
 import { KubernetesSecretDriver } from './drivers/kubernetes-secret-driver.ts';
 import type { Env } from './env.ts';
@@ -15,6 +16,7 @@ import { createMetrics, observeKubernetes, observePool, observeQueue, type Metri
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
 import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
+import { deployRevisionKind } from './services/deploy-work.ts';
 import { provisionNamespaceKind } from './services/namespaces.ts';
 import { startWorker, type Worker } from './worker.ts';
 
@@ -43,7 +45,7 @@ export interface Runtime {
 
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
   Partial<Pick<Env, 'inCluster'>> &
-  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds'>> &
+  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'gatewayReadySeconds'>> &
   Partial<Pick<Env, 'webhookTls' | 'webhookHost' | 'webhookPort'>>;
 
 export interface RuntimeOptions {
@@ -157,11 +159,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId),
       namespaceDriver: new KubernetesNamespaceDriver(kubeConfig, installation.installationId),
       metrics,
+      computeDriver: new KubernetesComputeDriver(kubeConfig, installation.installationId),
+      gatewayReadyTimeoutMs: (env.gatewayReadySeconds ?? 120) * 1000,
     };
     const worker = startWorker({
       db,
       logger: logger.child({ component: 'worker' }),
-      kinds: [provisionNamespaceKind(deps)],
+      kinds: [provisionNamespaceKind(deps), deployRevisionKind(deps)],
       leaseSeconds: env.workLeaseSeconds ?? 30,
       onLeaseLost: () => metrics.leaseLosses.inc({ lease: 'work_item' }),
       ...(options.startWorker === false ? { pollMs: 3_600_000 } : {}),

@@ -96,13 +96,23 @@ export const VALIDATING_WEBHOOK_CONFIGURATIONS = builtIn(
   { categories: ['api-extensions'] },
 );
 
+/** Written by the kubelet simulator as the deployment controller and the kubelet would (E3). */
+export const PODS = builtIn('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], subresources: { status: true, scale: false } });
+export const REPLICASETS = builtIn('apps', 'v1', 'replicasets', 'ReplicaSet', true, {
+  shortNames: ['rs'],
+  categories: ['all'],
+  subresources: { status: true, scale: true },
+});
+
 export const BUILT_IN_RESOURCES: readonly ResourceType[] = [
   NAMESPACES,
   SECRETS,
   CONFIGMAPS,
   EVENTS,
   SERVICEACCOUNTS,
+  PODS,
   DEPLOYMENTS,
+  REPLICASETS,
   CRDS,
   LEASES,
   VALIDATING_WEBHOOK_CONFIGURATIONS,

@@ -1,4 +1,5 @@
 import type { BindingView } from '@occ/domain/access';
+import type { ComputeDriver } from '@occ/domain/compute-driver';
 import type { SecretDriver } from '@occ/domain/secret-driver';
 import type { Db } from '../db/client.ts';
 import type { NamespaceDriver } from '../drivers/kubernetes-namespaces.ts';
@@ -10,6 +11,9 @@ export interface Deps {
   db: Db;
   secretDriver: SecretDriver;
   namespaceDriver: NamespaceDriver;
+  computeDriver: ComputeDriver;
+  /** W5: how long an activated gateway may take to become ready. */
+  gatewayReadyTimeoutMs: number;
   logger: Logger;
   installationId: string;
   /** R6: this process's Prometheus metrics (the HTTP layer and the GraphQL plugin record into them). */

@@ -5,6 +5,8 @@ import {
   EVENTS,
   LEASES,
   NAMESPACES,
+  PODS,
+  REPLICASETS,
   SECRETS,
   SERVICEACCOUNTS,
   storageKeyOf,
@@ -18,6 +20,7 @@ import { leaseStrategy } from './coordination.ts';
 import { configMapStrategy, eventStrategy, namespaceStrategy, secretStrategy } from './core.ts';
 import { serviceAccountStrategy } from './serviceaccount.ts';
 import type { Strategy } from './strategy.ts';
+import { workloadStrategy } from './workloads.ts';
 
 const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(NAMESPACES), namespaceStrategy],
@@ -29,6 +32,8 @@ const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(LEASES), leaseStrategy],
   [storageKeyOf(SERVICEACCOUNTS), serviceAccountStrategy],
   [storageKeyOf(VALIDATING_WEBHOOK_CONFIGURATIONS), validatingWebhookConfigurationStrategy],
+  [storageKeyOf(PODS), workloadStrategy],
+  [storageKeyOf(REPLICASETS), workloadStrategy],
 ]);
 
 export function strategyFor(type: ResourceType): Strategy {
