@@ -13,6 +13,8 @@ import type { Env } from './env.ts';
 import { kubeConfigFromFile, kubeConfigInCluster } from './kube/config.ts';
 import { createElector, type Elector } from './leader/elector.ts';
 import type { Logger } from './log.ts';
+import { kubernetesSelfConfigCluster } from './selfconfig/cluster.ts';
+import { createSelfConfigController, type SelfConfigController } from './selfconfig/controller.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
 import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
@@ -32,6 +34,8 @@ export interface Runtime {
   worker: Worker;
   /** R4: whether this replica leads; what must run once (sweepers, controllers) starts on its onChange. */
   leader: Elector;
+  /** The SelfConfig controller: runs only while `leader` leads (R4). */
+  selfConfig: SelfConfigController;
   embedded: { postgres: boolean; kubernetes: boolean };
   /** The embedded API server, when there is one (tests inject faults through it, E4). */
   emulator: KubeEmulator | null;
@@ -40,7 +44,7 @@ export interface Runtime {
 
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
   Partial<Pick<Env, 'inCluster'>> &
-  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds'>>;
+  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'selfConfigTtlSeconds'>>;
 
 export interface RuntimeOptions {
   env: RuntimeEnv;
@@ -57,6 +61,8 @@ export interface RuntimeOptions {
   migrate?: (databaseUrl: string) => Promise<unknown>;
   /** Tests route the app's connections through a fault-injecting proxy. */
   connectVia?: (databaseUrl: string) => Promise<string>;
+  /** SC9: the SelfConfig controller's clock; tests move it to pass the TTL. */
+  selfConfigClock?: () => Date;
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -117,6 +123,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       installationId: installation.installationId,
       secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId),
       namespaceDriver: new KubernetesNamespaceDriver(kubeConfig, installation.installationId),
+      selfConfigCluster: kubernetesSelfConfigCluster(kubeConfig),
     };
     const worker = startWorker({
       db,
@@ -127,14 +134,27 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
     if (options.startWorker !== false) deps.kickWorker = () => worker.kick();
     closers.push(() => worker.stop());
+    // Its own cluster adapter, so its calls are counted apart from the API's (bench/api/selfconfig).
+    let leader: Elector | null = null;
+    const selfConfig = createSelfConfigController({
+      cluster: kubernetesSelfConfigCluster(kubeConfig),
+      db,
+      logger: logger.child({ component: 'selfconfig' }),
+      ttlMs: (env.selfConfigTtlSeconds ?? 3600) * 1000,
+      ...(options.selfConfigClock ? { clock: options.selfConfigClock } : {}),
+      isLeader: () => leader?.isLeader() ?? false,
+    });
+    closers.push(() => selfConfig.stop());
     // One Lease per installation, so two installations on one cluster elect apart (R3, R4).
-    const leader = createElector({
+    leader = createElector({
       kubeConfig,
       namespace: env.leaderNamespace ?? 'default',
       name: `occ-leader-${installation.installationId}`,
       identity: worker.owner.replace(/^worker-/, ''),
       leaseDurationSeconds: env.leaderLeaseSeconds ?? 15,
       logger: logger.child({ component: 'leader' }),
+      // R4: what must run once runs only on the leader.
+      onChange: (leading) => (leading ? selfConfig.start() : void selfConfig.stop()),
     });
     leader.start();
     closers.push(() => leader.stop());
@@ -146,6 +166,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       installation,
       worker,
       leader,
+      selfConfig,
       embedded: { postgres: !env.databaseUrl, kubernetes: !env.kubeconfig },
       emulator,
       close,
