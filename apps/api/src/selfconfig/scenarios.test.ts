@@ -1,6 +1,7 @@
 import { AppsV1Api, CustomObjectsApi, PatchStrategy, Watch, setHeaderOptions, type CoreV1Event } from '@kubernetes/client-node';
 import { agentInstanceName, gatewayDeploymentName, kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dumpDatabase, findCanary } from '../test/canary.ts';
 import { createReadyNamespace, createSecretOk, CREATE_AGENT, CREATE_CONFIGURATION, payload, waitFor } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { INSTANCE_GENERATION_ANNOTATION } from './reconcile.ts';
@@ -260,5 +261,113 @@ describe('SelfConfig scenarios against the embedded server', () => {
     expect(row.pendingAt).not.toBeNull();
     expect(row.request).toMatchObject({ addSkills: ['ttl'] });
     expect((row.events as Array<{ reason: string }>).map((e) => e.reason)).toEqual(['SelfConfigApplied', 'Applied']);
+  });
+});
+
+const REQUEST = `mutation($input: RequestSelfConfigInput!) { requestSelfConfig(input: $input) {
+  __typename
+  ... on RequestSelfConfigSuccess { request { id name instanceRef agentId phase requestedBy { id } } }
+  ... on Error { code message } ... on ValidationError { field } } }`;
+
+const HISTORY = `query($agentId: ID, $namespaceId: ID, $phase: String, $first: Int, $after: String) {
+  selfConfigRequests(agentId: $agentId, namespaceId: $namespaceId, phase: $phase, first: $first, after: $after) {
+    totalCount pageInfo { hasNextPage endCursor }
+    edges { node { id name phase message agentId requestedBy { id } request skippedRemovals { kind name why managers { manager operation } } events { type reason on } pendingAt completedAt deletedAt } } } }`;
+
+async function keyFor(principalId: string): Promise<string> {
+  const created = payload(await stack.gql(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { __typename ... on CreateApiKeySuccess { apiKey } ... on Error { code message } } }`, { i: { principalId } }), 'createApiKey');
+  expect(created.__typename, JSON.stringify(created)).toBe('CreateApiKeySuccess');
+  return created.apiKey;
+}
+
+async function servicePrincipalOf(id: string): Promise<string> {
+  return (await stack.runtime.db.agent.findUniqueOrThrow({ where: { id } })).servicePrincipalId;
+}
+
+describe('SelfConfig over GraphQL', () => {
+  it("SC5 the Agent's own service principal requests a change of its own instance; the controller applies it and history names the requester", async () => {
+    const sp = await servicePrincipalOf(agentId);
+    const key = await keyFor(sp);
+    const r = payload(await stack.gql(REQUEST, { input: { agentId, addSkills: ['via-graphql'], addEnvVars: [{ name: 'GQL_VAR', value: 'literal-env-canary' }], addWorkspaceFiles: [{ path: 'gql.md', content: 'hi' }] } }, { key }), 'requestSelfConfig');
+    expect(r.__typename, JSON.stringify(r)).toBe('RequestSelfConfigSuccess');
+    expect(r.request).toMatchObject({ instanceRef: instance, agentId, requestedBy: { id: sp } });
+    const node = await waitFor(async () => {
+      const page = payload(await stack.gql(HISTORY, { agentId, phase: 'Applied', first: 100 }, { key }), 'selfConfigRequests');
+      return page.edges.map((e: { node: { id: string } }) => e.node).find((n: { id: string }) => n.id === r.request.id);
+    }, 'the request applied in history');
+    expect(node).toMatchObject({ phase: 'Applied', requestedBy: { id: sp }, request: { addSkills: ['via-graphql'], addEnvVars: ['GQL_VAR'], addWorkspaceFiles: ['gql.md'] } });
+    expect(node.events.map((e: { reason: string }) => e.reason)).toEqual(['SelfConfigApplied', 'Applied']);
+    const live = await getInstance();
+    expect(live.spec.skills).toContain('via-graphql');
+    expect(live.spec.env).toContainEqual({ name: 'GQL_VAR', value: 'literal-env-canary' });
+  });
+
+  it("SC5 another agent's instance is refused over GraphQL: NOT_FOUND for an agent the caller cannot read, FORBIDDEN for one it can read but is not", async () => {
+    const lockedKey = await keyFor(await servicePrincipalOf(lockedAgentId));
+    const before = await stack.runtime.db.selfConfigRequest.count();
+    const other = payload(await stack.gql(REQUEST, { input: { agentId, addSkills: ['intrusion'] } }, { key: lockedKey }), 'requestSelfConfig');
+    expect(other).toMatchObject({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
+    // The bootstrap administrator may read the agent, and is still not its service principal.
+    const admin = payload(await stack.gql(REQUEST, { input: { agentId, addSkills: ['intrusion'] } }), 'requestSelfConfig');
+    expect(admin).toMatchObject({ __typename: 'ForbiddenError', code: 'FORBIDDEN' });
+    expect(admin.message).toContain('SC5');
+    expect(await stack.runtime.db.selfConfigRequest.count()).toBe(before);
+    expect((await getInstance()).spec.skills).not.toContain('intrusion');
+  });
+
+  it('SC1 a request GraphQL refuses names the field and creates nothing', async () => {
+    const key = await keyFor(await servicePrincipalOf(agentId));
+    const before = await stack.runtime.db.selfConfigRequest.count();
+    const bad = payload(await stack.gql(REQUEST, { input: { agentId, addSkills: ['bad skill'] } }, { key }), 'requestSelfConfig');
+    expect(bad).toMatchObject({ __typename: 'ValidationError', field: 'addSkills[0]' });
+    const traversal = payload(await stack.gql(REQUEST, { input: { agentId, addWorkspaceFiles: [{ path: '../x', content: '' }] } }, { key }), 'requestSelfConfig');
+    expect(traversal).toMatchObject({ __typename: 'ValidationError', field: 'addWorkspaceFiles[0].path' });
+    const nothing = payload(await stack.gql(REQUEST, { input: { agentId } }, { key }), 'requestSelfConfig');
+    expect(nothing).toMatchObject({ __typename: 'ValidationError', code: 'NO_ACTION' });
+    expect(await stack.runtime.db.selfConfigRequest.count()).toBe(before);
+  });
+
+  it('SC9 selfConfigRequests filters by agent, namespace and phase, newest first, paged by cursor in SQL', async () => {
+    const all = payload(await stack.gql(HISTORY, { agentId, first: 100 }), 'selfConfigRequests');
+    expect(all.totalCount).toBeGreaterThan(5);
+    const failed = payload(await stack.gql(HISTORY, { agentId, phase: 'Failed', first: 100 }), 'selfConfigRequests');
+    expect(failed.edges.length).toBeGreaterThan(0);
+    expect(failed.edges.every((e: { node: { phase: string } }) => e.node.phase === 'Failed')).toBe(true);
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const page = payload(await stack.gql(HISTORY, { agentId, first: 3, after }), 'selfConfigRequests');
+      seen.push(...page.edges.map((e: { node: { id: string } }) => e.node.id));
+      if (!page.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor;
+    }
+    expect(seen).toEqual(all.edges.map((e: { node: { id: string } }) => e.node.id));
+    const nsId = (await stack.runtime.db.agent.findUniqueOrThrow({ where: { id: agentId } })).namespaceId;
+    const byNs = payload(await stack.gql(HISTORY, { namespaceId: nsId, first: 100 }), 'selfConfigRequests');
+    expect(byNs.totalCount).toBeGreaterThanOrEqual(all.totalCount);
+    // An agent's principal reads its own history and nobody else's.
+    const lockedKey = await keyFor(await servicePrincipalOf(lockedAgentId));
+    const theirs = payload(await stack.gql(HISTORY, { agentId, first: 100 }, { key: lockedKey }), 'selfConfigRequests');
+    expect(theirs.totalCount).toBe(0);
+    const own = payload(await stack.gql(HISTORY, { agentId: lockedAgentId, first: 100 }, { key: lockedKey }), 'selfConfigRequests');
+    expect(own.totalCount).toBeGreaterThan(0);
+  });
+
+  it("SC7 an instance's field ownership lists each skill, env var, workspace file and config.raw with its managers and operation", async () => {
+    const res = payload(await stack.gql(`query($id: ID!) { agent(id: $id) { fieldOwnership { instanceName items { kind name owners { manager operation } } } } }`, { id: agentId }), 'agent');
+    const items = res.fieldOwnership.items as Array<{ kind: string; name: string; owners: Array<{ manager: string; operation: string }> }>;
+    expect(res.fieldOwnership.instanceName).toBe(instance);
+    const of = (kind: string, name: string) => items.find((i) => i.kind === kind && i.name === name)?.owners;
+    expect(of('skill', 'other')).toEqual([{ manager: 'other-tool', operation: 'Apply' }]);
+    expect(of('skill', 'base')).toEqual([{ manager: 'occ-controller', operation: 'Apply' }]);
+    expect(of('skill', 'via-graphql')).toEqual([{ manager: 'openclaw-selfconfig', operation: 'Apply' }]);
+    expect(of('envVar', 'LOG_LEVEL')).toEqual([{ manager: 'occ-controller', operation: 'Apply' }]);
+    expect(of('workspaceFile', 'gql.md')).toEqual([{ manager: 'openclaw-selfconfig', operation: 'Apply' }]);
+    expect(of('config', 'config.raw')).toEqual([{ manager: 'openclaw-selfconfig', operation: 'Apply' }]);
+  });
+
+  it('SC9 history keeps no secret value and no literal an agent sent (canary search over every table)', async () => {
+    const rows = await dumpDatabase(stack.databaseUrl);
+    for (const canary of ['canary-telegram-value', 'canary-model-value', 'literal-env-canary']) expect(findCanary(rows, canary), canary).toEqual([]);
   });
 });

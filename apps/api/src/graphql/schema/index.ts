@@ -9,6 +9,7 @@ import './users.ts';
 import './configuration.ts';
 import './agent.ts';
 import './audit.ts';
+import './selfconfig.ts';
 
 builder.queryType({});
 builder.mutationType({});
