@@ -38,6 +38,7 @@ export interface SelfConfigController {
 }
 
 export const DEFAULT_SELF_CONFIG_TTL_MS = 60 * 60 * 1000;
+const TERMINAL = new Set(['Applied', 'Failed', 'Denied']);
 
 export function createSelfConfigController(options: SelfConfigControllerOptions): SelfConfigController {
   const { cluster, db, logger } = options;
@@ -150,7 +151,14 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
             void recordDeleted(db, m.uid, clock()).catch((error: unknown) => logger.warn('could not record a deleted selfconfig request', { error }));
             return;
           }
-          if (event.type === 'ADDED' || event.type === 'MODIFIED') enqueue(keyOf(m.namespace, m.name));
+          const key = keyOf(m.namespace, m.name);
+          // Our own terminal status write comes back as MODIFIED: its TTL is scheduled already.
+          if (event.type === 'MODIFIED' && TERMINAL.has(event.object.status?.phase ?? '') && delayed.has(key)) return;
+          // A key being reconciled works from its own fresh read, and nothing after Pending is
+          // taken from the request again: its own writes (Pending, owner, status) need no rerun.
+          // A re-created object (ADDED) does.
+          if (event.type === 'MODIFIED' && active.has(key)) return;
+          if (event.type === 'ADDED' || event.type === 'MODIFIED') enqueue(key);
         },
         (error) => {
           watch = null;
