@@ -202,7 +202,7 @@ describe('SelfConfig apply body (SC6) and skipped removals (SC7)', () => {
   });
 
   it('SC6 property: the body never holds an item only other managers own, and holds every item this manager keeps', () => {
-    const name = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+    const name = fc.constantFrom<string>('a', 'b', 'c', 'd', 'e');
     fc.assert(
       fc.property(fc.uniqueArray(name), fc.uniqueArray(name), fc.uniqueArray(name, { maxLength: 5 }), fc.uniqueArray(name, { maxLength: 5 }), (mine, theirs, adds, removes) => {
         const liveSkills = [...new Set([...theirs, ...mine])];
