@@ -32,7 +32,7 @@ export interface SelfConfigController {
   /** Queues every request again (what the periodic resync does). */
   resync(): Promise<void>;
   enqueue(namespace: string, name: string): void;
-  /** Resolves when nothing is queued or running (delayed requeues aside): for tests and the benchmark. */
+  /** Resolves when nothing is queued or running (delayed requeues aside, until they fire): for the benchmark. */
   idle(): Promise<void>;
   running(): boolean;
 }
@@ -142,7 +142,7 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
       const list = await cluster.listRequests();
       for (const item of list.items) enqueue(keyOf(item.metadata.namespace, item.metadata.name));
       if (!started) return;
-      watch = await cluster.watchRequests(
+      const opened = await cluster.watchRequests(
         list.resourceVersion,
         (event) => {
           const m = event.object?.metadata;
@@ -167,6 +167,9 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
           watchTimer = setTimeout(() => void listAndWatch(), error ? backoff.baseMs * 5 : 0);
         },
       );
+      // stop() may have run while the watch was opening: it found nothing to abort then.
+      if (started) watch = opened;
+      else opened.abort();
     } catch (error) {
       logger.warn('selfconfig list failed; retrying', { error });
       if (started) watchTimer = setTimeout(() => void listAndWatch(), backoff.baseMs * 5);

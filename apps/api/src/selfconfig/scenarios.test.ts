@@ -45,7 +45,7 @@ async function submit(spec: Record<string, unknown>, instanceRef = instance): Pr
   return waitFor(async () => {
     const obj = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name })) as Obj;
     return ['Applied', 'Failed', 'Denied'].includes(obj.status?.phase) ? obj : null;
-  }, `${name} terminal`);
+  }, `${name} terminal`, 60_000);
 }
 
 async function eventsFor(kind: string, name: string): Promise<CoreV1Event[]> {
@@ -112,11 +112,13 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  if (process.env.SC_DEBUG) console.log(stack.logs.filter((l) => l.includes('selfconfig')).join('').slice(-6000));
   stopWatch?.abort();
   await stack?.close();
 });
 
-describe('SelfConfig scenarios against the embedded server', () => {
+// Each scenario waits on a controller; on a loaded machine that takes longer than the default.
+describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 }, () => {
   it('SC2 a watcher sees Pending before the terminal phase, and SC8 the applied request is owned by its instance with Normal events on both', async () => {
     const done = await submit({ addSkills: ['fetch'] });
     expect(done.status).toMatchObject({ phase: 'Applied', message: 'applied' });
@@ -239,11 +241,32 @@ describe('SelfConfig scenarios against the embedded server', () => {
     expect(always.hits).toBe(6);
   });
 
+  it('SC2 a failing read is requeued with growing backoff and the request still ends Applied', async () => {
+    const name = `req-${++counter}`;
+    const path = `/apis/${GROUP}/${VERSION}/namespaces/${k8sNs}/openclawselfconfigs/${name}`;
+    const failing = stack.runtime.emulator!.faults.add({ verb: 'get', path, times: 2, action: { type: 'error', status: 500, message: 'injected' } });
+    const requeuedBefore = stack.logs.filter((l) => l.includes('selfconfig reconcile failed; requeued')).length;
+    await custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef: instance, addSkills: ['backoff'] } } });
+    // Read through the list, so the injected failures hit only the controller's reads.
+    const done = await waitFor(async () => {
+      const list = (await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs })) as { items: Obj[] };
+      const obj = list.items.find((o) => o.metadata.name === name);
+      return obj?.status?.phase === 'Applied' ? obj : null;
+    }, `${name} applied after retries`, 60_000);
+    expect(failing.hits).toBe(2);
+    const requeued = stack.logs.filter((l) => l.includes('selfconfig reconcile failed; requeued')).slice(requeuedBefore).map((l) => JSON.parse(l) as { attempt: number; delayMs: number });
+    expect(requeued.map((l) => l.attempt)).toEqual([1, 2]);
+    expect(requeued[1]!.delayMs).toBeGreaterThan(requeued[0]!.delayMs);
+    expect(done.status?.phase).toBe('Applied');
+  }, 90_000);
+
   it('SC9 a terminal request is deleted once its TTL has passed, and its history stays in PostgreSQL', async () => {
     const done = await submit({ addSkills: ['ttl'] });
     now = new Date(now.getTime() + 599_000);
     await stack.runtime.selfConfig.resync();
-    await stack.runtime.selfConfig.idle();
+    // Not idle(): requests not yet due requeue themselves for the rest of their TTL, so the queue
+    // refills while the fake clock stands still. A second's real time lets the resync act.
+    await new Promise((r) => setTimeout(r, 1_000));
     await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name: done.metadata.name });
     now = new Date(now.getTime() + 2_000);
     await stack.runtime.selfConfig.resync();
@@ -254,14 +277,14 @@ describe('SelfConfig scenarios against the embedded server', () => {
       } catch {
         return true;
       }
-    }, 'the request deleted');
+    }, 'the request deleted', 90_000);
     const row = await waitFor(() => stack.runtime.db.selfConfigRequest.findFirst({ where: { uid: done.metadata.uid, deletedAt: { not: null } } }), 'history marked deleted');
     expect(row).toMatchObject({ phase: 'Applied', message: 'applied', agentId, instanceRef: instance, name: done.metadata.name });
     expect(row.completedAt).not.toBeNull();
     expect(row.pendingAt).not.toBeNull();
     expect(row.request).toMatchObject({ addSkills: ['ttl'] });
     expect((row.events as Array<{ reason: string }>).map((e) => e.reason)).toEqual(['SelfConfigApplied', 'Applied']);
-  });
+  }, 180_000);
 });
 
 const REQUEST = `mutation($input: RequestSelfConfigInput!) { requestSelfConfig(input: $input) {
@@ -284,7 +307,7 @@ async function servicePrincipalOf(id: string): Promise<string> {
   return (await stack.runtime.db.agent.findUniqueOrThrow({ where: { id } })).servicePrincipalId;
 }
 
-describe('SelfConfig over GraphQL', () => {
+describe('SelfConfig over GraphQL', { timeout: 180_000 }, () => {
   it("SC5 the Agent's own service principal requests a change of its own instance; the controller applies it and history names the requester", async () => {
     const sp = await servicePrincipalOf(agentId);
     const key = await keyFor(sp);
