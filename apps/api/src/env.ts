@@ -58,6 +58,8 @@ export interface Env {
   webhookPort: number;
   /** W5: how long an activated gateway may take to become ready (OCC_GATEWAY_READY_SECONDS, 120). */
   gatewayReadySeconds: number;
+  /** SC9: how long a finished OpenClawSelfConfig stays before deletion (OCC_SELFCONFIG_TTL_SECONDS, 3600). */
+  selfConfigTtlSeconds: number;
 }
 
 /**
@@ -203,6 +205,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     webhookHost: source.OCC_WEBHOOK_HOST || '0.0.0.0',
     webhookPort: field(problems, 9443, () => port(source.OCC_WEBHOOK_PORT, 9443, 'OCC_WEBHOOK_PORT')),
     gatewayReadySeconds: field(problems, 120, () => positiveInt('OCC_GATEWAY_READY_SECONDS', source.OCC_GATEWAY_READY_SECONDS, 120)),
+    selfConfigTtlSeconds: field(problems, 3600, () => positiveInt('OCC_SELFCONFIG_TTL_SECONDS', source.OCC_SELFCONFIG_TTL_SECONDS, 3600)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return env;

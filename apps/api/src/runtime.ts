@@ -13,6 +13,8 @@ import { startSelfConfigWebhook, type SelfConfigWebhookRuntime } from './kube/se
 import { createElector, type Elector } from './leader/elector.ts';
 import type { Logger } from './log.ts';
 import { createMetrics, observeKubernetes, observePool, observeQueue, type Metrics } from './observability/metrics.ts';
+import { kubernetesSelfConfigCluster } from './selfconfig/cluster.ts';
+import { createSelfConfigController, type SelfConfigController } from './selfconfig/controller.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
 import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
@@ -33,6 +35,8 @@ export interface Runtime {
   worker: Worker;
   /** R4: whether this replica leads; what must run once (sweepers, controllers) starts on its onChange. */
   leader: Elector;
+  /** The SelfConfig controller: runs only while `leader` leads (R4). */
+  selfConfig: SelfConfigController;
   embedded: { postgres: boolean; kubernetes: boolean };
   /** The embedded API server, when there is one (tests inject faults through it, E4). */
   emulator: KubeEmulator | null;
@@ -45,7 +49,7 @@ export interface Runtime {
 
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
   Partial<Pick<Env, 'inCluster'>> &
-  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'gatewayReadySeconds'>> &
+  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'gatewayReadySeconds' | 'selfConfigTtlSeconds'>> &
   Partial<Pick<Env, 'webhookTls' | 'webhookHost' | 'webhookPort'>>;
 
 export interface RuntimeOptions {
@@ -63,6 +67,8 @@ export interface RuntimeOptions {
   migrate?: (databaseUrl: string) => Promise<unknown>;
   /** Tests route the app's connections through a fault-injecting proxy. */
   connectVia?: (databaseUrl: string) => Promise<string>;
+  /** SC9: the SelfConfig controller's clock; tests move it to pass the TTL. */
+  selfConfigClock?: () => Date;
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -161,6 +167,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       metrics,
       computeDriver: new KubernetesComputeDriver(kubeConfig, installation.installationId),
       gatewayReadyTimeoutMs: (env.gatewayReadySeconds ?? 120) * 1000,
+      selfConfigCluster: kubernetesSelfConfigCluster(kubeConfig),
     };
     const worker = startWorker({
       db,
@@ -172,17 +179,31 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
     if (options.startWorker !== false) deps.kickWorker = () => worker.kick();
     closers.push(() => worker.stop());
+    // Its own cluster adapter, so its calls are counted apart from the API's (bench/api/selfconfig).
+    let leader: Elector | null = null;
+    const selfConfig = createSelfConfigController({
+      cluster: kubernetesSelfConfigCluster(kubeConfig),
+      db,
+      logger: logger.child({ component: 'selfconfig' }),
+      ttlMs: (env.selfConfigTtlSeconds ?? 3600) * 1000,
+      ...(options.selfConfigClock ? { clock: options.selfConfigClock } : {}),
+      isLeader: () => leader?.isLeader() ?? false,
+    });
+    closers.push(() => selfConfig.stop());
     // One Lease per installation, so two installations on one cluster elect apart (R3, R4).
-    const leader = createElector({
+    leader = createElector({
       kubeConfig,
       namespace: env.leaderNamespace ?? 'default',
       name: `occ-leader-${installation.installationId}`,
       identity: worker.owner.replace(/^worker-/, ''),
       leaseDurationSeconds: env.leaderLeaseSeconds ?? 15,
       logger: logger.child({ component: 'leader' }),
-      // Stepping down while stopping (the Lease is released) is not a loss.
+      // Stepping down while stopping (the Lease is released) is not a loss. R4: what must run once
+      // (the SelfConfig controller) runs only on the leader.
       onChange: (leading) => {
         if (!leading && !closing) metrics.leaseLosses.inc({ lease: 'leader' });
+        if (leading) selfConfig.start();
+        else void selfConfig.stop();
       },
     });
     leader.start();
@@ -195,6 +216,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       installation,
       worker,
       leader,
+      selfConfig,
       embedded: { postgres: !env.databaseUrl, kubernetes: !env.kubeconfig },
       emulator,
       metrics,

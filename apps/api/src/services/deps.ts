@@ -5,6 +5,7 @@ import type { Db } from '../db/client.ts';
 import type { NamespaceDriver } from '../drivers/kubernetes-namespaces.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { SelfConfigCluster } from '../selfconfig/cluster.ts';
 
 /** The ports every use case receives. Tests pass the real adapters against real servers. */
 export interface Deps {
@@ -20,6 +21,8 @@ export interface Deps {
   metrics?: Metrics;
   /** Wakes the worker after work was queued (optional: the worker also polls). */
   kickWorker?: () => void;
+  /** SelfConfig requests and instances in the cluster (requestSelfConfig, field ownership); absent where no cluster is wired. */
+  selfConfigCluster?: SelfConfigCluster;
 }
 
 /** Who is calling: resolved from an API key or a console session. */

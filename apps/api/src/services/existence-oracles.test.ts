@@ -94,6 +94,9 @@ const CASES: Case[] = [
   { coordinate: 'Mutation.revokeAccess', doc: m('revokeAccess', 'RevokeAccessInput'), vars: (id) => ({ input: { subjectId: 'SELF', roleId: 'rol_namespace-viewer', scope: { kind: 'NAMESPACE', namespaceId: id } } }), real: () => real.ns, prefix: 'ns', expect: 'NotFoundError' },
   { coordinate: 'Mutation.revokeApiKey', doc: m('revokeApiKey', 'RevokeApiKeyInput'), vars: (id) => ({ input: { id } }), real: () => real.bootKey, prefix: 'key', expect: 'NotFoundError' },
   { coordinate: 'Mutation.createApiKey', doc: m('createApiKey', 'CreateApiKeyInput'), vars: (id) => ({ input: { principalId: id } }), real: () => real.boot, prefix: 'spn', expect: 'NotFoundError' },
+  { coordinate: 'Query.selfConfigRequests', doc: 'query($id: ID) { r: selfConfigRequests(agentId: $id) { totalCount edges { node { id } } } }', vars: (id) => ({ id }), real: () => real.agent, prefix: 'agt', expect: 'emptyConnection' },
+  { coordinate: 'Query.selfConfigRequests', doc: 'query($id: ID) { r: selfConfigRequests(namespaceId: $id) { totalCount edges { node { id } } } }', vars: (id) => ({ id }), real: () => real.ns, prefix: 'ns', expect: 'emptyConnection' },
+  { coordinate: 'Mutation.requestSelfConfig', doc: m('requestSelfConfig', 'RequestSelfConfigInput'), vars: (id) => ({ input: { agentId: id, addSkills: ['x'] } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
   { coordinate: 'Mutation.disableUser', doc: m('disableUser', 'DisableUserInput'), vars: (id) => ({ input: { id } }), real: () => real.user, prefix: 'prn', expect: 'NotFoundError' },
 ];
 

@@ -78,6 +78,21 @@ const BASELINES: Record<string, Baseline[]> = {
   auditEvents: [
     () => ({ after: ids.cursor, before: ids.cursor, filter: { actorId: ids.user, action: 'secret.create', resourceKind: 'secret', resourceId: ids.secret, namespaceId: ids.ns } }),
   ],
+  selfConfigRequests: [() => ({ after: ids.cursor, before: ids.cursor, agentId: ids.agent, namespaceId: ids.ns, phase: 'Applied' })],
+  requestSelfConfig: [
+    () => ({
+      input: {
+        agentId: ids.agent,
+        addSkills: ['fetch'],
+        removeSkills: ['old'],
+        configPatch: { channels: {} },
+        addWorkspaceFiles: [{ path: 'notes.md', content: 'x' }],
+        removeWorkspaceFiles: ['old.md'],
+        addEnvVars: [{ name: 'MY_VAR', value: 'v' }],
+        removeEnvVars: ['OLD_VAR'],
+      },
+    }),
+  ],
 };
 
 interface Leaf {

@@ -40,6 +40,8 @@ export interface TestStackOptions {
   /** A kubeconfig file to use instead of an embedded API server of its own (two installations on one cluster). */
   kubeconfig?: string;
   env?: Partial<RuntimeEnv>;
+  /** SC9: the SelfConfig controller's clock. */
+  selfConfigClock?: () => Date;
 }
 
 function realKubeconfig(): string | null {
@@ -61,6 +63,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     startWorker: options.worker ?? true,
     onQuery: options.onQuery,
     connectVia: options.connectVia,
+    ...(options.selfConfigClock ? { selfConfigClock: options.selfConfigClock } : {}),
     migrate: database ? async () => {} : applyMigrationSql,
   });
   const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent' });

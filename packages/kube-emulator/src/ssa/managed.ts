@@ -15,7 +15,7 @@ import {
   toFieldsV1,
   union,
   type FieldSet,
-} from './fieldset.ts';
+} from '@occ/domain/fieldsv1';
 import type { MapSchema } from './schema.ts';
 import { compare, isSame, merge, removePath, toFieldSet, withNamedAncestors, type Comparison } from './typed.ts';
 

@@ -6,7 +6,7 @@
 
 import { badRequest } from '../errors.ts';
 import { clone, isObject, jsonEqual, type JsonObject } from '../types.ts';
-import { child, elementsOf, fieldElement, keyElement, valueElement, type FieldSet } from './fieldset.ts';
+import { child, elementsOf, fieldElement, keyElement, valueElement, type FieldSet } from '@occ/domain/fieldsv1';
 import { fieldSchema, resolve, type ListSchema, type MapSchema, type Schema } from './schema.ts';
 
 /** The path element of a list item; undefined when a map-list item lacks a key field. */

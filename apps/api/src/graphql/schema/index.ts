@@ -10,6 +10,7 @@ import './configuration.ts';
 import './agent.ts';
 import './deploy.ts';
 import './audit.ts';
+import './selfconfig.ts';
 
 builder.queryType({});
 builder.mutationType({});

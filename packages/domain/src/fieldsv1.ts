@@ -1,9 +1,19 @@
-// Field sets as structured-merge-diff keeps them: sets of paths, each path a list of elements
-// spelled as in FieldsV1 (`f:name`, `k:{"name":"x"}`, `v:"x"`, `i:0`). A path is stored as its
-// elements joined by NUL, which no JSON-encoded element can contain unescaped, so a set is a
-// plain Set<string> and union, difference and prefix checks stay cheap.
+// FieldsV1 (metadata.managedFields[].fieldsV1) and the field sets structured-merge-diff keeps:
+// sets of paths, each path a list of elements spelled as in FieldsV1 (`f:name`, `k:{"name":"x"}`,
+// `v:"x"`, `i:0`). A path is stored as its elements joined by NUL, which no JSON-encoded element
+// can contain unescaped, so a set is a plain Set<string> and union, difference and prefix checks
+// stay cheap. One implementation, used by the embedded API server (writing managedFields) and the
+// SelfConfig controller (reading them, SC6, SC7): the two cannot disagree about a key.
+//
+// `k:` and `v:` bodies are JSON: `v:"x"` is the string x, `v:1` the number 1, `k:{"name":"A"}` the
+// key fields. Reading them without JSON (stripping quotes) confuses "1" with 1 and breaks on
+// escapes; parseElement decodes them exactly.
 
-import { isObject, type JsonObject } from '../types.ts';
+export type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 const SEP = '\u0000';
 
@@ -189,4 +199,71 @@ export function pathString(path: string): string {
       }
     })
     .join('');
+}
+
+/** One path element, decoded. */
+export type PathElement =
+  | { type: 'field'; name: string }
+  | { type: 'key'; key: JsonObject }
+  | { type: 'value'; value: unknown }
+  | { type: 'index'; index: number };
+
+export class FieldsV1Error extends Error {
+  readonly code = 'INVALID_FIELDS_V1';
+  constructor(message: string) {
+    super(message);
+    this.name = 'FieldsV1Error';
+  }
+}
+
+/** Decodes `f:`, `k:`, `v:` and `i:` elements; anything else (or a body that is not JSON) throws. */
+export function parseElement(element: string): PathElement {
+  const body = element.slice(2);
+  if (element[1] !== ':') throw new FieldsV1Error(`not a FieldsV1 path element: ${JSON.stringify(element)}`);
+  switch (element[0]) {
+    case 'f':
+      return { type: 'field', name: body };
+    case 'i': {
+      if (!/^(0|[1-9][0-9]*)$/.test(body)) throw new FieldsV1Error(`index element ${JSON.stringify(element)} is not a whole number`);
+      return { type: 'index', index: Number(body) };
+    }
+    case 'k':
+    case 'v': {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        throw new FieldsV1Error(`${element[0]}: element ${JSON.stringify(element)} is not JSON`);
+      }
+      if (element[0] === 'v') return { type: 'value', value: parsed };
+      if (!isObject(parsed)) throw new FieldsV1Error(`key element ${JSON.stringify(element)} is not a JSON object`);
+      return { type: 'key', key: parsed };
+    }
+    default:
+      throw new FieldsV1Error(`unknown FieldsV1 element type in ${JSON.stringify(element)}`);
+  }
+}
+
+/** The decoded elements of a path. */
+export function parsePath(path: string): PathElement[] {
+  return elementsOf(path).map(parseElement);
+}
+
+/**
+ * The paths of `set` directly below `prefix` (one element further), decoded, each with whether
+ * the set holds it itself: a map list's items, a set's values, a granular map's keys.
+ */
+export function childrenAt(set: FieldSet, prefix: readonly string[]): Array<{ element: PathElement; raw: string }> {
+  const base = pathOf(prefix);
+  const start = base === '' ? '' : `${base}${SEP}`;
+  const seen = new Set<string>();
+  const out: Array<{ element: PathElement; raw: string }> = [];
+  for (const path of set) {
+    if (!path.startsWith(start) || path === base) continue;
+    const raw = path.slice(start.length).split(SEP)[0] as string;
+    if (seen.has(raw)) continue;
+    seen.add(raw);
+    out.push({ element: parseElement(raw), raw });
+  }
+  return out;
 }

@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  Watch,
+  setHeaderOptions,
+  type KubeConfig,
+} from '@kubernetes/client-node';
+import { SELF_CONFIG_MANAGER, OPENCLAW_API_VERSION, SELF_CONFIG_KIND } from '@occ/domain/selfconfig';
+import { classifyKubeError } from '../kube/errors.ts';
+
+// The SelfConfig controller's view of the cluster, on client-node against any API server: the
+// requests (list, watch, status, owner reference, delete), the instances (read, apply) and the
+// gateway Deployments (roll). Every call is counted by verb, so the benchmark can report
+// Kubernetes API requests per SelfConfig request.
+
+const GROUP = 'openclaw.rocks';
+const VERSION = 'v1alpha1';
+export const SELF_CONFIG_PLURAL = 'openclawselfconfigs';
+const INSTANCE_PLURAL = 'openclawinstances';
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const serverSideApply = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+
+export interface ObjectMeta {
+  name: string;
+  namespace: string;
+  uid: string;
+  resourceVersion: string;
+  generation?: number;
+  creationTimestamp?: string;
+  ownerReferences?: Array<{ uid?: string }>;
+  managedFields?: unknown[];
+}
+
+export interface SelfConfigObject {
+  metadata: ObjectMeta;
+  spec?: unknown;
+  status?: { phase?: string; message?: string; completionTime?: string; skippedRemovals?: unknown[] };
+}
+
+export interface InstanceObject {
+  metadata: ObjectMeta;
+  spec?: Record<string, unknown>;
+}
+
+export interface EventInput {
+  involved: { kind: string; name: string; namespace: string; uid: string; apiVersion: string };
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export type WatchEvent = { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: SelfConfigObject };
+
+/** What the controller and the GraphQL services need of a cluster; one adapter below implements it. */
+export interface SelfConfigCluster {
+  listRequests(): Promise<{ items: SelfConfigObject[]; resourceVersion: string }>;
+  /** Watches from a resourceVersion; `done` is called once when the watch ends (error or close). */
+  watchRequests(resourceVersion: string, onEvent: (event: WatchEvent) => void, done: (error: unknown) => void): Promise<{ abort(): void }>;
+  getRequest(namespace: string, name: string): Promise<SelfConfigObject | null>;
+  createRequest(namespace: string, generateName: string, spec: Record<string, unknown>, labels: Record<string, string>): Promise<SelfConfigObject>;
+  patchRequestStatus(namespace: string, name: string, status: Record<string, unknown>): Promise<SelfConfigObject>;
+  setRequestOwner(namespace: string, name: string, owner: InstanceObject): Promise<void>;
+  /** Deletes exactly that object (uid precondition); false when it is gone already. */
+  deleteRequest(namespace: string, name: string, uid: string): Promise<boolean>;
+  getInstance(namespace: string, name: string): Promise<InstanceObject | null>;
+  /** SSA as openclaw-selfconfig; the body carries the resourceVersion precondition. */
+  applyInstance(body: Record<string, unknown>): Promise<InstanceObject>;
+  /** SC10: bumps the gateway pod template so it rolls; false when there is no such Deployment. */
+  rollGateway(namespace: string, deployment: string, annotation: string, value: string): Promise<boolean>;
+  createEvent(event: EventInput, now: Date): Promise<void>;
+  /** Kubernetes API calls made, by verb (list, watch, get, create, patch, apply, delete). */
+  readonly calls: Record<string, number>;
+}
+
+function meta(object: unknown): ObjectMeta {
+  const m = (object as { metadata?: Record<string, unknown> }).metadata ?? {};
+  return m as unknown as ObjectMeta;
+}
+
+async function orNull<T>(promise: Promise<T>): Promise<T | null> {
+  try {
+    return await promise;
+  } catch (error) {
+    if (classifyKubeError(error).kind === 'object-not-found') return null;
+    throw error;
+  }
+}
+
+export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig): SelfConfigCluster {
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const apps = kubeConfig.makeApiClient(AppsV1Api);
+  const calls: Record<string, number> = {};
+  const count = (verb: string) => {
+    calls[verb] = (calls[verb] ?? 0) + 1;
+  };
+  const request = { group: GROUP, version: VERSION, plural: SELF_CONFIG_PLURAL };
+
+  return {
+    calls,
+    async listRequests() {
+      count('list');
+      const list = (await custom.listClusterCustomObject(request)) as { items?: SelfConfigObject[]; metadata?: { resourceVersion?: string } };
+      return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
+    },
+    async watchRequests(resourceVersion, onEvent, done) {
+      count('watch');
+      const abort = await new Watch(kubeConfig).watch(
+        `/apis/${GROUP}/${VERSION}/${SELF_CONFIG_PLURAL}`,
+        { resourceVersion, allowWatchBookmarks: true },
+        (type: string, object: SelfConfigObject) => onEvent({ type: type as WatchEvent['type'], object }),
+        (error: unknown) => done(error),
+      );
+      return { abort: () => abort.abort() };
+    },
+    async getRequest(namespace, name) {
+      count('get');
+      return orNull(custom.getNamespacedCustomObject({ ...request, namespace, name }) as Promise<SelfConfigObject>);
+    },
+    async createRequest(namespace, generateName, spec, labels) {
+      count('create');
+      return (await custom.createNamespacedCustomObject({
+        ...request,
+        namespace,
+        body: { apiVersion: OPENCLAW_API_VERSION, kind: SELF_CONFIG_KIND, metadata: { generateName, namespace, labels }, spec },
+        fieldManager: SELF_CONFIG_MANAGER,
+      })) as SelfConfigObject;
+    },
+    async patchRequestStatus(namespace, name, status) {
+      count('patch');
+      return (await custom.patchNamespacedCustomObjectStatus({ ...request, namespace, name, body: { status }, fieldManager: SELF_CONFIG_MANAGER }, mergePatch)) as SelfConfigObject;
+    },
+    async setRequestOwner(namespace, name, owner) {
+      count('patch');
+      const m = owner.metadata;
+      const ownerReferences = [{ apiVersion: OPENCLAW_API_VERSION, kind: 'OpenClawInstance', name: m.name, uid: m.uid, controller: false, blockOwnerDeletion: false }];
+      await custom.patchNamespacedCustomObject({ ...request, namespace, name, body: { metadata: { ownerReferences } }, fieldManager: SELF_CONFIG_MANAGER }, mergePatch);
+    },
+    async deleteRequest(namespace, name, uid) {
+      count('delete');
+      try {
+        await custom.deleteNamespacedCustomObject({ ...request, namespace, name, body: { preconditions: { uid } } });
+        return true;
+      } catch (error) {
+        const failure = classifyKubeError(error);
+        // Gone, or replaced by another object of the same name that is not ours to delete.
+        if (failure.kind === 'object-not-found' || (failure.kind === 'conflict' && failure.precondition)) return false;
+        throw error;
+      }
+    },
+    async getInstance(namespace, name) {
+      count('get');
+      return orNull(custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: INSTANCE_PLURAL, namespace, name }) as Promise<InstanceObject>);
+    },
+    async applyInstance(body) {
+      count('apply');
+      const m = meta(body);
+      return (await custom.patchNamespacedCustomObject(
+        // force: an agent's add of a value another manager set takes that field over, as the
+        // reference operator does; removals never force anything (SC7 skips them instead).
+        { group: GROUP, version: VERSION, plural: INSTANCE_PLURAL, namespace: m.namespace, name: m.name, body, fieldManager: SELF_CONFIG_MANAGER, force: true },
+        serverSideApply,
+      )) as InstanceObject;
+    },
+    async rollGateway(namespace, deployment, annotation, value) {
+      count('patch');
+      const patched = await orNull(
+        apps.patchNamespacedDeployment(
+          { namespace, name: deployment, body: { spec: { template: { metadata: { annotations: { [annotation]: value } } } } }, fieldManager: SELF_CONFIG_MANAGER },
+          mergePatch,
+        ),
+      );
+      return patched !== null;
+    },
+    async createEvent(event, now) {
+      count('create');
+      const { involved } = event;
+      await core.createNamespacedEvent({
+        namespace: involved.namespace,
+        body: {
+          metadata: { name: `${involved.name}.${randomBytes(8).toString('hex')}`, namespace: involved.namespace },
+          involvedObject: { apiVersion: involved.apiVersion, kind: involved.kind, name: involved.name, namespace: involved.namespace, uid: involved.uid },
+          type: event.type,
+          reason: event.reason,
+          message: event.message,
+          source: { component: SELF_CONFIG_MANAGER },
+          reportingComponent: SELF_CONFIG_MANAGER,
+          reportingInstance: SELF_CONFIG_MANAGER,
+          firstTimestamp: now,
+          lastTimestamp: now,
+          count: 1,
+        },
+      });
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { isId } from '@occ/domain/ids';
+import { agentInstanceName } from '@occ/domain/kubernetes-names';
+import { modelCredentialEnv } from '@occ/domain/configuration';
+import type { SkippedRemoval } from '@occ/domain/selfconfig';
+import type { Db } from '../db/client.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import { newId } from '../ids.ts';
+import type { SelfConfigObject } from './cluster.ts';
+
+// SC9: the PostgreSQL history of every OpenClawSelfConfig, kept after Kubernetes deletes the
+// object. One row per object uid. Literal values an agent sends (env var values, file contents)
+// are not kept: only names, skills and the configPatch (which SC1 keeps free of credentials).
+
+export interface AgentContext {
+  agentId: string;
+  namespaceId: string;
+  /** SC4: names bound to a Secret by the agent's Configuration, and its harnessAuth env name. */
+  secretBoundEnvNames: string[];
+}
+
+/**
+ * The agent an instance belongs to: instance names are `agentInstanceName(agentId)` and live in
+ * the agent's namespace's Kubernetes namespace; anything else belongs to no agent we know.
+ */
+export async function agentContext(db: Db, k8sNamespace: string, instanceName: string): Promise<AgentContext | null> {
+  const agentId = agentIdOfInstance(instanceName);
+  if (!agentId) return null;
+  const agent = await db.agent.findUnique({
+    where: { id: agentId },
+    select: {
+      id: true,
+      namespaceId: true,
+      harnessProvider: true,
+      namespace: { select: { k8sName: true } },
+      configuration: { select: { bindings: { select: { envName: true } } } },
+    },
+  });
+  if (!agent || agent.namespace.k8sName !== k8sNamespace || agentInstanceName(agent.id) !== instanceName) return null;
+  const names = agent.configuration?.bindings.map((b) => b.envName) ?? [];
+  const harness = agent.harnessProvider ? modelCredentialEnv(agent.harnessProvider) : null;
+  if (harness) names.push(harness);
+  return { agentId: agent.id, namespaceId: agent.namespaceId, secretBoundEnvNames: names };
+}
+
+/** The request as history keeps it: names and the configPatch, never literal values. */
+export function storableRequest(spec: unknown): Prisma.InputJsonValue {
+  const s = (typeof spec === 'object' && spec !== null ? spec : {}) as Record<string, unknown>;
+  const names = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+  const envNames = Array.isArray(s.addEnvVars) ? s.addEnvVars.map((e) => (e as { name?: unknown })?.name).filter((n): n is string => typeof n === 'string') : [];
+  const files = typeof s.addWorkspaceFiles === 'object' && s.addWorkspaceFiles !== null ? Object.keys(s.addWorkspaceFiles) : [];
+  return {
+    instanceRef: typeof s.instanceRef === 'string' ? s.instanceRef : '',
+    addSkills: names(s.addSkills),
+    removeSkills: names(s.removeSkills),
+    configPatch: (typeof s.configPatch === 'object' && s.configPatch !== null ? s.configPatch : null) as Prisma.InputJsonValue,
+    addWorkspaceFiles: files,
+    removeWorkspaceFiles: names(s.removeWorkspaceFiles),
+    addEnvVars: envNames,
+    removeEnvVars: names(s.removeEnvVars),
+  } as Prisma.InputJsonValue;
+}
+
+/** Records an object the controller sees, once; a row GraphQL created first keeps its requester. */
+export async function observeRequest(db: Db, object: SelfConfigObject, context: AgentContext | null): Promise<string> {
+  const m = object.metadata;
+  const instanceRef = String((object.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+  const row = await db.selfConfigRequest.upsert({
+    where: { uid: m.uid },
+    create: {
+      id: newId('selfConfigRequest'),
+      uid: m.uid,
+      k8sNamespace: m.namespace,
+      name: m.name,
+      instanceRef: instanceRef.slice(0, 253),
+      namespaceId: context?.namespaceId ?? null,
+      agentId: context?.agentId ?? null,
+      request: storableRequest(object.spec),
+      ...(m.creationTimestamp ? { createdAt: new Date(m.creationTimestamp) } : {}),
+    },
+    update: {},
+    select: { id: true },
+  });
+  return row.id;
+}
+
+export interface RecordedEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  /** kind/name of the object the event is about. */
+  on: string;
+  at: string;
+}
+
+export async function recordPending(db: Db, uid: string, at: Date): Promise<void> {
+  await db.selfConfigRequest.update({ where: { uid }, data: { phase: 'Pending', pendingAt: at } });
+}
+
+export async function recordOutcome(
+  db: Db,
+  uid: string,
+  outcome: { phase: string; message: string; skipped: readonly SkippedRemoval[]; events: readonly RecordedEvent[]; at: Date },
+): Promise<void> {
+  await db.selfConfigRequest.update({
+    where: { uid },
+    data: {
+      phase: outcome.phase,
+      message: outcome.message,
+      skippedRemovals: outcome.skipped.map((s) => ({ kind: s.kind, name: s.name, why: s.why, managers: s.managers.map((m) => ({ manager: m.manager, operation: m.operation })) })),
+      events: outcome.events as unknown as Prisma.InputJsonValue,
+      completedAt: outcome.at,
+    },
+  });
+}
+
+export async function recordDeleted(db: Db, uid: string, at: Date): Promise<void> {
+  await db.selfConfigRequest.updateMany({ where: { uid, deletedAt: null }, data: { deletedAt: at } });
+}
+
+/** The agent id an instance name stands for (the inverse of agentInstanceName), or null. */
+export function agentIdOfInstance(instanceName: string): string | null {
+  const match = /^agent-(.{36})$/.exec(instanceName);
+  const id = match ? `agt_${match[1]}` : '';
+  return isId('agent', id) ? id : null;
+}

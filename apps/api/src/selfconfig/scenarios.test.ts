@@ -1,0 +1,396 @@
+import { AppsV1Api, CustomObjectsApi, PatchStrategy, Watch, setHeaderOptions, type CoreV1Event } from '@kubernetes/client-node';
+import { agentInstanceName, gatewayDeploymentName, kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dumpDatabase, findCanary } from '../test/canary.ts';
+import { createReadyNamespace, createSecretOk, CREATE_AGENT, CREATE_CONFIGURATION, payload, waitFor } from '../test/operations.ts';
+import { startTestStack, type TestStack } from '../test/stack.ts';
+import { INSTANCE_GENERATION_ANNOTATION } from './reconcile.ts';
+
+// Item 7 of issue 10, against the embedded API server through client-node, as a user's kubectl
+// or an agent's service account would: each request is an OpenClawSelfConfig object, and the
+// controller (on the leader of this one-replica installation) carries it to a terminal phase.
+
+const GROUP = 'openclaw.rocks';
+const VERSION = 'v1alpha1';
+const apply = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+
+let stack: TestStack;
+let custom: CustomObjectsApi;
+let k8sNs: string;
+let agentId: string;
+let instance: string;
+let lockedAgentId: string;
+let now = new Date('2026-11-30T20:00:00Z');
+const phases = new Map<string, string[]>();
+let stopWatch: AbortController;
+let counter = 0;
+
+type Obj = { metadata: { name: string; uid: string; resourceVersion: string; generation?: number; ownerReferences?: Array<{ kind: string; name: string; uid: string }>; managedFields?: Array<{ manager: string; operation: string; fieldsV1: unknown }> }; spec: Record<string, any>; status?: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- test objects
+
+async function applyInstance(name: string, manager: string, spec: Record<string, unknown>): Promise<Obj> {
+  return (await custom.patchNamespacedCustomObject(
+    { group: GROUP, version: VERSION, plural: 'openclawinstances', namespace: k8sNs, name, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawInstance', metadata: { name }, spec }, fieldManager: manager, force: true },
+    apply,
+  )) as Obj;
+}
+
+async function getInstance(name = instance): Promise<Obj> {
+  return (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawinstances', namespace: k8sNs, name })) as Obj;
+}
+
+/** Creates a request as a cluster client would and waits for its terminal phase. */
+async function submit(spec: Record<string, unknown>, instanceRef = instance): Promise<Obj> {
+  const name = `req-${++counter}`;
+  await custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef, ...spec } } });
+  return waitFor(async () => {
+    const obj = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name })) as Obj;
+    return ['Applied', 'Failed', 'Denied'].includes(obj.status?.phase) ? obj : null;
+  }, `${name} terminal`, 60_000);
+}
+
+async function eventsFor(kind: string, name: string): Promise<CoreV1Event[]> {
+  const list = await stack.core.listNamespacedEvent({ namespace: k8sNs });
+  return list.items.filter((e) => e.involvedObject.kind === kind && e.involvedObject.name === name);
+}
+
+async function createAgent(name: string, input: Record<string, unknown>, namespaceId: string): Promise<string> {
+  const created = payload(await stack.gql(CREATE_AGENT, { input: { namespaceId, name, ...input } }), 'createAgent');
+  expect(created.__typename, JSON.stringify(created)).toBe('CreateAgentSuccess');
+  return created.agent.id;
+}
+
+const ALL = ['skills', 'config', 'workspaceFiles', 'envVars'];
+
+beforeAll(async () => {
+  stack = await startTestStack({ env: { selfConfigTtlSeconds: 600 }, selfConfigClock: () => now });
+  custom = stack.kubeConfig.makeApiClient(CustomObjectsApi);
+  const nsId = await createReadyNamespace(stack, 'selfconfig');
+  k8sNs = kubernetesNamespaceName(nsId);
+  const telegram = await createSecretOk(stack, nsId, 'telegram', 'canary-telegram-value');
+  const model = await createSecretOk(stack, nsId, 'model', 'canary-model-value');
+  const cfg = payload(
+    await stack.gql(CREATE_CONFIGURATION, { input: { namespaceId: nsId, name: 'cfg', values: {}, secretBindings: [{ envName: 'TELEGRAM_BOT_TOKEN', source: { id: telegram.id } }] } }),
+    'createConfiguration',
+  );
+  expect(cfg.__typename, JSON.stringify(cfg)).toBe('CreateConfigurationSuccess');
+  agentId = await createAgent('self', { configurationId: cfg.configuration.id, harnessAuth: { provider: 'anthropic', source: { id: model.id } }, selfConfigure: { enabled: true, allowedActions: ALL } }, nsId);
+  lockedAgentId = await createAgent('locked', {}, nsId);
+  instance = agentInstanceName(agentId);
+  await applyInstance(instance, 'occ-controller', {
+    image: 'ghcr.io/openclaw/openclaw:1',
+    skills: ['base'],
+    env: [
+      { name: 'LOG_LEVEL', value: 'info' },
+      { name: 'TELEGRAM_BOT_TOKEN', valueFrom: { secretKeyRef: { name: 'backend-telegram', key: 'value' } } },
+    ],
+    workspace: { initialFiles: { 'AGENTS.md': '# agents' } },
+    config: { raw: { gateway: { auth: { mode: 'token' } }, channels: {} } },
+    selfConfigure: { enabled: true, allowedActions: ALL },
+  });
+  await applyInstance(instance, 'other-tool', { skills: ['other'] });
+  // The gateway Deployment deploy would create (W4), so SC10 has something to roll.
+  await stack.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({
+    namespace: k8sNs,
+    body: {
+      metadata: { name: gatewayDeploymentName(agentId) },
+      spec: { replicas: 0, selector: { matchLabels: { app: 'gw' } }, template: { metadata: { labels: { app: 'gw' } }, spec: { containers: [{ name: 'gateway', image: 'ghcr.io/openclaw/openclaw:1' }] } } },
+    },
+  });
+  // Every phase each request passes through, as a watcher sees them (SC2).
+  stopWatch = await new Watch(stack.kubeConfig).watch(
+    `/apis/${GROUP}/${VERSION}/namespaces/${k8sNs}/openclawselfconfigs`,
+    {},
+    (_type: string, obj: Obj) => {
+      const seen = phases.get(obj.metadata.name) ?? [];
+      const phase = obj.status?.phase as string | undefined;
+      if (phase && seen.at(-1) !== phase) seen.push(phase);
+      phases.set(obj.metadata.name, seen);
+    },
+    () => undefined,
+  );
+  await waitFor(async () => stack.runtime.selfConfig.running(), 'the SelfConfig controller to start on the leader');
+}, 120_000);
+
+afterAll(async () => {
+  if (process.env.SC_DEBUG) console.log(stack.logs.filter((l) => l.includes('selfconfig')).join('').slice(-6000));
+  stopWatch?.abort();
+  await stack?.close();
+});
+
+// Each scenario waits on a controller; on a loaded machine that takes longer than the default.
+describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 }, () => {
+  it('SC2 a watcher sees Pending before the terminal phase, and SC8 the applied request is owned by its instance with Normal events on both', async () => {
+    const done = await submit({ addSkills: ['fetch'] });
+    expect(done.status).toMatchObject({ phase: 'Applied', message: 'applied' });
+    await waitFor(async () => (phases.get(done.metadata.name)?.length ?? 0) >= 2, 'both phases seen');
+    expect(phases.get(done.metadata.name)).toEqual(['Pending', 'Applied']);
+    const live = await getInstance();
+    expect(done.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'OpenClawInstance', name: instance, uid: live.metadata.uid })]);
+    expect((await eventsFor('OpenClawInstance', instance)).some((e) => e.reason === 'SelfConfigApplied' && e.type === 'Normal' && e.message?.includes(done.metadata.name))).toBe(true);
+    expect((await eventsFor('OpenClawSelfConfig', done.metadata.name)).map((e) => [e.type, e.reason])).toEqual([['Normal', 'Applied']]);
+  });
+
+  it("SC7 two managers own different skills: removing the other's skill is skipped naming its owner and operation", async () => {
+    const done = await submit({ addSkills: ['mcp-server-fetch'], removeSkills: ['other'] });
+    expect(done.status?.phase).toBe('Applied');
+    expect(done.status?.skippedRemovals).toEqual([{ kind: 'skill', name: 'other', managers: ['other-tool (Apply)'] }]);
+    expect(done.status?.message).toContain('"other"');
+    expect(done.status?.message).toContain('other-tool (Apply)');
+    const live = await getInstance();
+    expect(live.spec.skills).toEqual(expect.arrayContaining(['base', 'other', 'fetch', 'mcp-server-fetch']));
+    const warnings = (await eventsFor('OpenClawInstance', instance)).filter((e) => e.reason === 'SelfConfigSkippedRemoval' && e.message?.includes(done.metadata.name));
+    expect(warnings.map((e) => [e.type, e.message?.includes('other-tool (Apply)')])).toEqual([['Warning', true]]);
+  });
+
+  it('SC6 a skills-only request keeps the env vars and files earlier requests added, and still owns them', async () => {
+    expect((await submit({ addEnvVars: [{ name: 'MY_VAR', value: 'hello' }], addWorkspaceFiles: { 'notes/today.md': 'remember' } })).status?.phase).toBe('Applied');
+    expect((await submit({ addSkills: ['later'] })).status?.phase).toBe('Applied');
+    const live = await getInstance();
+    expect(live.spec.env).toEqual(expect.arrayContaining([{ name: 'MY_VAR', value: 'hello' }, { name: 'LOG_LEVEL', value: 'info' }]));
+    expect(live.spec.workspace.initialFiles).toEqual({ 'AGENTS.md': '# agents', 'notes/today.md': 'remember' });
+    expect(live.spec.skills).toEqual(expect.arrayContaining(['base', 'other', 'fetch', 'later']));
+    const mine = JSON.stringify(live.metadata.managedFields?.find((m) => m.manager === 'openclaw-selfconfig')?.fieldsV1);
+    expect(mine).toContain('k:{\\"name\\":\\"MY_VAR\\"}');
+    expect(mine).toContain('f:notes/today.md');
+    // Never items only others own: LOG_LEVEL and AGENTS.md stay occ-controller's alone.
+    expect(mine).not.toContain('LOG_LEVEL');
+    expect(mine).not.toContain('AGENTS.md');
+  });
+
+  it('SC7 removing an item both managers own keeps it and says who else owns it', async () => {
+    expect((await submit({ addSkills: ['base'] })).status?.phase).toBe('Applied');
+    const done = await submit({ removeSkills: ['base'] });
+    expect(done.status?.phase).toBe('Applied');
+    expect(done.status?.skippedRemovals).toEqual([{ kind: 'skill', name: 'base', managers: ['occ-controller (Apply)'] }]);
+    expect(done.status?.message).toContain('also owned by occ-controller (Apply); kept');
+    expect((await getInstance()).spec.skills).toContain('base');
+  });
+
+  it('SC6 removing an item this manager alone owns removes it', async () => {
+    const done = await submit({ removeSkills: ['later'], removeEnvVars: ['MY_VAR'] });
+    expect(done.status).toMatchObject({ phase: 'Applied', skippedRemovals: [] });
+    const live = await getInstance();
+    expect(live.spec.skills).not.toContain('later');
+    expect(live.spec.env.map((e: { name: string }) => e.name)).not.toContain('MY_VAR');
+  });
+
+  it('SC4 a configPatch touching gateway fails naming it, while {"channels":{"gateway":1}} applies', async () => {
+    const refused = await submit({ configPatch: { gateway: { auth: { mode: 'none' } } } });
+    expect(refused.status?.phase).toBe('Failed');
+    expect(refused.status?.message).toContain('"gateway"');
+    const before = await getInstance();
+    expect(before.spec.config.raw.gateway).toEqual({ auth: { mode: 'token' } });
+    const ok = await submit({ configPatch: { channels: { gateway: 1 } } });
+    expect(ok.status?.phase).toBe('Applied');
+    expect((await getInstance()).spec.config.raw).toEqual({ gateway: { auth: { mode: 'token' } }, channels: { gateway: 1 } });
+  });
+
+  it('SC4 a protected env name, a secret-bound one and the harnessAuth one fail naming the name', async () => {
+    for (const name of ['OPENCLAW_GATEWAY_TOKEN', 'TELEGRAM_BOT_TOKEN', 'ANTHROPIC_API_KEY', 'PATH']) {
+      const done = await submit({ addEnvVars: [{ name, value: 'x' }] });
+      expect(done.status?.phase, name).toBe('Failed');
+      expect(done.status?.message).toContain(JSON.stringify(name));
+    }
+    expect((await getInstance()).spec.env.find((e: { name: string }) => e.name === 'TELEGRAM_BOT_TOKEN')).toEqual({ name: 'TELEGRAM_BOT_TOKEN', valueFrom: { secretKeyRef: { name: 'backend-telegram', key: 'value' } } });
+  });
+
+  it('SC3 selfConfigure disabled, and a category outside allowedActions, are Denied with a SelfConfigDenied event on the instance', async () => {
+    const locked = agentInstanceName(lockedAgentId);
+    await applyInstance(locked, 'occ-controller', { image: 'i', selfConfigure: { enabled: false, allowedActions: ALL } });
+    const disabled = await submit({ addSkills: ['x'] }, locked);
+    expect(disabled.status?.phase).toBe('Denied');
+    await applyInstance(locked, 'occ-controller', { image: 'i', selfConfigure: { enabled: true, allowedActions: ['skills'] } });
+    const disallowed = await submit({ addSkills: ['x'], addEnvVars: [{ name: 'A', value: '1' }] }, locked);
+    expect(disallowed.status?.phase).toBe('Denied');
+    expect(disallowed.status?.message).toContain('envVars');
+    const denied = (await eventsFor('OpenClawInstance', locked)).filter((e) => e.reason === 'SelfConfigDenied');
+    expect(denied.map((e) => e.type)).toEqual(['Warning', 'Warning']);
+    expect((await getInstance(locked)).spec.skills).toBeUndefined();
+  });
+
+  it('SC3 a request for a missing instance is Failed', async () => {
+    const done = await submit({ addSkills: ['x'] }, 'agent-00000000-0000-4000-8000-000000000000');
+    expect(done.status?.phase).toBe('Failed');
+    expect(done.status?.message).toContain('not found');
+  });
+
+  it('SC6 an identical request changes nothing: the instance keeps its resourceVersion', async () => {
+    expect((await submit({ addSkills: ['same'] })).status?.phase).toBe('Applied');
+    const before = await getInstance();
+    expect((await submit({ addSkills: ['same'] })).status?.phase).toBe('Applied');
+    expect((await getInstance()).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
+  it('SC10 an applied change rolls the gateway Deployment with the new instance generation', async () => {
+    await submit({ addSkills: ['rolls'] });
+    const live = await getInstance();
+    const deployment = await stack.apps.readNamespacedDeployment({ namespace: k8sNs, name: gatewayDeploymentName(agentId) });
+    expect(deployment.spec?.template.metadata?.annotations?.[INSTANCE_GENERATION_ANNOTATION]).toBe(String(live.metadata.generation));
+  });
+
+  it('SC6 a resourceVersion conflict re-plans and applies; conflicts that never end fail the request after a bounded number of tries', async () => {
+    const path = `/apis/${GROUP}/${VERSION}/namespaces/${k8sNs}/openclawinstances/${instance}`;
+    const twice = stack.runtime.emulator!.faults.add({ verb: 'patch', path, times: 2, action: { type: 'error', status: 409, message: 'the object has been modified' } });
+    expect((await submit({ addSkills: ['after-conflicts'] })).status?.phase).toBe('Applied');
+    expect(twice.hits).toBe(2);
+    const always = stack.runtime.emulator!.faults.add({ verb: 'patch', path, action: { type: 'error', status: 409, message: 'the object has been modified' } });
+    const done = await submit({ addSkills: ['never'] });
+    stack.runtime.emulator!.faults.remove(always.id);
+    expect(done.status?.phase).toBe('Failed');
+    expect(done.status?.message).toContain('kept changing');
+    expect(always.hits).toBe(6);
+  });
+
+  it('SC2 a failing read is requeued with growing backoff and the request still ends Applied', async () => {
+    const name = `req-${++counter}`;
+    const path = `/apis/${GROUP}/${VERSION}/namespaces/${k8sNs}/openclawselfconfigs/${name}`;
+    const failing = stack.runtime.emulator!.faults.add({ verb: 'get', path, times: 2, action: { type: 'error', status: 500, message: 'injected' } });
+    const requeuedBefore = stack.logs.filter((l) => l.includes('selfconfig reconcile failed; requeued')).length;
+    await custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef: instance, addSkills: ['backoff'] } } });
+    // Read through the list, so the injected failures hit only the controller's reads.
+    const done = await waitFor(async () => {
+      const list = (await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs })) as { items: Obj[] };
+      const obj = list.items.find((o) => o.metadata.name === name);
+      return obj?.status?.phase === 'Applied' ? obj : null;
+    }, `${name} applied after retries`, 60_000);
+    expect(failing.hits).toBe(2);
+    const requeued = stack.logs.filter((l) => l.includes('selfconfig reconcile failed; requeued')).slice(requeuedBefore).map((l) => JSON.parse(l) as { attempt: number; delayMs: number });
+    expect(requeued.map((l) => l.attempt)).toEqual([1, 2]);
+    expect(requeued[1]!.delayMs).toBeGreaterThan(requeued[0]!.delayMs);
+    expect(done.status?.phase).toBe('Applied');
+  }, 90_000);
+
+  it('SC9 a terminal request is deleted once its TTL has passed, and its history stays in PostgreSQL', async () => {
+    const done = await submit({ addSkills: ['ttl'] });
+    now = new Date(now.getTime() + 599_000);
+    await stack.runtime.selfConfig.resync();
+    // Not idle(): requests not yet due requeue themselves for the rest of their TTL, so the queue
+    // refills while the fake clock stands still. A second's real time lets the resync act.
+    await new Promise((r) => setTimeout(r, 1_000));
+    await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name: done.metadata.name });
+    now = new Date(now.getTime() + 2_000);
+    await stack.runtime.selfConfig.resync();
+    await waitFor(async () => {
+      try {
+        await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name: done.metadata.name });
+        return false;
+      } catch {
+        return true;
+      }
+    }, 'the request deleted', 90_000);
+    const row = await waitFor(() => stack.runtime.db.selfConfigRequest.findFirst({ where: { uid: done.metadata.uid, deletedAt: { not: null } } }), 'history marked deleted');
+    expect(row).toMatchObject({ phase: 'Applied', message: 'applied', agentId, instanceRef: instance, name: done.metadata.name });
+    expect(row.completedAt).not.toBeNull();
+    expect(row.pendingAt).not.toBeNull();
+    expect(row.request).toMatchObject({ addSkills: ['ttl'] });
+    expect((row.events as Array<{ reason: string }>).map((e) => e.reason)).toEqual(['SelfConfigApplied', 'Applied']);
+  }, 180_000);
+});
+
+const REQUEST = `mutation($input: RequestSelfConfigInput!) { requestSelfConfig(input: $input) {
+  __typename
+  ... on RequestSelfConfigSuccess { request { id name instanceRef agentId phase requestedBy { id } } }
+  ... on Error { code message } ... on ValidationError { field } } }`;
+
+const HISTORY = `query($agentId: ID, $namespaceId: ID, $phase: String, $first: Int, $after: String) {
+  selfConfigRequests(agentId: $agentId, namespaceId: $namespaceId, phase: $phase, first: $first, after: $after) {
+    totalCount pageInfo { hasNextPage endCursor }
+    edges { node { id name phase message agentId requestedBy { id } request skippedRemovals { kind name why managers { manager operation } } events { type reason on } pendingAt completedAt deletedAt } } } }`;
+
+async function keyFor(principalId: string): Promise<string> {
+  const created = payload(await stack.gql(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { __typename ... on CreateApiKeySuccess { apiKey } ... on Error { code message } } }`, { i: { principalId } }), 'createApiKey');
+  expect(created.__typename, JSON.stringify(created)).toBe('CreateApiKeySuccess');
+  return created.apiKey;
+}
+
+async function servicePrincipalOf(id: string): Promise<string> {
+  return (await stack.runtime.db.agent.findUniqueOrThrow({ where: { id } })).servicePrincipalId;
+}
+
+describe('SelfConfig over GraphQL', { timeout: 180_000 }, () => {
+  it("SC5 the Agent's own service principal requests a change of its own instance; the controller applies it and history names the requester", async () => {
+    const sp = await servicePrincipalOf(agentId);
+    const key = await keyFor(sp);
+    const r = payload(await stack.gql(REQUEST, { input: { agentId, addSkills: ['via-graphql'], addEnvVars: [{ name: 'GQL_VAR', value: 'literal-env-canary' }], addWorkspaceFiles: [{ path: 'gql.md', content: 'hi' }] } }, { key }), 'requestSelfConfig');
+    expect(r.__typename, JSON.stringify(r)).toBe('RequestSelfConfigSuccess');
+    expect(r.request).toMatchObject({ instanceRef: instance, agentId, requestedBy: { id: sp } });
+    const node = await waitFor(async () => {
+      const page = payload(await stack.gql(HISTORY, { agentId, phase: 'Applied', first: 100 }, { key }), 'selfConfigRequests');
+      return page.edges.map((e: { node: { id: string } }) => e.node).find((n: { id: string }) => n.id === r.request.id);
+    }, 'the request applied in history');
+    expect(node).toMatchObject({ phase: 'Applied', requestedBy: { id: sp }, request: { addSkills: ['via-graphql'], addEnvVars: ['GQL_VAR'], addWorkspaceFiles: ['gql.md'] } });
+    expect(node.events.map((e: { reason: string }) => e.reason)).toEqual(['SelfConfigApplied', 'Applied']);
+    const live = await getInstance();
+    expect(live.spec.skills).toContain('via-graphql');
+    expect(live.spec.env).toContainEqual({ name: 'GQL_VAR', value: 'literal-env-canary' });
+  });
+
+  it("SC5 another agent's instance is refused over GraphQL: NOT_FOUND for an agent the caller cannot read, FORBIDDEN for one it can read but is not", async () => {
+    const lockedKey = await keyFor(await servicePrincipalOf(lockedAgentId));
+    const before = await stack.runtime.db.selfConfigRequest.count();
+    const other = payload(await stack.gql(REQUEST, { input: { agentId, addSkills: ['intrusion'] } }, { key: lockedKey }), 'requestSelfConfig');
+    expect(other).toMatchObject({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
+    // The bootstrap administrator may read the agent, and is still not its service principal.
+    const admin = payload(await stack.gql(REQUEST, { input: { agentId, addSkills: ['intrusion'] } }), 'requestSelfConfig');
+    expect(admin).toMatchObject({ __typename: 'ForbiddenError', code: 'FORBIDDEN' });
+    expect(admin.message).toContain('SC5');
+    expect(await stack.runtime.db.selfConfigRequest.count()).toBe(before);
+    expect((await getInstance()).spec.skills).not.toContain('intrusion');
+  });
+
+  it('SC1 a request GraphQL refuses names the field and creates nothing', async () => {
+    const key = await keyFor(await servicePrincipalOf(agentId));
+    const before = await stack.runtime.db.selfConfigRequest.count();
+    const bad = payload(await stack.gql(REQUEST, { input: { agentId, addSkills: ['bad skill'] } }, { key }), 'requestSelfConfig');
+    expect(bad).toMatchObject({ __typename: 'ValidationError', field: 'addSkills[0]' });
+    const traversal = payload(await stack.gql(REQUEST, { input: { agentId, addWorkspaceFiles: [{ path: '../x', content: '' }] } }, { key }), 'requestSelfConfig');
+    expect(traversal).toMatchObject({ __typename: 'ValidationError', field: 'addWorkspaceFiles[0].path' });
+    const nothing = payload(await stack.gql(REQUEST, { input: { agentId } }, { key }), 'requestSelfConfig');
+    expect(nothing).toMatchObject({ __typename: 'ValidationError', code: 'NO_ACTION' });
+    expect(await stack.runtime.db.selfConfigRequest.count()).toBe(before);
+  });
+
+  it('SC9 selfConfigRequests filters by agent, namespace and phase, newest first, paged by cursor in SQL', async () => {
+    const all = payload(await stack.gql(HISTORY, { agentId, first: 100 }), 'selfConfigRequests');
+    expect(all.totalCount).toBeGreaterThan(5);
+    const failed = payload(await stack.gql(HISTORY, { agentId, phase: 'Failed', first: 100 }), 'selfConfigRequests');
+    expect(failed.edges.length).toBeGreaterThan(0);
+    expect(failed.edges.every((e: { node: { phase: string } }) => e.node.phase === 'Failed')).toBe(true);
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const page = payload(await stack.gql(HISTORY, { agentId, first: 3, after }), 'selfConfigRequests');
+      seen.push(...page.edges.map((e: { node: { id: string } }) => e.node.id));
+      if (!page.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor;
+    }
+    expect(seen).toEqual(all.edges.map((e: { node: { id: string } }) => e.node.id));
+    const nsId = (await stack.runtime.db.agent.findUniqueOrThrow({ where: { id: agentId } })).namespaceId;
+    const byNs = payload(await stack.gql(HISTORY, { namespaceId: nsId, first: 100 }), 'selfConfigRequests');
+    expect(byNs.totalCount).toBeGreaterThanOrEqual(all.totalCount);
+    // An agent's principal reads its own history and nobody else's.
+    const lockedKey = await keyFor(await servicePrincipalOf(lockedAgentId));
+    const theirs = payload(await stack.gql(HISTORY, { agentId, first: 100 }, { key: lockedKey }), 'selfConfigRequests');
+    expect(theirs.totalCount).toBe(0);
+    const own = payload(await stack.gql(HISTORY, { agentId: lockedAgentId, first: 100 }, { key: lockedKey }), 'selfConfigRequests');
+    expect(own.totalCount).toBeGreaterThan(0);
+  });
+
+  it("SC7 an instance's field ownership lists each skill, env var, workspace file and config.raw with its managers and operation", async () => {
+    const res = payload(await stack.gql(`query($id: ID!) { agent(id: $id) { fieldOwnership { instanceName items { kind name owners { manager operation } } } } }`, { id: agentId }), 'agent');
+    const items = res.fieldOwnership.items as Array<{ kind: string; name: string; owners: Array<{ manager: string; operation: string }> }>;
+    expect(res.fieldOwnership.instanceName).toBe(instance);
+    const of = (kind: string, name: string) => items.find((i) => i.kind === kind && i.name === name)?.owners;
+    expect(of('skill', 'other')).toEqual([{ manager: 'other-tool', operation: 'Apply' }]);
+    expect(of('skill', 'base')).toEqual([{ manager: 'occ-controller', operation: 'Apply' }]);
+    expect(of('skill', 'via-graphql')).toEqual([{ manager: 'openclaw-selfconfig', operation: 'Apply' }]);
+    expect(of('envVar', 'LOG_LEVEL')).toEqual([{ manager: 'occ-controller', operation: 'Apply' }]);
+    expect(of('workspaceFile', 'gql.md')).toEqual([{ manager: 'openclaw-selfconfig', operation: 'Apply' }]);
+    expect(of('config', 'config.raw')).toEqual([{ manager: 'openclaw-selfconfig', operation: 'Apply' }]);
+  });
+
+  it('SC9 history keeps no secret value and no literal an agent sent (canary search over every table)', async () => {
+    const rows = await dumpDatabase(stack.databaseUrl);
+    for (const canary of ['canary-telegram-value', 'canary-model-value', 'literal-env-canary']) expect(findCanary(rows, canary), canary).toEqual([]);
+  });
+});

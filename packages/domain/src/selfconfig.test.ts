@@ -1,0 +1,242 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { pathOf, toFieldsV1, valueElement, keyElement } from './fieldsv1.ts';
+import {
+  PROTECTED_ENV_NAMES,
+  SELF_CONFIG_MANAGER,
+  appliedMessage,
+  fieldOwnership,
+  mergePatch,
+  parseSelfConfigSpec,
+  planSelfConfig,
+  skippedRemovalsStatus,
+  type InstanceSnapshot,
+  type SelfConfigSpec,
+} from './selfconfig.ts';
+
+const ALL = ['skills', 'config', 'workspaceFiles', 'envVars'];
+
+function spec(partial: Partial<SelfConfigSpec> = {}): SelfConfigSpec {
+  return { instanceRef: 'agent-1', addSkills: [], removeSkills: [], configPatch: null, addWorkspaceFiles: {}, removeWorkspaceFiles: [], addEnvVars: [], removeEnvVars: [], ...partial };
+}
+
+type Owned = { skills?: string[]; env?: string[]; files?: string[]; raw?: boolean };
+
+function entry(manager: string, operation: 'Apply' | 'Update', owned: Owned) {
+  const paths: string[] = [];
+  for (const s of owned.skills ?? []) paths.push(pathOf(['f:spec', 'f:skills', valueElement(s)]));
+  for (const n of owned.env ?? []) {
+    const item = ['f:spec', 'f:env', keyElement({ name: n }, ['name'])];
+    paths.push(pathOf(item), pathOf([...item, 'f:name']), pathOf([...item, 'f:value']));
+  }
+  for (const f of owned.files ?? []) paths.push(pathOf(['f:spec', 'f:workspace', 'f:initialFiles', `f:${f}`]));
+  if (owned.raw) paths.push(pathOf(['f:spec', 'f:config', 'f:raw']));
+  return { manager, operation, apiVersion: 'openclaw.rocks/v1alpha1', time: '2026-11-30T20:00:00Z', fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(new Set(paths)) };
+}
+
+function instance(specFields: Record<string, unknown>, managers: ReturnType<typeof entry>[], selfConfigure = { enabled: true, allowedActions: ALL }): InstanceSnapshot {
+  return { name: 'agent-1', namespace: 'ns', resourceVersion: '42', spec: { selfConfigure, ...specFields }, managedFields: managers };
+}
+
+const NO_CONTEXT = { secretBoundEnvNames: [] };
+
+describe('SelfConfig spec (SC1)', () => {
+  it('SC1 accepts the CRD example and normalizes absent lists to empty', () => {
+    const parsed = parseSelfConfigSpec({ instanceRef: 'my-agent', addSkills: ['mcp-server-fetch'], addEnvVars: [{ name: 'MY_CUSTOM_VAR', value: 'hello' }] });
+    expect(parsed).toEqual({ spec: spec({ instanceRef: 'my-agent', addSkills: ['mcp-server-fetch'], addEnvVars: [{ name: 'MY_CUSTOM_VAR', value: 'hello' }] }) });
+  });
+
+  it.each([
+    [{ addSkills: Array.from({ length: 11 }, (_, i) => `s${i}`) }, 'addSkills'],
+    [{ removeSkills: Array.from({ length: 11 }, (_, i) => `s${i}`) }, 'removeSkills'],
+    [{ addSkills: ['bad skill'] }, 'addSkills[0]'],
+    [{ addWorkspaceFiles: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`f${i}`, 'x'])) }, 'addWorkspaceFiles'],
+    [{ addWorkspaceFiles: { '../etc/passwd': 'x' } }, 'addWorkspaceFiles[0]'],
+    [{ addEnvVars: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'value' } } }] }, 'addEnvVars[0]'],
+    [{ addEnvVars: [{ name: '1A', value: 'x' }] }, 'addEnvVars[0].name'],
+    [{ addEnvVars: [{ name: 'A', value: 'x' }, { name: 'A', value: 'y' }] }, 'addEnvVars[1].name'],
+    [{ configPatch: ['not', 'an', 'object'] }, 'configPatch'],
+    [{ configPatch: { channels: { telegram: { botToken: 'literal' } } } }, 'configPatch.channels.telegram.botToken'],
+    [{ addEnvVars: [{ name: 'A', value: 'x\u0000' }] }, 'addEnvVars[0].value'],
+    [{ surprise: 1 }, 'spec.surprise'],
+    [{ addSkills: ['a'], removeSkills: ['a'] }, 'removeSkills[0]'],
+    [{ addEnvVars: [{ name: 'A', value: '1' }], removeEnvVars: ['A'] }, 'removeEnvVars[0]'],
+    [{ addWorkspaceFiles: { 'a.md': '' }, removeWorkspaceFiles: ['a.md'] }, 'removeWorkspaceFiles[0]'],
+  ])('SC1 refuses %j naming %s', (extra, field) => {
+    const parsed = parseSelfConfigSpec({ instanceRef: 'agent-1', ...extra });
+    expect('problem' in parsed && parsed.problem.field).toBe(field);
+  });
+
+  it('SC1 refuses a request without an instanceRef', () => {
+    expect(parseSelfConfigSpec({ addSkills: ['x'] })).toMatchObject({ problem: { field: 'instanceRef' } });
+  });
+});
+
+describe('SelfConfig decisions in SC3 order', () => {
+  it('SC3 a missing instance is Failed, before anything else is looked at', () => {
+    expect(planSelfConfig(spec(), null, NO_CONTEXT)).toMatchObject({ phase: 'Failed', reason: 'InstanceNotFound' });
+  });
+
+  it('SC3 selfConfigure disabled is Denied, even for a request that asks nothing', () => {
+    const live = instance({}, [], { enabled: false, allowedActions: ALL });
+    expect(planSelfConfig(spec(), live, NO_CONTEXT)).toMatchObject({ phase: 'Denied', reason: 'SelfConfigureDisabled' });
+  });
+
+  it('SC3 a request that asks nothing is Failed', () => {
+    expect(planSelfConfig(spec(), instance({}, []), NO_CONTEXT)).toMatchObject({ phase: 'Failed', reason: 'NoAction' });
+  });
+
+  it('SC3 a category outside allowedActions is Denied, naming it, before SC4 looks at protected names', () => {
+    const live = instance({}, [], { enabled: true, allowedActions: ['skills'] });
+    const decision = planSelfConfig(spec({ addSkills: ['a'], addEnvVars: [{ name: 'HOME', value: '/' }] }), live, NO_CONTEXT);
+    expect(decision).toMatchObject({ phase: 'Denied', reason: 'ActionNotAllowed' });
+    expect(decision.phase !== 'Apply' && decision.message).toContain('envVars');
+  });
+});
+
+describe('SelfConfig protection (SC4)', () => {
+  it('SC4 a configPatch touching gateway is Failed naming the key; gateway deeper down is not the protected key', () => {
+    const live = instance({ config: { raw: { gateway: { auth: { mode: 'token' } } } } }, []);
+    const touched = planSelfConfig(spec({ configPatch: { gateway: { auth: { mode: 'none' } } } }), live, NO_CONTEXT);
+    expect(touched).toMatchObject({ phase: 'Failed', reason: 'ProtectedConfigKey' });
+    expect(touched.phase !== 'Apply' && touched.message).toContain('"gateway"');
+    expect(planSelfConfig(spec({ configPatch: { gateway: null } }), live, NO_CONTEXT)).toMatchObject({ phase: 'Failed' });
+    const nested = planSelfConfig(spec({ configPatch: { channels: { gateway: 1 } } }), live, NO_CONTEXT);
+    expect(nested.phase).toBe('Apply');
+    expect(nested.phase === 'Apply' && nested.body.spec).toEqual({ config: { raw: { gateway: { auth: { mode: 'token' } }, channels: { gateway: 1 } } } });
+  });
+
+  it.each(PROTECTED_ENV_NAMES.map((n) => [n]))('SC4 env name %s is protected, to set and to remove', (name) => {
+    for (const s of [spec({ addEnvVars: [{ name, value: 'x' }] }), spec({ removeEnvVars: [name] })]) {
+      const decision = planSelfConfig(s, instance({}, []), NO_CONTEXT);
+      expect(decision).toMatchObject({ phase: 'Failed', reason: 'ProtectedEnvVar' });
+      expect(decision.phase !== 'Apply' && decision.message).toContain(JSON.stringify(name));
+    }
+  });
+
+  it('SC4 names the platform injects (reserved prefixes) and names bound to a Secret or harnessAuth are protected', () => {
+    for (const name of ['OPENCLAW_ANYTHING', 'KUBERNETES_SERVICE_HOST', 'LD_PRELOAD', 'ANTHROPIC_API_KEY', 'TELEGRAM_BOT_TOKEN']) {
+      const decision = planSelfConfig(spec({ addEnvVars: [{ name, value: 'x' }] }), instance({}, []), { secretBoundEnvNames: ['TELEGRAM_BOT_TOKEN'] });
+      expect(decision, name).toMatchObject({ phase: 'Failed', reason: 'ProtectedEnvVar' });
+    }
+  });
+
+  it('SC4 a live env var filled from a reference cannot be replaced by a literal, whoever wrote it', () => {
+    const live = instance({ env: [{ name: 'SLACK_TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'value' } } }] }, [entry('occ-controller', 'Apply', { env: ['SLACK_TOKEN'] })]);
+    expect(planSelfConfig(spec({ addEnvVars: [{ name: 'SLACK_TOKEN', value: 'x' }] }), live, NO_CONTEXT)).toMatchObject({ phase: 'Failed', reason: 'ProtectedEnvVar' });
+  });
+});
+
+describe('SelfConfig apply body (SC6) and skipped removals (SC7)', () => {
+  const managers = [
+    entry('occ-controller', 'Apply', { skills: ['base', 'shared'], env: ['LOG_LEVEL'], files: ['AGENTS.md'], raw: true }),
+    entry(SELF_CONFIG_MANAGER, 'Apply', { skills: ['mine', 'shared'], env: ['MY_VAR'], files: ['notes.md'] }),
+    entry('kubectl-edit', 'Update', { skills: ['edited'] }),
+  ];
+  const live = instance(
+    {
+      skills: ['base', 'shared', 'mine', 'edited'],
+      env: [
+        { name: 'LOG_LEVEL', value: 'info' },
+        { name: 'MY_VAR', value: 'v1' },
+      ],
+      workspace: { initialFiles: { 'AGENTS.md': 'a', 'notes.md': 'n' } },
+      config: { raw: { channels: {} } },
+    },
+    managers,
+  );
+
+  it('SC6 a skills-only request re-sends every category this manager owns, and nothing only others own', () => {
+    const decision = planSelfConfig(spec({ addSkills: ['new'] }), live, NO_CONTEXT);
+    expect(decision.phase).toBe('Apply');
+    expect(decision.phase === 'Apply' && decision.body).toEqual({
+      apiVersion: 'openclaw.rocks/v1alpha1',
+      kind: 'OpenClawInstance',
+      metadata: { name: 'agent-1', namespace: 'ns', resourceVersion: '42' },
+      spec: { skills: ['shared', 'mine', 'new'], env: [{ name: 'MY_VAR', value: 'v1' }], workspace: { initialFiles: { 'notes.md': 'n' } } },
+    });
+  });
+
+  it("SC7 removing another manager's item is skipped naming the owner and its operation; removing my own drops it from the body", () => {
+    const decision = planSelfConfig(spec({ removeSkills: ['base', 'edited', 'mine', 'ghost'] }), live, NO_CONTEXT);
+    if (decision.phase !== 'Apply') throw new Error(decision.message);
+    expect(decision.body.spec).toMatchObject({ skills: ['shared'] });
+    expect(decision.skipped).toEqual([
+      { kind: 'skill', name: 'base', managers: [{ manager: 'occ-controller', operation: 'Apply' }], why: 'not-owned' },
+      { kind: 'skill', name: 'edited', managers: [{ manager: 'kubectl-edit', operation: 'Update' }], why: 'not-owned' },
+      { kind: 'skill', name: 'ghost', managers: [], why: 'absent' },
+    ]);
+    const message = appliedMessage(decision.skipped);
+    expect(message).toContain('"base"');
+    expect(message).toContain('occ-controller (Apply)');
+    expect(message).toContain('kubectl-edit (Update)');
+    expect(skippedRemovalsStatus(decision.skipped)[0]).toEqual({ kind: 'skill', name: 'base', managers: ['occ-controller (Apply)'] });
+  });
+
+  it('SC7 removing an item both managers own releases mine, keeps the item, and says so', () => {
+    const decision = planSelfConfig(spec({ removeSkills: ['shared'] }), live, NO_CONTEXT);
+    if (decision.phase !== 'Apply') throw new Error(decision.message);
+    expect(decision.body.spec).toMatchObject({ skills: ['mine'] });
+    expect(decision.skipped).toEqual([{ kind: 'skill', name: 'shared', managers: [{ manager: 'occ-controller', operation: 'Apply' }], why: 'shared' }]);
+    expect(appliedMessage(decision.skipped)).toContain('also owned by occ-controller (Apply); kept');
+  });
+
+  it('SC7 env vars and workspace files follow the same ownership as skills', () => {
+    const decision = planSelfConfig(spec({ removeEnvVars: ['LOG_LEVEL', 'MY_VAR'], removeWorkspaceFiles: ['AGENTS.md', 'notes.md'] }), live, NO_CONTEXT);
+    if (decision.phase !== 'Apply') throw new Error(decision.message);
+    expect(decision.body.spec).toEqual({ skills: ['shared', 'mine'] });
+    expect(decision.skipped.map((s) => [s.kind, s.name, s.why])).toEqual([
+      ['envVar', 'LOG_LEVEL', 'not-owned'],
+      ['workspaceFile', 'AGENTS.md', 'not-owned'],
+    ]);
+  });
+
+  it('SC6 an add replaces the value of an env var; config.raw is re-sent only by the manager that owns it', () => {
+    const decision = planSelfConfig(spec({ addEnvVars: [{ name: 'MY_VAR', value: 'v2' }] }), live, NO_CONTEXT);
+    if (decision.phase !== 'Apply') throw new Error(decision.message);
+    expect(decision.body.spec).toMatchObject({ env: [{ name: 'MY_VAR', value: 'v2' }] });
+    expect(decision.body.spec).not.toHaveProperty('config');
+    const owningRaw = instance({ config: { raw: { a: 1 } } }, [entry(SELF_CONFIG_MANAGER, 'Apply', { raw: true })]);
+    const again = planSelfConfig(spec({ addSkills: ['x'] }), owningRaw, NO_CONTEXT);
+    expect(again.phase === 'Apply' && again.body.spec).toEqual({ skills: ['x'], config: { raw: { a: 1 } } });
+  });
+
+  it('SC6 property: the body never holds an item only other managers own, and holds every item this manager keeps', () => {
+    const name = fc.constantFrom<string>('a', 'b', 'c', 'd', 'e');
+    fc.assert(
+      fc.property(fc.uniqueArray(name), fc.uniqueArray(name), fc.uniqueArray(name, { maxLength: 5 }), fc.uniqueArray(name, { maxLength: 5 }), (mine, theirs, adds, removes) => {
+        const liveSkills = [...new Set([...theirs, ...mine])];
+        const snapshot = instance({ skills: liveSkills }, [entry('other', 'Apply', { skills: theirs }), entry(SELF_CONFIG_MANAGER, 'Apply', { skills: mine })]);
+        const removals = removes.filter((r) => !adds.includes(r));
+        fc.pre(adds.length + removals.length > 0);
+        const decision = planSelfConfig(spec({ addSkills: adds, removeSkills: removals }), snapshot, NO_CONTEXT);
+        if (decision.phase !== 'Apply') throw new Error(decision.message);
+        const sent = new Set((decision.body.spec as { skills?: string[] }).skills ?? []);
+        for (const s of sent) expect(mine.includes(s) || adds.includes(s)).toBe(true);
+        for (const s of [...mine, ...adds]) expect(sent.has(s)).toBe(!removals.includes(s));
+        for (const s of removals) if (!mine.includes(s)) expect(decision.skipped.some((k) => k.name === s)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('field ownership (item × manager)', () => {
+  it('SC7 lists every skill, env var, workspace file and config.raw with the managers that own it', () => {
+    const items = fieldOwnership([
+      entry('occ-controller', 'Apply', { skills: ['a'], raw: true }),
+      entry(SELF_CONFIG_MANAGER, 'Apply', { skills: ['a', 'b'], env: ['X'], files: ['f.md'] }),
+      { manager: 'status-writer', operation: 'Update', subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:phase': {} } } },
+    ]);
+    expect(items).toEqual([
+      { kind: 'skill', name: 'a', owners: [{ manager: 'occ-controller', operation: 'Apply' }, { manager: SELF_CONFIG_MANAGER, operation: 'Apply' }] },
+      { kind: 'skill', name: 'b', owners: [{ manager: SELF_CONFIG_MANAGER, operation: 'Apply' }] },
+      { kind: 'envVar', name: 'X', owners: [{ manager: SELF_CONFIG_MANAGER, operation: 'Apply' }] },
+      { kind: 'workspaceFile', name: 'f.md', owners: [{ manager: SELF_CONFIG_MANAGER, operation: 'Apply' }] },
+      { kind: 'config', name: 'config.raw', owners: [{ manager: 'occ-controller', operation: 'Apply' }] },
+    ]);
+  });
+
+  it('SC6 configPatch merges as RFC 7386: null deletes, objects merge, the rest replaces', () => {
+    expect(mergePatch({ a: { b: 1, c: 2 }, d: [1] }, { a: { b: null, e: 3 }, d: [2] })).toEqual({ a: { c: 2, e: 3 }, d: [2] });
+  });
+});

@@ -1,0 +1,453 @@
+import { reservedEnvName, validateConfigurationValues } from './configuration.ts';
+import { childrenAt, fromFieldsV1, pathOf, type FieldSet, type JsonObject } from './fieldsv1.ts';
+import { textProblem, describeTextProblem } from './text.ts';
+
+// SelfConfig planning (rules SC1, SC3, SC4, SC6, SC7): what a request asks, whether it may, and
+// the Server-Side Apply body that does it. Pure: the controller brings the request, a fresh read
+// of the instance (with its managedFields) and the agent's secret-bound names, and carries out
+// the decision.
+
+export const SELF_CONFIG_MANAGER = 'openclaw-selfconfig';
+export const OPENCLAW_API_VERSION = 'openclaw.rocks/v1alpha1';
+export const INSTANCE_KIND = 'OpenClawInstance';
+export const SELF_CONFIG_KIND = 'OpenClawSelfConfig';
+
+export const SELF_CONFIG_CATEGORIES = ['skills', 'config', 'workspaceFiles', 'envVars'] as const;
+export type SelfConfigCategory = (typeof SELF_CONFIG_CATEGORIES)[number];
+export const SELF_CONFIG_PHASES = ['Pending', 'Applied', 'Failed', 'Denied'] as const;
+export type SelfConfigPhase = (typeof SELF_CONFIG_PHASES)[number];
+export type TerminalPhase = Exclude<SelfConfigPhase, 'Pending'>;
+
+export const MAX_SKILLS_PER_REQUEST = 10;
+export const MAX_WORKSPACE_FILES_PER_REQUEST = 10;
+/** Not capped by SC1; bounded so one request stays one small apply (the instance holds at most 50 files). */
+export const MAX_REMOVALS_PER_LIST = 50;
+export const MAX_ENV_VARS_PER_REQUEST = 64;
+const SKILL = /^(npm:|pack:)?[A-Za-z0-9_/.@-]{1,128}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,252}$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+/** SC4: config keys a request may not touch, each with its whole subtree. */
+export const PROTECTED_CONFIG_KEYS: readonly string[] = ['gateway'];
+/** SC4: env names a request may neither set nor remove (beyond platform-reserved and secret-bound names). */
+export const PROTECTED_ENV_NAMES: readonly string[] = [
+  'HOME', 'PATH', 'OPENCLAW_GATEWAY_TOKEN', 'OPENCLAW_INSTANCE_NAME', 'OPENCLAW_NAMESPACE', 'OPENCLAW_DISABLE_BONJOUR',
+  'CHROMIUM_URL', 'OLLAMA_HOST', 'TS_AUTHKEY', 'TS_HOSTNAME', 'TS_SOCKET', 'NODE_EXTRA_CA_CERTS', 'NPM_CONFIG_CACHE',
+  'NPM_CONFIG_IGNORE_SCRIPTS',
+];
+
+export interface SelfConfigEnvVar {
+  name: string;
+  value: string;
+}
+
+/** SC1: a request, checked and normalized (absent lists are empty). */
+export interface SelfConfigSpec {
+  instanceRef: string;
+  addSkills: string[];
+  removeSkills: string[];
+  configPatch: JsonObject | null;
+  addWorkspaceFiles: Record<string, string>;
+  removeWorkspaceFiles: string[];
+  addEnvVars: SelfConfigEnvVar[];
+  removeEnvVars: string[];
+}
+
+export interface SpecProblem {
+  code: string;
+  field: string;
+  message: string;
+}
+
+const SPEC_KEYS = new Set(['instanceRef', 'addSkills', 'removeSkills', 'configPatch', 'addWorkspaceFiles', 'removeWorkspaceFiles', 'addEnvVars', 'removeEnvVars']);
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown, field: string, max: number): SpecProblem | null {
+  if (typeof value !== 'string') return { code: 'INVALID_SPEC', field, message: `${field} must be a string.` };
+  const problem = textProblem(value);
+  if (problem) return { code: 'INVALID_UTF8', field, message: `${field} contains ${describeTextProblem(problem)}.` };
+  if (value.length > max) return { code: 'INVALID_SPEC', field, message: `${field} is longer than ${max} characters.` };
+  return null;
+}
+
+function stringList(raw: unknown, field: string, max: number, each: (v: string, f: string) => SpecProblem | null): { list: string[] } | { problem: SpecProblem } {
+  if (raw === undefined || raw === null) return { list: [] };
+  if (!Array.isArray(raw)) return { problem: { code: 'INVALID_SPEC', field, message: `${field} must be a list.` } };
+  if (raw.length > max) return { problem: { code: 'TOO_MANY_ITEMS', field, message: `${field} holds ${raw.length} items; at most ${max}.` } };
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i++) {
+    const f = `${field}[${i}]`;
+    const problem = text(raw[i], f, 253) ?? each(raw[i] as string, f);
+    if (problem) return { problem };
+    if (seen.has(raw[i] as string)) return { problem: { code: 'DUPLICATE_ITEM', field: f, message: `${f} repeats an earlier item.` } };
+    seen.add(raw[i] as string);
+  }
+  return { list: [...(raw as string[])] };
+}
+
+/** A workspace file path: relative, no `..` segment, so it names a file inside the workspace. */
+function workspacePathProblem(path: string, field: string): SpecProblem | null {
+  if (path === '' || path.startsWith('/') || path.split('/').some((s) => s === '..' || s === '')) {
+    return { code: 'INVALID_PATH', field, message: `${field} must be a relative path inside the workspace (no leading /, no empty or .. segments).` };
+  }
+  return null;
+}
+
+const envNameProblem = (name: string, field: string): SpecProblem | null =>
+  ENV_NAME.test(name) ? null : { code: 'INVALID_ENV_NAME', field, message: `${field} must match ^[A-Za-z_][A-Za-z0-9_]{0,252}$.` };
+
+/** SC1: checks a request's spec as the CRD describes it, naming the first field at fault. */
+export function parseSelfConfigSpec(raw: unknown): { spec: SelfConfigSpec } | { problem: SpecProblem } {
+  if (!isObject(raw)) return { problem: { code: 'INVALID_SPEC', field: 'spec', message: 'spec must be an object.' } };
+  for (const key of Object.keys(raw)) {
+    if (!SPEC_KEYS.has(key)) return { problem: { code: 'UNKNOWN_FIELD', field: `spec.${key.slice(0, 64)}`, message: 'spec holds a field SelfConfig does not know.' } };
+  }
+  const ref = text(raw.instanceRef, 'instanceRef', 253);
+  if (ref) return { problem: ref };
+  if (!DNS_SUBDOMAIN.test(raw.instanceRef as string)) return { problem: { code: 'INVALID_SPEC', field: 'instanceRef', message: 'instanceRef must name an OpenClawInstance (a DNS subdomain).' } };
+
+  const addSkills = stringList(raw.addSkills, 'addSkills', MAX_SKILLS_PER_REQUEST, (v, f) =>
+    SKILL.test(v) ? null : { code: 'INVALID_SKILL', field: f, message: `${f} must match ^(npm:|pack:)?[A-Za-z0-9_/.@-]{1,128}$.` },
+  );
+  if ('problem' in addSkills) return addSkills;
+  const removeSkills = stringList(raw.removeSkills, 'removeSkills', MAX_SKILLS_PER_REQUEST, () => null);
+  if ('problem' in removeSkills) return removeSkills;
+
+  let configPatch: JsonObject | null = null;
+  if (raw.configPatch !== undefined && raw.configPatch !== null) {
+    if (!isObject(raw.configPatch)) return { problem: { code: 'INVALID_SPEC', field: 'configPatch', message: 'configPatch must be an object.' } };
+    const invalid = validateConfigurationValues(raw.configPatch);
+    if (invalid) {
+      const field = (invalid.field ?? 'values').replace(/^values/, 'configPatch');
+      return { problem: { code: invalid.code, field, message: invalid.message.replace(/\bvalues\b/g, 'configPatch') } };
+    }
+    configPatch = raw.configPatch;
+  }
+
+  const addWorkspaceFiles: Record<string, string> = {};
+  if (raw.addWorkspaceFiles !== undefined && raw.addWorkspaceFiles !== null) {
+    if (!isObject(raw.addWorkspaceFiles)) return { problem: { code: 'INVALID_SPEC', field: 'addWorkspaceFiles', message: 'addWorkspaceFiles must map paths to contents.' } };
+    const entries = Object.entries(raw.addWorkspaceFiles);
+    if (entries.length > MAX_WORKSPACE_FILES_PER_REQUEST) {
+      return { problem: { code: 'TOO_MANY_ITEMS', field: 'addWorkspaceFiles', message: `addWorkspaceFiles holds ${entries.length} files; at most ${MAX_WORKSPACE_FILES_PER_REQUEST}.` } };
+    }
+    for (let i = 0; i < entries.length; i++) {
+      const [path, content] = entries[i]!;
+      const f = `addWorkspaceFiles[${i}]`;
+      const problem = text(path, f, 253) ?? workspacePathProblem(path, f) ?? text(content, `${f}.content`, 256 * 1024);
+      if (problem) return { problem };
+      addWorkspaceFiles[path] = content as string;
+    }
+  }
+  const removeWorkspaceFiles = stringList(raw.removeWorkspaceFiles, 'removeWorkspaceFiles', MAX_REMOVALS_PER_LIST, workspacePathProblem);
+  if ('problem' in removeWorkspaceFiles) return removeWorkspaceFiles;
+
+  const addEnvVars: SelfConfigEnvVar[] = [];
+  if (raw.addEnvVars !== undefined && raw.addEnvVars !== null) {
+    if (!Array.isArray(raw.addEnvVars)) return { problem: { code: 'INVALID_SPEC', field: 'addEnvVars', message: 'addEnvVars must be a list of {name, value}.' } };
+    if (raw.addEnvVars.length > MAX_ENV_VARS_PER_REQUEST) {
+      return { problem: { code: 'TOO_MANY_ITEMS', field: 'addEnvVars', message: `addEnvVars holds ${raw.addEnvVars.length} items; at most ${MAX_ENV_VARS_PER_REQUEST}.` } };
+    }
+    const seen = new Set<string>();
+    for (let i = 0; i < raw.addEnvVars.length; i++) {
+      const item: unknown = raw.addEnvVars[i];
+      const f = `addEnvVars[${i}]`;
+      // Literal values only: a reference (valueFrom) would let an agent point at any secret.
+      if (!isObject(item) || Object.keys(item).some((k) => k !== 'name' && k !== 'value')) {
+        return { problem: { code: 'LITERAL_VALUES_ONLY', field: f, message: `${f} must be {name, value} with a literal value; references are not accepted.` } };
+      }
+      const problem = text(item.name, `${f}.name`, 253) ?? envNameProblem(item.name as string, `${f}.name`) ?? text(item.value, `${f}.value`, 128 * 1024);
+      if (problem) return { problem };
+      if (seen.has(item.name as string)) return { problem: { code: 'DUPLICATE_ITEM', field: `${f}.name`, message: `${f}.name repeats an earlier item.` } };
+      seen.add(item.name as string);
+      addEnvVars.push({ name: item.name as string, value: item.value as string });
+    }
+  }
+  const removeEnvVars = stringList(raw.removeEnvVars, 'removeEnvVars', MAX_REMOVALS_PER_LIST, envNameProblem);
+  if ('problem' in removeEnvVars) return removeEnvVars;
+
+  // One request adding and removing the same item says two things; neither is taken.
+  const conflicts: Array<[string, string[], (item: string) => boolean]> = [
+    ['removeSkills', removeSkills.list, (s) => addSkills.list.includes(s)],
+    ['removeWorkspaceFiles', removeWorkspaceFiles.list, (p) => Object.hasOwn(addWorkspaceFiles, p)],
+    ['removeEnvVars', removeEnvVars.list, (n) => addEnvVars.some((e) => e.name === n)],
+  ];
+  for (const [field, list, added] of conflicts) {
+    const i = list.findIndex(added);
+    if (i >= 0) return { problem: { code: 'ADDED_AND_REMOVED', field: `${field}[${i}]`, message: `${field}[${i}] is also added by this request.` } };
+  }
+
+  return {
+    spec: {
+      instanceRef: raw.instanceRef as string,
+      addSkills: addSkills.list,
+      removeSkills: removeSkills.list,
+      configPatch,
+      addWorkspaceFiles,
+      removeWorkspaceFiles: removeWorkspaceFiles.list,
+      addEnvVars,
+      removeEnvVars: removeEnvVars.list,
+    },
+  };
+}
+
+/** The categories a request acts on (SC3): a category counts when it adds or removes anything. */
+export function requestedCategories(spec: SelfConfigSpec): SelfConfigCategory[] {
+  const out: SelfConfigCategory[] = [];
+  if (spec.addSkills.length + spec.removeSkills.length > 0) out.push('skills');
+  if (spec.configPatch !== null) out.push('config');
+  if (Object.keys(spec.addWorkspaceFiles).length + spec.removeWorkspaceFiles.length > 0) out.push('workspaceFiles');
+  if (spec.addEnvVars.length + spec.removeEnvVars.length > 0) out.push('envVars');
+  return out;
+}
+
+// ---- field ownership (SC6, SC7) ---------------------------------------------------------------
+
+export type ItemKind = 'skill' | 'envVar' | 'workspaceFile' | 'config';
+export type Operation = 'Apply' | 'Update';
+
+export interface FieldOwner {
+  manager: string;
+  operation: Operation;
+}
+
+export interface OwnedItem {
+  kind: ItemKind;
+  name: string;
+  owners: FieldOwner[];
+}
+
+const SKILLS_PATH = ['f:spec', 'f:skills'];
+const ENV_PATH = ['f:spec', 'f:env'];
+const FILES_PATH = ['f:spec', 'f:workspace', 'f:initialFiles'];
+const RAW_PATH = pathOf(['f:spec', 'f:config', 'f:raw']);
+export const CONFIG_RAW_ITEM = 'config.raw';
+
+interface Entry extends FieldOwner {
+  set: FieldSet;
+}
+
+/** The managers of the main resource (status is a subresource, tracked apart and irrelevant here). */
+function entriesOf(managedFields: unknown): Entry[] {
+  if (!Array.isArray(managedFields)) return [];
+  const out: Entry[] = [];
+  for (const raw of managedFields) {
+    if (!isObject(raw) || typeof raw.manager !== 'string' || (typeof raw.subresource === 'string' && raw.subresource !== '')) continue;
+    out.push({ manager: raw.manager, operation: raw.operation === 'Apply' ? 'Apply' : 'Update', set: fromFieldsV1(raw.fieldsV1) });
+  }
+  return out;
+}
+
+/** The items one field set owns, at or below each item's path (owning a part keeps the item alive). */
+function itemsOf(set: FieldSet): Array<{ kind: ItemKind; name: string }> {
+  const out: Array<{ kind: ItemKind; name: string }> = [];
+  for (const { element } of childrenAt(set, SKILLS_PATH)) {
+    if (element.type === 'value' && typeof element.value === 'string') out.push({ kind: 'skill', name: element.value });
+  }
+  for (const { element } of childrenAt(set, ENV_PATH)) {
+    if (element.type === 'key' && typeof element.key.name === 'string') out.push({ kind: 'envVar', name: element.key.name });
+  }
+  for (const { element } of childrenAt(set, FILES_PATH)) {
+    if (element.type === 'field') out.push({ kind: 'workspaceFile', name: element.name });
+  }
+  if (set.has(RAW_PATH)) out.push({ kind: 'config', name: CONFIG_RAW_ITEM });
+  return out;
+}
+
+const itemKey = (kind: ItemKind, name: string) => `${kind}\u0000${name}`;
+
+/** Item × manager: for each skill, env var, workspace file and config.raw, who owns it and how. */
+export function fieldOwnership(managedFields: unknown): OwnedItem[] {
+  const byItem = new Map<string, OwnedItem>();
+  for (const entry of entriesOf(managedFields)) {
+    for (const item of itemsOf(entry.set)) {
+      const key = itemKey(item.kind, item.name);
+      const owned = byItem.get(key) ?? { ...item, owners: [] };
+      if (!owned.owners.some((o) => o.manager === entry.manager && o.operation === entry.operation)) owned.owners.push({ manager: entry.manager, operation: entry.operation });
+      byItem.set(key, owned);
+    }
+  }
+  const order: ItemKind[] = ['skill', 'envVar', 'workspaceFile', 'config'];
+  return [...byItem.values()].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+// ---- planning (SC3, SC4, SC6, SC7) ------------------------------------------------------------
+
+/** What the controller reads of the instance: a fresh GET, managedFields included. */
+export interface InstanceSnapshot {
+  name: string;
+  namespace: string;
+  resourceVersion: string;
+  spec: JsonObject;
+  managedFields: unknown;
+}
+
+export interface PlanContext {
+  /** SC4: names bound to a Secret by the agent's Configuration, and its harnessAuth env name. */
+  secretBoundEnvNames: Iterable<string>;
+}
+
+export interface SkippedRemoval {
+  kind: Exclude<ItemKind, 'config'>;
+  name: string;
+  /** The managers that keep the item; empty when the item is not there at all. */
+  managers: FieldOwner[];
+  /** not-owned: this manager never owned it; shared: released here, others still own it; absent: nothing to remove. */
+  why: 'not-owned' | 'shared' | 'absent';
+}
+
+export type SelfConfigDecision =
+  | { phase: 'Failed' | 'Denied'; reason: string; message: string }
+  | { phase: 'Apply'; body: JsonObject; skipped: SkippedRemoval[]; categories: SelfConfigCategory[] };
+
+/** SC4: why a request may not set or remove an env name, or null. */
+export function protectedEnvReason(name: string, secretBound: ReadonlySet<string>): string | null {
+  if (PROTECTED_ENV_NAMES.includes(name.toUpperCase())) return `${name} is protected`;
+  if (secretBound.has(name)) return `${name} is bound to a Secret`;
+  // What the platform injects into a gateway (C2's reserved names and prefixes) is never an agent's.
+  return reservedEnvName(name);
+}
+
+/** SC4: the protected config keys a patch touches (set, change or delete, at any depth below). */
+export function protectedConfigKeys(patch: JsonObject | null): string[] {
+  if (!patch) return [];
+  return Object.keys(patch).filter((key) => PROTECTED_CONFIG_KEYS.includes(key));
+}
+
+/** RFC 7386 JSON merge patch: null deletes a key, objects merge, anything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch;
+  const out: JsonObject = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = mergePatch(out[key], value);
+  }
+  return out;
+}
+
+function selfConfigureOf(spec: JsonObject): { enabled: boolean; allowedActions: string[] } {
+  const sc = isObject(spec.selfConfigure) ? spec.selfConfigure : {};
+  return {
+    enabled: sc.enabled === true,
+    allowedActions: Array.isArray(sc.allowedActions) ? sc.allowedActions.filter((a): a is string => typeof a === 'string') : [],
+  };
+}
+
+function describeOwners(owners: FieldOwner[]): string {
+  return owners.map((o) => `${o.manager} (${o.operation})`).join(', ');
+}
+
+/** SC7: one line per skipped removal, for the status message and the events. */
+export function describeSkipped(s: SkippedRemoval): string {
+  const what = `${s.kind} ${JSON.stringify(s.name)}`;
+  if (s.why === 'absent') return `removal of ${what} skipped: not present`;
+  if (s.why === 'shared') return `removal of ${what} skipped: also owned by ${describeOwners(s.managers)}; kept`;
+  return `removal of ${what} skipped: owned by ${describeOwners(s.managers)}, not by ${SELF_CONFIG_MANAGER}`;
+}
+
+/**
+ * SC3 then SC4 then SC6/SC7, in that order: the instance must exist; selfConfigure must be
+ * enabled; the request must ask something; every category it touches must be allowed; no
+ * protected key or name may be touched. Then the apply body: everything this manager owns today,
+ * in every category, plus the adds, minus the removes; items only others own are never sent.
+ */
+export function planSelfConfig(spec: SelfConfigSpec, instance: InstanceSnapshot | null, context: PlanContext): SelfConfigDecision {
+  if (!instance) return { phase: 'Failed', reason: 'InstanceNotFound', message: `OpenClawInstance ${spec.instanceRef} not found` };
+  const selfConfigure = selfConfigureOf(instance.spec);
+  if (!selfConfigure.enabled) return { phase: 'Denied', reason: 'SelfConfigureDisabled', message: `selfConfigure is not enabled on ${instance.name}` };
+  const categories = requestedCategories(spec);
+  if (categories.length === 0) return { phase: 'Failed', reason: 'NoAction', message: 'the request asks for no change' };
+  const disallowed = categories.filter((c) => !selfConfigure.allowedActions.includes(c));
+  if (disallowed.length > 0) {
+    return { phase: 'Denied', reason: 'ActionNotAllowed', message: `not in allowedActions of ${instance.name}: ${disallowed.join(', ')}` };
+  }
+
+  const liveEnv = Array.isArray(instance.spec.env) ? instance.spec.env.filter(isObject) : [];
+  // A name the live instance fills from a reference is secret-bound too, whoever wrote it.
+  const bound = new Set<string>(context.secretBoundEnvNames);
+  for (const item of liveEnv) if (typeof item.name === 'string' && item.valueFrom !== undefined) bound.add(item.name);
+  const touchedKeys = protectedConfigKeys(spec.configPatch);
+  if (touchedKeys.length > 0) return { phase: 'Failed', reason: 'ProtectedConfigKey', message: `configPatch touches protected config key ${touchedKeys.map((k) => JSON.stringify(k)).join(', ')}` };
+  for (const [field, names] of [['addEnvVars', spec.addEnvVars.map((e) => e.name)], ['removeEnvVars', spec.removeEnvVars]] as const) {
+    for (const name of names) {
+      const reason = protectedEnvReason(name, bound);
+      if (reason) return { phase: 'Failed', reason: 'ProtectedEnvVar', message: `${field}: env var ${JSON.stringify(name)} is protected (${reason})` };
+    }
+  }
+
+  const ownership = fieldOwnership(instance.managedFields);
+  const ownersOf = new Map(ownership.map((o) => [itemKey(o.kind, o.name), o.owners]));
+  const mine = (kind: ItemKind, name: string) => (ownersOf.get(itemKey(kind, name)) ?? []).some((o) => o.manager === SELF_CONFIG_MANAGER && o.operation === 'Apply');
+  const others = (kind: ItemKind, name: string) => (ownersOf.get(itemKey(kind, name)) ?? []).filter((o) => !(o.manager === SELF_CONFIG_MANAGER && o.operation === 'Apply'));
+  const skipped: SkippedRemoval[] = [];
+  const removal = (kind: SkippedRemoval['kind'], name: string, present: boolean): boolean => {
+    const rest = others(kind, name);
+    if (mine(kind, name)) {
+      if (rest.length > 0) skipped.push({ kind, name, managers: rest, why: 'shared' });
+      return true;
+    }
+    skipped.push({ kind, name, managers: rest, why: present || rest.length > 0 ? 'not-owned' : 'absent' });
+    return false;
+  };
+
+  const specOut: JsonObject = {};
+
+  // Skills (a set): mine, in the live order, then the adds; the removes leave the body.
+  const liveSkills = Array.isArray(instance.spec.skills) ? instance.spec.skills.filter((s): s is string => typeof s === 'string') : [];
+  const removeSkills = new Set(spec.removeSkills.filter((s) => removal('skill', s, liveSkills.includes(s))));
+  const skills = new Set<string>();
+  for (const s of liveSkills) if ((mine('skill', s) || spec.addSkills.includes(s)) && !removeSkills.has(s)) skills.add(s);
+  for (const s of spec.addSkills) if (!removeSkills.has(s)) skills.add(s);
+  if (skills.size > 0) specOut.skills = [...skills];
+
+  // Env vars (a map list keyed by name): mine with their live literal values, then the adds.
+  const liveNames = liveEnv.map((e) => e.name).filter((n): n is string => typeof n === 'string');
+  const removeEnv = new Set(spec.removeEnvVars.filter((n) => removal('envVar', n, liveNames.includes(n))));
+  const adds = new Map(spec.addEnvVars.map((e) => [e.name, e.value]));
+  const env: JsonObject[] = [];
+  for (const item of liveEnv) {
+    const name = item.name as string;
+    if (removeEnv.has(name)) continue;
+    if (adds.has(name)) env.push({ name, value: adds.get(name) });
+    else if (mine('envVar', name) && typeof item.value === 'string') env.push({ name, value: item.value });
+  }
+  for (const [name, value] of adds) if (!removeEnv.has(name) && !liveNames.includes(name)) env.push({ name, value });
+  if (env.length > 0) specOut.env = env;
+
+  // Workspace files (a granular map): mine with their live content, then the adds.
+  const workspace = isObject(instance.spec.workspace) ? instance.spec.workspace : {};
+  const liveFiles = isObject(workspace.initialFiles) ? workspace.initialFiles : {};
+  const removeFiles = new Set(spec.removeWorkspaceFiles.filter((p) => removal('workspaceFile', p, Object.hasOwn(liveFiles, p))));
+  const files: JsonObject = {};
+  for (const [path, content] of Object.entries(liveFiles)) if (mine('workspaceFile', path) && !removeFiles.has(path) && typeof content === 'string') files[path] = content;
+  for (const [path, content] of Object.entries(spec.addWorkspaceFiles)) if (!removeFiles.has(path)) files[path] = content;
+  if (Object.keys(files).length > 0) specOut.workspace = { initialFiles: files };
+
+  // config.raw (atomic): patched when asked, else re-sent only if this manager owns it today.
+  const config = isObject(instance.spec.config) ? instance.spec.config : {};
+  if (spec.configPatch !== null) specOut.config = { raw: mergePatch(config.raw ?? {}, spec.configPatch) };
+  else if (mine('config', CONFIG_RAW_ITEM) && config.raw !== undefined) specOut.config = { raw: config.raw };
+
+  const body: JsonObject = {
+    apiVersion: OPENCLAW_API_VERSION,
+    kind: INSTANCE_KIND,
+    // SC6: the precondition; a concurrent writer makes the apply a 409 and the controller re-plans.
+    metadata: { name: instance.name, namespace: instance.namespace, resourceVersion: instance.resourceVersion },
+    spec: specOut,
+  };
+  return { phase: 'Apply', body, skipped, categories };
+}
+
+/** SC7: the status message of an applied request, listing every skipped removal. */
+export function appliedMessage(skipped: readonly SkippedRemoval[]): string {
+  if (skipped.length === 0) return 'applied';
+  return `applied; ${skipped.length} removal(s) skipped: ${skipped.map(describeSkipped).join('; ')}`;
+}
+
+/** `status.skippedRemovals`: {kind, name, managers}, managers as "name (Operation)". */
+export function skippedRemovalsStatus(skipped: readonly SkippedRemoval[]): Array<{ kind: string; name: string; managers: string[] }> {
+  return skipped.map((s) => ({ kind: s.kind, name: s.name, managers: s.managers.map((m) => `${m.manager} (${m.operation})`) }));
+}
