@@ -7,6 +7,7 @@ import { startKubeEmulator, type KubeEmulator } from '@occ/kube-emulator/server'
 import { createDb, type Db } from './db/client.ts';
 import { startEmbeddedPostgres } from './db/embedded-postgres.ts';
 import { assertSchemaCurrent, migrateDatabase } from './db/migrate.ts';
+import { KubernetesAgentObjectsDriver } from './drivers/kubernetes-agent-objects.ts';
 import { KubernetesNamespaceDriver } from './drivers/kubernetes-namespaces.ts';
 import { KubernetesSecretDriver } from './drivers/kubernetes-secret-driver.ts';
 import type { Env } from './env.ts';
@@ -117,6 +118,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       installationId: installation.installationId,
       secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId),
       namespaceDriver: new KubernetesNamespaceDriver(kubeConfig, installation.installationId),
+      agentObjects: new KubernetesAgentObjectsDriver(kubeConfig, installation.installationId),
     };
     const worker = startWorker({
       db,

@@ -1,5 +1,6 @@
 import type { SecretDriver } from '@occ/domain/secret-driver';
 import type { Db } from '../db/client.ts';
+import type { AgentObjectsDriver } from '../drivers/kubernetes-agent-objects.ts';
 import type { NamespaceDriver } from '../drivers/kubernetes-namespaces.ts';
 import type { Logger } from '../log.ts';
 
@@ -8,6 +9,8 @@ export interface Deps {
   db: Db;
   secretDriver: SecretDriver;
   namespaceDriver: NamespaceDriver;
+  /** Stop and delete on an agent's Kubernetes objects (W6, deleteAgent). */
+  agentObjects: AgentObjectsDriver;
   logger: Logger;
   installationId: string;
   /** Wakes the worker after work was queued (optional: the worker also polls). */

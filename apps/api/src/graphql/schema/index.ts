@@ -8,6 +8,7 @@ import './access.ts';
 import './users.ts';
 import './configuration.ts';
 import './agent.ts';
+import './agent-lifecycle.ts';
 import './audit.ts';
 
 builder.queryType({});

@@ -1,0 +1,34 @@
+import { ConflictError, ForbiddenError, NotFoundError, OutcomeUnknownError } from '@occ/domain/errors';
+import type { RemovedObject } from '../../drivers/kubernetes-agent-objects.ts';
+import { deleteAgent, type DeleteAgentResult } from '../../services/delete-agent.ts';
+import { actorOf, builder } from '../builder.ts';
+
+// An agent's lifecycle after deploy: stop (W6) and delete. Deploys live with the agent type.
+
+const RemovedObjectRef = builder.objectRef<RemovedObject>('RemovedKubernetesObject').implement({
+  fields: (t) => ({
+    kind: t.exposeString('kind'),
+    name: t.exposeString('name'),
+    alreadyGone: t.boolean({ resolve: (o) => o.result === 'missing' }),
+  }),
+});
+
+const DeleteAgentInput = builder.inputType('DeleteAgentInput', { fields: (t) => ({ id: t.id({ required: true }) }) });
+
+const DeleteAgentSuccess = builder.objectRef<DeleteAgentResult>('DeleteAgentSuccess').implement({
+  fields: (t) => ({
+    deletedAgentId: t.exposeID('deletedAgentId'),
+    removedObjects: t.field({ type: [RemovedObjectRef], description: "The agent's Kubernetes objects, found by its labels.", resolve: (r) => r.removedObjects }),
+  }),
+});
+
+builder.mutationField('deleteAgent', (t) =>
+  t.field({
+    type: DeleteAgentSuccess,
+    description: 'Only a stopped agent (AGENT_NOT_STOPPED otherwise). Removes its Kubernetes objects; its revisions stay, for audit.',
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: DeleteAgentInput, required: true }) },
+    errors: { types: [NotFoundError, ForbiddenError, ConflictError, OutcomeUnknownError], union: { name: 'DeleteAgentResult' } },
+    resolve: (_root, { input }, ctx) => deleteAgent(ctx.deps, actorOf(ctx), input),
+  }),
+);
