@@ -11,6 +11,7 @@ export const RESOURCE_KINDS = [
   'secret',
   'configuration',
   'agent',
+  'agentRevision',
   'principal',
   'accessBinding',
   'role',
@@ -91,7 +92,7 @@ export function decide(bindings: readonly BindingView[], request: AccessRequest)
 const all = (kinds: readonly ResourceKind[], actions: readonly Action[]): Permission[] =>
   kinds.flatMap((resourceKind) => actions.map((action) => ({ action, resourceKind })));
 
-const NAMESPACED_KINDS: ResourceKind[] = ['namespace', 'secret', 'configuration', 'agent', 'accessBinding', 'role'];
+const NAMESPACED_KINDS: ResourceKind[] = ['namespace', 'secret', 'configuration', 'agent', 'agentRevision', 'accessBinding', 'role'];
 
 /** Built-in roles, by name. Their ids are stable so bindings survive restarts. */
 export const BUILT_IN_ROLES: readonly RoleView[] = [
@@ -102,11 +103,11 @@ export const BUILT_IN_ROLES: readonly RoleView[] = [
     id: 'rol_namespace-editor',
     name: 'namespace-editor',
     permissions: [
-      ...all(['namespace'], ['read']),
+      ...all(['namespace', 'agentRevision'], ['read']),
       ...all(['secret', 'configuration', 'agent'], ['create', 'read', 'update', 'delete', 'deploy']),
     ].filter((p) => !(p.action === 'deploy' && p.resourceKind !== 'agent')),
   },
-  { id: 'rol_namespace-viewer', name: 'namespace-viewer', permissions: all(['namespace', 'secret', 'configuration', 'agent'], ['read']) },
+  { id: 'rol_namespace-viewer', name: 'namespace-viewer', permissions: all(['namespace', 'secret', 'configuration', 'agent', 'agentRevision'], ['read']) },
   { id: 'rol_secret-operator', name: 'secret-operator', permissions: [{ action: 'operate', resourceKind: 'secret' }] },
 ];
 

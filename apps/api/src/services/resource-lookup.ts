@@ -10,8 +10,9 @@ export interface ResourceLocation {
 
 type Lookup = (db: Db | Tx, id: string) => Promise<{ namespaceId: string | null } | null>;
 
-// One lookup per kind that a single-resource binding may target. Kinds without one cannot be the
-// target of a resource-scope binding yet; configuration and agent plug in here with their tables.
+// One lookup per kind that a single-resource binding may target (and explainAccess answers for).
+// Principals, roles, bindings and audit events are administered at installation or namespace
+// scope only, so a grant cannot target one of them alone.
 // Each takes FOR KEY SHARE on the row: inside a transaction (a grant) that keeps the resource from
 // being deleted until the commit, so a binding never outlives its target (deleteSecret locks the
 // row FOR UPDATE and deletes the bindings on it), while ordinary updates of the row go on.
@@ -23,6 +24,19 @@ const LOOKUPS: Partial<Record<ResourceKind, Lookup>> = {
   namespace: async (db, id) => {
     const rows = await db.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Namespace" WHERE id = ${id} FOR KEY SHARE`;
     return rows[0] ? { namespaceId: rows[0].id } : null;
+  },
+  configuration: async (db, id) => {
+    const rows = await db.$queryRaw<Array<{ namespaceId: string }>>`SELECT "namespaceId" FROM "Configuration" WHERE id = ${id} FOR KEY SHARE`;
+    return rows[0] ?? null;
+  },
+  agent: async (db, id) => {
+    const rows = await db.$queryRaw<Array<{ namespaceId: string }>>`SELECT "namespaceId" FROM "Agent" WHERE id = ${id} FOR KEY SHARE`;
+    return rows[0] ?? null;
+  },
+  // Revisions are immutable and never deleted: no lock needed to keep them.
+  agentRevision: async (db, id) => {
+    const rows = await db.$queryRaw<Array<{ namespaceId: string }>>`SELECT "namespaceId" FROM "AgentRevision" WHERE id = ${id}`;
+    return rows[0] ?? null;
   },
 };
 

@@ -1,0 +1,151 @@
+import { ConflictError, ForbiddenError, NamespaceNotReadyError, NotFoundError, ValidationError } from '@occ/domain/errors';
+import { isId } from '@occ/domain/ids';
+import { freezeRevision, revisionSecretIds } from '@occ/domain/revision';
+import { afterRollback, transaction, type Tx } from '../db/client.ts';
+import { newId } from '../ids.ts';
+import { authorize, check, deny, requireVisible } from './access.ts';
+import { audit } from './audit.ts';
+import { evaluateDeploy, readSelection, type DeployCheck } from './deploy-checks.ts';
+import { DEPLOY_REVISION_KIND, type DeployRevisionPayload } from './deploy-work-payload.ts';
+import type { Actor, Deps } from './deps.ts';
+import { lockNamespace } from './locks.ts';
+import { findRevision, type RevisionView } from './revisions.ts';
+import { enqueue } from './work-queue.ts';
+
+// deployAgent (D1–D4): admits the Agent's current selection and freezes it as a queued
+// AgentRevision; the worker prepares and activates it (W1–W5). Admission runs under the namespace
+// lock, so bindings, grants on the namespace's secrets and deletions cannot change half-way.
+
+/** The agent's id, or NOT_FOUND when the caller cannot read it (P6), exactly as for one that does not exist. */
+export async function requireReadableAgentRow(deps: Deps, actor: Actor, agentId: string): Promise<{ id: string; namespaceId: string }> {
+  const row = isId('agent', agentId) ? await deps.db.agent.findUnique({ where: { id: agentId }, select: { id: true, namespaceId: true } }) : null;
+  const readable = row && (await check(deps.db, actor, { action: 'read', resourceKind: 'agent', namespaceId: row.namespaceId, resourceId: row.id })).allowed;
+  return requireVisible(deps, actor, { kind: 'agent', id: agentId }, readable ? row : null, async () => row);
+}
+
+/**
+ * Answers the first failed check as the error deployAgent returns for it. Denials are audited
+ * after the rollback (the namespace lock is held). A refusal caused by the Agent's own principal
+ * names it and the grant to add (A3); every other denial is bare.
+ */
+async function refuse(deps: Deps, actor: Actor, tx: Tx, agent: { id: string; namespaceId: string }, failed: DeployCheck): Promise<never> {
+  switch (failed.id) {
+    case 'CALLER_MAY_DEPLOY':
+      return deny(deps, actor, { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id }, tx);
+    case 'NAMESPACE_READY': {
+      const ns = await tx.namespace.findUnique({ where: { id: agent.namespaceId }, select: { status: true } });
+      throw new NamespaceNotReadyError(ns?.status ?? 'DELETING');
+    }
+    case 'AGENT_ACTIVE':
+      throw new ConflictError(failed.message, 'AGENT_NOT_ACTIVE');
+    case 'CHANNEL_BINDINGS':
+      throw new ValidationError('MISSING_CHANNEL_BINDING', failed.message, 'configuration');
+    case 'CALLER_MAY_OPERATE_SECRET': {
+      const request = { action: 'operate', resourceKind: 'secret', namespaceId: agent.namespaceId, resourceId: failed.secretId } as const;
+      if (!failed.callerSeesSecret) {
+        const error = new NotFoundError(`No secret ${failed.secretId} in this namespace.`);
+        afterRollback(error, () =>
+          audit(deps.db, { actorId: actor.principalId, action: 'secret.read', resourceKind: 'secret', resourceId: failed.secretId, namespaceId: agent.namespaceId, outcome: 'DENIED', reason: 'not readable: answered NOT_FOUND' }),
+        );
+        throw error;
+      }
+      return deny(deps, actor, request, tx);
+    }
+    case 'AGENT_MAY_OPERATE_SECRET': {
+      const grant = failed.missingGrant!;
+      const error = new ForbiddenError(`The agent's service principal ${grant.subjectId} may not operate secret ${grant.resourceId}: grant it the role secret-operator on that secret.`, grant);
+      afterRollback(error, () =>
+        audit(deps.db, {
+          actorId: actor.principalId,
+          action: 'agent.deploy',
+          resourceKind: 'agent',
+          resourceId: agent.id,
+          namespaceId: agent.namespaceId,
+          outcome: 'DENIED',
+          reason: 'AGENT_NOT_AUTHORIZED',
+          details: { missingGrant: { ...grant } },
+        }),
+      );
+      throw error;
+    }
+    case 'BACKEND_IDENTITY':
+      throw new ConflictError(`${failed.message} Nothing was deployed.`, 'BACKEND_IDENTITY_CHANGED');
+  }
+}
+
+export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: string }): Promise<RevisionView> {
+  const agent = await requireReadableAgentRow(deps, actor, input.agentId);
+  // Checked before the lock too, so a caller without deploy never waits on (or learns about) it.
+  await authorize(deps, actor, { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id });
+  const revisionId = await transaction(deps.db, async (tx) => {
+    if (!(await lockNamespace(tx, agent.namespaceId))) throw new NotFoundError('No such agent.');
+    const selection = await readSelection(tx, agent.id);
+    if (!selection) throw new NotFoundError('No such agent.');
+    const checks = await evaluateDeploy(deps, tx, actor.principalId, selection);
+    const failed = checks.find((c) => !c.passed);
+    if (failed) await refuse(deps, actor, tx, agent, failed);
+    // D4: the number follows the agent's last revision; the agent row lock orders concurrent deploys.
+    await tx.$queryRaw`SELECT id FROM "Agent" WHERE id = ${agent.id} FOR UPDATE`;
+    const last = await tx.agentRevision.findFirst({ where: { agentId: agent.id }, orderBy: { number: 'desc' }, select: { number: true } });
+    const a = selection.agent;
+    const frozen = freezeRevision({
+      agent: {
+        id: a.id,
+        namespaceId: a.namespaceId,
+        servicePrincipalId: a.servicePrincipalId,
+        harnessProvider: a.harnessProvider,
+        harnessSecretId: a.harnessSecretId,
+        selfConfigure: { enabled: a.selfConfigureEnabled, allowedActions: a.selfConfigureActions },
+      },
+      configuration: selection.configuration,
+      secretVersions: new Map(selection.secrets.map((s) => [s.id, s.version])),
+      secretDriverId: deps.secretDriver.id,
+      previousNumber: last?.number ?? 0,
+      createdById: actor.principalId,
+    });
+    const id = newId('revision');
+    await tx.agentRevision.create({
+      data: {
+        id,
+        agentId: frozen.agentId,
+        namespaceId: frozen.namespaceId,
+        number: frozen.number,
+        configurationId: frozen.configuration?.id ?? null,
+        configurationGeneration: frozen.configuration?.generation ?? null,
+        values: (frozen.configuration?.values ?? {}) as object,
+        secretDriverId: frozen.secretDriverId,
+        harnessProvider: frozen.harnessAuth?.provider ?? null,
+        harnessSecretId: frozen.harnessAuth?.source.id ?? null,
+        servicePrincipalId: frozen.servicePrincipalId,
+        selfConfigureEnabled: frozen.selfConfigure.enabled,
+        selfConfigureActions: frozen.selfConfigure.allowedActions,
+        createdById: frozen.createdById,
+        state: 'QUEUED',
+        secrets: { create: frozen.secrets.map((s) => ({ secretId: s.source.id, purpose: s.purpose, envName: s.envName, version: s.version })) },
+      },
+    });
+    await tx.agent.update({ where: { id: agent.id }, data: { desiredState: 'running', status: 'deploying' } });
+    const payload: DeployRevisionPayload = { revisionId: id, agentId: agent.id, namespaceId: agent.namespaceId, actorId: actor.principalId, secretIds: revisionSecretIds(frozen) };
+    await enqueue(tx, DEPLOY_REVISION_KIND, `${DEPLOY_REVISION_KIND}:${id}`, payload);
+    await audit(tx, {
+      actorId: actor.principalId,
+      action: 'agent.deploy',
+      resourceKind: 'agent',
+      resourceId: agent.id,
+      namespaceId: agent.namespaceId,
+      outcome: 'SUCCESS',
+      details: {
+        revisionId: id,
+        number: frozen.number,
+        configurationId: frozen.configuration?.id ?? null,
+        configurationGeneration: frozen.configuration?.generation ?? null,
+        secrets: frozen.secrets.map((s) => ({ envName: s.envName, secretId: s.source.id, version: s.version, purpose: s.purpose })),
+      },
+    });
+    return id;
+  });
+  deps.kickWorker?.();
+  const revision = await findRevision(deps.db, revisionId);
+  if (!revision) throw new NotFoundError('No such revision.');
+  return revision;
+}

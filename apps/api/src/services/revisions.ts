@@ -1,0 +1,124 @@
+import { isId } from '@occ/domain/ids';
+import type { SecretRef } from '@occ/domain/configuration';
+import type { RevisionSecretPurpose, RevisionState } from '@occ/domain/revision';
+import type { Db, Tx } from '../db/client.ts';
+import { check, readableBy } from './access.ts';
+import type { Actor, Deps } from './deps.ts';
+import { keysetPage, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
+
+// Reading AgentRevisions. A revision is readable by whoever may read revisions where it lives
+// (`read` on agentRevision: namespace roles carry it) or holds a grant on it.
+
+export interface RevisionSecretView {
+  purpose: RevisionSecretPurpose;
+  envName: string;
+  source: SecretRef;
+  version: number;
+}
+
+export interface RevisionView {
+  id: string;
+  agentId: string;
+  namespaceId: string;
+  number: number;
+  configurationId: string | null;
+  configurationGeneration: number | null;
+  values: Record<string, unknown>;
+  secrets: RevisionSecretView[];
+  secretDriverId: string;
+  harnessAuth: { provider: string; source: SecretRef } | null;
+  servicePrincipalId: string;
+  selfConfigure: { enabled: boolean; allowedActions: string[] };
+  createdById: string;
+  state: RevisionState;
+  failure: { code: string; message: string } | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type DbState = 'QUEUED' | 'PREPARING' | 'PREPARED' | 'ACTIVATING' | 'ACTIVE' | 'FAILED' | 'SUPERSEDED' | 'STOPPED';
+
+export function dbState(state: RevisionState): DbState {
+  return state.toUpperCase() as DbState;
+}
+
+export function revisionState(state: DbState): RevisionState {
+  return state.toLowerCase() as RevisionState;
+}
+
+export const withRevisionSecrets = { secrets: { select: { purpose: true, envName: true, secretId: true, version: true } } } as const;
+
+type Row = {
+  id: string;
+  agentId: string;
+  namespaceId: string;
+  number: number;
+  configurationId: string | null;
+  configurationGeneration: number | null;
+  values: unknown;
+  secretDriverId: string;
+  harnessProvider: string | null;
+  harnessSecretId: string | null;
+  servicePrincipalId: string;
+  selfConfigureEnabled: boolean;
+  selfConfigureActions: string[];
+  createdById: string;
+  state: DbState;
+  failureCode: string | null;
+  failureMessage: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  secrets: Array<{ purpose: string; envName: string; secretId: string; version: number }>;
+};
+
+export function toRevisionView(row: Row): RevisionView {
+  const ref = (id: string): SecretRef => ({ kind: 'secret', namespaceId: row.namespaceId, id });
+  const order = (s: { purpose: string; envName: string }) => `${s.purpose === 'binding' ? 0 : 1}${s.envName}`;
+  return {
+    id: row.id,
+    agentId: row.agentId,
+    namespaceId: row.namespaceId,
+    number: row.number,
+    configurationId: row.configurationId,
+    configurationGeneration: row.configurationGeneration,
+    values: row.values as Record<string, unknown>,
+    secrets: [...row.secrets]
+      .sort((a, b) => (order(a) < order(b) ? -1 : 1))
+      .map((s) => ({ purpose: s.purpose as RevisionSecretPurpose, envName: s.envName, source: ref(s.secretId), version: s.version })),
+    secretDriverId: row.secretDriverId,
+    harnessAuth: row.harnessProvider && row.harnessSecretId ? { provider: row.harnessProvider, source: ref(row.harnessSecretId) } : null,
+    servicePrincipalId: row.servicePrincipalId,
+    selfConfigure: { enabled: row.selfConfigureEnabled, allowedActions: row.selfConfigureActions },
+    createdById: row.createdById,
+    state: revisionState(row.state),
+    failure: row.failureCode ? { code: row.failureCode, message: row.failureMessage ?? '' } : null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export async function findRevision(db: Db | Tx, id: string): Promise<RevisionView | null> {
+  if (!isId('revision', id)) return null;
+  const row = await db.agentRevision.findUnique({ where: { id }, include: withRevisionSecrets });
+  return row ? toRevisionView(row) : null;
+}
+
+export async function getRevision(deps: Deps, actor: Actor, id: string): Promise<RevisionView | null> {
+  const revision = await findRevision(deps.db, id);
+  if (!revision) return null;
+  const d = await check(deps.db, actor, { action: 'read', resourceKind: 'agentRevision', namespaceId: revision.namespaceId, resourceId: revision.id });
+  return d.allowed ? revision : null;
+}
+
+/** An agent's revisions the actor may read, newest first, paged in SQL. */
+export async function listRevisions(deps: Deps, actor: Actor, agent: { id: string }, page: PageRequest, filter: { state?: RevisionState | null } = {}): Promise<PageOf<RevisionView>> {
+  const readable = await readableBy(deps.db, actor, 'agentRevision');
+  const where = { AND: [{ agentId: agent.id }, readableWhere(readable), filter.state ? { state: dbState(filter.state) } : {}] };
+  return keysetPage(
+    page,
+    (q) => deps.db.agentRevision.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take, include: withRevisionSecrets }),
+    () => deps.db.agentRevision.count({ where }),
+    toRevisionView,
+    { field: 'createdAt', newestFirst: true },
+  );
+}
