@@ -37,6 +37,8 @@ export interface Env {
   workLeaseSeconds: number;
   /** R5: how long in-flight requests may take to finish after SIGTERM (OCC_SHUTDOWN_DEADLINE_SECONDS, 25). */
   shutdownDeadlineSeconds: number;
+  /** W5: how long an activated gateway may take to become ready (OCC_GATEWAY_READY_SECONDS, 120). */
+  gatewayReadySeconds: number;
 }
 
 /**
@@ -151,6 +153,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     leaderLeaseSeconds: field(problems, 15, () => positiveInt('OCC_LEADER_LEASE_SECONDS', source.OCC_LEADER_LEASE_SECONDS, 15)),
     workLeaseSeconds: field(problems, 30, () => positiveInt('OCC_WORK_LEASE_SECONDS', source.OCC_WORK_LEASE_SECONDS, 30)),
     shutdownDeadlineSeconds: field(problems, 25, () => positiveInt('OCC_SHUTDOWN_DEADLINE_SECONDS', source.OCC_SHUTDOWN_DEADLINE_SECONDS, 25)),
+    gatewayReadySeconds: field(problems, 120, () => positiveInt('OCC_GATEWAY_READY_SECONDS', source.OCC_GATEWAY_READY_SECONDS, 120)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return env;

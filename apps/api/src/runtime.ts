@@ -8,6 +8,7 @@ import { createDb, type Db } from './db/client.ts';
 import { startEmbeddedPostgres } from './db/embedded-postgres.ts';
 import { assertSchemaCurrent, migrateDatabase } from './db/migrate.ts';
 import { KubernetesAgentObjectsDriver } from './drivers/kubernetes-agent-objects.ts';
+import { KubernetesComputeDriver } from './drivers/kubernetes-compute.ts';
 import { KubernetesNamespaceDriver } from './drivers/kubernetes-namespaces.ts';
 import { KubernetesSecretDriver } from './drivers/kubernetes-secret-driver.ts';
 import type { Env } from './env.ts';
@@ -17,6 +18,7 @@ import type { Logger } from './log.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
 import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
+import { deployRevisionKind } from './services/deploy-work.ts';
 import { provisionNamespaceKind } from './services/namespaces.ts';
 import { startWorker, type Worker } from './worker.ts';
 
@@ -41,7 +43,7 @@ export interface Runtime {
 
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
   Partial<Pick<Env, 'inCluster'>> &
-  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds'>>;
+  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'gatewayReadySeconds'>>;
 
 export interface RuntimeOptions {
   env: RuntimeEnv;
@@ -119,11 +121,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId),
       namespaceDriver: new KubernetesNamespaceDriver(kubeConfig, installation.installationId),
       agentObjects: new KubernetesAgentObjectsDriver(kubeConfig, installation.installationId),
+      computeDriver: new KubernetesComputeDriver(kubeConfig, installation.installationId),
+      gatewayReadyTimeoutMs: (env.gatewayReadySeconds ?? 120) * 1000,
     };
     const worker = startWorker({
       db,
       logger: logger.child({ component: 'worker' }),
-      kinds: [provisionNamespaceKind(deps)],
+      kinds: [provisionNamespaceKind(deps), deployRevisionKind(deps)],
       leaseSeconds: env.workLeaseSeconds ?? 30,
       ...(options.startWorker === false ? { pollMs: 3_600_000 } : {}),
     });

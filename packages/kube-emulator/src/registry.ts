@@ -82,7 +82,17 @@ export const CRDS = builtIn('apiextensions.k8s.io', 'v1', 'customresourcedefinit
 /** Leader election (client-go's leaderelection, and the control plane's elector) stores its lock here. */
 export const LEASES = builtIn('coordination.k8s.io', 'v1', 'leases', 'Lease', true);
 
-export const BUILT_IN_RESOURCES: readonly ResourceType[] = [NAMESPACES, SECRETS, CONFIGMAPS, EVENTS, DEPLOYMENTS, CRDS, LEASES];
+/** A gateway runs as its agent's ServiceAccount (W4). */
+export const SERVICEACCOUNTS = builtIn('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'] });
+/** Written by the kubelet simulator as the deployment controller and the kubelet would (E3). */
+export const PODS = builtIn('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], subresources: { status: true, scale: false } });
+export const REPLICASETS = builtIn('apps', 'v1', 'replicasets', 'ReplicaSet', true, {
+  shortNames: ['rs'],
+  categories: ['all'],
+  subresources: { status: true, scale: true },
+});
+
+export const BUILT_IN_RESOURCES: readonly ResourceType[] = [NAMESPACES, SECRETS, CONFIGMAPS, EVENTS, SERVICEACCOUNTS, PODS, DEPLOYMENTS, REPLICASETS, CRDS, LEASES];
 
 export interface GroupVersions {
   group: string;

@@ -93,7 +93,7 @@ export async function readSelection(db: Db | Tx, agentId: string): Promise<Deplo
   const configuration = agent.configurationId
     ? await db.configuration.findUnique({
         where: { id: agent.configurationId },
-        select: { id: true, namespaceId: true, generation: true, values: true, bindings: { select: { envName: true, secretId: true, deliveryType: true } } },
+        select: { id: true, namespaceId: true, generation: true, values: true, bindings: { select: { envName: true, secretId: true, deliveryType: true }, orderBy: { envName: 'asc' } } },
       })
     : null;
   const ids = selectionSecretIds(agent, configuration);

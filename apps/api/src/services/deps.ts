@@ -1,3 +1,4 @@
+import type { ComputeDriver } from '@occ/domain/compute-driver';
 import type { SecretDriver } from '@occ/domain/secret-driver';
 import type { Db } from '../db/client.ts';
 import type { AgentObjectsDriver } from '../drivers/kubernetes-agent-objects.ts';
@@ -11,6 +12,9 @@ export interface Deps {
   namespaceDriver: NamespaceDriver;
   /** Stop and delete on an agent's Kubernetes objects (W6, deleteAgent). */
   agentObjects: AgentObjectsDriver;
+  computeDriver: ComputeDriver;
+  /** W5: how long an activated gateway may take to become ready. */
+  gatewayReadyTimeoutMs: number;
   logger: Logger;
   installationId: string;
   /** Wakes the worker after work was queued (optional: the worker also polls). */

@@ -1,9 +1,10 @@
-import { CONFIGMAPS, CRDS, DEPLOYMENTS, EVENTS, LEASES, NAMESPACES, SECRETS, storageKeyOf, type ResourceType } from '../registry.ts';
+import { CONFIGMAPS, CRDS, DEPLOYMENTS, EVENTS, LEASES, NAMESPACES, PODS, REPLICASETS, SECRETS, SERVICEACCOUNTS, storageKeyOf, type ResourceType } from '../registry.ts';
 import { crdStrategy, customResourceStrategy } from './apiextensions.ts';
 import { deploymentStrategy } from './apps.ts';
 import { leaseStrategy } from './coordination.ts';
 import { configMapStrategy, eventStrategy, namespaceStrategy, secretStrategy } from './core.ts';
 import type { Strategy } from './strategy.ts';
+import { workloadStrategy } from './workloads.ts';
 
 const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(NAMESPACES), namespaceStrategy],
@@ -13,6 +14,9 @@ const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(DEPLOYMENTS), deploymentStrategy],
   [storageKeyOf(CRDS), crdStrategy],
   [storageKeyOf(LEASES), leaseStrategy],
+  [storageKeyOf(SERVICEACCOUNTS), workloadStrategy],
+  [storageKeyOf(PODS), workloadStrategy],
+  [storageKeyOf(REPLICASETS), workloadStrategy],
 ]);
 
 export function strategyFor(type: ResourceType): Strategy {

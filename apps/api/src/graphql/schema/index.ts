@@ -9,6 +9,8 @@ import './users.ts';
 import './configuration.ts';
 import './agent.ts';
 import './agent-lifecycle.ts';
+import './deploy.ts';
+import './secret-drift.ts';
 import './audit.ts';
 
 builder.queryType({});
