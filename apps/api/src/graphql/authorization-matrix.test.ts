@@ -74,6 +74,7 @@ async function bind(subjectId: string, roleId: string, scope: GrantScope): Promi
 }
 
 const editorInNamespace = (s: string) => bind(s, 'rol_namespace-editor', { kind: 'namespace', namespaceId: nsId });
+const viewerInNamespace = (s: string) => bind(s, 'rol_namespace-viewer', { kind: 'namespace', namespaceId: nsId });
 const adminInNamespace = (s: string) => bind(s, 'rol_namespace-admin', { kind: 'namespace', namespaceId: nsId });
 const atInstallation = (permissions: Array<{ action: string; resourceKind: string }>) => async (s: string) =>
   bind(s, await customRole(permissions), { kind: 'installation' });
@@ -95,6 +96,8 @@ const CASES: Case[] = [
   { mutation: 'createAgent', input: async () => ({ namespaceId: nsId, name: `a-${uniq()}` }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
   { mutation: 'updateAgent', input: async () => ({ id: (await agent()).id, selfConfigure: { enabled: true, allowedActions: ['skills'] } }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
   { mutation: 'deleteConfiguration', input: async () => ({ id: await configuration() }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'stopAgent', input: async () => ({ agentId: (await agent()).id }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'redeployConsumers', input: async () => ({ secretId: await secret() }), allowed: NS_READERS, grant: viewerInNamespace, readers: NS_READERS },
   { mutation: 'deleteAgent', input: async () => ({ id: (await agent()).id }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
   {
     mutation: 'deleteOrphanedSecretBackend',
@@ -185,7 +188,7 @@ describe('authorization matrix', () => {
           continue;
         }
         if (c.allowed.includes(subject)) {
-          expect(result?.__typename, `${c.mutation} as ${subject}: ${JSON.stringify(res.body)}`).toMatch(/Success$/);
+          expect(String(result?.__typename), `${c.mutation} as ${subject}: ${JSON.stringify(res.body)}`).toMatch(/Success$/);
           continue;
         }
         const expected = c.readers.includes(subject) ? 'ForbiddenError' : 'NotFoundError';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '@occ/domain/errors';
+import { ForbiddenError, NotFoundError } from '@occ/domain/errors';
 import { redeployConsumers, type ConsumerRedeploy, type RedeployConsumersResult } from '../../services/redeploy-consumers.ts';
 import type { StaleConsumer, StaleConsumers } from '../../services/secret-drift.ts';
 import { actorOf, builder } from '../builder.ts';
@@ -77,7 +77,7 @@ builder.mutationField('redeployConsumers', (t) =>
     description: 'W7: deploys each agent whose running revision holds an older version of the secret. Each is an ordinary deployAgent with its own checks.',
     authScopes: { authenticated: true },
     args: { input: t.arg({ type: RedeployConsumersInput, required: true }) },
-    errors: { types: [NotFoundError], union: { name: 'RedeployConsumersResult' } },
+    errors: { types: [NotFoundError, ForbiddenError], union: { name: 'RedeployConsumersResult' } },
     resolve: (_root, { input }, ctx) => redeployConsumers(ctx.deps, actorOf(ctx), { secretId: String(input.secretId) }),
   }),
 );
