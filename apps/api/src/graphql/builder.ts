@@ -76,7 +76,7 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-const TYPENAMES: Record<string, string> = { ns: 'Namespace', sec: 'Secret', cfg: 'Configuration', agt: 'Agent' };
+const TYPENAMES: Record<string, string> = { ns: 'Namespace', sec: 'Secret', cfg: 'Configuration', agt: 'Agent', rev: 'AgentRevision' };
 
 const UNKNOWN_TYPENAME = 'Unknown';
 

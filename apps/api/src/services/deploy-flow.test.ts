@@ -91,13 +91,13 @@ beforeAll(async () => {
   );
   expect(a.__typename, JSON.stringify(a)).toBe('CreateAgentSuccess');
   agent = a.agent;
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await stack?.close();
 });
 
-describe('seed flow: store, bind, grant, deploy', () => {
+describe('seed flow: store, bind, grant, deploy', { timeout: 180_000 }, () => {
   it('D6 explainDeploy names every missing Agent grant with its fix, and writes nothing', async () => {
     const auditBefore = await stack.runtime.db.auditEvent.count();
     const revisionsBefore = await stack.runtime.db.agentRevision.count();
@@ -183,6 +183,14 @@ describe('seed flow: store, bind, grant, deploy', () => {
     for (const value of Object.values(canaries)) expect(findCanary(texts, value)).toEqual([]);
     // The search can fail: the harness copy holds the model key.
     expect(findCanary([kube.get(`Secret/${k8sNamespace}/${harnessSecretName(agent.id, 1)}`)!], canaries.model)).not.toEqual([]);
+  });
+
+  it('D4 W3 neither a revision nor its work item holds a locator: no Kubernetes Secret name or uid is stored with them', async () => {
+    const rows = (await dumpDatabase(stack.databaseUrl)).filter((r) => /^(AgentRevision|AgentRevisionSecret|WorkItem): /.test(r));
+    expect(rows.some((r) => r.startsWith('AgentRevision: '))).toBe(true);
+    const locators = Object.values(secrets).flatMap((s) => [s.backendLocator.name, (s.backendLocator as { uid?: string }).uid ?? '']).filter(Boolean);
+    expect(locators.length).toBe(6);
+    for (const locator of locators) expect(rows.filter((r) => r.includes(locator))).toEqual([]);
   });
 
   it('A3 after a revoke the next deploy is refused naming the missing grant, and the running gateway is untouched', async () => {

@@ -2,18 +2,37 @@
 // gateway Deployments, through client-node watches only, so it runs against the embedded server
 // and a real API server alike. A gateway Deployment is one labelled
 // app.kubernetes.io/component=openclaw-gateway (GATEWAY_LABEL_SELECTOR; overridable). For each,
-// it reports status (gateway-status.ts): available when every non-optional secretKeyRef and
-// configMapKeyRef resolves, otherwise Available=False with reason CreateContainerConfigError
-// naming the missing Secret or ConfigMap and key. It re-evaluates when a Deployment, Secret or
-// ConfigMap changes, and writes status only when it differs from what is there.
+// it keeps a ReplicaSet per template and its Pods as the controllers would, reports each Pod's
+// containers as its kubelet does (running, or waiting with CreateContainerConfigError and the
+// kubelet's message when a non-optional secretKeyRef or configMapKeyRef does not resolve), and
+// writes the Deployment's status and conditions as the deployment controller does, including
+// ProgressDeadlineExceeded (gateway-status.ts). It re-evaluates when a Deployment, Secret or
+// ConfigMap changes, and writes only what differs from what is there.
 //
 // Secrets are watched for their key names only: values are dropped as each event arrives, so
 // the process that runs the simulator holds no secret value beyond the moment of decoding.
 
-import { AppsV1Api, CoreV1Api, makeInformer, Watch, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import { AppsV1Api, CoreV1Api, makeInformer, Watch, type KubeConfig, type V1Deployment, type V1Pod, type V1ReplicaSet } from '@kubernetes/client-node';
 import { setHeaderOptions, PatchStrategy } from '@kubernetes/client-node';
 import { kubeTimestamp } from '../types.ts';
-import { gatewayStatus, type ConfigSource, type DeploymentCondition, type GatewayDeployment, type GatewayStatus } from './gateway-status.ts';
+import {
+  deploymentStatus,
+  podStatus,
+  podTemplateHash,
+  type ConfigSource,
+  type DeploymentCondition,
+  type GatewayDeployment,
+  type GatewayStatus,
+  type PodSpec,
+  type RolloutCounts,
+} from './gateway-status.ts';
+
+/** The five characters the ReplicaSet controller appends to a Pod's name. */
+function randomSuffix(): string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  return Array.from(randomBytes(5), (b) => alphabet[b % alphabet.length]).join('');
+}
 
 export const GATEWAY_LABEL_KEY = 'app.kubernetes.io/component';
 export const GATEWAY_LABEL_VALUE = 'openclaw-gateway';
@@ -174,17 +193,138 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
     keysOf: (kind, namespace, name) => (kind === 'Secret' ? secrets : configMaps).get(namespace, name),
   };
 
+  // When each rollout (Deployment uid + template hash) started, for its progress deadline.
+  const progressSince = new Map<string, number>();
+  const deadlineTimers = new Map<string, NodeJS.Timeout>();
+
   async function reconcile(key: string): Promise<void> {
     const slash = key.indexOf('/');
     const deployment = deployments.get(key.slice(slash + 1), key.slice(0, slash));
     if (!deployment) return;
-    const desired = gatewayStatus(deployment as GatewayDeployment, source);
-    if (sameStatus(desired, deployment.status)) return;
-    const status = { ...desired, conditions: stamped(desired.conditions, deployment.status, kubeTimestamp(clock())) };
-    await apps.patchNamespacedDeploymentStatus(
-      { name: deployment.metadata?.name ?? '', namespace: deployment.metadata?.namespace ?? '', body: { status }, fieldManager },
-      mergePatch,
-    );
+    const namespace = deployment.metadata?.namespace ?? '';
+    const name = deployment.metadata?.name ?? '';
+    const uid = deployment.metadata?.uid ?? '';
+    const now = clock();
+    const counts = await rollOut(deployment as V1Deployment & GatewayDeployment, namespace, now);
+    const rolloutKey = `${uid}/${counts.newReplicaSet}`;
+    const desired = deployment.spec?.replicas ?? 1;
+    const complete = counts.updatedReplicas === desired && counts.availableReplicas >= desired && counts.replicas === desired;
+    let exceeded = false;
+    if (complete) {
+      progressSince.delete(rolloutKey);
+    } else {
+      const since = progressSince.get(rolloutKey) ?? now.getTime();
+      progressSince.set(rolloutKey, since);
+      const deadlineMs = (deployment.spec?.progressDeadlineSeconds ?? 600) * 1000;
+      exceeded = now.getTime() - since >= deadlineMs;
+      if (!exceeded && !deadlineTimers.has(rolloutKey)) {
+        const timer = setTimeout(() => {
+          deadlineTimers.delete(rolloutKey);
+          enqueue(key);
+        }, since + deadlineMs - now.getTime() + 5);
+        deadlineTimers.set(rolloutKey, timer);
+      }
+    }
+    const desiredStatus = deploymentStatus(deployment as GatewayDeployment, counts, exceeded);
+    if (sameStatus(desiredStatus, deployment.status)) return;
+    const status = { ...desiredStatus, conditions: stamped(desiredStatus.conditions, deployment.status, kubeTimestamp(now)) };
+    await apps.patchNamespacedDeploymentStatus({ name, namespace, body: { status }, fieldManager }, mergePatch);
+  }
+
+  /**
+   * What the deployment controller and the kubelet would have done by now: a ReplicaSet per
+   * template (named by its pod-template-hash, owned by the Deployment) with its Pods (owned by
+   * the ReplicaSet), each Pod's status as its kubelet reports it. Old ReplicaSets keep their Pods
+   * until the new one is available (maxUnavailable 0 for one replica), then scale to zero.
+   */
+  async function rollOut(deployment: V1Deployment & GatewayDeployment, namespace: string, now: Date): Promise<RolloutCounts> {
+    const name = deployment.metadata?.name ?? '';
+    const desired = deployment.spec?.replicas ?? 1;
+    const hash = podTemplateHash(deployment.spec?.template);
+    const newName = `${name}-${hash}`;
+    const owner = (kind: string, object: { metadata?: { name?: string; uid?: string } }, apiVersion: string) => [
+      { apiVersion, kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true },
+    ];
+    const owned = (o: { metadata?: { ownerReferences?: Array<{ uid?: string }> } }, ownerUid: string | undefined) => (o.metadata?.ownerReferences ?? []).some((r) => r.uid === ownerUid);
+    const sets = (await apps.listNamespacedReplicaSet({ namespace })).items.filter((rs) => owned(rs, deployment.metadata?.uid));
+    const pods = (await core.listNamespacedPod({ namespace })).items;
+    let current = sets.find((rs) => rs.metadata?.name === newName);
+    const templateLabels = { ...(deployment.spec?.template?.metadata?.labels ?? {}), 'pod-template-hash': hash };
+    if (!current) {
+      current = await apps.createNamespacedReplicaSet({
+        namespace,
+        body: {
+          metadata: { name: newName, labels: templateLabels, ownerReferences: owner('Deployment', deployment, 'apps/v1') },
+          spec: {
+            replicas: desired,
+            selector: { matchLabels: { ...(deployment.spec?.selector?.matchLabels ?? {}), 'pod-template-hash': hash } },
+            template: { ...(deployment.spec?.template ?? {}), metadata: { ...(deployment.spec?.template?.metadata ?? {}), labels: templateLabels } },
+          },
+        },
+        fieldManager,
+      });
+    }
+    const podsOf = (rs: V1ReplicaSet) => pods.filter((p) => owned(p, rs.metadata?.uid));
+    const podReady = (p: V1Pod) => (p.status?.containerStatuses ?? []).length > 0 && (p.status?.containerStatuses ?? []).every((c) => c.ready);
+    // The new ReplicaSet's Pods, created or removed to its size, each with its kubelet status.
+    const newPods = podsOf(current);
+    for (const extra of newPods.slice(desired)) await core.deleteNamespacedPod({ name: extra.metadata?.name ?? '', namespace }).catch(() => undefined);
+    const keptPods = newPods.slice(0, desired);
+    for (let i = keptPods.length; i < desired; i++) {
+      keptPods.push(
+        await core.createNamespacedPod({
+          namespace,
+          body: {
+            metadata: { name: `${newName}-${randomSuffix()}`, labels: templateLabels, ownerReferences: owner('ReplicaSet', current, 'apps/v1') },
+            spec: (deployment.spec?.template?.spec ?? { containers: [] }) as V1Pod['spec'],
+          },
+          fieldManager,
+        }),
+      );
+    }
+    let newReady = 0;
+    for (const pod of keptPods) {
+      const status = podStatus((pod.spec ?? {}) as PodSpec, namespace, source, kubeTimestamp(now));
+      if (status.phase === 'Running') newReady++;
+      const same = pod.status?.phase === status.phase && JSON.stringify((pod.status?.containerStatuses ?? []).map((c) => [c.name, c.ready, c.state?.waiting?.message ?? null])) === JSON.stringify(status.containerStatuses.map((c) => [c.name, c.ready, c.state.waiting?.message ?? null]));
+      if (!same) await core.patchNamespacedPodStatus({ name: pod.metadata?.name ?? '', namespace, body: { status }, fieldManager }, mergePatch);
+    }
+    await scaleReplicaSet(current, namespace, desired, newReady);
+    // Old ReplicaSets keep serving until the new one is available.
+    let oldPods = 0;
+    let oldReady = 0;
+    let oldDesired = 0;
+    for (const rs of sets.filter((x) => x.metadata?.name !== newName)) {
+      const rsPods = podsOf(rs);
+      if (newReady >= desired || desired === 0) {
+        for (const p of rsPods) await core.deleteNamespacedPod({ name: p.metadata?.name ?? '', namespace }).catch(() => undefined);
+        await scaleReplicaSet(rs, namespace, 0, 0);
+        continue;
+      }
+      oldPods += rsPods.length;
+      oldReady += rsPods.filter(podReady).length;
+      oldDesired += rs.spec?.replicas ?? 0;
+    }
+    return {
+      newReplicaSet: newName,
+      replicas: keptPods.length + oldPods,
+      updatedReplicas: keptPods.length,
+      readyReplicas: newReady + oldReady,
+      availableReplicas: newReady + oldReady,
+      desiredTotal: desired + oldDesired,
+    };
+  }
+
+  async function scaleReplicaSet(rs: V1ReplicaSet, namespace: string, replicas: number, ready: number): Promise<void> {
+    const name = rs.metadata?.name ?? '';
+    if ((rs.spec?.replicas ?? 0) !== replicas) {
+      await apps.patchNamespacedReplicaSet({ name, namespace, body: { spec: { replicas } }, fieldManager }, mergePatch);
+    }
+    const status = { replicas, fullyLabeledReplicas: replicas, readyReplicas: ready, availableReplicas: ready, observedGeneration: rs.metadata?.generation ?? 1 };
+    const s = rs.status;
+    if (s?.replicas !== replicas || (s?.readyReplicas ?? 0) !== ready || (s?.availableReplicas ?? 0) !== ready) {
+      await apps.patchNamespacedReplicaSetStatus({ name, namespace, body: { status }, fieldManager }, mergePatch);
+    }
   }
 
   function enqueue(key: string): void {
@@ -233,6 +373,7 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
     async stop() {
       stopped = true;
       for (const timer of retries) clearTimeout(timer);
+      for (const timer of deadlineTimers.values()) clearTimeout(timer);
       secrets.stop();
       configMaps.stop();
       await deployments.stop();
