@@ -79,13 +79,13 @@ beforeAll(async () => {
   firstRevisionId = d.revision.id;
   await drain();
   expect(await readAgent()).toMatchObject({ status: 'running', activeRevision: { id: firstRevisionId, state: 'ACTIVE' } });
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await stack?.close();
 });
 
-describe('seed flow, continued: rotate, redeploy, refuse, stop, delete', () => {
+describe('seed flow, continued: rotate, redeploy, refuse, stop, delete', { timeout: 180_000 }, () => {
   it('S6 W7 a fresh deploy has no stale consumer', async () => {
     expect(await stale(secrets.model.id)).toEqual({ total: 0, hiddenCount: 0, items: [] });
     expect(await staleList(true)).toEqual([]);
