@@ -123,6 +123,7 @@ describe('cursor pagination in SQL', () => {
   const ROUTES: Record<string, (field: string, args: string) => string> = {
     Query: (field, args) => `query($v: String) { ${field}(${args}) { totalCount } }`,
     Namespace: (field, args) => `query($ns: ID!, $v: String) { namespace(id: $ns) { ${field}(${args}) { totalCount } } }`,
+    Agent: (field, args) => `query($ns: ID!, $v: String) { namespace(id: $ns) { agents(first: 1) { edges { node { ${field}(${args}) { totalCount } } } } } }`,
   };
   const connections = Object.values(schema.getTypeMap())
     .filter(isObjectType)
