@@ -210,3 +210,23 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
   if (problems.length > 0) throw new ConfigError(problems);
   return env;
 }
+
+/** Q1: what `npm run first-agent` reads from its environment (and nothing else does). */
+export interface FirstAgentEnv {
+  dataDir: string;
+  /** OPENCLAW_FIRST_AGENT_MODEL: a plain model id, or null for the recorded or default one. */
+  modelOverride: string | null;
+  /** OCC_BOOTSTRAP_KEY: the bootstrap API key `npm start` printed, or null to ask for it. */
+  bootstrapKey: string | null;
+  /** The model key under its provider's env name (OPENAI_API_KEY …), or null to ask for it. */
+  modelKey(envName: string): string | null;
+}
+
+export function readFirstAgentEnv(source: NodeJS.ProcessEnv = process.env): FirstAgentEnv {
+  return {
+    dataDir: path.resolve(source.OCC_DATA_DIR || path.join(REPO_ROOT, '.data')),
+    modelOverride: source.OPENCLAW_FIRST_AGENT_MODEL?.trim() || null,
+    bootstrapKey: source.OCC_BOOTSTRAP_KEY || null,
+    modelKey: (envName) => source[envName] || null,
+  };
+}

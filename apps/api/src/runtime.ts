@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeEmulator } from '@occ/kube-emulator/server';
 import { createDb, poolOf, type Db } from './db/client.ts';
 import { assertSchemaCurrent, migrateDatabase } from './db/migrate.ts';
+import { KubernetesAgentObjectsDriver } from './drivers/kubernetes-agent-objects.ts';
 import { KubernetesComputeDriver } from './drivers/kubernetes-compute.ts';
 import { KubernetesNamespaceDriver } from './drivers/kubernetes-namespaces.ts';
 import { KubernetesSecretDriver } from './drivers/kubernetes-secret-driver.ts';
@@ -165,6 +166,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId),
       namespaceDriver: new KubernetesNamespaceDriver(kubeConfig, installation.installationId),
       metrics,
+      agentObjects: new KubernetesAgentObjectsDriver(kubeConfig, installation.installationId),
       computeDriver: new KubernetesComputeDriver(kubeConfig, installation.installationId),
       gatewayReadyTimeoutMs: (env.gatewayReadySeconds ?? 120) * 1000,
       selfConfigCluster: kubernetesSelfConfigCluster(kubeConfig),

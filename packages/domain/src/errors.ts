@@ -105,3 +105,19 @@ export class UnauthenticatedError extends DomainError {
     this.name = 'UnauthenticatedError';
   }
 }
+
+export interface ConfigurationConsumers {
+  total: number;
+  /** Agents the caller may not read are counted, not named. */
+  hiddenCount: number;
+  items: Array<{ id: string; name: string }>;
+}
+
+/** deleteConfiguration while agents select it: deleting it would leave them nothing to deploy. */
+export class ConfigurationInUseError extends DomainError {
+  readonly code = 'CONFIGURATION_IN_USE';
+  constructor(readonly agents: ConfigurationConsumers) {
+    super(`The configuration is selected by ${agents.total} agent(s); select another configuration for them, or delete them, first.`);
+    this.name = 'ConfigurationInUseError';
+  }
+}

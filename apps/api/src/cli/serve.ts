@@ -27,7 +27,12 @@ await writeFile(
   path.join(env.dataDir, 'state.json'),
   JSON.stringify(
     {
+      // first-agent (Q1) checks all of these: the version of this shape, the installation whose
+      // bootstrap principal the server must answer as, and the profile it can serve.
+      version: 1,
       installationId: runtime.installation.installationId,
+      bootstrapPrincipalId: runtime.installation.bootstrapPrincipalId,
+      profile: { compute: 'kubernetes', sandbox: 'none' },
       consoleUrl: `${base}/`,
       graphqlUrl: `${base}/graphql`,
       embedded: runtime.embedded,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { secretLabels } from '@occ/domain/kubernetes-names';
 import { newId } from '../ids.ts';
 import type { Actor } from '../services/deps.ts';
 import { generateApiKey } from '../services/api-keys.ts';
@@ -43,6 +44,14 @@ const configuration = async () => (await createConfiguration(stack.runtime.deps,
 const agent = async () => createAgent(stack.runtime.deps, boot, { namespaceId: nsId, name: `a-${uniq()}` });
 const user = async () => createHumanPrincipal(stack.runtime.db, `u-${uniq()}`, boot.principalId);
 
+/** S5: a backend object labelled as ours that no secret points at. */
+async function plantOrphan(): Promise<Record<string, unknown>> {
+  const k8sNamespace = (await stack.runtime.db.namespace.findUniqueOrThrow({ where: { id: nsId } })).k8sName;
+  const labels = secretLabels(nsId, newId('secret'), stack.runtime.installation.installationId);
+  const created = await stack.core.createNamespacedSecret({ namespace: k8sNamespace, body: { metadata: { name: `orphan-${uniq()}`, labels }, data: { value: 'eA==' } } });
+  return { k8sNamespace, name: created.metadata!.name!, uid: created.metadata!.uid! };
+}
+
 async function customRole(permissions: Array<{ action: string; resourceKind: string }>): Promise<string> {
   const id = `rol_test-${uniq()}`;
   await stack.runtime.db.role.create({ data: { id, name: id, permissions } });
@@ -65,6 +74,7 @@ async function bind(subjectId: string, roleId: string, scope: GrantScope): Promi
 }
 
 const editorInNamespace = (s: string) => bind(s, 'rol_namespace-editor', { kind: 'namespace', namespaceId: nsId });
+const viewerInNamespace = (s: string) => bind(s, 'rol_namespace-viewer', { kind: 'namespace', namespaceId: nsId });
 const adminInNamespace = (s: string) => bind(s, 'rol_namespace-admin', { kind: 'namespace', namespaceId: nsId });
 const atInstallation = (permissions: Array<{ action: string; resourceKind: string }>) => async (s: string) =>
   bind(s, await customRole(permissions), { kind: 'installation' });
@@ -85,6 +95,17 @@ const CASES: Case[] = [
   { mutation: 'updateConfiguration', input: async () => ({ id: await configuration(), expectedGeneration: 1, values: { x: 1 } }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
   { mutation: 'createAgent', input: async () => ({ namespaceId: nsId, name: `a-${uniq()}` }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
   { mutation: 'updateAgent', input: async () => ({ id: (await agent()).id, selfConfigure: { enabled: true, allowedActions: ['skills'] } }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'deleteConfiguration', input: async () => ({ id: await configuration() }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'stopAgent', input: async () => ({ agentId: (await agent()).id }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  { mutation: 'redeployConsumers', input: async () => ({ secretId: await secret() }), allowed: NS_READERS, grant: viewerInNamespace, readers: NS_READERS },
+  { mutation: 'deleteAgent', input: async () => ({ id: (await agent()).id }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  {
+    mutation: 'deleteOrphanedSecretBackend',
+    input: plantOrphan,
+    allowed: INSTALLATION_ONLY,
+    grant: atInstallation([{ action: 'administer', resourceKind: 'installation' }]),
+    readers: EVERYONE,
+  },
   { mutation: 'createRole', input: async () => ({ namespaceId: nsId, name: `r-${uniq()}`, permissions: [{ action: 'read', resourceKind: 'secret' }] }), allowed: NS_WRITERS, grant: adminInNamespace, readers: NS_READERS },
   {
     mutation: 'grantAccess',
@@ -167,7 +188,7 @@ describe('authorization matrix', () => {
           continue;
         }
         if (c.allowed.includes(subject)) {
-          expect(result?.__typename, `${c.mutation} as ${subject}: ${JSON.stringify(res.body)}`).toMatch(/Success$/);
+          expect(String(result?.__typename), `${c.mutation} as ${subject}: ${JSON.stringify(res.body)}`).toMatch(/Success$/);
           continue;
         }
         const expected = c.readers.includes(subject) ? 'ForbiddenError' : 'NotFoundError';

@@ -9,6 +9,7 @@ import { agentsMissingGrants, toAgentView, type AgentView } from '../services/ag
 import { toConfigurationView, type ConfigurationView } from '../services/configurations.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import type { NamespaceView } from '../services/namespaces.ts';
+import { staleRevisionsOf, visibleStaleConsumers, type StaleConsumers } from '../services/secret-drift.ts';
 import { consumersOfSecrets, toSecretView, type SecretView } from '../services/secrets.ts';
 
 // Per-request batching: fields that point at other records (Agent.configuration, a binding's
@@ -27,6 +28,8 @@ export interface Loaders {
   missingGrants: DataLoader<AgentView, MissingGrant[], string>;
   /** S7's consumers of each secret, those the caller may not read counted only: three statements per page. */
   secretConsumers: DataLoader<string, SecretConsumers>;
+  /** W7: per secret, the running revisions holding an older version (one statement per page). */
+  staleConsumers: DataLoader<string, StaleConsumers>;
   /** The access bindings of a subject that the caller may read (its own, or at scopes it may read). */
   bindingsBySubject: DataLoader<string, AccessBindingView[]>;
 }
@@ -69,6 +72,11 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       const decide = actor ? await (deciding ??= decider(deps.db, actor)) : null;
       const byId = await consumersOfSecrets(deps.db, (r) => decide?.(r).allowed ?? false, secretIds);
       return secretIds.map((id) => byId.get(id)!);
+    }),
+    staleConsumers: new DataLoader(async (secretIds) => {
+      const decide = actor ? await (deciding ??= decider(deps.db, actor)) : null;
+      const bySecret = await staleRevisionsOf(deps.db, secretIds);
+      return secretIds.map((id) => visibleStaleConsumers(bySecret.get(id) ?? [], (r) => decide?.(r).allowed ?? false));
     }),
     bindingsBySubject: new DataLoader(async (subjectIds) => {
       if (!actor) return subjectIds.map(() => []);

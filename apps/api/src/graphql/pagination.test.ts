@@ -123,8 +123,7 @@ describe('cursor pagination in SQL', () => {
   const ROUTES: Record<string, (field: string, args: string) => string> = {
     Query: (field, args) => `query($v: String) { ${field}(${args}) { totalCount } }`,
     Namespace: (field, args) => `query($ns: ID!, $v: String) { namespace(id: $ns) { ${field}(${args}) { totalCount } } }`,
-    // Agent.revisions takes no text argument (its state is an enum): routed for completeness.
-    Agent: (field, args) => `query($v: String) { agent(id: "agt_00000000-0000-4000-8000-000000000000") { ${field}(${args}) { totalCount } } }`,
+    Agent: (field, args) => `query($ns: ID!, $v: String) { namespace(id: $ns) { agents(first: 1) { edges { node { ${field}(${args}) { totalCount } } } } } }`,
   };
   const connections = Object.values(schema.getTypeMap())
     .filter(isObjectType)

@@ -2,6 +2,7 @@ import type { BindingView } from '@occ/domain/access';
 import type { ComputeDriver } from '@occ/domain/compute-driver';
 import type { SecretDriver } from '@occ/domain/secret-driver';
 import type { Db } from '../db/client.ts';
+import type { AgentObjectsDriver } from '../drivers/kubernetes-agent-objects.ts';
 import type { NamespaceDriver } from '../drivers/kubernetes-namespaces.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -12,6 +13,8 @@ export interface Deps {
   db: Db;
   secretDriver: SecretDriver;
   namespaceDriver: NamespaceDriver;
+  /** Stop and delete on an agent's Kubernetes objects (W6, deleteAgent). */
+  agentObjects: AgentObjectsDriver;
   computeDriver: ComputeDriver;
   /** W5: how long an activated gateway may take to become ready. */
   gatewayReadyTimeoutMs: number;

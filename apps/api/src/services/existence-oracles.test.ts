@@ -77,6 +77,10 @@ const CASES: Case[] = [
   { coordinate: 'Mutation.createConfiguration', doc: m('createConfiguration', 'CreateConfigurationInput'), vars: (id) => ({ input: { namespaceId: id, name: 'n', values: {} } }), real: () => real.ns, prefix: 'ns', expect: 'NotFoundError' },
   { coordinate: 'Mutation.updateConfiguration', doc: m('updateConfiguration', 'UpdateConfigurationInput'), vars: (id) => ({ input: { id, expectedGeneration: 1 } }), real: () => real.cfg, prefix: 'cfg', expect: 'NotFoundError' },
   { coordinate: 'Mutation.createAgent', doc: m('createAgent', 'CreateAgentInput'), vars: (id) => ({ input: { namespaceId: id, name: 'n' } }), real: () => real.ns, prefix: 'ns', expect: 'NotFoundError' },
+  { coordinate: 'Mutation.deleteConfiguration', doc: m('deleteConfiguration', 'DeleteConfigurationInput'), vars: (id) => ({ input: { id } }), real: () => real.cfg, prefix: 'cfg', expect: 'NotFoundError' },
+  { coordinate: 'Mutation.deleteAgent', doc: m('deleteAgent', 'DeleteAgentInput'), vars: (id) => ({ input: { id } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
+  { coordinate: 'Mutation.stopAgent', doc: m('stopAgent', 'StopAgentInput'), vars: (id) => ({ input: { agentId: id } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
+  { coordinate: 'Mutation.redeployConsumers', doc: m('redeployConsumers', 'RedeployConsumersInput'), vars: (id) => ({ input: { secretId: id } }), real: () => real.secret, prefix: 'sec', expect: 'NotFoundError' },
   { coordinate: 'Mutation.updateAgent', doc: m('updateAgent', 'UpdateAgentInput'), vars: (id) => ({ input: { id } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
   { coordinate: 'Mutation.deployAgent', doc: m('deployAgent', 'DeployAgentInput'), vars: (id) => ({ input: { agentId: id } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
   {

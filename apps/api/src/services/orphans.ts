@@ -1,5 +1,6 @@
 import { ID_PREFIXES } from '@occ/domain/ids';
-import { NAMESPACE_ID_LABEL, SECRET_ID_LABEL } from '@occ/domain/kubernetes-names';
+import { AGENT_ID_LABEL, NAMESPACE_ID_LABEL, SECRET_ID_LABEL } from '@occ/domain/kubernetes-names';
+import type { OwnedBackendObject } from '@occ/domain/secret-driver';
 import { authorize } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
 
@@ -24,7 +25,7 @@ export async function listOrphanedSecretBackends(deps: Deps, actor: Actor): Prom
   const orphans: OrphanedSecretBackend[] = [];
   for (const ns of namespaces) {
     for (const object of await deps.secretDriver.listOwned(ns.k8sName)) {
-      if (known.has(object.uid)) continue;
+      if (known.has(object.uid) || !isSecretBackendObject(object)) continue;
       const nsUuid = object.labels[NAMESPACE_ID_LABEL];
       const secretUuid = object.labels[SECRET_ID_LABEL];
       orphans.push({
@@ -38,4 +39,12 @@ export async function listOrphanedSecretBackends(deps: Deps, actor: Actor): Prom
     }
   }
   return orphans;
+}
+
+/**
+ * A secret's backend object, as the secret driver labels it. Other Secrets of ours (an agent's
+ * revision-owned model-key copy, D5) are not secrets' backends, so never orphans of one.
+ */
+export function isSecretBackendObject(object: Pick<OwnedBackendObject, 'labels'>): boolean {
+  return object.labels[SECRET_ID_LABEL] !== undefined && object.labels[AGENT_ID_LABEL] === undefined;
 }

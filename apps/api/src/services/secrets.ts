@@ -26,6 +26,7 @@ import { audit } from './audit.ts';
 import { commitOutcome } from './commit-outcome.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace, lockSecret } from './locks.ts';
+import { staleRevisionsOf, staleSecretIds, visibleStaleConsumers } from './secret-drift.ts';
 import { requireNamespace } from './namespaces.ts';
 
 export interface SecretView {
@@ -177,7 +178,7 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
   const outcome = commitOutcome();
   let written = false;
   try {
-    const secret = await transaction(deps.db, async (tx) => {
+    const result = await transaction(deps.db, async (tx) => {
       const ns = await lockNamespace(tx, existing.namespaceId);
       requireReady(ns);
       if (!(await lockSecret(tx, existing.id))) throw new NotFoundError('No such secret.');
@@ -196,20 +197,24 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
         outcome: 'SUCCESS',
         details: { name: row.name, version: updated.version },
       });
+      // S6, W7: the running revisions that now hold older bytes, read under the same locks.
+      const may = await decider(tx, actor);
+      const stale = visibleStaleConsumers((await staleRevisionsOf(tx, [row.id])).get(row.id)!, (r) => may(r).allowed);
       outcome.reachedCommit();
-      return toSecretView(updated);
+      return { secret: toSecretView(updated), stale };
     });
-    const staleRevisionIds: string[] = [];
+    const staleRevisionIds = [...new Set(result.stale.items.map((c) => c.revisionId))];
+    const running = new Set(result.stale.items.map((c) => c.revisionId)).size + result.stale.hiddenCount;
     return {
-      secret,
+      secret: result.secret,
       delivery: {
         stored: true,
         delivered: false,
         staleRevisionIds,
         message:
-          staleRevisionIds.length === 0
+          running === 0
             ? 'Stored, not delivered: no running revision uses this secret. Revisions deployed from now on read the new value.'
-            : `Stored, not delivered: ${staleRevisionIds.length} running revision(s) still hold the previous value until redeployed.`,
+            : `Stored, not delivered: ${running} running revision(s) still hold the previous value until redeployed (redeployConsumers).`,
       },
     };
   } catch (error) {
@@ -265,7 +270,8 @@ export async function deleteSecret(deps: Deps, actor: Actor, input: { id: string
 
 /**
  * S7: who references a secret: configurations that bind it, agents that use it for harnessAuth,
- * and pending work. Consumers the actor may not read are counted, not named.
+ * active revisions that deliver it, and pending work (found by the `secretIds` every deploy
+ * payload carries). Consumers the actor may not read are counted, not named.
  */
 export async function secretConsumers(db: Db | Tx, actor: Actor, secretId: string): Promise<SecretConsumers> {
   const may = await decider(db, actor);
@@ -282,7 +288,7 @@ export async function consumersOfSecrets(
   secretIds: readonly string[],
 ): Promise<Map<string, SecretConsumers>> {
   const ids = [...new Set(secretIds)];
-  const [bindings, agents, work] = await Promise.all([
+  const [bindings, agents, work, revisions] = await Promise.all([
     db.configurationSecretBinding.findMany({
       where: { secretId: { in: ids } },
       select: { secretId: true, configuration: { select: { id: true, name: true, namespaceId: true } } },
@@ -291,6 +297,13 @@ export async function consumersOfSecrets(
     db.$queryRaw<Array<{ id: string; kind: string; secretIds: unknown }>>`
       SELECT id, kind, payload->'secretIds' AS "secretIds" FROM "WorkItem"
       WHERE state IN ('PENDING', 'RUNNING') AND payload->'secretIds' ?| ${ids}::text[]`,
+    // An active revision's gateway references the secret by name: deleting it would keep the
+    // gateway from restarting (S7). Stopped, superseded and failed revisions run nothing.
+    db.$queryRaw<Array<{ secretId: string; id: string; number: number; namespaceId: string; agentName: string | null }>>`
+      SELECT DISTINCT rs."secretId", r.id, r.number, r."namespaceId", a.name AS "agentName"
+      FROM "AgentRevisionSecret" rs JOIN "AgentRevision" r ON r.id = rs."revisionId" LEFT JOIN "Agent" a ON a.id = r."agentId"
+      WHERE rs."secretId" = ANY(${ids}::text[]) AND r.state = 'ACTIVE'
+      ORDER BY r.id`,
   ]);
   const seesWork = mayRead({ action: 'read', resourceKind: 'installation', namespaceId: null, resourceId: null });
   const result = new Map<string, SecretConsumers>();
@@ -304,6 +317,15 @@ export async function consumersOfSecrets(
     for (const a of agents) {
       if (a.harnessSecretId !== secretId) continue;
       all.push({ kind: 'agent', id: a.id, name: a.name, readable: mayRead({ action: 'read', resourceKind: 'agent', namespaceId: a.namespaceId, resourceId: a.id }) });
+    }
+    for (const r of revisions) {
+      if (r.secretId !== secretId) continue;
+      all.push({
+        kind: 'revision',
+        id: r.id,
+        name: `${r.agentName ?? 'deleted agent'} revision ${r.number}`,
+        readable: mayRead({ action: 'read', resourceKind: 'agentRevision', namespaceId: r.namespaceId, resourceId: r.id }),
+      });
     }
     for (const w of work) {
       if (Array.isArray(w.secretIds) && w.secretIds.includes(secretId)) all.push({ kind: 'work', id: w.id, name: w.kind, readable: seesWork });
@@ -333,6 +355,8 @@ export interface SecretFilter {
   namePrefix?: string | null;
   /** true: only secrets a configuration binds or an agent's harnessAuth uses; false: only unused ones. */
   used?: boolean | null;
+  /** true: only secrets some running revision holds at an older version (W7); false: only the others. */
+  stale?: boolean | null;
 }
 
 /** A page of the namespace's secrets the actor may read, filtered and ordered in SQL. */
@@ -340,7 +364,11 @@ export async function listSecrets(deps: Deps, actor: Actor, namespaceId: string,
   const readable = await readableBy(deps.db, actor, 'secret');
   const inUse = { OR: [{ bindings: { some: {} } }, { harnessAgents: { some: {} } }] };
   const used = filter.used === true ? inUse : filter.used === false ? { NOT: inUse } : {};
-  const where = { AND: [{ namespaceId }, readableWhere(readable), namePrefixWhere(filter.namePrefix), used] };
+  // The stale set is small (secrets rotated under a running revision) and needs a comparison
+  // across tables that Prisma's where cannot express: it is read first, then filtered in SQL.
+  const staleIds = filter.stale === true || filter.stale === false ? await staleSecretIds(deps.db, namespaceId) : null;
+  const stale = filter.stale === true ? { id: { in: staleIds! } } : filter.stale === false ? { id: { notIn: staleIds! } } : {};
+  const where = { AND: [{ namespaceId }, readableWhere(readable), namePrefixWhere(filter.namePrefix), used, stale] };
   return keysetPage(
     page,
     (q) => deps.db.secret.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take }),

@@ -1,4 +1,4 @@
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
+import { ConfigurationInUseError, ConflictError, ForbiddenError, NotFoundError, ValidationError, type ConfigurationConsumers } from '@occ/domain/errors';
 import type { SecretBinding } from '@occ/domain/configuration';
 import {
   createConfiguration,
@@ -7,8 +7,10 @@ import {
   updateConfiguration,
   type ConfigurationView,
 } from '../../services/configurations.ts';
+import { deleteConfiguration } from '../../services/delete-configuration.ts';
 import { actorOf, builder } from '../builder.ts';
 import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
+import { ErrorInterface } from './errors.ts';
 import { NamespaceRef } from './namespace.ts';
 import { SecretRef, SecretReferenceRef } from './secret.ts';
 
@@ -128,3 +130,38 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => ({ configuration: await updateConfiguration(ctx.deps, actorOf(ctx), input) }),
   }),
 }));
+
+const ConfigurationAgentRef = builder.objectRef<ConfigurationConsumers['items'][number]>('ConfigurationAgent').implement({
+  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name') }),
+});
+
+const ConfigurationConsumersRef = builder.objectRef<ConfigurationConsumers>('ConfigurationConsumers').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total'),
+    hiddenCount: t.exposeInt('hiddenCount', { description: 'Agents the caller may not read: counted, not named.' }),
+    items: t.field({ type: [ConfigurationAgentRef], resolve: (c) => c.items }),
+  }),
+});
+
+builder.objectType(ConfigurationInUseError, {
+  name: 'ConfigurationInUseError',
+  interfaces: [ErrorInterface],
+  fields: (t) => ({ agents: t.field({ type: ConfigurationConsumersRef, resolve: (e) => e.agents }) }),
+});
+
+const DeleteConfigurationInput = builder.inputType('DeleteConfigurationInput', { fields: (t) => ({ id: t.id({ required: true }) }) });
+
+const DeleteConfigurationSuccess = builder.objectRef<{ deletedConfigurationId: string }>('DeleteConfigurationSuccess').implement({
+  fields: (t) => ({ deletedConfigurationId: t.exposeID('deletedConfigurationId') }),
+});
+
+builder.mutationField('deleteConfiguration', (t) =>
+  t.field({
+    type: DeleteConfigurationSuccess,
+    description: 'Refused with CONFIGURATION_IN_USE, naming the agents, while any agent selects it.',
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: DeleteConfigurationInput, required: true }) },
+    errors: { types: [NotFoundError, ForbiddenError, ConfigurationInUseError], union: { name: 'DeleteConfigurationResult' } },
+    resolve: (_root, { input }, ctx) => deleteConfiguration(ctx.deps, actorOf(ctx), input),
+  }),
+);

@@ -8,7 +8,9 @@ import './access.ts';
 import './users.ts';
 import './configuration.ts';
 import './agent.ts';
+import './agent-lifecycle.ts';
 import './deploy.ts';
+import './secret-drift.ts';
 import './audit.ts';
 import './selfconfig.ts';
 

@@ -23,9 +23,10 @@ builder.node(NamespaceRef, {
         args: {
           namePrefix: t.arg.string(),
           used: t.arg.boolean({ description: "true: only secrets a configuration binds or an agent's harnessAuth uses; false: only unused ones." }),
+          stale: t.arg.boolean({ description: 'true: only secrets some running revision holds at an older version (rotated, not yet redeployed); false: only the others.' }),
         },
         resolve: async (ns, args, ctx) =>
-          toConnection(await listSecrets(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix'), used: args.used })),
+          toConnection(await listSecrets(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix'), used: args.used, stale: args.stale })),
       },
       { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
     ),

@@ -9,6 +9,7 @@ import {
 } from '@occ/domain/errors';
 import type { SecretBackendRef } from '@occ/domain/secret-driver';
 import { requireNamespace } from '../../services/namespaces.ts';
+import { deleteOrphanedSecretBackend, type OrphanTarget } from '../../services/delete-orphaned-secret-backend.ts';
 import { listOrphanedSecretBackends, type OrphanedSecretBackend } from '../../services/orphans.ts';
 import {
   createSecret,
@@ -171,5 +172,34 @@ builder.queryField('orphanedSecretBackends', (t) =>
     authScopes: { authenticated: true },
     errors: { types: [ForbiddenError], union: { name: 'OrphanedSecretBackendsResult' } },
     resolve: async (_root, _args, ctx) => ({ items: await listOrphanedSecretBackends(ctx.deps, actorOf(ctx)) }),
+  }),
+);
+
+const DeleteOrphanedSecretBackendInput = builder.inputType('DeleteOrphanedSecretBackendInput', {
+  description: 'One entry of orphanedSecretBackends, as listed.',
+  fields: (t) => ({
+    k8sNamespace: t.string({ required: true }),
+    name: t.string({ required: true }),
+    uid: t.string({ required: true, description: 'Deleted only while the object still has this uid.' }),
+  }),
+});
+
+const DeleteOrphanedSecretBackendSuccess = builder.objectRef<{ deleted: OrphanTarget; result: 'deleted' | 'missing' }>('DeleteOrphanedSecretBackendSuccess').implement({
+  fields: (t) => ({
+    k8sNamespace: t.string({ resolve: (r) => r.deleted.k8sNamespace }),
+    name: t.string({ resolve: (r) => r.deleted.name }),
+    uid: t.string({ resolve: (r) => r.deleted.uid }),
+    alreadyGone: t.boolean({ description: 'Kubernetes had deleted it already.', resolve: (r) => r.result === 'missing' }),
+  }),
+});
+
+builder.mutationField('deleteOrphanedSecretBackend', (t) =>
+  t.field({
+    type: DeleteOrphanedSecretBackendSuccess,
+    description: "Installation administrators: deletes one orphaned backend object (S5). Never another installation's object, nor a secret's live backend.",
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: DeleteOrphanedSecretBackendInput, required: true }) },
+    errors: { types: [NotFoundError, ForbiddenError, ConflictError, OutcomeUnknownError], union: { name: 'DeleteOrphanedSecretBackendResult' } },
+    resolve: (_root, { input }, ctx) => deleteOrphanedSecretBackend(ctx.deps, actorOf(ctx), input),
   }),
 );

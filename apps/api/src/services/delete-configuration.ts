@@ -1,0 +1,63 @@
+import { isId } from '@occ/domain/ids';
+import { ConfigurationInUseError, NotFoundError } from '@occ/domain/errors';
+import { afterRollback, transaction } from '../db/client.ts';
+import { authorize, decider, requireVisible } from './access.ts';
+import { audit } from './audit.ts';
+import { getConfiguration } from './configurations.ts';
+import type { Actor, Deps } from './deps.ts';
+import { lockNamespace } from './locks.ts';
+
+/**
+ * Refused with CONFIGURATION_IN_USE while any agent selects the configuration (the agents the
+ * caller may read are named, the rest counted). Revisions froze their own copy of its values and
+ * bindings, so they do not hold it. The namespace lock serializes this with createAgent and
+ * updateAgent, which select configurations under the same lock.
+ */
+export async function deleteConfiguration(deps: Deps, actor: Actor, input: { id: string }): Promise<{ deletedConfigurationId: string }> {
+  const existing = await requireVisible(deps, actor, { kind: 'configuration', id: input.id }, await getConfiguration(deps, actor, input.id), async () =>
+    isId('configuration', input.id) ? deps.db.configuration.findUnique({ where: { id: input.id }, select: { namespaceId: true } }) : null,
+  );
+  const request = { action: 'delete', resourceKind: 'configuration', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
+  await authorize(deps, actor, request);
+  return transaction(deps.db, async (tx) => {
+    if (!(await lockNamespace(tx, existing.namespaceId))) throw new NotFoundError('No such configuration.');
+    await authorize(deps, actor, request, tx);
+    const row = await tx.configuration.findUnique({ where: { id: existing.id }, select: { id: true, name: true, generation: true, namespaceId: true } });
+    if (!row) throw new NotFoundError('No such configuration.');
+    const selecting = await tx.agent.findMany({ where: { configurationId: row.id }, select: { id: true, name: true, namespaceId: true }, orderBy: { name: 'asc' } });
+    if (selecting.length > 0) {
+      const may = await decider(tx, actor);
+      const items = selecting
+        .filter((a) => may({ action: 'read', resourceKind: 'agent', namespaceId: a.namespaceId, resourceId: a.id }).allowed)
+        .map((a) => ({ id: a.id, name: a.name }));
+      const error = new ConfigurationInUseError({ total: selecting.length, hiddenCount: selecting.length - items.length, items });
+      // The refusal is recorded too, after the rollback so that it survives it.
+      afterRollback(error, () =>
+        audit(deps.db, {
+          actorId: actor.principalId,
+          action: 'configuration.delete',
+          resourceKind: 'configuration',
+          resourceId: row.id,
+          namespaceId: row.namespaceId,
+          outcome: 'FAILURE',
+          reason: error.code,
+          details: { agentIds: selecting.map((a) => a.id) },
+        }),
+      );
+      throw error;
+    }
+    // Bindings cascade with the row; grants on it would otherwise outlive their target.
+    await tx.accessBinding.deleteMany({ where: { scopeKind: 'RESOURCE', resourceKind: 'configuration', resourceId: row.id } });
+    await tx.configuration.delete({ where: { id: row.id } });
+    await audit(tx, {
+      actorId: actor.principalId,
+      action: 'configuration.delete',
+      resourceKind: 'configuration',
+      resourceId: row.id,
+      namespaceId: row.namespaceId,
+      outcome: 'SUCCESS',
+      details: { name: row.name, generation: row.generation },
+    });
+    return { deletedConfigurationId: row.id };
+  });
+}
