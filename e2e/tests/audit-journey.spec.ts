@@ -1,6 +1,6 @@
 import { confirmByTyping, createReadyNamespace, createSecret, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
-import { createUserInPage } from '../support/graphql';
+import { createUserInPage, gqlInPage } from '../support/graphql';
 
 // Journey (e) of issue 12: an administrator grants and revokes, then finds both in the audit log,
 // filtered, paged by cursor, and exported as NDJSON with the same filter.
@@ -9,6 +9,8 @@ test('A2 journey (e): grant secret-operator on one secret, revoke it, then find 
   stack,
   snap,
 }) => {
+  test.setTimeout(300_000);
+  const startedAt = new Date();
   const stamp = Date.now().toString(36);
   const namespaceName = `e2e-aud-${stamp}`;
   const userName = `auditee-${stamp}`;
@@ -81,6 +83,21 @@ test('A2 journey (e): grant secret-operator on one secret, revoke it, then find 
     const lines = (await response.text()).trim().split('\n').map((line) => JSON.parse(line) as { action: string; resourceId: string });
     expect(lines.map((e) => e.action)).toEqual(['accessBinding.delete', 'accessBinding.create']);
     expect(lines.every((e) => e.resourceId === bindingId)).toBe(true);
+  });
+
+  await test.step('a deep link filters by actor, action and time: only the grant, and the form shows the filter', async () => {
+    const viewer = await gqlInPage<{ viewer: { id: string } }>(page, '{ viewer { id } }');
+    const from = new Date(startedAt.getTime() - 60_000).toISOString();
+    await page.goto(`/audit?actorId=${viewer.viewer.id}&action=accessBinding.create&namespaceId=${namespaceId}&from=${encodeURIComponent(from)}`);
+    await expect(page.getByLabel('Action')).toHaveValue('accessBinding.create');
+    await expect(page.getByRole('combobox', { name: 'Actor' })).toHaveValue(viewer.viewer.id);
+    const rows = page.getByRole('table', { name: 'Audit events' }).locator('tbody tr');
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toHaveAttribute('data-action', 'accessBinding.create');
+    // A window that ends before the journey began holds none of it.
+    await page.goto(`/audit?action=accessBinding.create&namespaceId=${namespaceId}&to=${encodeURIComponent(new Date(startedAt.getTime() - 60_000).toISOString())}`);
+    await expect(page.getByText('No events match this filter.')).toBeVisible();
+    await snap('audit-deep-link');
   });
 
   await test.step('cursor pages: one actor, all of the namespace\'s events, page by page without repeats', async () => {

@@ -104,7 +104,7 @@ export function ConfirmDestructive({
             {children}
             <div className="button-row">
               <button type="submit" className="button danger solid" disabled={typed !== name || pending}>
-                {pending ? `${verb}…` : `${verb} ${name}`}
+                {pending ? `${verb}…` : `${verb} ${what}`}
               </button>
               <button type="button" className="button secondary" onClick={() => setOpen(false)}>
                 Cancel
