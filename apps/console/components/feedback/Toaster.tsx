@@ -27,10 +27,10 @@ export function Toaster({ children }: { children: ReactNode }) {
             <button
               type="button"
               className="button secondary small"
-              aria-label="Dismiss"
               onClick={() => setToasts((list) => list.filter((t) => t.id !== toast.id))}
             >
-              ×
+              <span aria-hidden="true">×</span>
+              <span className="visually-hidden">Dismiss</span>
             </button>
           </p>
         ))}
