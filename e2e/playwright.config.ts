@@ -12,7 +12,8 @@ export default defineConfig({
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
-  timeout: 120_000,
+  // Journeys set up through the UI on a shared, slow machine: two minutes was cut too fine.
+  timeout: 240_000,
   expect: { timeout: 15_000 },
   reporter: [['list'], ['html', { open: 'never', outputFolder: './playwright-report' }]],
   use: {

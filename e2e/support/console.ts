@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 
 // Steps the namespace-section tests share: each test makes its own namespace so they stay independent.
 
@@ -10,8 +10,22 @@ export async function signIn(page: Page, apiKey: string): Promise<void> {
   await expect(page).toHaveURL(/\/namespaces$/);
 }
 
+/** Opens a list's create form (behind its "New …" button) unless it is open already. */
+export async function openCreate(page: Page, label: string): Promise<void> {
+  const button = page.getByRole('button', { name: label, exact: true });
+  await expect(button).toBeVisible();
+  if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+  await expect(button).toHaveAttribute('aria-expanded', 'true');
+}
+
+/** The id shown in a row (with its copy button). */
+export function rowId(row: Locator, prefix: string): Locator {
+  return row.locator('code', { hasText: new RegExp(`^${prefix}_`) }).first();
+}
+
 /** Creates a namespace on /namespaces, waits for READY and returns its id. */
 export async function createReadyNamespace(page: Page, name: string): Promise<string> {
+  await openCreate(page, 'New namespace');
   await page.getByLabel('Name', { exact: true }).fill(name);
   await page.getByRole('button', { name: 'Create namespace' }).click();
   await expect(page.getByRole('status').filter({ hasText: `Namespace ${name} created` })).toBeVisible();
@@ -26,18 +40,19 @@ export async function createReadyNamespace(page: Page, name: string): Promise<st
     await page.reload();
     await expect(row).toContainText('READY', { timeout: 30_000 });
   }
-  return (await row.getByText(/^ns_/).innerText()).trim();
+  return (await rowId(row, 'ns').innerText()).trim();
 }
 
 /** Creates a secret on the namespace's Secrets tab and returns its id. */
 export async function createSecret(page: Page, namespaceId: string, name: string): Promise<string> {
   await page.goto(`/secrets?namespace=${namespaceId}`);
+  await openCreate(page, 'New secret');
   await page.getByLabel('Name', { exact: true }).fill(name);
   await page.getByLabel('Value', { exact: true }).fill(`e2e-${randomUUID()}`);
   await page.getByRole('button', { name: 'Create secret' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Stored.' })).toBeVisible();
   const row = page.getByRole('row').filter({ has: page.getByRole('button', { name: `Rotate ${name}` }) });
-  return (await row.getByRole('cell').first().innerText()).trim();
+  return (await rowId(row, 'sec').innerText()).trim();
 }
 
 /** Creates a configuration binding one secret on the Configurations tab and returns its id. */
@@ -48,6 +63,7 @@ export async function createConfiguration(
   binding: { envName: string; secretName: string },
 ): Promise<string> {
   await page.goto(`/configurations?namespace=${namespaceId}`);
+  await openCreate(page, 'New configuration');
   await page.getByLabel('Configuration name').fill(name);
   await page.getByRole('button', { name: 'Add binding' }).click();
   await page.getByLabel('Env name of binding 1').fill(binding.envName);
@@ -55,5 +71,13 @@ export async function createConfiguration(
   await page.getByRole('button', { name: 'Create configuration' }).click();
   await expect(page.getByRole('status').filter({ hasText: `Configuration ${name} created` })).toBeVisible();
   const row = page.getByRole('row', { name: new RegExp(name) });
-  return (await row.getByRole('cell').first().innerText()).trim();
+  return (await rowId(row, 'cfg').innerText()).trim();
+}
+
+/** Confirms the open destructive-action dialog by typing the name it asks for. */
+export async function confirmByTyping(page: Page, name: string, confirmButton: string | RegExp): Promise<void> {
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel(/^Type .* to confirm$/).fill(name);
+  await dialog.getByRole('button', { name: confirmButton }).click();
 }

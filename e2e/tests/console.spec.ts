@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from '@playwright/test';
+import { confirmByTyping, openCreate, rowId } from '../support/console';
 import { expect, test } from '../support/fixtures';
 
 /** The secret value must not be anywhere the page can show or keep it. */
@@ -24,6 +25,7 @@ async function signIn(page: Page, apiKey: string): Promise<void> {
 }
 
 async function createReadyNamespace(page: Page, name: string): Promise<void> {
+  await openCreate(page, 'New namespace');
   await page.getByLabel('Name', { exact: true }).fill(name);
   await page.getByRole('button', { name: 'Create namespace' }).click();
   await expect(page.getByRole('row', { name: new RegExp(name) })).toContainText('READY', { timeout: 30_000 });
@@ -56,12 +58,13 @@ test('S1 S6 S7 a new user signs in with the bootstrap key, creates a namespace, 
 
   const namespaceRow = page.getByRole('row', { name: new RegExp(namespaceName) });
   await test.step('create a namespace and watch it become READY', async () => {
+    await openCreate(page, 'New namespace');
     await page.getByLabel('Name', { exact: true }).fill(namespaceName);
     await page.getByRole('button', { name: 'Create namespace' }).click();
     await expect(page.getByRole('status').filter({ hasText: `Namespace ${namespaceName} created` })).toBeVisible();
     await expect(namespaceRow).toBeVisible();
     await expect(namespaceRow).toContainText(/PROVISIONING|READY/);
-    await expect(namespaceRow.getByText(/^ns_/)).toBeVisible();
+    await expect(rowId(namespaceRow, 'ns')).toBeVisible();
     await snap('namespace-created');
     await expect(namespaceRow).toContainText('READY', { timeout: 30_000 });
     await snap('namespace-ready');
@@ -76,6 +79,7 @@ test('S1 S6 S7 a new user signs in with the bootstrap key, creates a namespace, 
 
   const secretRow = page.getByRole('row', { name: new RegExp(secretName) }).filter({ has: page.getByRole('button', { name: `Rotate ${secretName}` }) });
   await test.step('S1 create a secret: the value is stored and never shown again', async () => {
+    await openCreate(page, 'New secret');
     await page.getByLabel('Name', { exact: true }).fill(secretName);
     const value = page.getByLabel('Value', { exact: true });
     await expect(value).toHaveAttribute('type', 'password');
@@ -110,12 +114,16 @@ test('S1 S6 S7 a new user signs in with the bootstrap key, creates a namespace, 
     await snap('secret-rotated');
   });
 
-  await test.step('S7 delete it after confirming: the row is gone', async () => {
+  await test.step('S7 delete it after typing its name: the row is gone, a toast says so', async () => {
     await secretRow.getByRole('button', { name: `Delete ${secretName}` }).click();
-    await expect(page.getByRole('heading', { name: `Delete ${secretName}?` })).toBeVisible();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog.getByRole('heading', { name: `Delete secret ${secretName}?` })).toBeVisible();
+    const confirm = dialog.getByRole('button', { name: `Delete secret ${secretName}` });
+    await expect(confirm).toBeDisabled();
     await snap('secret-delete-confirm');
-    await page.getByRole('button', { name: 'Confirm delete' }).click();
+    await confirmByTyping(page, secretName, `Delete secret ${secretName}`);
     await expect(secretRow).toHaveCount(0);
+    await expect(page.getByTestId('toasts')).toContainText(`Secret ${secretName} deleted.`);
     await expect(page.getByText('No secrets in this namespace yet.')).toBeVisible();
     await snap('secret-deleted');
   });
@@ -147,6 +155,7 @@ test('S1 a value with a NUL character is refused, and the console names the fiel
   await page.getByRole('link', { name: `Secrets of ${namespaceName}` }).click();
   await expect(page.getByRole('heading', { name: `Secrets in ${namespaceName}`, level: 1 })).toBeVisible();
 
+  await openCreate(page, 'New secret');
   await page.getByLabel('Name', { exact: true }).fill('has-nul');
   const value = page.getByLabel('Value', { exact: true });
   await value.fill('before\u0000after');

@@ -7,10 +7,12 @@ import {
   AccessBindingsForResourceQuery,
   ExplainAccessQuery,
   GrantAccessMutation,
+  ResourceAccessBindingsInNamespaceQuery,
   RevokeAccessMutation,
   RolesQuery,
   SubjectAccessBindingsQuery,
 } from '../../apps/console/lib/access';
+import { AuditEventsQuery } from '../../apps/console/lib/audit';
 import { AgentQuery, CreateAgentMutation, NamespaceAgentsQuery } from '../../apps/console/lib/agents';
 import {
   ConfigurationQuery,
@@ -27,6 +29,7 @@ import {
 } from '../../apps/console/lib/secrets';
 import {
   ApiKeysQuery,
+  BootstrapPrincipalQuery,
   CreateApiKeyMutation,
   CreateUserMutation,
   DisableUserMutation,
@@ -66,6 +69,9 @@ const documents = {
   DisableUserMutation,
   CreateApiKeyMutation,
   RevokeApiKeyMutation,
+  ResourceAccessBindingsInNamespaceQuery,
+  BootstrapPrincipalQuery,
+  AuditEventsQuery,
 };
 
 test('the console GraphQL documents are valid against apps/api/schema.graphql', () => {

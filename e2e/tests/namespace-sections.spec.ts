@@ -1,5 +1,5 @@
 import { expect, test } from '../support/fixtures';
-import { createConfiguration, createReadyNamespace, createSecret, signIn } from '../support/console';
+import { confirmByTyping, createConfiguration, createReadyNamespace, createSecret, openCreate, signIn } from '../support/console';
 
 test('C1 C2 C4 C5 a configuration binds a secret, a reserved env name is refused on its row, and a save from a stale generation shows CONFLICT', async ({
   page,
@@ -19,6 +19,7 @@ test('C1 C2 C4 C5 a configuration binds a secret, a reserved env name is refused
   });
 
   await test.step('invalid JSON is refused before anything is sent', async () => {
+    await openCreate(page, 'New configuration');
     await page.getByLabel('Configuration name').fill('gateway');
     await page.getByLabel('Values (JSON)').fill('{"agents": ');
     await page.getByRole('button', { name: 'Create configuration' }).click();
@@ -109,6 +110,7 @@ test('A1 A3 an agent using a configuration and a harness credential shows its se
 
   let servicePrincipalId = '';
   await test.step('A1 create it: the answer names its service principal', async () => {
+    await openCreate(page, 'New agent');
     await page.getByLabel('Agent name').fill('helper');
     await page.getByLabel('Configuration').selectOption({ label: 'gateway' });
     await page.getByLabel('Provider').selectOption('anthropic');
@@ -174,6 +176,7 @@ test('C1 A1 A2 an agent\'s service principal is granted operate on exactly the s
   let servicePrincipalId = '';
   await test.step('A1 an agent uses the configuration and gets a service principal', async () => {
     await page.getByRole('navigation', { name: `Sections of ${namespaceName}` }).getByRole('link', { name: 'Agents' }).click();
+    await openCreate(page, 'New agent');
     await page.getByLabel('Agent name').fill('slack-bot');
     await page.getByLabel('Configuration').selectOption({ label: 'slack-gateway' });
     await page.getByRole('button', { name: 'Create agent' }).click();
@@ -199,16 +202,26 @@ test('C1 A1 A2 an agent\'s service principal is granted operate on exactly the s
   await test.step('before any grant, "why?" says denied', async () => {
     await explain('slack-token');
     await expect(decision).toContainText('Denied');
-    await expect(page.getByTestId('decision-summary')).toContainText(servicePrincipalId);
+    // "why?" names the subject and the secret, not their ids.
+    await expect(page.getByTestId('decision-summary')).toContainText('agent slack-bot');
+    await expect(page.getByTestId('decision-summary')).not.toContainText(servicePrincipalId);
     await snap('explain-denied');
   });
 
   await test.step('A2 grant secret-operator on exactly that secret', async () => {
-    await expect(page.getByLabel('Subject ID')).toHaveValue(servicePrincipalId); // prefilled from the agent page
-    // The subject fields suggest this namespace's agents by service principal.
-    await expect(page.locator(`#principal-options option[value="${servicePrincipalId}"]`)).toHaveText('agent slack-bot');
+    const subject = page.getByRole('combobox', { name: 'Subject ID' });
+    await expect(subject).toHaveValue(servicePrincipalId); // prefilled from the agent page
+    // The subject field offers this namespace's agents by service principal, in a listbox.
+    await subject.fill('slack');
+    await subject.press('ArrowDown');
+    const option = page.getByRole('option', { name: new RegExp(`agent slack-bot ${servicePrincipalId}`) });
+    await expect(option).toHaveAttribute('aria-selected', 'true');
+    await subject.press('Enter');
+    await expect(subject).toHaveValue(servicePrincipalId);
+    // Least privilege by default: secret-operator on exactly one secret.
+    await expect(page.getByLabel('Role')).toHaveValue('rol_secret-operator');
+    await expect(page.getByLabel('Exactly one secret')).toBeChecked();
     await page.getByLabel('Role').selectOption({ label: 'secret-operator — operate secret' });
-    await page.getByLabel('Exactly one secret').check();
     await page.getByLabel('Secret', { exact: true }).selectOption({ label: 'slack-token' });
     await snap('grant-form');
     await page.getByRole('button', { name: 'Grant', exact: true }).click();
@@ -222,12 +235,13 @@ test('C1 A1 A2 an agent\'s service principal is granted operate on exactly the s
     await explain('slack-token');
     await expect(decision).toContainText('Allowed');
     await expect(page.getByTestId('decision-summary')).toContainText('role secret-operator');
-    await expect(page.getByTestId('decision-summary')).toContainText(`secret ${secretId}`);
+    await expect(page.getByTestId('decision-summary')).toContainText('secret slack-token');
+    await expect(page.getByTestId('decision-summary')).not.toContainText(secretId);
     const evidence = decision.getByRole('table', { name: 'Evidence: the grants that allow it' });
     const row = evidence.getByRole('row', { name: /secret-operator/ });
     await expect(row).toContainText(/^bnd_|bnd_/);
     await expect(row).toContainText('secret slack-token');
-    await expect(row).toContainText(servicePrincipalId);
+    await expect(row).toContainText('agent:slack-bot');
     await snap('explain-allowed');
   });
 
@@ -250,7 +264,9 @@ test('C1 A1 A2 an agent\'s service principal is granted operate on exactly the s
     await page.goto(`/access?namespace=${namespaceId}&subject=${servicePrincipalId}`);
     const onSecrets = page.getByRole('table', { name: 'Grants on single secrets' });
     await onSecrets.getByRole('button', { name: /^Revoke secret-operator for/ }).click();
+    await confirmByTyping(page, 'agent:slack-bot', 'Revoke secret-operator from agent:slack-bot');
     await expect(page.getByText('No grants on single secrets that you may see.')).toBeVisible();
+    await expect(page.getByTestId('toasts')).toContainText('Revoked secret-operator');
     await explain('slack-token');
     await expect(decision).toContainText('Denied');
     await snap('revoked');

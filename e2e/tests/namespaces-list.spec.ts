@@ -1,4 +1,5 @@
 import type { Route } from '@playwright/test';
+import { openCreate } from '../support/console';
 import { expect, test } from '../support/fixtures';
 
 // Regression for the flake createReadyNamespace's fallback logs: a create answered while the page's
@@ -39,6 +40,7 @@ test('a namespace created while the list is still loading appears in the list wi
   await expect(page).toHaveURL(/\/namespaces$/);
   await listReadPromise;
 
+  await openCreate(page, 'New namespace');
   await page.getByLabel('Name', { exact: true }).fill(name);
   await page.getByRole('button', { name: 'Create namespace' }).click();
   await expect(page.getByRole('status').filter({ hasText: `Namespace ${name} created` })).toBeVisible();

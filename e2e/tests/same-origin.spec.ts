@@ -75,7 +75,7 @@ test('P2: the console runs under its Content-Security-Policy, with no violation'
   expect(violations).toEqual([]);
   await signIn(page, stack.bootstrapApiKey);
   await page.goto('/namespaces');
-  await expect(page.getByRole('button', { name: 'Create namespace' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'New namespace' })).toBeVisible();
   await page.waitForLoadState('networkidle');
   await page.goto('/users');
   await page.waitForLoadState('networkidle');
@@ -121,7 +121,7 @@ test('P2: a page on another port of 127.0.0.1 cannot act with the signed-in admi
     expect(await namespaceNames(stack.consoleUrl, stack.bootstrapApiKey)).not.toContain(name);
     // The admin's own session still works from the console's origin.
     await page.goto('/namespaces');
-    await expect(page.getByRole('button', { name: 'Create namespace' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'New namespace' })).toBeVisible();
   } finally {
     attacker.server.closeAllConnections();
     await new Promise<void>((resolve) => attacker.server.close(() => resolve()));

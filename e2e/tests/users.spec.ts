@@ -1,5 +1,5 @@
 import { expect, test } from '../support/fixtures';
-import { signIn } from '../support/console';
+import { confirmByTyping, openCreate, signIn } from '../support/console';
 
 test('an administrator creates a user whose key signs in to an empty console, revokes the key so it is refused, and disables the user', async ({
   page,
@@ -7,7 +7,6 @@ test('an administrator creates a user whose key signs in to an empty console, re
   snap,
 }) => {
   const userName = `e2e-user-${Date.now().toString(36)}`;
-  page.on('dialog', (dialog) => void dialog.accept());
 
   await signIn(page, stack.bootstrapApiKey);
 
@@ -16,6 +15,7 @@ test('an administrator creates a user whose key signs in to an empty console, re
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
     await expect(page).toHaveURL(/\/users$/);
     await expect(page.getByRole('heading', { name: 'Users', level: 1 })).toBeVisible();
+    await openCreate(page, 'New user');
     await page.getByLabel('User name').fill(userName);
     await page.getByRole('button', { name: 'Create user' }).click();
     const shown = page.getByRole('status').filter({ hasText: 'it will not be shown again' });
@@ -32,7 +32,9 @@ test('an administrator creates a user whose key signs in to an empty console, re
     await expect(page).toHaveURL(/\/sign-in$/);
     await signIn(page, userKey);
     await expect(page.getByRole('banner')).toContainText(userName);
-    await expect(page.getByText('No namespaces yet.')).toBeVisible();
+    // The empty state fits a viewer who may not create: why nothing is listed, no create offer.
+    await expect(page.getByText('No namespaces yet that you may see.')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'New namespace' })).toHaveCount(0);
     await snap('new-user-empty-namespaces');
   });
 
@@ -53,8 +55,10 @@ test('an administrator creates a user whose key signs in to an empty console, re
     expect(userKey.startsWith(shownPrefix)).toBe(true);
     await expect(keyRow.getByRole('cell').nth(2)).toHaveText('no');
     await keyRow.getByRole('button', { name: /^Revoke key / }).click();
+    await confirmByTyping(page, shownPrefix, /^Revoke key /);
     const revokedRow = page.getByRole('row').filter({ has: page.locator('code', { hasText: shownPrefix }) });
-    await expect(revokedRow.getByRole('cell').nth(2)).toContainText('UTC');
+    await expect(revokedRow.getByRole('cell').nth(2).locator('time')).toHaveAttribute('title', /UTC$/);
+    await expect(page.getByTestId('toasts')).toContainText('revoked');
     await expect(page.getByRole('button', { name: /^Revoke key / })).toHaveCount(0);
     await snap('key-revoked');
   });
@@ -76,6 +80,7 @@ test('an administrator creates a user whose key signs in to an empty console, re
     const userRow = page.getByRole('row', { name: new RegExp(userName) });
     await expect(userRow).toContainText('ACTIVE');
     await userRow.getByRole('button', { name: `Disable ${userName}` }).click();
+    await confirmByTyping(page, userName, `Disable user ${userName}`);
     await expect(userRow).toContainText('DISABLED');
     await expect(userRow.getByRole('button', { name: `Disable ${userName}` })).toBeDisabled();
     await snap('user-disabled');

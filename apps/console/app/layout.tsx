@@ -1,6 +1,8 @@
-import type { Metadata } from 'next';
-import type { ReactNode } from 'react';
+import type { Metadata, Viewport } from 'next';
+import { Suspense, type ReactNode } from 'react';
 import { AppHeader } from '../components/layout/AppHeader';
+import { RouteFocus } from '../components/layout/RouteFocus';
+import { Toaster } from '../components/feedback/Toaster';
 import { QueryProvider } from '../components/providers/QueryProvider';
 import '../styles/globals.css';
 
@@ -10,16 +12,25 @@ export const metadata: Metadata = {
   icons: { icon: '/favicon.svg' },
 };
 
+// Light and dark follow the system (prefers-color-scheme); form controls and scrollbars follow too.
+export const viewport: Viewport = { width: 'device-width', initialScale: 1, colorScheme: 'light dark' };
+
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body>
         <QueryProvider>
-          <a className="skip-link" href="#main">
-            Skip to content
-          </a>
-          <AppHeader />
-          <main id="main">{children}</main>
+          <Toaster>
+            <a className="skip-link" href="#main">
+              Skip to content
+            </a>
+            <AppHeader />
+            {/* useSearchParams needs a Suspense boundary in a static export. */}
+            <Suspense fallback={null}>
+              <RouteFocus />
+            </Suspense>
+            <main id="main">{children}</main>
+          </Toaster>
         </QueryProvider>
       </body>
     </html>

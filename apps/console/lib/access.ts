@@ -49,6 +49,7 @@ export const RESOURCE_KINDS = [
 export const accessKeys = {
   all: ['access'] as const,
   forResource: (resourceKind: string, resourceId: string) => [...accessKeys.all, 'resource', resourceKind, resourceId] as const,
+  inNamespace: (namespaceId: string, resourceKind: string) => [...accessKeys.all, 'in-namespace', namespaceId, resourceKind] as const,
   forSubject: (subjectId: string) => [...accessKeys.all, 'subject', subjectId] as const,
   roles: (namespaceId: string) => [...accessKeys.all, 'roles', namespaceId] as const,
   explain: (request: ExplainRequest) => [...accessKeys.all, 'explain', request] as const,
@@ -70,6 +71,25 @@ export function accessBindingsForResourceQueryOptions(resourceKind: string, reso
     queryKey: accessKeys.forResource(resourceKind, resourceId),
     queryFn: async ({ signal }) =>
       (await graphql(AccessBindingsForResourceQuery, { resourceId, resourceKind }, signal)).accessBindingsForResource,
+  });
+}
+
+// Query: the bindings on every single resource of one kind in a namespace, in one request -------------
+
+export const ResourceAccessBindingsInNamespaceQuery = gql<
+  { resourceAccessBindingsInNamespace: AccessBinding[] },
+  { namespaceId: string; resourceKind: string }
+>(`
+  query ResourceAccessBindingsInNamespace($namespaceId: ID!, $resourceKind: String) {
+    resourceAccessBindingsInNamespace(namespaceId: $namespaceId, resourceKind: $resourceKind) { ${accessBindingFields} }
+  }
+`);
+
+export function resourceAccessBindingsInNamespaceQueryOptions(namespaceId: string, resourceKind: string) {
+  return queryOptions({
+    queryKey: accessKeys.inNamespace(namespaceId, resourceKind),
+    queryFn: async ({ signal }) =>
+      (await graphql(ResourceAccessBindingsInNamespaceQuery, { namespaceId, resourceKind }, signal)).resourceAccessBindingsInNamespace,
   });
 }
 

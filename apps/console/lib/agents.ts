@@ -5,6 +5,7 @@ import { accessBindingFields, type AccessBinding } from './access';
 import { gql, graphql } from './graphql';
 import { selectErrors, type ConflictError, type ForbiddenError, type NotFoundError, type ValidationError } from './errors';
 import type { Namespace } from './namespaces';
+import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
 
 /** The harness providers and the env name each delivers the model credential under. */
 export const HARNESS_PROVIDERS = ['openai', 'anthropic', 'google', 'mistral', 'groq', 'openrouter', 'xai', 'deepseek'] as const;
@@ -49,36 +50,33 @@ export const agentKeys = {
   detail: (id: string) => [...agentKeys.all, 'detail', id] as const,
 };
 
-// Query: a namespace's agents -------------------------------------------------------------------------
+// Query: a page of a namespace's agents -------------------------------------------------------------
 
 export const AGENTS_PAGE_SIZE = 100;
+const ALL: PageArgs = { first: AGENTS_PAGE_SIZE, after: null, namePrefix: null };
 
 type NamespaceAgentsResult = {
-  namespace:
-    | (Namespace & { agents: { edges: { node: AgentSummary }[]; pageInfo: { hasNextPage: boolean } } })
-    | null;
+  namespace: (Namespace & { agents: Connection<AgentSummary> }) | null;
 };
 
-export const NamespaceAgentsQuery = gql<NamespaceAgentsResult, { id: string; first: number }>(`
-  query NamespaceAgents($id: ID!, $first: Int) {
+export const NamespaceAgentsQuery = gql<NamespaceAgentsResult, PageArgs & { id: string }>(`
+  query NamespaceAgents($id: ID!, $first: Int, $after: String, $namePrefix: String) {
     namespace(id: $id) {
       id name status statusMessage createdAt
-      agents(first: $first) {
-        edges { node { ${summaryFields} } }
-        pageInfo { hasNextPage }
-      }
+      agents(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(summaryFields)} }
     }
   }
 `);
 
-export function namespaceAgentsQueryOptions(namespaceId: string) {
+export function namespaceAgentsQueryOptions(namespaceId: string, args: PageArgs = ALL) {
   return queryOptions({
-    queryKey: agentKeys.byNamespace(namespaceId),
+    queryKey: [...agentKeys.byNamespace(namespaceId), args] as const,
     queryFn: async ({ signal }) => {
-      const data = await graphql(NamespaceAgentsQuery, { id: namespaceId, first: AGENTS_PAGE_SIZE }, signal);
+      const data = await graphql(NamespaceAgentsQuery, { id: namespaceId, ...args }, signal);
       if (!data.namespace) return null;
       const { agents, ...namespace } = data.namespace;
-      return { namespace, agents: agents.edges.map((edge) => edge.node), hasMore: agents.pageInfo.hasNextPage };
+      const page = toPage(agents);
+      return { namespace, agents: page.items, page };
     },
   });
 }

@@ -4,6 +4,7 @@ import { queryOptions } from '@tanstack/react-query';
 import { gql, graphql } from './graphql';
 import { selectErrors, type ConflictError, type ForbiddenError, type NotFoundError, type ValidationError } from './errors';
 import type { Namespace } from './namespaces';
+import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
 import type { SecretReference } from './secrets';
 
 export type SecretBinding = {
@@ -41,46 +42,33 @@ export const configurationKeys = {
   detail: (id: string) => [...configurationKeys.all, 'detail', id] as const,
 };
 
-// Query: a namespace's configurations ------------------------------------------------------------
+// Query: a page of a namespace's configurations -----------------------------------------------------
 
 export const CONFIGURATIONS_PAGE_SIZE = 100;
+const ALL: PageArgs = { first: CONFIGURATIONS_PAGE_SIZE, after: null, namePrefix: null };
 
 type NamespaceConfigurationsResult = {
-  namespace:
-    | (Namespace & {
-        configurations: { edges: { node: ConfigurationSummary }[]; pageInfo: { hasNextPage: boolean } };
-      })
-    | null;
+  namespace: (Namespace & { configurations: Connection<ConfigurationSummary> }) | null;
 };
 
-export const NamespaceConfigurationsQuery = gql<NamespaceConfigurationsResult, { id: string; first: number }>(`
-  query NamespaceConfigurations($id: ID!, $first: Int) {
+export const NamespaceConfigurationsQuery = gql<NamespaceConfigurationsResult, PageArgs & { id: string }>(`
+  query NamespaceConfigurations($id: ID!, $first: Int, $after: String, $namePrefix: String) {
     namespace(id: $id) {
       id name status statusMessage createdAt
-      configurations(first: $first) {
-        edges { node { ${summaryFields} } }
-        pageInfo { hasNextPage }
-      }
+      configurations(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(summaryFields)} }
     }
   }
 `);
 
-export function namespaceConfigurationsQueryOptions(namespaceId: string) {
+export function namespaceConfigurationsQueryOptions(namespaceId: string, args: PageArgs = ALL) {
   return queryOptions({
-    queryKey: configurationKeys.byNamespace(namespaceId),
+    queryKey: [...configurationKeys.byNamespace(namespaceId), args] as const,
     queryFn: async ({ signal }) => {
-      const data = await graphql(
-        NamespaceConfigurationsQuery,
-        { id: namespaceId, first: CONFIGURATIONS_PAGE_SIZE },
-        signal,
-      );
+      const data = await graphql(NamespaceConfigurationsQuery, { id: namespaceId, ...args }, signal);
       if (!data.namespace) return null;
       const { configurations, ...namespace } = data.namespace;
-      return {
-        namespace,
-        configurations: configurations.edges.map((edge) => edge.node),
-        hasMore: configurations.pageInfo.hasNextPage,
-      };
+      const page = toPage(configurations);
+      return { namespace, configurations: page.items, page };
     },
   });
 }

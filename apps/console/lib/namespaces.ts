@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import { gql, graphql } from './graphql';
+import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
 import { selectErrors, type ConflictError, type ForbiddenError, type ValidationError } from './errors';
 
 export type NamespaceStatus = 'PROVISIONING' | 'READY' | 'FAILED' | 'DELETING';
@@ -16,24 +17,18 @@ const namespaceFields = 'id name status statusMessage createdAt';
 
 // Query: namespaces --------------------------------------------------------------------------------
 
+/** Enough for the namespace switcher; the list page pages through all of them. */
 export const NAMESPACES_PAGE_SIZE = 100;
 
-type NamespacesResult = {
-  namespaces: { edges: { node: Namespace }[]; pageInfo: { hasNextPage: boolean } };
-};
-
-export const NamespacesQuery = gql<NamespacesResult, { first: number }>(`
-  query Namespaces($first: Int) {
-    namespaces(first: $first) {
-      edges { node { ${namespaceFields} } }
-      pageInfo { hasNextPage }
-    }
+export const NamespacesQuery = gql<{ namespaces: Connection<Namespace> }, PageArgs>(`
+  query Namespaces($first: Int, $after: String, $namePrefix: String) {
+    namespaces(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(namespaceFields)} }
   }
 `);
 
 export const namespaceKeys = {
   all: ['namespaces'] as const,
-  list: () => [...namespaceKeys.all, 'list'] as const,
+  list: (args: PageArgs = { first: NAMESPACES_PAGE_SIZE, after: null, namePrefix: null }) => [...namespaceKeys.all, 'list', args] as const,
 };
 
 /** Poll while anything is still provisioning: the API readies namespaces in the background. */
@@ -41,17 +36,11 @@ export function pollWhileProvisioning(statuses: readonly NamespaceStatus[] | und
   return statuses?.some((status) => status === 'PROVISIONING') ? 1000 : false;
 }
 
-export function namespacesQueryOptions() {
+export function namespacesQueryOptions(args: PageArgs = { first: NAMESPACES_PAGE_SIZE, after: null, namePrefix: null }) {
   return queryOptions({
-    queryKey: namespaceKeys.list(),
-    queryFn: async ({ signal }) => {
-      const data = await graphql(NamespacesQuery, { first: NAMESPACES_PAGE_SIZE }, signal);
-      return {
-        namespaces: data.namespaces.edges.map((edge) => edge.node),
-        hasMore: data.namespaces.pageInfo.hasNextPage,
-      };
-    },
-    refetchInterval: (query) => pollWhileProvisioning(query.state.data?.namespaces.map((ns) => ns.status)),
+    queryKey: namespaceKeys.list(args),
+    queryFn: async ({ signal }) => toPage((await graphql(NamespacesQuery, args, signal)).namespaces),
+    refetchInterval: (query) => pollWhileProvisioning(query.state.data?.items.map((ns) => ns.status)),
   });
 }
 

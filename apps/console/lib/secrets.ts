@@ -13,6 +13,7 @@ import {
   type ValidationError,
 } from './errors';
 import { pollWhileProvisioning, type Namespace } from './namespaces';
+import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
 
 export type SecretReference = { kind: string; namespaceId: string; id: string };
 
@@ -25,26 +26,26 @@ export type Secret = {
   updatedAt: string;
 };
 
+/** A row of the secrets list: how many consumers it has (the references a delete would refuse over). */
+export type SecretListItem = Secret & { consumers: { total: number } };
+
 const secretFields = 'id name version reference { kind namespaceId id } createdAt updatedAt';
 
-// Query: one namespace with its secrets -----------------------------------------------------------
+// Query: one namespace with a page of its secrets --------------------------------------------------
 
+/** The pickers (bindings, grants, harness auth) offer the first hundred by name. */
 export const SECRETS_PAGE_SIZE = 100;
+const ALL: PageArgs = { first: SECRETS_PAGE_SIZE, after: null, namePrefix: null };
 
 type NamespaceSecretsResult = {
-  namespace:
-    | (Namespace & { secrets: { edges: { node: Secret }[]; pageInfo: { hasNextPage: boolean } } })
-    | null;
+  namespace: (Namespace & { secrets: Connection<SecretListItem> }) | null;
 };
 
-export const NamespaceSecretsQuery = gql<NamespaceSecretsResult, { id: string; first: number }>(`
-  query NamespaceSecrets($id: ID!, $first: Int) {
+export const NamespaceSecretsQuery = gql<NamespaceSecretsResult, PageArgs & { id: string }>(`
+  query NamespaceSecrets($id: ID!, $first: Int, $after: String, $namePrefix: String) {
     namespace(id: $id) {
       id name status statusMessage createdAt
-      secrets(first: $first) {
-        edges { node { ${secretFields} } }
-        pageInfo { hasNextPage }
-      }
+      secrets(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(`${secretFields} consumers { total }`)} }
     }
   }
 `);
@@ -52,20 +53,18 @@ export const NamespaceSecretsQuery = gql<NamespaceSecretsResult, { id: string; f
 export const secretKeys = {
   all: ['secrets'] as const,
   byNamespace: (namespaceId: string) => [...secretKeys.all, 'namespace', namespaceId] as const,
+  page: (namespaceId: string, args: PageArgs) => [...secretKeys.byNamespace(namespaceId), args] as const,
 };
 
-export function namespaceSecretsQueryOptions(namespaceId: string) {
+export function namespaceSecretsQueryOptions(namespaceId: string, args: PageArgs = ALL) {
   return queryOptions({
-    queryKey: secretKeys.byNamespace(namespaceId),
+    queryKey: secretKeys.page(namespaceId, args),
     queryFn: async ({ signal }) => {
-      const data = await graphql(NamespaceSecretsQuery, { id: namespaceId, first: SECRETS_PAGE_SIZE }, signal);
+      const data = await graphql(NamespaceSecretsQuery, { id: namespaceId, ...args }, signal);
       if (!data.namespace) return null;
       const { secrets, ...namespace } = data.namespace;
-      return {
-        namespace,
-        secrets: secrets.edges.map((edge) => edge.node),
-        hasMore: secrets.pageInfo.hasNextPage,
-      };
+      const page = toPage(secrets);
+      return { namespace, secrets: page.items, page };
     },
     refetchInterval: (query) => {
       const status = query.state.data?.namespace.status;

@@ -28,3 +28,17 @@ export async function signOut(): Promise<void> {
   const response = await fetch('/auth/session', { method: 'DELETE', credentials: 'same-origin' });
   if (!response.ok) throw new Error(`Sign-out failed (HTTP ${response.status}).`);
 }
+
+/** Where to go after signing in: only a path of this console (never another origin, never //host). */
+export function safeNext(next: string | null | undefined): string {
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || next.startsWith('/sign-in')) {
+    return '/namespaces';
+  }
+  return next;
+}
+
+/** /sign-in, remembering the page asked for (the default landing page needs no reminder). */
+export function signInHref(path: string): string {
+  const next = safeNext(path);
+  return next === '/namespaces' || next === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(next)}`;
+}

@@ -2,35 +2,48 @@
 import { queryOptions } from '@tanstack/react-query';
 import { selectErrors, type ConflictError, type ForbiddenError, type NotFoundError, type ValidationError } from './errors';
 import { gql, graphql } from './graphql';
+import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
 import type { Principal } from './viewer';
 
 export type User = Principal & { disabled: boolean; createdAt: string };
 
 export const USERS_PAGE_SIZE = 100;
+const ALL: PageArgs = { first: USERS_PAGE_SIZE, after: null, namePrefix: null };
+const userFields = 'id kind name disabled createdAt';
 
-export const UsersQuery = gql<
-  { users: { edges: { node: User }[]; pageInfo: { hasNextPage: boolean } } },
-  { first: number }
->(`
-  query Users($first: Int) {
-    users(first: $first) {
-      edges { node { id kind name disabled createdAt } }
-      pageInfo { hasNextPage }
-    }
+export const UsersQuery = gql<{ users: Connection<User> }, PageArgs>(`
+  query Users($first: Int, $after: String, $namePrefix: String) {
+    users(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(userFields)} }
   }
 `);
 
 export const userKeys = {
   all: ['users'] as const,
-  list: () => [...userKeys.all, 'list'] as const,
+  list: (args: PageArgs = ALL) => [...userKeys.all, 'list', args] as const,
+  bootstrap: () => [...userKeys.all, 'bootstrap'] as const,
   apiKeys: (principalId: string) => [...userKeys.all, 'apiKeys', principalId] as const,
 };
 
-export function usersQueryOptions() {
+export function usersQueryOptions(args: PageArgs = ALL) {
   return queryOptions({
-    queryKey: userKeys.list(),
-    queryFn: async ({ signal }) =>
-      (await graphql(UsersQuery, { first: USERS_PAGE_SIZE }, signal)).users.edges.map((edge) => edge.node),
+    queryKey: userKeys.list(args),
+    queryFn: async ({ signal }) => toPage((await graphql(UsersQuery, args, signal)).users),
+    staleTime: 60_000,
+  });
+}
+
+// Query: the bootstrap service principal (null unless you may read principals) ----------------------
+
+export const BootstrapPrincipalQuery = gql<{ bootstrapPrincipal: User | null }>(`
+  query BootstrapPrincipal {
+    bootstrapPrincipal { ${userFields} }
+  }
+`);
+
+export function bootstrapPrincipalQueryOptions() {
+  return queryOptions({
+    queryKey: userKeys.bootstrap(),
+    queryFn: async ({ signal }) => (await graphql(BootstrapPrincipalQuery, {}, signal)).bootstrapPrincipal,
     staleTime: 60_000,
   });
 }
@@ -66,14 +79,15 @@ export function apiKeysQueryOptions(principalId: string) {
 export type CreateUserResult =
   | { __typename: 'CreateUserSuccess'; apiKey: string; principal: User; storedKey: ApiKey }
   | ForbiddenError
-  | ValidationError;
+  | ValidationError
+  | ConflictError;
 
 export const CreateUserMutation = gql<{ createUser: CreateUserResult }, { input: { name: string } }>(`
   mutation CreateUser($input: CreateUserInput!) {
     createUser(input: $input) {
       __typename
       ... on CreateUserSuccess { apiKey principal { id kind name disabled createdAt } storedKey { ${apiKeyFields} } }
-      ${selectErrors('ForbiddenError', 'ValidationError')}
+      ${selectErrors('ForbiddenError', 'ValidationError', 'ConflictError')}
     }
   }
 `);

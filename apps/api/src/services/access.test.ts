@@ -357,6 +357,27 @@ describe('reading bindings', () => {
   });
 });
 
+describe('reading the bindings on a namespace\'s resources in one query', () => {
+  const IN_NAMESPACE = `query($ns: ID!, $kind: String) { resourceAccessBindingsInNamespace(namespaceId: $ns, resourceKind: $kind) { ${BINDING} } }`;
+  it('A2 resourceAccessBindingsInNamespace lists the bindings on every single resource of that namespace, not its namespace-wide ones nor another namespace\'s', async () => {
+    const ns = await createReadyNamespace(stack, 'team-access-batch');
+    const [one, two] = [await createSecretOk(stack, ns, 'batch-one', 'v'), await createSecretOk(stack, ns, 'batch-two', 'v')];
+    const elsewhere = await createSecretOk(stack, otherNsId, 'batch-elsewhere', 'v');
+    const lee = await user('lee');
+    const onOne = await grant({ subjectId: lee.principalId, roleId: role('secret-operator'), scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: one.id } });
+    const onTwo = await grant({ subjectId: lee.principalId, roleId: role('secret-operator'), scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: two.id } });
+    await grant({ subjectId: lee.principalId, roleId: role('namespace-viewer'), scope: { kind: 'NAMESPACE', namespaceId: ns } });
+    await grant({ subjectId: lee.principalId, roleId: role('secret-operator'), scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: elsewhere.id } });
+    const listed = payload(await stack.gql(IN_NAMESPACE, { ns, kind: 'secret' }), 'resourceAccessBindingsInNamespace');
+    expect(listed.map((b: { id: string }) => b.id).sort()).toEqual([onOne.binding.id, onTwo.binding.id].sort());
+    expect(payload(await stack.gql(IN_NAMESPACE, { ns, kind: 'agent' }), 'resourceAccessBindingsInNamespace')).toEqual([]);
+    // A caller who may not read bindings there sees only its own.
+    const stranger = await user('stranger3');
+    expect(payload(await stack.gql(IN_NAMESPACE, { ns, kind: 'secret' }, { key: stranger.apiKey }), 'resourceAccessBindingsInNamespace')).toEqual([]);
+    expect(payload(await stack.gql(IN_NAMESPACE, { ns, kind: 'secret' }, { key: lee.apiKey }), 'resourceAccessBindingsInNamespace')).toHaveLength(2);
+  });
+});
+
 describe('explainAccess', () => {
   it('A2 names the bindings that allowed a decision, and says plainly when none did', async () => {
     const lee = await user('lee');

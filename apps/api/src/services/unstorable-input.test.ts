@@ -70,6 +70,7 @@ const BASELINES: Record<string, Baseline[]> = {
   revokeApiKey: [() => ({ input: { id: ids.key } })],
   accessBindings: [() => ({ subjectId: ids.user })],
   accessBindingsForResource: [() => ({ resourceKind: 'secret', resourceId: ids.secret })],
+  resourceAccessBindingsInNamespace: [() => ({ namespaceId: ids.ns, resourceKind: 'secret' })],
   agent: [() => ({ id: ids.agent })],
   apiKeys: [() => ({ principalId: ids.user })],
   configuration: [() => ({ id: ids.cfg })],

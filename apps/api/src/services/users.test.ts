@@ -62,6 +62,39 @@ describe('users', () => {
     expect(await createUser('tab\there')).toMatchObject({ __typename: 'ValidationError', code: 'INVALID_NAME' });
   });
 
+  it('createUser refuses a name another user already has, in any case, with a ConflictError NAME_TAKEN, and creates nothing', async () => {
+    const first = await createUser('Margaret Hamilton');
+    expect(first.__typename).toBe('CreateUserSuccess');
+    const before = await db().principal.count();
+    for (const again of ['Margaret Hamilton', 'margaret hamilton', 'MARGARET HAMILTON']) {
+      expect(await createUser(again)).toMatchObject({ __typename: 'ConflictError', code: 'NAME_TAKEN' });
+    }
+    expect(await db().principal.count()).toBe(before);
+  });
+
+  it('createUser: two creates of one new name at once make exactly one user', async () => {
+    const answers = await Promise.all([createUser('Twin'), createUser('Twin'), createUser('twin')]);
+    expect(answers.map((a) => a.__typename).sort()).toEqual(['ConflictError', 'ConflictError', 'CreateUserSuccess']);
+    expect(await db().principal.count({ where: { kind: 'HUMAN', name: { equals: 'twin', mode: 'insensitive' } } })).toBe(1);
+  });
+
+  it('bootstrapPrincipal names the bootstrap service principal to an administrator, whose keys are listed and revocable; null to a user who cannot read principals', async () => {
+    const BOOTSTRAP = `{ bootstrapPrincipal { id kind name } }`;
+    const bootstrapId = stack.runtime.installation.bootstrapPrincipalId;
+    expect(payload(await stack.gql(BOOTSTRAP), 'bootstrapPrincipal')).toEqual({ id: bootstrapId, kind: 'SERVICE', name: 'bootstrap' });
+    const plain = await createHumanPrincipal(db(), 'no-principals', 'test');
+    expect(payload(await stack.gql(BOOTSTRAP, {}, { key: plain.apiKey }), 'bootstrapPrincipal')).toBeNull();
+    // A second bootstrap key, so the test stack keeps its own: listed by prefix, then revoked.
+    const extra = payload(await stack.gql(CREATE_KEY, { input: { principalId: bootstrapId } }), 'createApiKey');
+    expect(extra.__typename).toBe('CreateApiKeySuccess');
+    const keys = payload(await stack.gql(KEYS, { principalId: bootstrapId }), 'apiKeys');
+    expect(keys.map((k: { id: string }) => k.id)).toContain(extra.storedKey.id);
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    const revoked = payload(await stack.gql(REVOKE_KEY, { input: { id: extra.storedKey.id } }), 'revokeApiKey');
+    expect(revoked).toMatchObject({ __typename: 'RevokeApiKeySuccess', changed: true });
+    expect(await unauthenticated(extra.apiKey)).toBe(true);
+  });
+
   it('A3 a user without create on principals is FORBIDDEN without detail, and the denial is audited', async () => {
     const plain = await createHumanPrincipal(db(), 'plain', 'test');
     const before = await db().principal.count();

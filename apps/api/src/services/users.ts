@@ -1,5 +1,5 @@
 import { isId } from '@occ/domain/ids';
-import { NotFoundError, ValidationError } from '@occ/domain/errors';
+import { ConflictError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { validateText } from '@occ/domain/text';
 import { transaction } from '../db/client.ts';
 import { newId } from '../ids.ts';
@@ -37,6 +37,10 @@ function validateUserName(name: string): ValidationError | null {
   return null;
 }
 
+/** Every user creation serializes on this transaction-scoped advisory lock, so two creates of one
+ * name at once cannot both see it free (a unique index cannot express "case-insensitive, humans only"). */
+const USER_NAME_LOCK_KEY = 0x6f63635f75736en; // "occ_usn"
+
 const installation = (action: 'create' | 'read' | 'administer') => ({ action, resourceKind: 'principal', namespaceId: null, resourceId: null }) as const;
 
 /** The plaintext key is in this answer only; the database keeps its SHA-256. */
@@ -47,6 +51,10 @@ export async function createUser(deps: Deps, actor: Actor, input: { name: string
   const principalId = newId('humanPrincipal');
   const key = generateApiKey();
   return transaction(deps.db, async (tx) => {
+    // Two people with one name cannot be told apart in grants, the audit log or the subject picker.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${USER_NAME_LOCK_KEY})`;
+    const taken = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Principal" WHERE kind = 'HUMAN' AND lower(name) = lower(${input.name}) LIMIT 1`;
+    if (taken.length > 0) throw new ConflictError(`A user named ${input.name} exists.`, 'NAME_TAKEN');
     const principal = await tx.principal.create({ data: { id: principalId, kind: 'HUMAN', name: input.name } });
     const apiKey = await tx.apiKey.create({
       data: { id: newId('apiKey'), principalId, prefix: key.prefix, hash: key.hash },
@@ -101,4 +109,18 @@ export async function disableUser(deps: Deps, actor: Actor, input: { id: string 
     });
     return { principal: toPrincipalView(updated), changed: true };
   });
+}
+
+/**
+ * The bootstrap service principal, for whoever may read principals: its keys are the installation's
+ * most powerful, so an administrator must be able to find them (and revoke them) like a user's.
+ * Null for anyone else, as for an installation without one.
+ */
+export async function getBootstrapPrincipal(deps: Deps, actor: Actor): Promise<PrincipalView | null> {
+  const may = await decider(deps.db, actor);
+  if (!may(installation('read')).allowed && !may(installation('administer')).allowed) return null;
+  const row = await deps.db.installation.findFirst({ select: { bootstrapPrincipalId: true } });
+  if (!row?.bootstrapPrincipalId) return null;
+  const principal = await deps.db.principal.findUnique({ where: { id: row.bootstrapPrincipalId } });
+  return principal ? toPrincipalView(principal) : null;
 }

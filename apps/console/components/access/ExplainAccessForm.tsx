@@ -12,6 +12,8 @@ import {
 } from '../../lib/access';
 import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
+import { CopyId } from '../ui/CopyId';
+import { SubjectPicker, type PrincipalOption } from './SubjectPicker';
 
 type Named = { id: string; name: string };
 
@@ -20,11 +22,13 @@ export function ExplainAccessForm({
   namespace,
   resources,
   names,
+  principals,
   initialSubjectId,
 }: {
   namespace: Named;
   resources: { secret: Named[]; configuration: Named[]; agent: Named[] };
   names: ReadonlyMap<string, string>;
+  principals: PrincipalOption[];
   initialSubjectId: string;
 }) {
   const id = useId();
@@ -62,20 +66,7 @@ export function ExplainAccessForm({
       </p>
       <form method="post" className="form" onSubmit={onSubmit}>
         <div className="grid-2">
-          <div className="field">
-            <label htmlFor={`${id}-subject`}>Subject</label>
-            <input
-              id={`${id}-subject`}
-              name="subjectId"
-              list="principal-options"
-              type="text"
-              required
-              defaultValue={initialSubjectId}
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="spn_… or usr_…"
-            />
-          </div>
+          <SubjectPicker label="Subject" name="subjectId" principals={principals} initialValue={initialSubjectId} required />
           <div className="field">
             <label htmlFor={`${id}-action`}>Action</label>
             <select id={`${id}-action`} name="action" defaultValue="operate">
@@ -116,7 +107,7 @@ export function ExplainAccessForm({
           Explain
         </button>
       </form>
-      {answer.error ? <QueryErrorAlert error={answer.error} what="the explanation" /> : null}
+      {answer.error ? <QueryErrorAlert error={answer.error} what="the explanation" retry={() => answer.refetch()} /> : null}
       {request && answer.isFetching ? <p role="status">Asking…</p> : null}
       {answer.data && !answer.isFetching ? (
         answer.data.__typename === 'AccessDecision' ? (
@@ -129,32 +120,35 @@ export function ExplainAccessForm({
   );
 }
 
+/** The API's summary names objects by id; say their names where this page knows them. */
+export function withNames(text: string, names: ReadonlyMap<string, string>): string {
+  return text.replace(/\b[a-z]{2,4}_[A-Za-z0-9-]{6,}/g, (id) => names.get(id) ?? id);
+}
+
 function DecisionView({ decision, names }: { decision: AccessDecision; names: ReadonlyMap<string, string> }) {
   return (
     <div className={`decision ${decision.allowed ? 'allowed' : 'denied'}`} data-testid="decision" role="status">
       <p className="verdict">{decision.allowed ? 'Allowed' : 'Denied'}</p>
-      <p data-testid="decision-summary">{decision.summary}</p>
+      <p data-testid="decision-summary">{withNames(decision.summary, names)}</p>
       {decision.evidence.length > 0 ? (
         <table className="table compact">
           <caption>Evidence: the grants that allow it</caption>
           <thead>
             <tr>
-              <th scope="col">Binding</th>
               <th scope="col">Role</th>
               <th scope="col">Scope</th>
               <th scope="col">Subject</th>
+              <th scope="col">Binding</th>
             </tr>
           </thead>
           <tbody>
             {decision.evidence.map((item) => (
               <tr key={item.binding.id}>
-                <th scope="row">
-                  <code>{item.binding.id}</code>
-                </th>
-                <td>{item.roleName}</td>
+                <th scope="row">{item.roleName}</th>
                 <td>{describeScope(item.binding.scope, names)}</td>
+                <td>{item.binding.subject.name}</td>
                 <td>
-                  {item.binding.subject.name} <code>{item.binding.subject.id}</code>
+                  <CopyId value={item.binding.id} label="binding id" />
                 </td>
               </tr>
             ))}

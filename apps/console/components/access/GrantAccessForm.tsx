@@ -1,107 +1,106 @@
 'use client';
 
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
-import { accessKeys, describeScope, grantAccess, rolesQueryOptions, type AccessScopeInput, type GrantAccessResult } from '../../lib/access';
+import { accessKeys, describeScope, grantAccess, rolesQueryOptions, type AccessScopeInput, type Role } from '../../lib/access';
 import { agentKeys } from '../../lib/agents';
 import { isFieldError } from '../../lib/errors';
 import type { Secret } from '../../lib/secrets';
-import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { useResultMutation } from '../../lib/use-result-mutation';
+import { FormOutcome } from '../feedback/FormOutcome';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
+import { useToast } from '../feedback/Toaster';
+import { SubjectPicker, type PrincipalOption } from './SubjectPicker';
 
-type Outcome =
-  | { kind: 'granted'; created: boolean; text: string }
-  | { kind: 'failed'; result: Exclude<GrantAccessResult, { __typename: 'GrantAccessSuccess' }> }
-  | { kind: 'error'; message: string };
+/** Least privilege first: the easy path must not over-grant. Custom roles sit between. */
+const PRIVILEGE: Record<string, number> = {
+  'secret-operator': 0,
+  'namespace-viewer': 1,
+  'namespace-editor': 3,
+  'namespace-admin': 4,
+  'installation-admin': 9,
+};
+export function byPrivilege(a: Role, b: Role): number {
+  return (PRIVILEGE[a.name] ?? 2) - (PRIVILEGE[b.name] ?? 2) || a.name.localeCompare(b.name);
+}
+export const LEAST_PRIVILEGE_ROLE_ID = 'rol_secret-operator';
 
-/** A2: give a subject a role on the whole namespace or on exactly one of its secrets. */
+/** A2: give a subject a role on exactly one secret (the default) or on the whole namespace. */
 export function GrantAccessForm({
   namespaceId,
   secrets,
   names,
+  principals,
   initialSubjectId,
+  initialRoleId,
+  initialSecretId,
 }: {
   namespaceId: string;
   secrets: Pick<Secret, 'id' | 'name'>[];
   names: ReadonlyMap<string, string>;
+  principals: PrincipalOption[];
   initialSubjectId: string;
+  initialRoleId: string;
+  initialSecretId: string;
 }) {
-  const queryClient = useQueryClient();
   const id = useId();
+  const toast = useToast();
   const roles = useQuery(rolesQueryOptions(namespaceId));
-  const [scopeKind, setScopeKind] = useState<'NAMESPACE' | 'RESOURCE'>('NAMESPACE');
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [scopeKind, setScopeKind] = useState<'NAMESPACE' | 'RESOURCE'>('RESOURCE');
+  const [roleId, setRoleId] = useState(initialRoleId || LEAST_PRIVILEGE_ROLE_ID);
+  const [secretId, setSecretId] = useState(initialSecretId);
 
-  const mutation = useMutation({
+  const mutation = useResultMutation({
     mutationFn: grantAccess,
-    onSettled: async () => {
-      await queryClient.invalidateQueries({ queryKey: accessKeys.all });
-      await queryClient.invalidateQueries({ queryKey: agentKeys.all });
-    },
+    invalidate: [accessKeys.all, agentKeys.all],
+    onSuccess: (result) =>
+      toast(`${result.created ? 'Granted' : 'Already granted'} ${result.binding.role.name} to ${result.binding.subject.name}.`),
   });
+  const failure = mutation.failure;
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const fields = new FormData(event.currentTarget);
     const subjectId = String(fields.get('subjectId') ?? '').trim();
-    const roleId = String(fields.get('roleId') ?? '');
     const scope: AccessScopeInput =
       scopeKind === 'NAMESPACE'
         ? { kind: 'NAMESPACE', namespaceId }
-        : { kind: 'RESOURCE', namespaceId, resourceKind: 'secret', resourceId: String(fields.get('secretId') ?? '') };
-    setOutcome(null);
-    mutation.mutate(
-      { subjectId, roleId, scope },
-      {
-        onSuccess: (result) => {
-          if (result.__typename === 'GrantAccessSuccess') {
-            const b = result.binding;
-            setOutcome({
-              kind: 'granted',
-              created: result.created,
-              text: `${b.role.name} to ${b.subject.name} (${b.subject.id}) on ${describeScope(b.scope, names)}`,
-            });
-          } else {
-            setOutcome({ kind: 'failed', result });
-          }
-        },
-        onError: (error) => setOutcome({ kind: 'error', message: error.message }),
-      },
-    );
+        : { kind: 'RESOURCE', namespaceId, resourceKind: 'secret', resourceId: secretId };
+    mutation.submit({ subjectId, roleId, scope });
   }
 
-  const failure = outcome?.kind === 'failed' ? outcome.result : null;
+  const sorted = [...(roles.data ?? [])].sort(byPrivilege);
+  const chosenRole = sorted.find((role) => role.id === roleId);
 
   return (
     <section aria-labelledby={`${id}-title`} className="card">
       <h2 id={`${id}-title`}>Grant access</h2>
-      {roles.error ? <QueryErrorAlert error={roles.error} what="the roles" /> : null}
+      {roles.error ? <QueryErrorAlert error={roles.error} what="the roles" retry={() => roles.refetch()} /> : null}
       <form method="post" className="form" onSubmit={onSubmit}>
-        <fieldset disabled={mutation.isPending}>
+        <fieldset disabled={mutation.pending}>
           <div className="grid-2">
-            <div className="field">
-              <label htmlFor={`${id}-subject`}>Subject ID</label>
-              <input
-                id={`${id}-subject`}
-                name="subjectId"
-              list="principal-options"
-                type="text"
-                required
-                defaultValue={initialSubjectId}
-                autoComplete="off"
-                spellCheck={false}
-                placeholder="spn_… or usr_…"
-                aria-invalid={isFieldError(failure, 'subjectId') || undefined}
-              />
-              <p className="hint">A user&apos;s principal id, or an agent&apos;s service principal id.</p>
-            </div>
+            <SubjectPicker
+              label="Subject ID"
+              name="subjectId"
+              principals={principals}
+              initialValue={initialSubjectId}
+              required
+              invalid={isFieldError(failure, 'subjectId')}
+              hint="A user, or an agent's service principal."
+            />
             <div className="field">
               <label htmlFor={`${id}-role`}>Role</label>
-              <select id={`${id}-role`} name="roleId" required defaultValue="" aria-invalid={isFieldError(failure, 'roleId') || undefined}>
-                <option value="" disabled>
-                  {roles.isPending ? 'Loading roles…' : 'Choose a role…'}
-                </option>
-                {(roles.data ?? []).map((role) => (
+              <select
+                id={`${id}-role`}
+                name="roleId"
+                required
+                value={roleId}
+                onChange={(event) => setRoleId(event.target.value)}
+                aria-invalid={isFieldError(failure, 'roleId') || undefined}
+                aria-describedby={`${id}-role-hint`}
+              >
+                {roles.isPending ? <option value={roleId}>Loading roles…</option> : null}
+                {sorted.map((role) => (
                   <option key={role.id} value={role.id}>
                     {role.name}
                     {role.builtIn ? '' : ' (custom)'}
@@ -112,20 +111,13 @@ export function GrantAccessForm({
                   </option>
                 ))}
               </select>
+              <p id={`${id}-role-hint`} className="hint">
+                Least privilege first. {chosenRole?.name === 'installation-admin' ? 'installation-admin administers everything, everywhere.' : ''}
+              </p>
             </div>
           </div>
           <fieldset className="choices">
             <legend>Scope</legend>
-            <label className="checkbox">
-              <input
-                type="radio"
-                name="scopeKind"
-                value="NAMESPACE"
-                checked={scopeKind === 'NAMESPACE'}
-                onChange={() => setScopeKind('NAMESPACE')}
-              />
-              The whole namespace
-            </label>
             <label className="checkbox">
               <input
                 type="radio"
@@ -136,10 +128,20 @@ export function GrantAccessForm({
               />
               Exactly one secret
             </label>
+            <label className="checkbox">
+              <input
+                type="radio"
+                name="scopeKind"
+                value="NAMESPACE"
+                checked={scopeKind === 'NAMESPACE'}
+                onChange={() => setScopeKind('NAMESPACE')}
+              />
+              The whole namespace
+            </label>
             {scopeKind === 'RESOURCE' ? (
               <div className="field spaced-top">
                 <label htmlFor={`${id}-secret`}>Secret</label>
-                <select id={`${id}-secret`} name="secretId" required defaultValue="">
+                <select id={`${id}-secret`} name="secretId" required value={secretId} onChange={(event) => setSecretId(event.target.value)}>
                   <option value="" disabled>
                     Choose a secret…
                   </option>
@@ -150,24 +152,25 @@ export function GrantAccessForm({
                   ))}
                 </select>
               </div>
-            ) : null}
+            ) : (
+              <p className="alert notice spaced-top">
+                A namespace-wide grant covers every secret, configuration and agent in this namespace, present and future.
+              </p>
+            )}
           </fieldset>
           <button type="submit" className="button primary">
-            {mutation.isPending ? 'Granting…' : 'Grant'}
+            {mutation.pending ? 'Granting…' : 'Grant'}
           </button>
         </fieldset>
       </form>
-      {failure ? <MutationErrorAlert error={failure} /> : null}
-      {outcome?.kind === 'error' ? (
-        <p role="alert" className="alert error">
-          <strong>Could not grant:</strong> {outcome.message}
-        </p>
-      ) : null}
-      {outcome?.kind === 'granted' ? (
-        <p role="status" className="alert success">
-          {outcome.created ? 'Granted' : 'Already granted, nothing changed'}: {outcome.text}.
-        </p>
-      ) : null}
+      <FormOutcome outcome={mutation.outcome} doing="grant">
+        {(result) => (
+          <p role="status" className="alert success" data-testid="grant-outcome">
+            {result.created ? 'Granted' : 'Already granted, nothing changed'}: {result.binding.role.name} to{' '}
+            {result.binding.subject.name} ({result.binding.subject.id}) on {describeScope(result.binding.scope, names)}.
+          </p>
+        )}
+      </FormOutcome>
     </section>
   );
 }

@@ -1,38 +1,35 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { accessKeys, revokeAccess, type AccessBinding } from '../../lib/access';
 import { agentKeys } from '../../lib/agents';
-import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { focusMainHeading } from '../../lib/focus';
+import { useResultMutation } from '../../lib/use-result-mutation';
+import { ConfirmDestructive } from '../feedback/ConfirmDestructive';
+import { FormOutcome } from '../feedback/FormOutcome';
+import { useToast } from '../feedback/Toaster';
 
+/** A2: revoke after typing the subject's name (who loses the access). */
 export function RevokeBindingButton({ binding, label }: { binding: AccessBinding; label: string }) {
-  const queryClient = useQueryClient();
-  const mutation = useMutation({
+  const toast = useToast();
+  const mutation = useResultMutation({
     mutationFn: () => revokeAccess(binding.id),
-    onSettled: async () => {
-      await queryClient.invalidateQueries({ queryKey: accessKeys.all });
-      // Agents list their service principal's grants.
-      await queryClient.invalidateQueries({ queryKey: agentKeys.all });
-    },
+    // Agents list their service principal's grants.
+    invalidate: [accessKeys.all, agentKeys.all],
+    onSuccess: () => toast(`Revoked ${label}.`),
   });
-  const failure = mutation.data && mutation.data.__typename !== 'RevokeAccessSuccess' ? mutation.data : null;
   return (
-    <>
-      <button
-        type="button"
-        className="button danger"
-        aria-label={`Revoke ${label}`}
-        onClick={() => mutation.mutate()}
-        disabled={mutation.isPending}
-      >
-        {mutation.isPending ? 'Revoking…' : 'Revoke'}
-      </button>
-      {failure ? <MutationErrorAlert error={failure} /> : null}
-      {mutation.error ? (
-        <p role="alert" className="alert error">
-          <strong>Could not revoke:</strong> {mutation.error.message}
-        </p>
-      ) : null}
-    </>
+    <ConfirmDestructive
+      verb="Revoke"
+      what={`${binding.role.name} from ${binding.subject.name}`}
+      name={binding.subject.name}
+      triggerLabel={`Revoke ${label}`}
+      consequence={<p>{binding.subject.name} loses what this grant allowed at once; grants elsewhere stay.</p>}
+      pending={mutation.pending}
+      succeeded={mutation.success !== null}
+      afterSuccess={focusMainHeading}
+      onConfirm={() => mutation.submit(undefined)}
+    >
+      <FormOutcome outcome={mutation.outcome} doing="revoke" />
+    </ConfirmDestructive>
   );
 }

@@ -1,10 +1,12 @@
 import Link from 'next/link';
 import type { AgentSummary } from '../../lib/agents';
 import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { CopyId } from '../ui/CopyId';
+import { ScrollTable } from '../ui/ScrollTable';
 
 export function AgentTable({ namespaceId, agents }: { namespaceId: string; agents: AgentSummary[] }) {
-  if (agents.length === 0) return <p className="empty">No agents in this namespace yet.</p>;
   return (
+    <ScrollTable label="Agents">
     <table className="table">
       <caption className="visually-hidden">Agents</caption>
       <thead>
@@ -23,7 +25,7 @@ export function AgentTable({ namespaceId, agents }: { namespaceId: string; agent
           <tr key={agent.id}>
             <th scope="row">{agent.name}</th>
             <td>
-              <code>{agent.servicePrincipalId}</code>
+              <CopyId value={agent.servicePrincipalId} label={`service principal of ${agent.name}`} />
             </td>
             <td>
               {agent.configuration ? (
@@ -52,5 +54,6 @@ export function AgentTable({ namespaceId, agents }: { namespaceId: string; agent
         ))}
       </tbody>
     </table>
+    </ScrollTable>
   );
 }

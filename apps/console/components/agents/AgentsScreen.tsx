@@ -5,7 +5,8 @@ import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { agentQueryOptions, namespaceAgentsQueryOptions } from '../../lib/agents';
 import { namespaceConfigurationsQueryOptions } from '../../lib/configurations';
-import { formatDateTime } from '../../lib/format';
+import { useCan } from '../../lib/can';
+import { usePaging } from '../../lib/paging';
 import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { AccessBindingsTable } from '../access/AccessBindingsTable';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
@@ -14,6 +15,11 @@ import { AgentTable } from './AgentTable';
 import { CreateAgentForm } from './CreateAgentForm';
 import { MissingGrants } from './MissingGrants';
 import { ServicePrincipalCallout } from './ServicePrincipalCallout';
+import { CreatePanel } from '../ui/CreatePanel';
+import { CopyId } from '../ui/CopyId';
+import { ListSearch, Pager } from '../ui/ListControls';
+import { RelativeTime } from '../ui/RelativeTime';
+import { TableSkeleton } from '../ui/Skeleton';
 
 // /agents?namespace=ns_… lists and creates; adding &id=agt_… opens one agent and its grants.
 export function AgentsScreen() {
@@ -26,77 +32,96 @@ export function AgentsScreen() {
 }
 
 function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
-  const { data, error, isPending } = useQuery(namespaceAgentsQueryOptions(namespaceId));
+  const paging = usePaging();
+  const query = useQuery({ ...namespaceAgentsQueryOptions(namespaceId, paging.args), placeholderData: (previous) => previous });
   const configurations = useQuery(namespaceConfigurationsQueryOptions(namespaceId));
   const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
+  const mayCreate = useCan('create', 'agent', namespaceId);
+  const { data, error, isPending } = query;
+  const namespace = data?.namespace ?? null;
 
-  if (isPending) return <p role="status">Loading agents…</p>;
-  if (error) {
-    return (
-      <>
-        <h1>Agents</h1>
-        <QueryErrorAlert error={error} what="this namespace" />
-      </>
-    );
-  }
-  if (!data) return <UnknownNamespace title="Agents" namespaceId={namespaceId} />;
-
-  const { namespace, agents, hasMore } = data;
   return (
     <>
-      <NamespaceHeader namespace={namespace} section="agents" title={`Agents in ${namespace.name}`} />
+      <NamespaceHeader
+        namespace={namespace}
+        namespaceId={namespaceId}
+        section="agents"
+        title={namespace ? `Agents in ${namespace.name}` : 'Agents'}
+      />
       <p className="lede">
         Each agent gets its own service principal. It can use only the secrets that principal may operate on.
       </p>
-      {configurations.error ? <QueryErrorAlert error={configurations.error} what="the configurations" /> : null}
-      {secrets.error ? <QueryErrorAlert error={secrets.error} what="the secrets" /> : null}
-      <CreateAgentForm
-        namespaceId={namespace.id}
-        configurations={configurations.data?.configurations ?? []}
-        secrets={secrets.data?.secrets ?? []}
-      />
-      <section aria-labelledby="agents-list-title">
-        <h2 id="agents-list-title">Agents</h2>
-        <AgentTable namespaceId={namespace.id} agents={agents} />
-        {hasMore ? <p className="hint">Showing the first {agents.length} agents.</p> : null}
-      </section>
+      {error ? <QueryErrorAlert error={error} what="this namespace's agents" retry={() => query.refetch()} /> : null}
+      {data === null ? <UnknownNamespace namespaceId={namespaceId} /> : null}
+      {configurations.error ? <QueryErrorAlert error={configurations.error} what="the configurations" retry={() => configurations.refetch()} /> : null}
+      {secrets.error ? <QueryErrorAlert error={secrets.error} what="the secrets" retry={() => secrets.refetch()} /> : null}
+      {namespace && mayCreate !== false ? (
+        <CreatePanel label="New agent" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix}>
+          <CreateAgentForm
+            namespaceId={namespaceId}
+            configurations={configurations.data?.configurations ?? []}
+            secrets={secrets.data?.secrets ?? []}
+          />
+        </CreatePanel>
+      ) : null}
+      {data !== null && !error ? (
+        <section aria-labelledby="agents-list-title">
+          <h2 id="agents-list-title">Agents</h2>
+          <ListSearch paging={paging} noun="agents" />
+          {isPending ? <TableSkeleton label="Loading agents…" /> : null}
+          {data ? (
+            data.agents.length === 0 ? (
+              <p className="empty">
+                {paging.args.namePrefix
+                  ? `No agents whose name starts with “${paging.args.namePrefix}”.`
+                  : mayCreate
+                    ? 'No agents in this namespace yet. Create the first with “New agent”.'
+                    : 'No agents in this namespace yet that you may see.'}
+              </p>
+            ) : (
+              <AgentTable namespaceId={namespaceId} agents={data.agents} />
+            )
+          ) : null}
+          <Pager paging={paging} page={data?.page} noun="agents" />
+        </section>
+      ) : null}
     </>
   );
 }
 
 function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: string }) {
-  const { data: agent, error, isPending } = useQuery(agentQueryOptions(agentId));
+  const query = useQuery(agentQueryOptions(agentId));
+  const { data, error, isPending } = query;
+  const agent = data && data.namespace && data.namespace.id === namespaceId ? data : null;
   const configuration = useQuery({
     ...namespaceConfigurationsQueryOptions(namespaceId),
-    select: (data) => data?.configurations.find((c) => c.id === agent?.configuration?.id) ?? null,
+    select: (list) => list?.configurations.find((c) => c.id === agent?.configuration?.id) ?? null,
     enabled: Boolean(agent?.configuration),
   });
   // Names for the grants' scopes (secret ids otherwise).
   const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
-  const back = (
-    <p>
-      <Link href={namespaceHref('agents', namespaceId)}>Back to agents</Link>
-    </p>
+  const header = (
+    <NamespaceHeader
+      namespace={agent?.namespace ?? secrets.data?.namespace ?? null}
+      namespaceId={namespaceId}
+      section="agents"
+      title={agent ? `Agent ${agent.name}` : 'Agent'}
+      trail={[{ label: agent?.name ?? agentId }]}
+    />
   );
 
-  if (isPending) return <p role="status">Loading agent…</p>;
-  if (error) {
+  if (isPending || error || !agent) {
     return (
       <>
-        <h1>Agent</h1>
-        <QueryErrorAlert error={error} what="this agent" />
-        {back}
-      </>
-    );
-  }
-  if (!agent || !agent.namespace || agent.namespace.id !== namespaceId) {
-    return (
-      <>
-        <h1>Agent</h1>
-        <p role="alert" className="alert error">
-          Agent <code>{agentId}</code> does not exist in this namespace or you may not see it.
-        </p>
-        {back}
+        {header}
+        {isPending ? <TableSkeleton label="Loading agent…" rows={4} /> : null}
+        {error ? <QueryErrorAlert error={error} what="this agent" retry={() => query.refetch()} /> : null}
+        {!isPending && !error ? (
+          <p role="alert" className="alert error">
+            Agent <code>{agentId}</code> does not exist in this namespace or you may not see it.{' '}
+            <Link href={namespaceHref('agents', namespaceId)}>Back to agents</Link>
+          </p>
+        ) : null}
       </>
     );
   }
@@ -108,13 +133,12 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
   if (agent.harnessAuth) {
     consumed.set(agent.harnessAuth.source.id, agent.harnessAuth.secret?.name ?? agent.harnessAuth.source.id);
   }
-  const names = new Map<string, string>([[agent.namespace.id, agent.namespace.name]]);
+  const names = new Map<string, string>([[namespaceId, agent.namespace?.name ?? namespaceId]]);
   for (const secret of secrets.data?.secrets ?? []) names.set(secret.id, secret.name);
 
   return (
     <>
-      <NamespaceHeader namespace={agent.namespace} section="agents" title={`Agent ${agent.name}`} />
-      {back}
+      {header}
       <ServicePrincipalCallout
         namespaceId={namespaceId}
         servicePrincipalId={agent.servicePrincipalId}
@@ -123,7 +147,7 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
       <dl className="facts spaced">
         <dt>ID</dt>
         <dd>
-          <code>{agent.id}</code>
+          <CopyId value={agent.id} label="agent id" />
         </dd>
         <dt>Status</dt>
         <dd>
@@ -158,7 +182,7 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
         </dd>
         <dt>Created</dt>
         <dd>
-          <time dateTime={agent.createdAt}>{formatDateTime(agent.createdAt)}</time>
+          <RelativeTime iso={agent.createdAt} />
         </dd>
       </dl>
       <section aria-labelledby="agent-missing-title" className="section">

@@ -1,25 +1,13 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
-import {
-  agentKeys,
-  createAgent,
-  HARNESS_PROVIDERS,
-  SELF_CONFIGURE_ACTIONS,
-  type CreateAgentInput,
-  type CreateAgentResult,
-} from '../../lib/agents';
+import { agentKeys, createAgent, HARNESS_PROVIDERS, SELF_CONFIGURE_ACTIONS, type CreateAgentInput } from '../../lib/agents';
 import type { ConfigurationSummary } from '../../lib/configurations';
 import { isFieldError } from '../../lib/errors';
 import { secretKeys, type Secret } from '../../lib/secrets';
-import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { useResultMutation } from '../../lib/use-result-mutation';
+import { FormOutcome } from '../feedback/FormOutcome';
 import { ServicePrincipalCallout } from './ServicePrincipalCallout';
-
-type Outcome =
-  | { kind: 'created'; name: string; servicePrincipalId: string; consumedSecrets: { id: string; name: string }[] }
-  | { kind: 'failed'; result: Exclude<CreateAgentResult, { __typename: 'CreateAgentSuccess' }> }
-  | { kind: 'error'; message: string };
 
 export function CreateAgentForm({
   namespaceId,
@@ -30,19 +18,16 @@ export function CreateAgentForm({
   configurations: ConfigurationSummary[];
   secrets: Pick<Secret, 'id' | 'name'>[];
 }) {
-  const queryClient = useQueryClient();
   const id = useId();
   const [provider, setProvider] = useState('');
   const [selfConfigure, setSelfConfigure] = useState(false);
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [consumedSecrets, setConsumedSecrets] = useState<{ id: string; name: string }[]>([]);
 
-  const mutation = useMutation({
+  const mutation = useResultMutation({
     mutationFn: createAgent,
-    onSettled: async () => {
-      await queryClient.invalidateQueries({ queryKey: agentKeys.all });
-      await queryClient.invalidateQueries({ queryKey: secretKeys.all });
-    },
+    invalidate: [agentKeys.all, secretKeys.all],
   });
+  const failure = mutation.failure;
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -67,34 +52,21 @@ export function CreateAgentForm({
       consumed.set(harnessSecretId, secrets.find((s) => s.id === harnessSecretId)?.name ?? harnessSecretId);
     }
 
-    setOutcome(null);
-    mutation.mutate(input, {
-      onSuccess: (result) => {
-        if (result.__typename === 'CreateAgentSuccess') {
-          form.reset();
-          setProvider('');
-          setSelfConfigure(false);
-          setOutcome({
-            kind: 'created',
-            name: result.agent.name,
-            servicePrincipalId: result.servicePrincipalId,
-            consumedSecrets: [...consumed].map(([secretId, name]) => ({ id: secretId, name })),
-          });
-        } else {
-          setOutcome({ kind: 'failed', result });
-        }
+    mutation.submit(input, {
+      onSuccess: () => {
+        form.reset();
+        setProvider('');
+        setSelfConfigure(false);
+        setConsumedSecrets([...consumed].map(([secretId, name]) => ({ id: secretId, name })));
       },
-      onError: (error) => setOutcome({ kind: 'error', message: error.message }),
     });
   }
-
-  const failure = outcome?.kind === 'failed' ? outcome.result : null;
 
   return (
     <section aria-labelledby={`${id}-title`} className="card">
       <h2 id={`${id}-title`}>Create an agent</h2>
       <form method="post" className="form" onSubmit={onSubmit}>
-        <fieldset disabled={mutation.isPending}>
+        <fieldset disabled={mutation.pending}>
           <div className="grid-2">
             <div className="field">
               <label htmlFor={`${id}-name`}>Agent name</label>
@@ -182,28 +154,24 @@ export function CreateAgentForm({
             </div>
           </fieldset>
           <button type="submit" className="button primary">
-            {mutation.isPending ? 'Creating…' : 'Create agent'}
+            {mutation.pending ? 'Creating…' : 'Create agent'}
           </button>
         </fieldset>
       </form>
-      {failure ? <MutationErrorAlert error={failure} /> : null}
-      {outcome?.kind === 'error' ? (
-        <p role="alert" className="alert error">
-          <strong>Could not create the agent:</strong> {outcome.message}
-        </p>
-      ) : null}
-      {outcome?.kind === 'created' ? (
-        <div role="status" className="alert success">
-          <p>
-            Agent <strong>{outcome.name}</strong> created.
-          </p>
-          <ServicePrincipalCallout
-            namespaceId={namespaceId}
-            servicePrincipalId={outcome.servicePrincipalId}
-            consumedSecrets={outcome.consumedSecrets}
-          />
-        </div>
-      ) : null}
+      <FormOutcome outcome={mutation.outcome} doing="create the agent">
+        {(result) => (
+          <div role="status" className="alert success">
+            <p>
+              Agent <strong>{result.agent.name}</strong> created.
+            </p>
+            <ServicePrincipalCallout
+              namespaceId={namespaceId}
+              servicePrincipalId={result.servicePrincipalId}
+              consumedSecrets={consumedSecrets}
+            />
+          </div>
+        )}
+      </FormOutcome>
     </section>
   );
 }

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useId, type FormEvent } from 'react';
-import { signIn } from '../../lib/session';
+import { safeNext, signIn } from '../../lib/session';
 
 export function SignInForm() {
   const router = useRouter();
@@ -16,7 +16,8 @@ export function SignInForm() {
     onSuccess: () => {
       // Nothing cached under another principal may leak into this session.
       queryClient.removeQueries();
-      router.push('/namespaces');
+      // Back to the page that sent here (a deep link), never to another origin.
+      router.push(safeNext(new URLSearchParams(window.location.search).get('next')));
     },
   });
 

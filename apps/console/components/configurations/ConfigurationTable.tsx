@@ -1,6 +1,8 @@
 import Link from 'next/link';
 import type { ConfigurationSummary } from '../../lib/configurations';
-import { formatDateTime } from '../../lib/format';
+import { CopyId } from '../ui/CopyId';
+import { RelativeTime } from '../ui/RelativeTime';
+import { ScrollTable } from '../ui/ScrollTable';
 import { namespaceHref } from '../namespaces/NamespaceHeader';
 
 export function ConfigurationTable({
@@ -10,10 +12,8 @@ export function ConfigurationTable({
   namespaceId: string;
   configurations: ConfigurationSummary[];
 }) {
-  if (configurations.length === 0) {
-    return <p className="empty">No configurations in this namespace yet.</p>;
-  }
   return (
+    <ScrollTable label="Configurations">
     <table className="table">
       <caption className="visually-hidden">Configurations</caption>
       <thead>
@@ -33,12 +33,12 @@ export function ConfigurationTable({
           <tr key={configuration.id}>
             <th scope="row">{configuration.name}</th>
             <td>
-              <code>{configuration.id}</code>
+              <CopyId value={configuration.id} label={`id of ${configuration.name}`} />
             </td>
             <td className="numeric">{configuration.generation}</td>
             <td className="numeric">{configuration.secretBindings.length}</td>
             <td>
-              <time dateTime={configuration.updatedAt}>{formatDateTime(configuration.updatedAt)}</time>
+              <RelativeTime iso={configuration.updatedAt} />
             </td>
             <td>
               <Link
@@ -52,5 +52,6 @@ export function ConfigurationTable({
         ))}
       </tbody>
     </table>
+    </ScrollTable>
   );
 }

@@ -4,7 +4,8 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { configurationQueryOptions, namespaceConfigurationsQueryOptions } from '../../lib/configurations';
-import { formatDateTime } from '../../lib/format';
+import { useCan } from '../../lib/can';
+import { usePaging } from '../../lib/paging';
 import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, namespaceHref, UnknownNamespace } from '../namespaces/NamespaceHeader';
@@ -12,6 +13,11 @@ import { ConfigurationTable } from './ConfigurationTable';
 import { CreateConfigurationForm } from './CreateConfigurationForm';
 import { EditConfigurationForm } from './EditConfigurationForm';
 import { SecretBindingsTable } from './SecretBindingsTable';
+import { CreatePanel } from '../ui/CreatePanel';
+import { CopyId } from '../ui/CopyId';
+import { ListSearch, Pager } from '../ui/ListControls';
+import { RelativeTime } from '../ui/RelativeTime';
+import { TableSkeleton } from '../ui/Skeleton';
 
 // /configurations?namespace=ns_… lists and creates; adding &id=cfg_… opens one configuration.
 export function ConfigurationsScreen() {
@@ -24,102 +30,106 @@ export function ConfigurationsScreen() {
 }
 
 function NamespaceConfigurations({ namespaceId }: { namespaceId: string }) {
-  const { data, error, isPending } = useQuery(namespaceConfigurationsQueryOptions(namespaceId));
+  const paging = usePaging();
+  const query = useQuery({ ...namespaceConfigurationsQueryOptions(namespaceId, paging.args), placeholderData: (previous) => previous });
   const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
+  const mayCreate = useCan('create', 'configuration', namespaceId);
+  const { data, error, isPending } = query;
+  const namespace = data?.namespace ?? null;
 
-  if (isPending) return <p role="status">Loading configurations…</p>;
-  if (error) {
-    return (
-      <>
-        <h1>Configurations</h1>
-        <QueryErrorAlert error={error} what="this namespace" />
-      </>
-    );
-  }
-  if (!data) return <UnknownNamespace title="Configurations" namespaceId={namespaceId} />;
-
-  const { namespace, configurations, hasMore } = data;
   return (
     <>
-      <NamespaceHeader namespace={namespace} section="configurations" title={`Configurations in ${namespace.name}`} />
+      <NamespaceHeader
+        namespace={namespace}
+        namespaceId={namespaceId}
+        section="configurations"
+        title={namespace ? `Configurations in ${namespace.name}` : 'Configurations'}
+      />
       <p className="lede">
         A configuration is the native OpenClaw document plus the secrets it binds to env names. Agents use one.
       </p>
-      {secrets.error ? <QueryErrorAlert error={secrets.error} what="the namespace's secrets" /> : null}
-      <CreateConfigurationForm namespace={namespace} secrets={secrets.data?.secrets ?? []} />
-      <section aria-labelledby="configurations-list-title">
-        <h2 id="configurations-list-title">Configurations</h2>
-        <ConfigurationTable namespaceId={namespace.id} configurations={configurations} />
-        {hasMore ? <p className="hint">Showing the first {configurations.length} configurations.</p> : null}
-      </section>
+      {error ? <QueryErrorAlert error={error} what="this namespace's configurations" retry={() => query.refetch()} /> : null}
+      {data === null ? <UnknownNamespace namespaceId={namespaceId} /> : null}
+      {secrets.error ? <QueryErrorAlert error={secrets.error} what="the namespace's secrets" retry={() => secrets.refetch()} /> : null}
+      {namespace && mayCreate !== false ? (
+        <CreatePanel label="New configuration" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix}>
+          <CreateConfigurationForm namespace={namespace} secrets={secrets.data?.secrets ?? []} />
+        </CreatePanel>
+      ) : null}
+      {data !== null && !error ? (
+        <section aria-labelledby="configurations-list-title">
+          <h2 id="configurations-list-title">Configurations</h2>
+          <ListSearch paging={paging} noun="configurations" />
+          {isPending ? <TableSkeleton label="Loading configurations…" /> : null}
+          {data ? (
+            data.configurations.length === 0 ? (
+              <p className="empty">
+                {paging.args.namePrefix
+                  ? `No configurations whose name starts with “${paging.args.namePrefix}”.`
+                  : mayCreate
+                    ? 'No configurations in this namespace yet. Create the first with “New configuration”.'
+                    : 'No configurations in this namespace yet that you may see.'}
+              </p>
+            ) : (
+              <ConfigurationTable namespaceId={namespaceId} configurations={data.configurations} />
+            )
+          ) : null}
+          <Pager paging={paging} page={data?.page} noun="configurations" />
+        </section>
+      ) : null}
     </>
   );
 }
 
 function ConfigurationDetail({ namespaceId, configurationId }: { namespaceId: string; configurationId: string }) {
-  const { data: configuration, error, isPending } = useQuery(configurationQueryOptions(configurationId));
+  const query = useQuery(configurationQueryOptions(configurationId));
+  const { data: configuration, error, isPending } = query;
   const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
-  const back = (
-    <p>
-      <Link href={namespaceHref('configurations', namespaceId)}>Back to configurations</Link>
-    </p>
-  );
-
-  if (isPending) return <p role="status">Loading configuration…</p>;
-  if (error) {
-    return (
-      <>
-        <h1>Configuration</h1>
-        <QueryErrorAlert error={error} what="this configuration" />
-        {back}
-      </>
-    );
-  }
-  if (!configuration || !configuration.namespace || configuration.namespace.id !== namespaceId) {
-    return (
-      <>
-        <h1>Configuration</h1>
-        <p role="alert" className="alert error">
-          Configuration <code>{configurationId}</code> does not exist in this namespace or you may not see it.
-        </p>
-        {back}
-      </>
-    );
-  }
+  const found = configuration && configuration.namespace && configuration.namespace.id === namespaceId ? configuration : null;
+  const name = found?.name ?? configurationId;
 
   return (
     <>
       <NamespaceHeader
-        namespace={configuration.namespace}
+        namespace={found?.namespace ?? secrets.data?.namespace ?? null}
+        namespaceId={namespaceId}
         section="configurations"
-        title={`Configuration ${configuration.name}`}
+        title={found ? `Configuration ${found.name}` : 'Configuration'}
+        trail={[{ label: name }]}
       />
-      {back}
-      <dl className="facts">
-        <dt>ID</dt>
-        <dd>
-          <code>{configuration.id}</code>
-        </dd>
-        <dt>Generation</dt>
-        <dd data-testid="generation">{configuration.generation}</dd>
-        <dt>Updated</dt>
-        <dd>
-          <time dateTime={configuration.updatedAt}>{formatDateTime(configuration.updatedAt)}</time>
-        </dd>
-      </dl>
-      <section aria-labelledby="bindings-title" className="section">
-        <h2 id="bindings-title">Secret bindings</h2>
-        <SecretBindingsTable bindings={configuration.secretBindings} />
-      </section>
-      <section aria-labelledby="values-title">
-        <h2 id="values-title">Values</h2>
-        <pre className="json">{JSON.stringify(configuration.values, null, 2)}</pre>
-      </section>
-      <EditConfigurationForm
-        key={configuration.id}
-        configuration={configuration}
-        secrets={secrets.data?.secrets ?? []}
-      />
+      {isPending ? <TableSkeleton label="Loading configuration…" rows={4} /> : null}
+      {error ? <QueryErrorAlert error={error} what="this configuration" retry={() => query.refetch()} /> : null}
+      {!isPending && !error && !found ? (
+        <p role="alert" className="alert error">
+          Configuration <code>{configurationId}</code> does not exist in this namespace or you may not see it.{' '}
+          <Link href={namespaceHref('configurations', namespaceId)}>Back to configurations</Link>
+        </p>
+      ) : null}
+      {found ? (
+        <>
+          <dl className="facts">
+            <dt>ID</dt>
+            <dd>
+              <CopyId value={found.id} label="configuration id" />
+            </dd>
+            <dt>Generation</dt>
+            <dd data-testid="generation">{found.generation}</dd>
+            <dt>Updated</dt>
+            <dd>
+              <RelativeTime iso={found.updatedAt} />
+            </dd>
+          </dl>
+          <section aria-labelledby="bindings-title" className="section">
+            <h2 id="bindings-title">Secret bindings</h2>
+            <SecretBindingsTable bindings={found.secretBindings} />
+          </section>
+          <section aria-labelledby="values-title">
+            <h2 id="values-title">Values</h2>
+            <pre className="json" tabIndex={0} aria-label="Values">{JSON.stringify(found.values, null, 2)}</pre>
+          </section>
+          <EditConfigurationForm key={found.id} configuration={found} secrets={secrets.data?.secrets ?? []} />
+        </>
+      ) : null}
     </>
   );
 }

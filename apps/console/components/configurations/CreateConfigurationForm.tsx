@@ -1,26 +1,16 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useId, useState, type FormEvent } from 'react';
-import {
-  configurationKeys,
-  createConfiguration,
-  parseValues,
-  type CreateConfigurationResult,
-} from '../../lib/configurations';
+import { configurationKeys, createConfiguration, parseValues } from '../../lib/configurations';
 import { isFieldError } from '../../lib/errors';
 import type { Namespace } from '../../lib/namespaces';
 import type { Secret } from '../../lib/secrets';
 import { secretKeys } from '../../lib/secrets';
-import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { useResultMutation } from '../../lib/use-result-mutation';
+import { FormOutcome } from '../feedback/FormOutcome';
 import { namespaceHref } from '../namespaces/NamespaceHeader';
 import { BindingsEditor, toBindingInputs, type BindingRow } from './BindingsEditor';
-
-type Outcome =
-  | { kind: 'created'; id: string; name: string }
-  | { kind: 'failed'; result: Exclude<CreateConfigurationResult, { __typename: 'CreateConfigurationSuccess' }> }
-  | { kind: 'error'; message: string };
 
 export function CreateConfigurationForm({
   namespace,
@@ -29,22 +19,18 @@ export function CreateConfigurationForm({
   namespace: Pick<Namespace, 'id' | 'name'>;
   secrets: Pick<Secret, 'id' | 'name'>[];
 }) {
-  const queryClient = useQueryClient();
   const id = useId();
   const [name, setName] = useState('');
   const [valuesText, setValuesText] = useState('{}');
   const [valuesError, setValuesError] = useState<string | null>(null);
   const [rows, setRows] = useState<BindingRow[]>([]);
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
 
-  const mutation = useMutation({
+  const mutation = useResultMutation({
     mutationFn: createConfiguration,
-    onSettled: async () => {
-      await queryClient.invalidateQueries({ queryKey: configurationKeys.all });
-      // Secrets gain a consumer when a configuration binds them.
-      await queryClient.invalidateQueries({ queryKey: secretKeys.all });
-    },
+    // Secrets gain a consumer when a configuration binds them.
+    invalidate: [configurationKeys.all, secretKeys.all],
   });
+  const failure = mutation.failure;
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -54,32 +40,23 @@ export function CreateConfigurationForm({
       return;
     }
     setValuesError(null);
-    setOutcome(null);
-    mutation.mutate(
+    mutation.submit(
       { namespaceId: namespace.id, name: name.trim(), values: parsed.values, secretBindings: toBindingInputs(rows) },
       {
-        onSuccess: (result) => {
-          if (result.__typename === 'CreateConfigurationSuccess') {
-            setOutcome({ kind: 'created', id: result.configuration.id, name: result.configuration.name });
-            setName('');
-            setValuesText('{}');
-            setRows([]);
-          } else {
-            setOutcome({ kind: 'failed', result });
-          }
+        onSuccess: () => {
+          setName('');
+          setValuesText('{}');
+          setRows([]);
         },
-        onError: (error) => setOutcome({ kind: 'error', message: error.message }),
       },
     );
   }
-
-  const failure = outcome?.kind === 'failed' ? outcome.result : null;
 
   return (
     <section aria-labelledby={`${id}-title`} className="card">
       <h2 id={`${id}-title`}>Create a configuration</h2>
       <form method="post" className="form" onSubmit={onSubmit}>
-        <fieldset disabled={mutation.isPending}>
+        <fieldset disabled={mutation.pending}>
           <div className="field">
             <label htmlFor={`${id}-name`}>Configuration name</label>
             <input
@@ -126,22 +103,18 @@ export function CreateConfigurationForm({
             invalidField={failure?.__typename === 'ValidationError' ? failure.field : null}
           />
           <button type="submit" className="button primary">
-            {mutation.isPending ? 'Creating…' : 'Create configuration'}
+            {mutation.pending ? 'Creating…' : 'Create configuration'}
           </button>
         </fieldset>
       </form>
-      {failure ? <MutationErrorAlert error={failure} /> : null}
-      {outcome?.kind === 'error' ? (
-        <p role="alert" className="alert error">
-          <strong>Could not create the configuration:</strong> {outcome.message}
-        </p>
-      ) : null}
-      {outcome?.kind === 'created' ? (
-        <p role="status" className="alert success">
-          Configuration <strong>{outcome.name}</strong> created.{' '}
-          <Link href={namespaceHref('configurations', namespace.id, { id: outcome.id })}>Open it</Link>
-        </p>
-      ) : null}
+      <FormOutcome outcome={mutation.outcome} doing="create the configuration">
+        {(result) => (
+          <p role="status" className="alert success">
+            Configuration <strong>{result.configuration.name}</strong> created.{' '}
+            <Link href={namespaceHref('configurations', namespace.id, { id: result.configuration.id })}>Open it</Link>
+          </p>
+        )}
+      </FormOutcome>
     </section>
   );
 }

@@ -1,23 +1,12 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
-import {
-  configurationKeys,
-  parseValues,
-  updateConfiguration,
-  type Configuration,
-  type UpdateConfigurationResult,
-} from '../../lib/configurations';
+import { configurationKeys, parseValues, updateConfiguration, type Configuration } from '../../lib/configurations';
 import { isFieldError } from '../../lib/errors';
 import { secretKeys, type Secret } from '../../lib/secrets';
-import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { useResultMutation } from '../../lib/use-result-mutation';
+import { FormOutcome } from '../feedback/FormOutcome';
 import { BindingsEditor, newBindingRow, toBindingInputs, type BindingRow } from './BindingsEditor';
-
-type Outcome =
-  | { kind: 'saved'; generation: number }
-  | { kind: 'failed'; result: Exclude<UpdateConfigurationResult, { __typename: 'UpdateConfigurationSuccess' }> }
-  | { kind: 'error'; message: string };
 
 function rowsOf(configuration: Configuration): BindingRow[] {
   return configuration.secretBindings.map((binding) => newBindingRow(binding.envName, binding.source.id));
@@ -34,20 +23,15 @@ export function EditConfigurationForm({
   configuration: Configuration;
   secrets: Pick<Secret, 'id' | 'name'>[];
 }) {
-  const queryClient = useQueryClient();
   const id = useId();
   const [base, setBase] = useState(configuration);
   const [valuesText, setValuesText] = useState(() => JSON.stringify(configuration.values, null, 2));
   const [valuesError, setValuesError] = useState<string | null>(null);
   const [rows, setRows] = useState<BindingRow[]>(() => rowsOf(configuration));
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
 
-  const mutation = useMutation({
+  const mutation = useResultMutation({
     mutationFn: updateConfiguration,
-    onSettled: async () => {
-      await queryClient.invalidateQueries({ queryKey: configurationKeys.all });
-      await queryClient.invalidateQueries({ queryKey: secretKeys.all });
-    },
+    invalidate: [configurationKeys.all, secretKeys.all],
   });
 
   function startFrom(latest: Configuration) {
@@ -65,29 +49,13 @@ export function EditConfigurationForm({
       return;
     }
     setValuesError(null);
-    setOutcome(null);
-    mutation.mutate(
-      {
-        id: base.id,
-        expectedGeneration: base.generation,
-        values: parsed.values,
-        secretBindings: toBindingInputs(rows),
-      },
-      {
-        onSuccess: (result) => {
-          if (result.__typename === 'UpdateConfigurationSuccess') {
-            startFrom(result.configuration);
-            setOutcome({ kind: 'saved', generation: result.configuration.generation });
-          } else {
-            setOutcome({ kind: 'failed', result });
-          }
-        },
-        onError: (error) => setOutcome({ kind: 'error', message: error.message }),
-      },
+    mutation.submit(
+      { id: base.id, expectedGeneration: base.generation, values: parsed.values, secretBindings: toBindingInputs(rows) },
+      { onSuccess: (result) => startFrom(result.configuration) },
     );
   }
 
-  const failure = outcome?.kind === 'failed' ? outcome.result : null;
+  const failure = mutation.failure;
   const stale = configuration.generation !== base.generation;
 
   return (
@@ -109,7 +77,7 @@ export function EditConfigurationForm({
         </div>
       ) : null}
       <form method="post" className="form" onSubmit={onSubmit}>
-        <fieldset disabled={mutation.isPending}>
+        <fieldset disabled={mutation.pending}>
           <div className="field">
             <label htmlFor={`${id}-values`}>Values (JSON)</label>
             <textarea
@@ -137,21 +105,17 @@ export function EditConfigurationForm({
             invalidField={failure?.__typename === 'ValidationError' ? failure.field : null}
           />
           <button type="submit" className="button primary">
-            {mutation.isPending ? 'Saving…' : 'Save configuration'}
+            {mutation.pending ? 'Saving…' : 'Save configuration'}
           </button>
         </fieldset>
       </form>
-      {failure ? <MutationErrorAlert error={failure} /> : null}
-      {outcome?.kind === 'error' ? (
-        <p role="alert" className="alert error">
-          <strong>Could not save the configuration:</strong> {outcome.message}
-        </p>
-      ) : null}
-      {outcome?.kind === 'saved' ? (
-        <p role="status" className="alert success">
-          Saved. Now at generation {outcome.generation}.
-        </p>
-      ) : null}
+      <FormOutcome outcome={mutation.outcome} doing="save the configuration">
+        {(result) => (
+          <p role="status" className="alert success">
+            Saved. Now at generation {result.configuration.generation}.
+          </p>
+        )}
+      </FormOutcome>
     </section>
   );
 }

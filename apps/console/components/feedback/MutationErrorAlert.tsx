@@ -17,7 +17,7 @@ const titles: Record<MutationError['__typename'], string> = {
 const adviceByCode: Record<string, string> = {
   STALE_GENERATION:
     'Someone saved a newer generation since you opened this. Load the latest generation, reapply your change and save again.',
-  NAME_TAKEN: 'Choose another name: names are unique within a namespace.',
+  NAME_TAKEN: 'Choose another name: this one is taken.',
 };
 
 function advice(error: MutationError): string | null {

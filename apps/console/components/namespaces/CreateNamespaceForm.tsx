@@ -1,50 +1,44 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useId, type FormEvent } from 'react';
 import { isFieldError } from '../../lib/errors';
-import { createNamespace, namespaceKeys, namespacesQueryOptions, type Namespace } from '../../lib/namespaces';
-import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { createNamespace, namespaceKeys, namespacesQueryOptions } from '../../lib/namespaces';
+import type { PageArgs } from '../../lib/paging';
+import { useResultMutation } from '../../lib/use-result-mutation';
+import { FormOutcome } from '../feedback/FormOutcome';
 
-export function CreateNamespaceForm() {
+export function CreateNamespaceForm({ listArgs }: { listArgs: PageArgs }) {
   const queryClient = useQueryClient();
   const nameId = useId();
   const hintId = useId();
-  const [created, setCreated] = useState<Namespace | null>(null);
 
-  const mutation = useMutation({
+  const mutation = useResultMutation({
     mutationFn: createNamespace,
+    // A list fetch already in flight (the page's first load, or a poll) may have read the table
+    // before this create committed. invalidateQueries would not replace it: when the list has no
+    // data yet, TanStack Query hands the invalidation that in-flight fetch instead of starting a
+    // new one, so its stale answer (without the new row, nothing PROVISIONING, so no polling)
+    // would stay. Cancel it first; the invalidation then fetches after the commit.
+    invalidate: [namespaceKeys.all],
+    cancelFirst: true,
     onSuccess: async (result) => {
-      if (result.__typename !== 'CreateNamespaceSuccess') return;
-      setCreated(result.namespace);
-      // A list fetch already in flight (the page's first load, or a poll) may have read the table
-      // before this create committed. invalidateQueries would not replace it: when the list has no
-      // data yet, TanStack Query hands the invalidation that in-flight fetch instead of starting a
-      // new one, so its stale answer (without the new row, nothing PROVISIONING, so no polling)
-      // would stay. Cancel it first; the invalidation below then fetches after the commit.
       await queryClient.cancelQueries({ queryKey: namespaceKeys.all });
       // Show the new row at once, as the server answered it (PROVISIONING); polling takes it from there.
-      queryClient.setQueryData(namespacesQueryOptions().queryKey, (list) =>
-        list && !list.namespaces.some((ns) => ns.id === result.namespace.id)
-          ? { ...list, namespaces: [...list.namespaces, result.namespace] }
-          : list,
+      queryClient.setQueryData(namespacesQueryOptions(listArgs).queryKey, (page) =>
+        page && !page.items.some((ns) => ns.id === result.namespace.id)
+          ? { ...page, items: [...page.items, result.namespace], totalCount: page.totalCount + 1 }
+          : page,
       );
-      await queryClient.invalidateQueries({ queryKey: namespaceKeys.all });
     },
   });
-
-  const failure = mutation.data && mutation.data.__typename !== 'CreateNamespaceSuccess' ? mutation.data : null;
+  const failure = mutation.failure;
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
     const name = String(new FormData(form).get('name') ?? '').trim();
-    setCreated(null);
-    mutation.mutate(name, {
-      onSuccess: (result) => {
-        if (result.__typename === 'CreateNamespaceSuccess') form.reset();
-      },
-    });
+    mutation.submit(name, { onSuccess: () => form.reset() });
   }
 
   return (
@@ -68,21 +62,17 @@ export function CreateNamespaceForm() {
             Lowercase letters, digits and dashes; up to 40 characters.
           </p>
         </div>
-        <button type="submit" className="button primary" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Creating…' : 'Create namespace'}
+        <button type="submit" className="button primary" disabled={mutation.pending}>
+          {mutation.pending ? 'Creating…' : 'Create namespace'}
         </button>
       </form>
-      {failure ? <MutationErrorAlert error={failure} /> : null}
-      {mutation.error ? (
-        <p role="alert" className="alert error">
-          <strong>Could not create the namespace:</strong> {mutation.error.message}
-        </p>
-      ) : null}
-      {created ? (
-        <p role="status" className="alert success">
-          Namespace <strong>{created.name}</strong> created.
-        </p>
-      ) : null}
+      <FormOutcome outcome={mutation.outcome} doing="create the namespace">
+        {(result) => (
+          <p role="status" className="alert success">
+            Namespace <strong>{result.namespace.name}</strong> created.
+          </p>
+        )}
+      </FormOutcome>
     </section>
   );
 }

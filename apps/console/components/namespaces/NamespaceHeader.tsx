@@ -1,6 +1,11 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import type { ReactNode } from 'react';
-import type { Namespace } from '../../lib/namespaces';
+import { useRouter } from 'next/navigation';
+import { useId, type FormEvent, type ReactNode } from 'react';
+import { namespacesQueryOptions, type Namespace } from '../../lib/namespaces';
+import { Breadcrumbs, type Crumb } from '../layout/Breadcrumbs';
 import { StatusBadge } from './StatusBadge';
 
 export type NamespaceSection = 'secrets' | 'configurations' | 'agents' | 'access';
@@ -18,39 +23,82 @@ export function namespaceHref(section: NamespaceSection, namespaceId: string, ex
   return `${path}?${params.toString()}`;
 }
 
-/** Breadcrumb, title and the tabs every page of one namespace shares, so its sections are one click apart. */
+/**
+ * Breadcrumbs down to the object shown, the title, a namespace switcher and the tabs every page of
+ * one namespace shares, so its sections are one click apart. `title` renders at once, before the
+ * namespace has loaded, so the frame stays put while the content loads.
+ */
 export function NamespaceHeader({
   namespace,
+  namespaceId,
   section,
   title,
+  trail = [],
   children,
 }: {
-  namespace: Pick<Namespace, 'id' | 'name' | 'status'>;
+  namespace: Pick<Namespace, 'id' | 'name' | 'status'> | null;
+  namespaceId: string;
   section: NamespaceSection;
   title: string;
+  /** Crumbs below the section, e.g. the configuration shown. */
+  trail?: Crumb[];
   children?: ReactNode;
 }) {
+  const sectionLabel = sections.find((s) => s.key === section)?.label ?? section;
+  const crumbs: Crumb[] = [
+    { label: 'Namespaces', href: '/namespaces' },
+    { label: namespace?.name ?? namespaceId, href: namespaceHref('secrets', namespaceId) },
+    { label: sectionLabel, href: trail.length > 0 ? namespaceHref(section, namespaceId) : undefined },
+    ...trail,
+  ];
   return (
     <>
-      <p className="breadcrumb">
-        <Link href="/namespaces">Namespaces</Link> / {namespace.name}
-      </p>
+      <div className="page-top">
+        <Breadcrumbs crumbs={crumbs} />
+        <NamespaceSwitcher namespaceId={namespaceId} section={section} />
+      </div>
       <h1>
-        {title} <StatusBadge status={namespace.status} />
+        {title} {namespace ? <StatusBadge status={namespace.status} /> : null}
       </h1>
-      <nav aria-label={`Sections of ${namespace.name}`} className="tabs">
+      <nav aria-label={`Sections of ${namespace?.name ?? 'this namespace'}`} className="tabs">
         {sections.map((s) => (
-          <Link
-            key={s.key}
-            href={namespaceHref(s.key, namespace.id)}
-            aria-current={s.key === section ? 'page' : undefined}
-          >
+          <Link key={s.key} href={namespaceHref(s.key, namespaceId)} aria-current={s.key === section && trail.length === 0 ? 'page' : undefined}>
             {s.label}
           </Link>
         ))}
       </nav>
       {children}
     </>
+  );
+}
+
+/** Jump to the same section of another namespace. A select plus a button: arrowing through the
+ * options must not navigate away on every key. */
+function NamespaceSwitcher({ namespaceId, section }: { namespaceId: string; section: NamespaceSection }) {
+  const id = useId();
+  const router = useRouter();
+  const namespaces = useQuery(namespacesQueryOptions());
+  const items = namespaces.data?.items ?? [];
+  if (items.length < 2) return null;
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const target = String(new FormData(event.currentTarget).get('namespace') ?? '');
+    if (target && target !== namespaceId) router.push(namespaceHref(section, target));
+  }
+  return (
+    <form method="post" className="switcher" onSubmit={onSubmit}>
+      <label htmlFor={id}>Namespace</label>
+      <select id={id} name="namespace" defaultValue={namespaceId} key={namespaceId}>
+        {items.map((ns) => (
+          <option key={ns.id} value={ns.id}>
+            {ns.name}
+          </option>
+        ))}
+      </select>
+      <button type="submit" className="button secondary">
+        Switch
+      </button>
+    </form>
   );
 }
 
@@ -65,14 +113,11 @@ export function MissingNamespace({ title }: { title: string }) {
   );
 }
 
-export function UnknownNamespace({ title, namespaceId }: { title: string; namespaceId: string }) {
+export function UnknownNamespace({ namespaceId }: { namespaceId: string }) {
   return (
-    <>
-      <h1>{title}</h1>
-      <p role="alert" className="alert error">
-        Namespace <code>{namespaceId}</code> does not exist or you may not see it.{' '}
-        <Link href="/namespaces">Back to namespaces</Link>
-      </p>
-    </>
+    <p role="alert" className="alert error">
+      Namespace <code>{namespaceId}</code> does not exist or you may not see it.{' '}
+      <Link href="/namespaces">Back to namespaces</Link>
+    </p>
   );
 }

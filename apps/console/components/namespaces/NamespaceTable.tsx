@@ -1,15 +1,14 @@
 import Link from 'next/link';
-import { formatDateTime } from '../../lib/format';
 import type { Namespace } from '../../lib/namespaces';
+import { CopyId } from '../ui/CopyId';
+import { RelativeTime } from '../ui/RelativeTime';
+import { ScrollTable } from '../ui/ScrollTable';
 import { namespaceHref } from './NamespaceHeader';
 import { StatusBadge } from './StatusBadge';
 
-export function NamespaceTable({ namespaces, hasMore }: { namespaces: Namespace[]; hasMore: boolean }) {
-  if (namespaces.length === 0) {
-    return <p className="empty">No namespaces yet. Create the first one above.</p>;
-  }
+export function NamespaceTable({ namespaces }: { namespaces: Namespace[] }) {
   return (
-    <>
+    <ScrollTable label="Namespaces">
       <table className="table">
         <caption className="visually-hidden">Namespaces</caption>
         <thead>
@@ -28,14 +27,14 @@ export function NamespaceTable({ namespaces, hasMore }: { namespaces: Namespace[
             <tr key={ns.id}>
               <th scope="row">{ns.name}</th>
               <td>
-                <code>{ns.id}</code>
+                <CopyId value={ns.id} label={`id of ${ns.name}`} />
               </td>
               <td>
                 <StatusBadge status={ns.status} />
                 {ns.statusMessage ? <span className="status-message">{ns.statusMessage}</span> : null}
               </td>
               <td>
-                <time dateTime={ns.createdAt}>{formatDateTime(ns.createdAt)}</time>
+                <RelativeTime iso={ns.createdAt} />
               </td>
               <td>
                 <span className="link-list">
@@ -57,7 +56,6 @@ export function NamespaceTable({ namespaces, hasMore }: { namespaces: Namespace[
           ))}
         </tbody>
       </table>
-      {hasMore ? <p className="hint">Showing the first {namespaces.length} namespaces.</p> : null}
-    </>
+    </ScrollTable>
   );
 }

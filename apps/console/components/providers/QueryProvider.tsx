@@ -4,9 +4,11 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@ta
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { UnauthenticatedError } from '../../lib/graphql';
+import { signInHref } from '../../lib/session';
 
 // One place decides what an expired or missing session means: any query or mutation that fails with
-// UnauthenticatedError sends the user to /sign-in, so screens never handle it themselves.
+// UnauthenticatedError sends the user to /sign-in, carrying the page they asked for, so screens never
+// handle it themselves and a deep link survives signing in.
 export function QueryProvider({ children }: { children: ReactNode }) {
   const router = useRouter();
   const routerRef = useRef(router);
@@ -16,8 +18,8 @@ export function QueryProvider({ children }: { children: ReactNode }) {
 
   const [client] = useState(() => {
     const onError = (error: unknown) => {
-      if (error instanceof UnauthenticatedError) {
-        routerRef.current.replace('/sign-in');
+      if (error instanceof UnauthenticatedError && window.location.pathname !== '/sign-in') {
+        routerRef.current.replace(signInHref(window.location.pathname + window.location.search));
       }
     };
     const client: QueryClient = new QueryClient({

@@ -1,27 +1,22 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useId, type FormEvent } from 'react';
 import { isFieldError } from '../../lib/errors';
 import type { Namespace } from '../../lib/namespaces';
-import { createSecret, secretKeys, type CreateSecretResult } from '../../lib/secrets';
-import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
-
-type Outcome =
-  | { kind: 'stored'; name: string }
-  | { kind: 'failed'; result: Exclude<CreateSecretResult, { __typename: 'CreateSecretSuccess' }> }
-  | { kind: 'error'; message: string };
+import { createSecret, secretKeys } from '../../lib/secrets';
+import { useResultMutation } from '../../lib/use-result-mutation';
+import { FormOutcome } from '../feedback/FormOutcome';
 
 export function CreateSecretForm({ namespace }: { namespace: Pick<Namespace, 'id' | 'name' | 'status'> }) {
-  const queryClient = useQueryClient();
   const id = useId();
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
   const ready = namespace.status === 'READY';
-
-  const mutation = useMutation({
+  const mutation = useResultMutation({
     mutationFn: createSecret,
-    onSettled: () => queryClient.invalidateQueries({ queryKey: secretKeys.byNamespace(namespace.id) }),
+    invalidate: [secretKeys.byNamespace(namespace.id)],
+    // Forget the mutation's variables, which include the value.
+    forgetVariables: true,
   });
+  const failure = mutation.failure;
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -29,31 +24,10 @@ export function CreateSecretForm({ namespace }: { namespace: Pick<Namespace, 'id
     const fields = new FormData(form);
     const name = String(fields.get('name') ?? '').trim();
     const value = String(fields.get('value') ?? '');
-    setOutcome(null);
-    mutation.mutate(
-      { namespaceId: namespace.id, name, value },
-      {
-        onSuccess: (result) => {
-          if (result.__typename === 'CreateSecretSuccess') {
-            // The value field is uncontrolled, so the value never reaches React state or the DOM
-            // attributes; clearing the form drops the last copy the page holds.
-            form.reset();
-            setOutcome({ kind: 'stored', name: result.secret.name });
-          } else {
-            setOutcome({ kind: 'failed', result });
-          }
-          // Forget the mutation's variables, which include the value.
-          mutation.reset();
-        },
-        onError: (error) => {
-          setOutcome({ kind: 'error', message: error.message });
-          mutation.reset();
-        },
-      },
-    );
+    // The value field is uncontrolled, so the value never reaches React state or the DOM
+    // attributes; clearing the form on success drops the last copy the page holds.
+    mutation.submit({ namespaceId: namespace.id, name, value }, { onSuccess: () => form.reset() });
   }
-
-  const failure = outcome?.kind === 'failed' ? outcome.result : null;
 
   return (
     <section aria-labelledby={`${id}-title`} className="card">
@@ -65,7 +39,7 @@ export function CreateSecretForm({ namespace }: { namespace: Pick<Namespace, 'id
         </p>
       ) : null}
       <form method="post" className="form" onSubmit={onSubmit}>
-        <fieldset disabled={!ready || mutation.isPending} aria-describedby={!ready ? `${id}-not-ready` : undefined}>
+        <fieldset disabled={!ready || mutation.pending} aria-describedby={!ready ? `${id}-not-ready` : undefined}>
           <legend className="visually-hidden">New secret in {namespace.name}</legend>
           <div className="field">
             <label htmlFor={`${id}-name`}>Name</label>
@@ -102,21 +76,17 @@ export function CreateSecretForm({ namespace }: { namespace: Pick<Namespace, 'id
             </p>
           </div>
           <button type="submit" className="button primary">
-            {mutation.isPending ? 'Storing…' : 'Create secret'}
+            {mutation.pending ? 'Storing…' : 'Create secret'}
           </button>
         </fieldset>
       </form>
-      {failure ? <MutationErrorAlert error={failure} /> : null}
-      {outcome?.kind === 'error' ? (
-        <p role="alert" className="alert error">
-          <strong>Could not create the secret:</strong> {outcome.message}
-        </p>
-      ) : null}
-      {outcome?.kind === 'stored' ? (
-        <p role="status" className="alert success">
-          Secret <strong>{outcome.name}</strong>: Stored. The value will not be shown again.
-        </p>
-      ) : null}
+      <FormOutcome outcome={mutation.outcome} doing="create the secret">
+        {(result) => (
+          <p role="status" className="alert success">
+            Secret <strong>{result.secret.name}</strong>: Stored. The value will not be shown again.
+          </p>
+        )}
+      </FormOutcome>
     </section>
   );
 }

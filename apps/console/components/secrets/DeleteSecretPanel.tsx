@@ -1,50 +1,39 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId } from 'react';
+import { focusMainHeading } from '../../lib/focus';
 import { deleteSecret, secretKeys, type Secret } from '../../lib/secrets';
-import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { useResultMutation } from '../../lib/use-result-mutation';
+import { ConfirmDestructive } from '../feedback/ConfirmDestructive';
+import { FormOutcome } from '../feedback/FormOutcome';
+import { useToast } from '../feedback/Toaster';
 
-export function DeleteSecretPanel({
-  namespaceId,
-  secret,
-  onClose,
-}: {
-  namespaceId: string;
-  secret: Secret;
-  onClose: () => void;
-}) {
-  const queryClient = useQueryClient();
-  const id = useId();
-  const mutation = useMutation({
+/** S7: delete after typing the name; a refusal lists the consumers inside the dialog. */
+export function DeleteSecretButton({ namespaceId, secret }: { namespaceId: string; secret: Secret }) {
+  const toast = useToast();
+  const mutation = useResultMutation({
     mutationFn: () => deleteSecret(secret.id),
-    // On success the row (and this panel with it) disappears once the list refetches.
-    onSettled: () => queryClient.invalidateQueries({ queryKey: secretKeys.byNamespace(namespaceId) }),
+    // The row (and this dialog with it) disappears once the list refetches.
+    invalidate: [secretKeys.byNamespace(namespaceId)],
+    onSuccess: () => toast(`Secret ${secret.name} deleted.`),
   });
-
-  const failure = mutation.data && mutation.data.__typename !== 'DeleteSecretSuccess' ? mutation.data : null;
-
   return (
-    <div className="panel" role="group" aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>Delete {secret.name}?</h3>
-      <p>
-        This deletes its Kubernetes Secret and every grant that targets it. It is refused while a configuration,
-        agent, revision or pending work still references it.
-      </p>
-      <div className="button-row">
-        <button type="button" className="button danger" onClick={() => mutation.mutate()} disabled={mutation.isPending}>
-          {mutation.isPending ? 'Deleting…' : 'Confirm delete'}
-        </button>
-        <button type="button" className="button secondary" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
-      {failure ? <MutationErrorAlert error={failure} /> : null}
-      {mutation.error ? (
-        <p role="alert" className="alert error">
-          <strong>Could not delete the secret:</strong> {mutation.error.message}
+    <ConfirmDestructive
+      verb="Delete"
+      what={`secret ${secret.name}`}
+      name={secret.name}
+      triggerLabel={`Delete ${secret.name}`}
+      consequence={
+        <p>
+          This deletes its Kubernetes Secret and every grant that targets it. It is refused while a configuration, agent,
+          revision or pending work still references it.
         </p>
-      ) : null}
-    </div>
+      }
+      pending={mutation.pending}
+      succeeded={mutation.success !== null}
+      afterSuccess={focusMainHeading}
+      onConfirm={() => mutation.submit(undefined)}
+    >
+      <FormOutcome outcome={mutation.outcome} doing="delete the secret" />
+    </ConfirmDestructive>
   );
 }

@@ -1,15 +1,10 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useId, type FormEvent } from 'react';
 import { isFieldError } from '../../lib/errors';
-import { secretKeys, updateSecret, type Secret, type SecretDelivery, type UpdateSecretResult } from '../../lib/secrets';
-import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
-
-type Outcome =
-  | { kind: 'stored'; version: number; delivery: SecretDelivery }
-  | { kind: 'failed'; result: Exclude<UpdateSecretResult, { __typename: 'UpdateSecretSuccess' }> }
-  | { kind: 'error'; message: string };
+import { secretKeys, updateSecret, type Secret, type SecretDelivery } from '../../lib/secrets';
+import { useResultMutation } from '../../lib/use-result-mutation';
+import { FormOutcome } from '../feedback/FormOutcome';
 
 export function RotateSecretPanel({
   namespaceId,
@@ -20,41 +15,20 @@ export function RotateSecretPanel({
   secret: Secret;
   onClose: () => void;
 }) {
-  const queryClient = useQueryClient();
   const id = useId();
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
-
-  const mutation = useMutation({
+  const mutation = useResultMutation({
     mutationFn: updateSecret,
-    onSettled: () => queryClient.invalidateQueries({ queryKey: secretKeys.byNamespace(namespaceId) }),
+    invalidate: [secretKeys.byNamespace(namespaceId)],
+    forgetVariables: true,
   });
+  const failure = mutation.failure;
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
     const value = String(new FormData(form).get('value') ?? '');
-    setOutcome(null);
-    mutation.mutate(
-      { id: secret.id, value },
-      {
-        onSuccess: (result) => {
-          if (result.__typename === 'UpdateSecretSuccess') {
-            form.reset();
-            setOutcome({ kind: 'stored', version: result.secret.version, delivery: result.delivery });
-          } else {
-            setOutcome({ kind: 'failed', result });
-          }
-          mutation.reset();
-        },
-        onError: (error) => {
-          setOutcome({ kind: 'error', message: error.message });
-          mutation.reset();
-        },
-      },
-    );
+    mutation.submit({ id: secret.id, value }, { onSuccess: () => form.reset() });
   }
-
-  const failure = outcome?.kind === 'failed' ? outcome.result : null;
 
   return (
     <div className="panel">
@@ -70,26 +44,22 @@ export function RotateSecretPanel({
             required
             autoComplete="new-password"
             spellCheck={false}
-            disabled={mutation.isPending}
+            disabled={mutation.pending}
             aria-invalid={isFieldError(failure, 'value') || undefined}
           />
         </div>
         <div className="button-row">
-          <button type="submit" className="button primary" disabled={mutation.isPending}>
-            {mutation.isPending ? 'Storing…' : 'Store new value'}
+          <button type="submit" className="button primary" disabled={mutation.pending}>
+            {mutation.pending ? 'Storing…' : 'Store new value'}
           </button>
           <button type="button" className="button secondary" onClick={onClose}>
-            {outcome?.kind === 'stored' ? 'Close' : 'Cancel'}
+            {mutation.success ? 'Close' : 'Cancel'}
           </button>
         </div>
       </form>
-      {failure ? <MutationErrorAlert error={failure} /> : null}
-      {outcome?.kind === 'error' ? (
-        <p role="alert" className="alert error">
-          <strong>Could not rotate the secret:</strong> {outcome.message}
-        </p>
-      ) : null}
-      {outcome?.kind === 'stored' ? <DeliveryNotice version={outcome.version} delivery={outcome.delivery} /> : null}
+      <FormOutcome outcome={mutation.outcome} doing="rotate the secret">
+        {(result) => <DeliveryNotice version={result.secret.version} delivery={result.delivery} />}
+      </FormOutcome>
     </div>
   );
 }

@@ -1,28 +1,29 @@
 'use client';
 
 import { useState } from 'react';
-import { formatDateTime } from '../../lib/format';
-import type { Secret } from '../../lib/secrets';
-import { DeleteSecretPanel } from './DeleteSecretPanel';
+import type { SecretListItem } from '../../lib/secrets';
+import { CopyId } from '../ui/CopyId';
+import { RelativeTime } from '../ui/RelativeTime';
+import { DeleteSecretButton } from './DeleteSecretPanel';
 import { RotateSecretPanel } from './RotateSecretPanel';
 
-type Panel = 'rotate' | 'delete' | null;
-
-export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret: Secret }) {
-  const [panel, setPanel] = useState<Panel>(null);
+export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret: SecretListItem }) {
+  const [rotating, setRotating] = useState(false);
   const panelId = `panel-${secret.id}`;
-  const toggle = (next: Exclude<Panel, null>) => setPanel((current) => (current === next ? null : next));
 
   return (
     <>
       <tr>
         <th scope="row">{secret.name}</th>
         <td>
-          <code>{secret.id}</code>
+          <CopyId value={secret.id} label={`id of ${secret.name}`} />
         </td>
         <td className="numeric">{secret.version}</td>
+        <td className="numeric" data-testid="used-by">
+          {secret.consumers.total}
+        </td>
         <td>
-          <time dateTime={secret.updatedAt}>{formatDateTime(secret.updatedAt)}</time>
+          <RelativeTime iso={secret.updatedAt} />
         </td>
         <td>
           <code className="reference">
@@ -33,33 +34,20 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
           <button
             type="button"
             className="button secondary"
-            aria-expanded={panel === 'rotate'}
-            aria-controls={panel === 'rotate' ? panelId : undefined}
+            aria-expanded={rotating}
+            aria-controls={rotating ? panelId : undefined}
             aria-label={`Rotate ${secret.name}`}
-            onClick={() => toggle('rotate')}
+            onClick={() => setRotating((open) => !open)}
           >
             Rotate
           </button>
-          <button
-            type="button"
-            className="button danger"
-            aria-expanded={panel === 'delete'}
-            aria-controls={panel === 'delete' ? panelId : undefined}
-            aria-label={`Delete ${secret.name}`}
-            onClick={() => toggle('delete')}
-          >
-            Delete
-          </button>
+          <DeleteSecretButton namespaceId={namespaceId} secret={secret} />
         </td>
       </tr>
-      {panel ? (
+      {rotating ? (
         <tr className="panel-row">
-          <td colSpan={6} id={panelId}>
-            {panel === 'rotate' ? (
-              <RotateSecretPanel namespaceId={namespaceId} secret={secret} onClose={() => setPanel(null)} />
-            ) : (
-              <DeleteSecretPanel namespaceId={namespaceId} secret={secret} onClose={() => setPanel(null)} />
-            )}
+          <td colSpan={7} id={panelId}>
+            <RotateSecretPanel namespaceId={namespaceId} secret={secret} onClose={() => setRotating(false)} />
           </td>
         </tr>
       ) : null}

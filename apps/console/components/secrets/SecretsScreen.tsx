@@ -2,9 +2,14 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'next/navigation';
+import { useCan } from '../../lib/can';
+import { usePaging } from '../../lib/paging';
 import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, UnknownNamespace } from '../namespaces/NamespaceHeader';
+import { CreatePanel } from '../ui/CreatePanel';
+import { ListSearch, Pager } from '../ui/ListControls';
+import { TableSkeleton } from '../ui/Skeleton';
 import { CreateSecretForm } from './CreateSecretForm';
 import { SecretTable } from './SecretTable';
 
@@ -18,35 +23,49 @@ export function SecretsScreen() {
 }
 
 function NamespaceSecrets({ namespaceId }: { namespaceId: string }) {
-  const { data, error, isPending } = useQuery(namespaceSecretsQueryOptions(namespaceId));
+  const paging = usePaging();
+  const query = useQuery({ ...namespaceSecretsQueryOptions(namespaceId, paging.args), placeholderData: (previous) => previous });
+  const mayCreate = useCan('create', 'secret', namespaceId);
+  const { data, error, isPending } = query;
+  const namespace = data?.namespace ?? null;
 
-  if (isPending) return <p role="status">Loading secrets…</p>;
-  if (error) {
-    return (
-      <>
-        <h1>Secrets</h1>
-        <QueryErrorAlert error={error} what="this namespace" />
-      </>
-    );
-  }
-  if (!data) {
-    return <UnknownNamespace title="Secrets" namespaceId={namespaceId} />;
-  }
-
-  const { namespace, secrets, hasMore } = data;
   return (
     <>
-      <NamespaceHeader namespace={namespace} section="secrets" title={`Secrets in ${namespace.name}`} />
-      <p className="lede">
-        Namespace <code>{namespace.id}</code>. Values are write-only: the console stores them and never shows them
-        again.
-      </p>
-      <CreateSecretForm namespace={namespace} />
-      <section aria-labelledby="secrets-list-title">
-        <h2 id="secrets-list-title">Secrets</h2>
-        <SecretTable namespaceId={namespace.id} secrets={secrets} />
-        {hasMore ? <p className="hint">Showing the first {secrets.length} secrets.</p> : null}
-      </section>
+      <NamespaceHeader
+        namespace={namespace}
+        namespaceId={namespaceId}
+        section="secrets"
+        title={namespace ? `Secrets in ${namespace.name}` : 'Secrets'}
+      />
+      <p className="lede">Values are write-only: the console stores them and never shows them again.</p>
+      {error ? <QueryErrorAlert error={error} what="this namespace's secrets" retry={() => query.refetch()} /> : null}
+      {data === null ? <UnknownNamespace namespaceId={namespaceId} /> : null}
+      {namespace && mayCreate !== false ? (
+        <CreatePanel label="New secret" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix}>
+          <CreateSecretForm namespace={namespace} />
+        </CreatePanel>
+      ) : null}
+      {data !== null && !error ? (
+        <section aria-labelledby="secrets-list-title">
+          <h2 id="secrets-list-title">Secrets</h2>
+          <ListSearch paging={paging} noun="secrets" />
+          {isPending ? <TableSkeleton label="Loading secrets…" /> : null}
+          {data ? (
+            data.secrets.length === 0 ? (
+              <p className="empty">
+                {paging.args.namePrefix
+                  ? `No secrets whose name starts with “${paging.args.namePrefix}”.`
+                  : mayCreate
+                    ? 'No secrets in this namespace yet. Create the first with “New secret”.'
+                    : 'No secrets in this namespace yet that you may see. A namespace administrator can grant you access.'}
+              </p>
+            ) : (
+              <SecretTable namespaceId={namespaceId} secrets={data.secrets} />
+            )
+          ) : null}
+          <Pager paging={paging} page={data?.page} noun="secrets" />
+        </section>
+      ) : null}
     </>
   );
 }

@@ -1,39 +1,28 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useId, type FormEvent } from 'react';
 import { isFieldError } from '../../lib/errors';
+import { useResultMutation } from '../../lib/use-result-mutation';
 import { createUser, userKeys } from '../../lib/users';
-import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { FormOutcome } from '../feedback/FormOutcome';
 import { OneTimeKey } from './OneTimeKey';
 
 export function CreateUserForm() {
-  const queryClient = useQueryClient();
   const nameId = useId();
-  const mutation = useMutation({
+  const mutation = useResultMutation({
     mutationFn: createUser,
-    onSuccess: async (result) => {
-      if (result.__typename !== 'CreateUserSuccess') return;
-      // Cancel first so a list fetch that read before this commit cannot be the last word.
-      await queryClient.cancelQueries({ queryKey: userKeys.all });
-      await queryClient.invalidateQueries({ queryKey: userKeys.all });
-    },
+    // Cancel first so a list fetch that read before this commit cannot be the last word.
+    invalidate: [userKeys.all],
+    cancelFirst: true,
   });
-
-  const result = mutation.data;
-  const failure = result && result.__typename !== 'CreateUserSuccess' ? result : null;
-  const created = result?.__typename === 'CreateUserSuccess' ? result : null;
+  const failure = mutation.failure;
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
     const name = String(new FormData(form).get('name') ?? '').trim();
-    mutation.mutate(name, {
-      onSuccess: (r) => {
-        if (r.__typename === 'CreateUserSuccess') form.reset();
-      },
-    });
+    mutation.submit(name, { onSuccess: () => form.reset() });
   }
 
   return (
@@ -52,24 +41,20 @@ export function CreateUserForm() {
             aria-invalid={isFieldError(failure, 'name') || undefined}
           />
         </div>
-        <button type="submit" className="button primary" disabled={mutation.isPending}>
-          {mutation.isPending ? 'Creating…' : 'Create user'}
+        <button type="submit" className="button primary" disabled={mutation.pending}>
+          {mutation.pending ? 'Creating…' : 'Create user'}
         </button>
       </form>
-      {failure ? <MutationErrorAlert error={failure} /> : null}
-      {mutation.error ? (
-        <p role="alert" className="alert error">
-          <strong>Could not create the user:</strong> {mutation.error.message}
-        </p>
-      ) : null}
-      {created ? (
-        <>
-          <OneTimeKey label={`User ${created.principal.name} created. Their API key:`} apiKey={created.apiKey} />
-          <p className="hint">
-            <Link href={`/users?id=${encodeURIComponent(created.principal.id)}`}>API keys of {created.principal.name}</Link>
-          </p>
-        </>
-      ) : null}
+      <FormOutcome outcome={mutation.outcome} doing="create the user">
+        {(created) => (
+          <>
+            <OneTimeKey label={`User ${created.principal.name} created. Their API key:`} apiKey={created.apiKey} />
+            <p className="hint">
+              <Link href={`/users?id=${encodeURIComponent(created.principal.id)}`}>API keys of {created.principal.name}</Link>
+            </p>
+          </>
+        )}
+      </FormOutcome>
     </section>
   );
 }

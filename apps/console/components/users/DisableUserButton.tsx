@@ -1,40 +1,32 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useResultMutation } from '../../lib/use-result-mutation';
 import { disableUser, userKeys, type User } from '../../lib/users';
-import { MutationErrorAlert } from '../feedback/MutationErrorAlert';
+import { ConfirmDestructive } from '../feedback/ConfirmDestructive';
+import { FormOutcome } from '../feedback/FormOutcome';
+import { useToast } from '../feedback/Toaster';
 
 export function DisableUserButton({ user }: { user: User }) {
-  const queryClient = useQueryClient();
-  const mutation = useMutation({
+  const toast = useToast();
+  const mutation = useResultMutation({
     mutationFn: () => disableUser(user.id),
-    onSuccess: async (result) => {
-      if (result.__typename !== 'DisableUserSuccess') return;
-      await queryClient.cancelQueries({ queryKey: userKeys.all });
-      await queryClient.invalidateQueries({ queryKey: userKeys.all });
-    },
+    invalidate: [userKeys.all],
+    cancelFirst: true,
+    onSuccess: () => toast(`User ${user.name} disabled.`),
   });
-  const failure = mutation.data && mutation.data.__typename !== 'DisableUserSuccess' ? mutation.data : null;
-
   return (
-    <>
-      <button
-        type="button"
-        className="button danger"
-        aria-label={`Disable ${user.name}`}
-        disabled={user.disabled || mutation.isPending}
-        onClick={() => {
-          if (window.confirm(`Disable ${user.name}? They can no longer sign in or use their API keys.`)) mutation.mutate();
-        }}
-      >
-        {mutation.isPending ? 'Disabling…' : 'Disable'}
-      </button>
-      {failure ? <MutationErrorAlert error={failure} /> : null}
-      {mutation.error ? (
-        <p role="alert" className="alert error">
-          <strong>Could not disable {user.name}:</strong> {mutation.error.message}
-        </p>
-      ) : null}
-    </>
+    <ConfirmDestructive
+      verb="Disable"
+      what={`user ${user.name}`}
+      name={user.name}
+      triggerLabel={`Disable ${user.name}`}
+      disabled={user.disabled}
+      consequence={<p>They can no longer sign in or use their API keys.</p>}
+      pending={mutation.pending}
+      succeeded={mutation.success !== null}
+      onConfirm={() => mutation.submit(undefined)}
+    >
+      <FormOutcome outcome={mutation.outcome} doing={`disable ${user.name}`} />
+    </ConfirmDestructive>
   );
 }

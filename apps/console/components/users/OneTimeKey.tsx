@@ -21,7 +21,8 @@ export function OneTimeKey({ label, apiKey }: { label: string; apiKey: string })
         <strong>{label}</strong> Copy it now: it will not be shown again.
       </p>
       <p className="button-row">
-        <code aria-label="New API key">{apiKey}</code>
+        <span className="visually-hidden">New API key: </span>
+        <code>{apiKey}</code>
         <button type="button" className="button secondary" onClick={() => void copy()}>
           Copy key
         </button>

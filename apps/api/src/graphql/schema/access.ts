@@ -1,7 +1,7 @@
 import type { Permission, Scope } from '@occ/domain/access';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { grantAccess, parseRevokeInput, revokeAccess, type RevokeResult } from '../../services/access-grants.ts';
-import { explainAccess, listBindingsForResource, listBindingsForSubject, type AccessExplanation } from '../../services/access-queries.ts';
+import { explainAccess, listBindingsForResource, listBindingsForSubject, listResourceBindingsInNamespace, type AccessExplanation } from '../../services/access-queries.ts';
 import type { AccessBindingView, RoleRow } from '../../services/access-scope.ts';
 import { createRole, listRoles } from '../../services/roles.ts';
 import { actorOf, builder } from '../builder.ts';
@@ -86,6 +86,13 @@ builder.queryFields((t) => ({
     authScopes: { authenticated: true },
     args: { resourceKind: t.arg.string({ required: true }), resourceId: t.arg.id({ required: true }) },
     resolve: (_root, { resourceKind, resourceId }, ctx) => listBindingsForResource(ctx.deps, actorOf(ctx), resourceKind, resourceId),
+  }),
+  resourceAccessBindingsInNamespace: t.field({
+    type: [AccessBindingRef],
+    description: 'The bindings on single resources of this namespace (optionally of one kind) that you may read.',
+    authScopes: { authenticated: true },
+    args: { namespaceId: t.arg.id({ required: true }), resourceKind: t.arg.string() },
+    resolve: (_root, { namespaceId, resourceKind }, ctx) => listResourceBindingsInNamespace(ctx.deps, actorOf(ctx), namespaceId, resourceKind),
   }),
   explainAccess: t.field({
     type: AccessDecisionRef,

@@ -1,6 +1,6 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from '../../services/api-keys-admin.ts';
-import { createUser, disableUser, listUsers, type PrincipalView } from '../../services/users.ts';
+import { createUser, disableUser, getBootstrapPrincipal, listUsers, type PrincipalView } from '../../services/users.ts';
 import { actorOf, builder } from '../builder.ts';
 import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { PrincipalRef } from './principal.ts';
@@ -28,6 +28,13 @@ builder.queryFields((t) => ({
     args: { namePrefix: t.arg.string() },
     resolve: async (_root, args, ctx) => toConnection(await listUsers(ctx.deps, actorOf(ctx), pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix') })),
   }, { fields: (tc) => ({ totalCount: tc.int(totalCount) }) }),
+  bootstrapPrincipal: t.field({
+    type: PrincipalRef,
+    nullable: true,
+    description: 'The bootstrap service principal, with `read` on principals (its keys: `apiKeys`); otherwise null.',
+    authScopes: { authenticated: true },
+    resolve: (_root, _args, ctx) => getBootstrapPrincipal(ctx.deps, actorOf(ctx)),
+  }),
   apiKeys: t.field({
     type: [ApiKeyRef],
     description: "A principal's keys: your own, or anyone's with `read` on principals; otherwise empty.",
@@ -77,7 +84,7 @@ builder.mutationFields((t) => ({
     description: 'Needs `create` on principals (installation scope).',
     authScopes: { authenticated: true },
     args: { input: t.arg({ type: CreateUserInput, required: true }) },
-    errors: { types: [ValidationError, ForbiddenError], union: { name: 'CreateUserResult' } },
+    errors: { types: [ValidationError, ForbiddenError, ConflictError], union: { name: 'CreateUserResult' } },
     resolve: (_root, { input }, ctx) => createUser(ctx.deps, actorOf(ctx), input),
   }),
   disableUser: t.field({
