@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENCLAW_CRD_DIR } from './crds.ts';
+import { takeUnknownFields } from './field-validation.ts';
+import { BUILT_IN_RESOURCES } from './registry.ts';
 import { createNamespace, emulatorRequest, startTestCluster, type TestCluster } from './testing.ts';
+import type { JsonObject } from './types.ts';
 
 let cluster: TestCluster;
 let ns: string;
@@ -72,5 +75,32 @@ describe('fieldValidation', () => {
     expect((response.json() as { message: string }).message).toBe(
       'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"',
     );
+  });
+});
+
+// Every built-in kind the server serves, with the fields its real writers send: pruning by
+// schema must keep them all. A kind added to BUILT_IN_RESOURCES without an entry here fails, so a
+// new kind cannot be served with a schema that silently empties it (as Pods once were).
+const WRITTEN: Record<string, Record<string, unknown>> = {
+  '/namespaces': { metadata: { name: 'n', labels: { a: 'b' } }, spec: { finalizers: ['kubernetes'] } },
+  '/secrets': { metadata: { name: 's' }, type: 'Opaque', data: { value: 'eA==' }, immutable: false },
+  '/configmaps': { metadata: { name: 'c' }, data: { a: 'b' }, immutable: true },
+  '/events': { metadata: { name: 'e' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'R', message: 'm', type: 'Normal', count: 1 },
+  '/serviceaccounts': { metadata: { name: 'sa' }, automountServiceAccountToken: false },
+  '/pods': { metadata: { name: 'p' }, spec: { containers: [{ name: 'g', image: 'x', env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'value', optional: false } } }] }] }, status: { phase: 'Running', containerStatuses: [{ name: 'g', ready: true, restartCount: 0, image: 'x', imageID: '' }] } },
+  'apps/deployments': { metadata: { name: 'd' }, spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'g', image: 'x' }] } } }, status: { replicas: 1, conditions: [{ type: 'Available', status: 'True' }] } },
+  'apps/replicasets': { metadata: { name: 'r' }, spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'g', image: 'x' }] } } }, status: { replicas: 1, readyReplicas: 1 } },
+  'apiextensions.k8s.io/customresourcedefinitions': { metadata: { name: 'xs.example.com' }, spec: { group: 'example.com', names: { plural: 'xs', kind: 'X' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true }] } },
+  'coordination.k8s.io/leases': { metadata: { name: 'l' }, spec: { holderIdentity: 'me', leaseDurationSeconds: 15 } },
+  'admissionregistration.k8s.io/validatingwebhookconfigurations': { metadata: { name: 'w' }, webhooks: [{ name: 'w.example.com', clientConfig: { url: 'https://x' }, rules: [{ operations: ['CREATE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] }] },
+};
+
+describe('E6 pruning keeps what each built-in kind is written with', () => {
+  it.each(BUILT_IN_RESOURCES.map((type) => [`${type.group}/${type.plural}`, type] as const))('E6 %s keeps every field its writers send', (key, type) => {
+    const written = WRITTEN[key];
+    expect(written, `add ${key} to WRITTEN`).toBeDefined();
+    const object = { apiVersion: type.group ? `${type.group}/${type.version}` : type.version, kind: type.kind, ...structuredClone(written!) } as JsonObject;
+    expect(takeUnknownFields(type, object)).toEqual([]);
+    expect(object).toEqual({ apiVersion: object.apiVersion, kind: type.kind, ...written });
   });
 });

@@ -201,6 +201,9 @@ export function kindSchema(type: ResourceType): JsonObject {
     description: builtIn?.description ?? '',
     type: 'object',
     properties: { ...TYPE_META, metadata, ...builtIn?.properties },
+    // A built-in kind served without a schema written here yet (Pods, ReplicaSets, ServiceAccounts,
+    // webhook configurations) keeps every field: dropping what no schema declares would empty it.
+    ...(builtIn ? {} : { 'x-kubernetes-preserve-unknown-fields': true }),
     ...extension,
   };
 }

@@ -149,7 +149,9 @@ describe('the worker', { timeout: 180_000 }, () => {
     await stack.runtime.worker.drain();
     const failed = await revision(first.revision.id);
     expect(failed).toMatchObject({ state: 'FAILED', failure: { code: 'GATEWAY_NOT_READY' } });
-    expect(failed.failure.message).toContain(`couldn't find key value in Secret ${k8sNamespace}/${s.backendLocator.name}`);
+    // The kubelet's message, with the product's secret id where it named the Kubernetes Secret (S4).
+    expect(failed.failure.message).toContain(`couldn't find key value in Secret ${s.id}`);
+    expect(failed.failure.message).not.toContain(s.backendLocator.name);
     expect(failed.failure.message).toContain('CreateContainerConfigError');
     // Corrected: the key is back; a new deploy becomes active and the gateway runs.
     const fixed = await stack.core.readNamespacedSecret({ name: s.backendLocator.name, namespace: k8sNamespace });

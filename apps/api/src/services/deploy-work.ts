@@ -62,6 +62,19 @@ async function recheck(db: Db | Tx, revision: RevisionView, when: string): Promi
   if (failure) throw new PermanentWorkError(failure.code, `${failure.message} (re-checked ${when})`);
 }
 
+/**
+ * The kubelet names the Kubernetes Secret it could not read; a revision never holds a backend
+ * locator (S4, D4), so its failure names the product's secret id instead, which readers of the
+ * revision can resolve as far as they may read it.
+ */
+export function withoutLocators(message: string, context: Pick<ComputeRevisionContext, 'k8sNamespace' | 'sources'>): string {
+  let out = message;
+  for (const source of context.sources) {
+    out = out.split(`${context.k8sNamespace}/${source.name}`).join(source.secretId).split(source.name).join(source.secretId);
+  }
+  return out;
+}
+
 /** Delivery stops on a source that is not the recorded object (W4): nothing is created or applied. */
 async function verified(deps: Deps, context: ComputeRevisionContext): Promise<void> {
   try {
@@ -190,9 +203,9 @@ export function deployRevisionKind(deps: Deps, options: { pollMs?: number } = {}
             await deps.computeDriver.retireModelAuth(revision.agentId, context.k8sNamespace, revision.number).catch((error) => deps.logger.warn('could not retire model-auth Secrets', { error }));
             return;
           }
-          if (readiness.state === 'failed') throw new PermanentWorkError('GATEWAY_NOT_READY', `The gateway cannot start (${readiness.reason}): ${readiness.message}`);
+          if (readiness.state === 'failed') throw new PermanentWorkError('GATEWAY_NOT_READY', `The gateway cannot start (${readiness.reason}): ${withoutLocators(readiness.message, context)}`);
           if (Date.now() - started > deps.gatewayReadyTimeoutMs) {
-            throw new PermanentWorkError('GATEWAY_NOT_READY', `The gateway did not become ready within ${Math.round(deps.gatewayReadyTimeoutMs / 1000)} s: ${readiness.message}`);
+            throw new PermanentWorkError('GATEWAY_NOT_READY', `The gateway did not become ready within ${Math.round(deps.gatewayReadyTimeoutMs / 1000)} s: ${withoutLocators(readiness.message, context)}`);
           }
           await sleep(pollMs, ctx.signal);
           if (ctx.signal.aborted) return;
