@@ -10,6 +10,8 @@ import { toConfigurationView, type ConfigurationView } from '../services/configu
 import type { Actor, Deps } from '../services/deps.ts';
 import type { NamespaceView } from '../services/namespaces.ts';
 import { staleRevisionsOf, visibleStaleConsumers, type StaleConsumers } from '../services/secret-drift.ts';
+import type { PageOf } from '../services/pagination.ts';
+import { firstRevisionPages, toRevisionView, withRevisionSecrets, type FirstRevisionPageRequest, type RevisionView } from '../services/revisions.ts';
 import { consumersOfSecrets, toSecretView, type SecretView } from '../services/secrets.ts';
 
 // Per-request batching: fields that point at other records (Agent.configuration, a binding's
@@ -30,6 +32,10 @@ export interface Loaders {
   secretConsumers: DataLoader<string, SecretConsumers>;
   /** W7: per secret, the running revisions holding an older version (one statement per page). */
   staleConsumers: DataLoader<string, StaleConsumers>;
+  /** Revisions by id (Agent.activeRevision), those the caller may read. */
+  revision: DataLoader<string, RevisionView | null>;
+  /** The first page of each agent's revisions (Agent.revisions without a cursor), for a page of agents at once. */
+  revisionPages: DataLoader<FirstRevisionPageRequest, PageOf<RevisionView>, string>;
   /** The access bindings of a subject that the caller may read (its own, or at scopes it may read). */
   bindingsBySubject: DataLoader<string, AccessBindingView[]>;
 }
@@ -77,6 +83,13 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       const decide = actor ? await (deciding ??= decider(deps.db, actor)) : null;
       const bySecret = await staleRevisionsOf(deps.db, secretIds);
       return secretIds.map((id) => visibleStaleConsumers(bySecret.get(id) ?? [], (r) => decide?.(r).allowed ?? false));
+    }),
+    revision: new DataLoader(async (ids) => {
+      const rows = (await deps.db.agentRevision.findMany({ where: { id: { in: [...ids] } }, include: withRevisionSecrets })).map(toRevisionView);
+      return Promise.all(byId(ids, rows).map(async (r) => (r && (await may({ action: 'read', resourceKind: 'agentRevision', namespaceId: r.namespaceId, resourceId: r.id })).allowed ? r : null)));
+    }),
+    revisionPages: new DataLoader(async (requests) => (actor ? firstRevisionPages(deps, actor, requests) : requests.map(() => ({ edges: [], hasNextPage: false, hasPreviousPage: false, totalCount: async () => 0 }))), {
+      cacheKeyFn: (r) => `${r.agentId}|${r.size}|${r.state ?? ''}`,
     }),
     bindingsBySubject: new DataLoader(async (subjectIds) => {
       if (!actor) return subjectIds.map(() => []);

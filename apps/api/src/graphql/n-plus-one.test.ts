@@ -52,6 +52,9 @@ const LISTS: ListCase[] = [
       configuration { id name namespace { id } secretBindings { envName source { id } secret { id name version } } }
       harnessAuth { envName secret { id name } }
       accessBindings { id role { name } subject { id } scope { kind resourceId } }
+      activeRevision { id number state }
+      revisions(first: 2) { totalCount edges { node { id number state } } }
+      fieldOwnership { instanceName items { kind name owners { manager operation } } }
     } } } } }`,
     connection: (data) => data.namespace.agents,
     check(node) {
@@ -70,6 +73,7 @@ const LISTS: ListCase[] = [
     name: 'secrets with consumers and namespace',
     query: `query($id: ID!, $first: Int) { namespace(id: $id) { secrets(first: $first) { totalCount edges { node {
       id name version namespace { id name } backendLocator { name uid } consumers { total hiddenCount items { kind id name } }
+      staleConsumers { total hiddenCount items { agentId revisionId deliveredVersion currentVersion } }
     } } } } }`,
     connection: (data) => data.namespace.secrets,
     check(node) {
@@ -150,7 +154,8 @@ describe('the statement-count lists ask for every field that points elsewhere', 
           const parent = info.getParentType();
           if (parent) selected.add(`${parent.name}.${node.name.value}`);
           const type = getNamedType(info.getType());
-          if (node.name.value === 'node' && isObjectType(type)) nodeTypes.add(type);
+          // The list's own node type: the first `node` reached (a nested connection has its own).
+          if (node.name.value === 'node' && isObjectType(type) && nodeTypes.size === 0) nodeTypes.add(type);
         },
       }),
     );

@@ -172,6 +172,21 @@ describe('seed flow, continued: rotate, redeploy, refuse, stop, delete', { timeo
     expect(audit.details).toMatchObject({ version: 2, redeploys: [{ agentId: agent.id, outcome: 'STARTED', revisionId: r.redeploys[0].revision.id }, ] });
   });
 
+  it('D4 an agent\'s revisions page the same whether read alone or in a list of agents, newest first, and a cursor continues the first page', async () => {
+    const LISTED = `query($ns: ID!) { namespace(id: $ns) { agents(first: 10) { edges { node { id revisions(first: 1) { totalCount edges { cursor node { number } } pageInfo { hasNextPage } } } } } } }`;
+    const ALONE = `query($id: ID!, $after: String) { agent(id: $id) { revisions(first: 1, after: $after) { totalCount edges { cursor node { number } } pageInfo { hasNextPage } } } }`;
+    const all = (await readAgent()).revisions;
+    expect(all.totalCount).toBeGreaterThanOrEqual(2);
+    const numbers: number[] = all.edges.map((e: { node: { number: number } }) => e.node.number);
+    expect(numbers).toEqual([...numbers].sort((a, b) => b - a));
+    const listed = payload(await stack.gql(LISTED, { ns: namespaceId }), 'namespace').agents.edges.find((e: { node: { id: string } }) => e.node.id === agent.id).node.revisions;
+    const alone = payload(await stack.gql(ALONE, { id: agent.id, after: null }), 'agent').revisions;
+    expect(listed).toEqual(alone);
+    expect(alone).toMatchObject({ totalCount: all.totalCount, edges: [{ node: { number: numbers[0] } }], pageInfo: { hasNextPage: true } });
+    const next = payload(await stack.gql(ALONE, { id: agent.id, after: alone.edges[0].cursor }), 'agent').revisions;
+    expect(next.edges.map((e: { node: { number: number } }) => e.node.number)).toEqual([numbers[1]]);
+  });
+
   it('S3 the rotated values reach no database row', async () => {
     const rows = await dumpDatabase(stack.databaseUrl);
     expect(findCanary(rows, values.modelRotated)).toEqual([]);

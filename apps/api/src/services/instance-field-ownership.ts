@@ -15,10 +15,11 @@ export interface InstanceFieldOwnership {
   items: OwnedItem[];
 }
 
-export async function instanceFieldOwnership(deps: Deps, agent: AgentView): Promise<InstanceFieldOwnership | null> {
+/** `k8sNamespace` when the caller has it (a page of agents reads their namespaces through a loader). */
+export async function instanceFieldOwnership(deps: Deps, agent: AgentView, k8sNamespace?: string): Promise<InstanceFieldOwnership | null> {
   const cluster = deps.selfConfigCluster;
   if (!cluster) return null;
-  const namespace = await deps.db.namespace.findUnique({ where: { id: agent.namespaceId }, select: { k8sName: true } });
+  const namespace = k8sNamespace ? { k8sName: k8sNamespace } : await deps.db.namespace.findUnique({ where: { id: agent.namespaceId }, select: { k8sName: true } });
   if (!namespace) return null;
   const name = agentInstanceName(agent.id);
   const instance = await cluster.getInstance(namespace.k8sName, name);

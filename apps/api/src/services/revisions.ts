@@ -122,3 +122,56 @@ export async function listRevisions(deps: Deps, actor: Actor, agent: { id: strin
     { field: 'createdAt', newestFirst: true },
   );
 }
+
+export interface FirstRevisionPageRequest {
+  agentId: string;
+  size: number;
+  state: RevisionState | null;
+}
+
+/**
+ * The first page (no cursor) of many agents' revisions at once, for a list of agents asking each
+ * for its latest revisions: one statement picks each agent's newest `size + 1` readable rows (a
+ * window per agent, on the (agentId, createdAt, id) index), one reads them, and totalCount, when
+ * asked, is one grouped count for all. A page with a cursor goes through listRevisions.
+ */
+export async function firstRevisionPages(deps: Deps, actor: Actor, requests: readonly FirstRevisionPageRequest[]): Promise<Array<PageOf<RevisionView>>> {
+  const readable = await readableBy(deps.db, actor, 'agentRevision');
+  const size = Math.max(...requests.map((r) => r.size));
+  const groups = new Map<RevisionState | null, string[]>();
+  for (const r of requests) groups.set(r.state, [...(groups.get(r.state) ?? []), r.agentId]);
+  const picked = new Map<string, string[]>();
+  const counts = new Map<RevisionState | null, Promise<Map<string, number>>>();
+  for (const [state, agentIds] of groups) {
+    const stateFilter = state === null ? null : dbState(state);
+    const rows = await deps.db.$queryRaw<Array<{ id: string; agentId: string }>>`
+      SELECT id, "agentId" FROM (
+        SELECT id, "agentId", row_number() OVER (PARTITION BY "agentId" ORDER BY "createdAt" DESC, id DESC) AS n
+        FROM "AgentRevision"
+        WHERE "agentId" = ANY(${agentIds}::text[]) AND (${stateFilter}::text IS NULL OR state::text = ${stateFilter})
+          AND (${readable.everywhere} OR "namespaceId" = ANY(${readable.namespaceIds}::text[]) OR id = ANY(${readable.resourceIds}::text[]))
+      ) ranked WHERE n <= ${size + 1} ORDER BY "agentId", n`;
+    for (const row of rows) picked.set(`${state}|${row.agentId}`, [...(picked.get(`${state}|${row.agentId}`) ?? []), row.id]);
+  }
+  const ids = [...picked.values()].flat();
+  const byId = new Map((ids.length ? await deps.db.agentRevision.findMany({ where: { id: { in: ids } }, include: withRevisionSecrets }) : []).map((row) => [row.id, toRevisionView(row)]));
+  const countFor = (state: RevisionState | null): Promise<Map<string, number>> => {
+    let pending = counts.get(state);
+    if (!pending) {
+      const where = { AND: [{ agentId: { in: groups.get(state) ?? [] } }, readableWhere(readable), state ? { state: dbState(state) } : {}] };
+      pending = deps.db.agentRevision.groupBy({ by: ['agentId'], where, _count: { _all: true } }).then((rows) => new Map(rows.map((r) => [r.agentId, r._count._all])));
+      counts.set(state, pending);
+    }
+    return pending;
+  };
+  return requests.map((r) => {
+    const all = (picked.get(`${r.state}|${r.agentId}`) ?? []).map((id) => byId.get(id)!).filter(Boolean);
+    const kept = all.slice(0, r.size);
+    return {
+      edges: kept.map((node) => ({ key: { createdAt: node.createdAt, id: node.id }, node })),
+      hasNextPage: all.length > r.size,
+      hasPreviousPage: false,
+      totalCount: async () => (await countFor(r.state)).get(r.agentId) ?? 0,
+    };
+  });
+}

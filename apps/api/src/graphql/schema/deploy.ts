@@ -61,14 +61,20 @@ builder.objectFields(AgentRef, (t) => ({
       type: AgentRevisionRef,
       description: 'Newest first.',
       args: { state: t.arg({ type: RevisionStateEnum }) },
-      resolve: async (agent, args, ctx) => toConnection(await listRevisions(ctx.deps, actorOf(ctx), agent, pageRequest(args), { state: args.state ?? null })),
+      resolve: async (agent, args, ctx) => {
+        const page = pageRequest(args);
+        const state = args.state ?? null;
+        // The first page, as a list of agents asks for it, is batched across the agents (loaders.ts).
+        if (page.direction === 'forward' && !page.after && !page.before) return toConnection(await ctx.loaders.revisionPages.load({ agentId: agent.id, size: page.size, state }));
+        return toConnection(await listRevisions(ctx.deps, actorOf(ctx), agent, page, { state }));
+      },
     },
     { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
   ),
   activeRevision: t.field({
     type: AgentRevisionRef,
     nullable: true,
-    resolve: (agent, _a, ctx) => (agent.activeRevisionId ? getRevision(ctx.deps, actorOf(ctx), agent.activeRevisionId) : null),
+    resolve: (agent, _a, ctx) => (agent.activeRevisionId ? ctx.loaders.revision.load(agent.activeRevisionId) : null),
   }),
 }));
 

@@ -110,7 +110,7 @@ builder.objectField(AgentRef, 'fieldOwnership', (t) =>
     type: InstanceFieldOwnershipRef,
     nullable: true,
     description: 'Who owns each skill, env var, workspace file and config.raw of the instance; null while the agent has no instance.',
-    resolve: (agent, _a, ctx) => instanceFieldOwnership(ctx.deps, agent),
+    resolve: async (agent, _a, ctx) => instanceFieldOwnership(ctx.deps, agent, (await ctx.loaders.namespace.load(agent.namespaceId))?.k8sName),
   }),
 );
 
