@@ -74,7 +74,7 @@ describe('server', () => {
     expect(secrets).toMatchObject({ kind: 'Secret', namespaced: true, verbs: expect.arrayContaining(['watch', 'patch']) });
     expect(core.resources.find((r) => r.name === 'namespaces')?.namespaced).toBe(false);
     const apps = await cluster.apps.getAPIResources();
-    expect(apps.resources.map((r) => r.name)).toEqual(['deployments', 'deployments/status', 'deployments/scale']);
+    expect(apps.resources.map((r) => r.name)).toEqual(['deployments', 'deployments/status', 'deployments/scale', 'replicasets', 'replicasets/status', 'replicasets/scale']);
     const version = await cluster.kubeConfig.makeApiClient(VersionApi).getCode();
     expect(version.major).toBe('1');
   });
