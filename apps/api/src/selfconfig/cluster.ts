@@ -10,6 +10,7 @@ import {
 } from '@kubernetes/client-node';
 import { SELF_CONFIG_MANAGER, OPENCLAW_API_VERSION, SELF_CONFIG_KIND } from '@occ/domain/selfconfig';
 import { classifyKubeError } from '../kube/errors.ts';
+import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
 
 // The SelfConfig controller's view of the cluster, on client-node against any API server: the
 // requests (list, watch, status, owner reference, delete), the instances (read, apply) and the
@@ -122,7 +123,10 @@ export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig): SelfConfigC
     },
     async createRequest(namespace, generateName, spec, labels) {
       count('create');
-      return (await custom.createNamespacedCustomObject({
+      // SC5: the webhook admits a request only from the service account of the instance it names,
+      // so the control plane makes it with that account's own short-lived token (TokenRequest).
+      const asInstance = (await kubeConfigAsServiceAccount(kubeConfig, namespace, String(spec.instanceRef))).makeApiClient(CustomObjectsApi);
+      return (await asInstance.createNamespacedCustomObject({
         ...request,
         namespace,
         body: { apiVersion: OPENCLAW_API_VERSION, kind: SELF_CONFIG_KIND, metadata: { generateName, namespace, labels }, spec },

@@ -1,8 +1,9 @@
-import { AppsV1Api, CustomObjectsApi, PatchStrategy, Watch, setHeaderOptions, type CoreV1Event } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, AppsV1Api, CustomObjectsApi, PatchStrategy, Watch, setHeaderOptions, type CoreV1Event } from '@kubernetes/client-node';
 import { agentInstanceName, gatewayDeploymentName, kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase, findCanary } from '../test/canary.ts';
 import { createReadyNamespace, createSecretOk, CREATE_AGENT, CREATE_CONFIGURATION, payload, waitFor } from '../test/operations.ts';
+import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { INSTANCE_GENERATION_ANNOTATION } from './reconcile.ts';
 
@@ -38,10 +39,26 @@ async function getInstance(name = instance): Promise<Obj> {
   return (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawinstances', namespace: k8sNs, name })) as Obj;
 }
 
-/** Creates a request as a cluster client would and waits for its terminal phase. */
+/** SC5: requests come from the instance's own ServiceAccount (the webhook refuses anyone else). */
+const asInstanceClients = new Map<string, Promise<CustomObjectsApi>>();
+function asInstance(instanceRef: string): Promise<CustomObjectsApi> {
+  let client = asInstanceClients.get(instanceRef);
+  if (!client) {
+    client = (async () => {
+      await stack.core.createNamespacedServiceAccount({ namespace: k8sNs, body: { metadata: { name: instanceRef } } }).catch((e: { code?: number }) => {
+        if (e.code !== 409) throw e;
+      });
+      return (await kubeConfigAsServiceAccount(stack.kubeConfig, k8sNs, instanceRef)).makeApiClient(CustomObjectsApi);
+    })();
+    asInstanceClients.set(instanceRef, client);
+  }
+  return client;
+}
+
+/** Creates a request as the instance's service account would and waits for its terminal phase. */
 async function submit(spec: Record<string, unknown>, instanceRef = instance): Promise<Obj> {
   const name = `req-${++counter}`;
-  await custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef, ...spec } } });
+  await (await asInstance(instanceRef)).createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef, ...spec } } });
   return waitFor(async () => {
     const obj = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name })) as Obj;
     return ['Applied', 'Failed', 'Denied'].includes(obj.status?.phase) ? obj : null;
@@ -88,6 +105,7 @@ beforeAll(async () => {
     selfConfigure: { enabled: true, allowedActions: ALL },
   });
   await applyInstance(instance, 'other-tool', { skills: ['other'] });
+  await asInstance(instance); // its ServiceAccount, as deploy makes it (W4)
   // The gateway Deployment deploy would create (W4), so SC10 has something to roll.
   await stack.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({
     namespace: k8sNs,
@@ -208,10 +226,21 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
     expect((await getInstance(locked)).spec.skills).toBeUndefined();
   });
 
-  it('SC3 a request for a missing instance is Failed', async () => {
-    const done = await submit({ addSkills: ['x'] }, 'agent-00000000-0000-4000-8000-000000000000');
-    expect(done.status?.phase).toBe('Failed');
-    expect(done.status?.message).toContain('not found');
+  it('SC3 SC5 a request for a missing instance is refused at admission, and one that got in while the webhook was away is Failed', async () => {
+    const ghost = 'agent-00000000-0000-4000-8000-000000000000';
+    await expect(submit({ addSkills: ['x'] }, ghost)).rejects.toMatchObject({ code: 403 });
+    // The controller cannot count on the webhook (it may be down with failurePolicy Ignore, or
+    // removed): with its registration away, the same request reaches the controller, which fails it.
+    const admissions = stack.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+    const saved = await admissions.readValidatingWebhookConfiguration({ name: 'openclaw-selfconfig' });
+    await admissions.deleteValidatingWebhookConfiguration({ name: 'openclaw-selfconfig' });
+    try {
+      const done = await submit({ addSkills: ['x'] }, ghost);
+      expect(done.status?.phase).toBe('Failed');
+      expect(done.status?.message).toContain('not found');
+    } finally {
+      await admissions.createValidatingWebhookConfiguration({ body: { metadata: { name: 'openclaw-selfconfig', labels: saved.metadata?.labels }, webhooks: saved.webhooks } });
+    }
   });
 
   it('SC6 an identical request changes nothing: the instance keeps its resourceVersion', async () => {
@@ -246,7 +275,7 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
     const path = `/apis/${GROUP}/${VERSION}/namespaces/${k8sNs}/openclawselfconfigs/${name}`;
     const failing = stack.runtime.emulator!.faults.add({ verb: 'get', path, times: 2, action: { type: 'error', status: 500, message: 'injected' } });
     const requeuedBefore = stack.logs.filter((l) => l.includes('selfconfig reconcile failed; requeued')).length;
-    await custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef: instance, addSkills: ['backoff'] } } });
+    await (await asInstance(instance)).createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef: instance, addSkills: ['backoff'] } } });
     // Read through the list, so the injected failures hit only the controller's reads.
     const done = await waitFor(async () => {
       const list = (await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs })) as { items: Obj[] };
