@@ -9,6 +9,10 @@ import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { isSecretBackendObject } from './orphans.ts';
 
+/** DNS-1123 subdomain (Secret names; namespace names are the stricter labels), and a uid's alphabet. */
+const K8S_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+const UID = /^[0-9a-fA-F-]{1,64}$/;
+
 export interface OrphanTarget {
   k8sNamespace: string;
   name: string;
@@ -27,6 +31,9 @@ const INSTALLATION = { action: 'administer', resourceKind: 'installation', names
  */
 export async function deleteOrphanedSecretBackend(deps: Deps, actor: Actor, target: OrphanTarget): Promise<{ deleted: OrphanTarget; result: 'deleted' | 'missing' }> {
   await authorize(deps, actor, INSTALLATION);
+  // A target no Kubernetes object could have (NUL, spaces, a wrong length) names nothing: it is
+  // not found, before it reaches PostgreSQL or the API server (P4).
+  if (!K8S_NAME.test(target.k8sNamespace) || !K8S_NAME.test(target.name) || !UID.test(target.uid)) throw new NotFoundError('No such orphaned backend object.');
   const namespace = await deps.db.namespace.findUnique({ where: { k8sName: target.k8sNamespace }, select: { id: true } });
   if (!namespace) throw new NotFoundError('No such orphaned backend object.');
   return transaction(deps.db, async (tx): Promise<{ deleted: OrphanTarget; result: 'deleted' | 'missing' }> => {
