@@ -131,7 +131,9 @@ export async function fillNamespace(
     plan.agents,
     parallel,
     async (i) => {
-      const model = secretIds[(i * 7 + 3) % secretIds.length]!;
+      // The model key comes after the configurations' secrets, so with enough secrets an agent's
+      // two secrets differ (and a page of agents reads the same shape of data at any size).
+      const model = secretIds[(plan.configurations + i) % secretIds.length]!;
       const agent = await createAgent(deps, actor, {
         namespaceId,
         name: `agent-${pad(i, plan.agents)}`,
