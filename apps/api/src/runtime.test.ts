@@ -31,7 +31,8 @@ describe('runtime', () => {
     expect(first.embedded).toEqual({ postgres: true, kubernetes: true });
     expect(first.installation.bootstrapApiKey).toMatch(/^occ_/);
     const kubeconfig = await readFile(path.join(dataDir, 'kubeconfig.yaml'), 'utf8');
-    expect(kubeconfig).toContain('server: http://127.0.0.1:');
+    expect(kubeconfig).toContain('server: https://127.0.0.1:'); // E5: HTTPS, with its CA in the kubeconfig
+    expect(kubeconfig).toContain('certificate-authority-data:');
     const actor: Actor = { principalId: first.installation.bootstrapPrincipalId, kind: 'SERVICE', name: 'bootstrap', apiKeyId: 'n/a' };
     const ns = await createNamespace(first.deps, actor, { name: 'durable' });
     first.worker.kick();
