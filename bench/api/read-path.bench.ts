@@ -23,6 +23,7 @@ import { migrateDatabase } from '../../apps/api/src/db/migrate.ts';
 import { encodeCursor } from '../../apps/api/src/graphql/connections.ts';
 import { createHttpApp, listen } from '../../apps/api/src/http/server.ts';
 import { createLogger } from '../../apps/api/src/log.ts';
+import { withDatabase } from '../../apps/api/src/test/database.ts';
 import { startRuntime } from '../../apps/api/src/runtime.ts';
 import { fillNamespace, type FillResult } from '../../apps/api/src/seed/fill.ts';
 
@@ -35,12 +36,6 @@ const serverUrl = process.env.DATABASE_URL;
 if (!serverUrl) {
   process.stderr.write('read-path bench: set DATABASE_URL to a PostgreSQL server (it creates and drops its own database); skipped.\n');
   process.exit(0);
-}
-
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
 }
 
 interface List {
