@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,7 +34,12 @@ beforeAll(async () => {
   writeFileSync(path.join(root, 'tiny.txt'), 'small');
   execFileSync(process.execPath, [path.join(REPO_ROOT, 'apps/console/scripts/precompress.mjs'), root]);
   const serve = staticFiles(root, consolePagePolicies(root));
-  server = createServer((req, res) => serve(req, res));
+  // As server.ts does: every response starts with the API's strict default policy, which a page's
+  // own policy replaces.
+  server = createServer((req, res) => {
+    res.setHeader('content-security-policy', "default-src 'none'");
+    serve(req, res);
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -103,6 +108,28 @@ describe('the console\'s static files (sirv)', () => {
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
     expect((await get('/_next/static/chunks/app.js')).headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  });
+
+  // A browser merges a 304's headers into the page it cached (RFC 9111 4.3.4), so a 304 that
+  // carries other headers than the 200 changes the page on its next visit: a 304 with the API's
+  // default CSP blanked every revisited console page (CI, stop 15). Every file of the export, by
+  // every name it answers to, in every encoding.
+  it('P2 a 304 carries the same CSP, Cache-Control and Vary as the 200 it revalidates, for every file, name and encoding', async () => {
+    const files = readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((f) => f.isFile() && !/\.(br|gz)$/.test(f.name))
+      .map((f) => `/${path.relative(root, path.join(f.parentPath, f.name)).split(path.sep).join('/')}`);
+    const names = files.flatMap((f) => (f.endsWith('/index.html') ? [f, f.slice(0, -'index.html'.length)] : f.endsWith('.html') ? [f, f.slice(0, -5)] : [f]));
+    expect(names).toEqual(expect.arrayContaining(['/', '/secrets', '/404', '/_next/static/chunks/app.js', '/tiny.txt']));
+    const compared = ['content-security-policy', 'cache-control', 'vary'] as const;
+    for (const name of names) {
+      for (const encoding of ['br', 'gzip', 'identity']) {
+        const first = await get(name, { 'accept-encoding': encoding });
+        expect(first.status, name).toBe(200);
+        const again = await get(name, { 'accept-encoding': encoding, 'if-none-match': first.headers.etag as string });
+        expect(again.status, `${name} ${encoding}`).toBe(304);
+        for (const header of compared) expect(again.headers[header], `${header} of ${name} (${encoding})`).toEqual(first.headers[header]);
+      }
+    }
   });
 
   it('never leaves the export: traversal and encoded traversal are 404', async () => {

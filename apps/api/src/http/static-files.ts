@@ -30,18 +30,31 @@ export function staticFiles(root: string, pagePolicies: ReadonlyMap<string, stri
   };
   // sirv lists the directory once, at start (the export does not change while the process runs).
   if (!existsSync(root)) return (_req, res) => answerNotFound(res);
-  const serve = sirv(root, {
-    dev: false,
-    etag: true,
-    brotli: true,
-    gzip: true,
-    extensions: ['html'],
-    setHeaders(res, pathname) {
+  const serve = sirv(root, { dev: false, etag: true, brotli: true, gzip: true, extensions: ['html'] });
+  return (req, res) => {
+    // Set before sirv runs, not in its setHeaders hook: sirv answers a matching If-None-Match with
+    // 304 before calling that hook, and a browser merges a 304's headers into its cached page. A 304
+    // carrying the server's default CSP (default-src 'none') turned every revisited page into a blank
+    // one with no script and no style (CI, stop 15).
+    const pathname = requestPathname(req.url);
+    if (pathname !== null) {
       // Next.js names its build assets by content hash: they never change under one name.
       res.setHeader('cache-control', pathname.startsWith('/_next/static/') ? 'public, max-age=31536000, immutable' : 'no-cache');
       const policy = pageCandidates(root, pathname).map((p) => pagePolicies.get(p)).find(Boolean);
       if (policy) res.setHeader('content-security-policy', policy);
-    },
-  });
-  return (req, res) => serve(req, res, () => answerNotFound(res));
+      // sirv sets Vary only on a 200; a 304 must name it too, or a cache may reuse the wrong encoding.
+      res.setHeader('vary', 'Accept-Encoding');
+    }
+    serve(req, res, () => answerNotFound(res));
+  };
+}
+
+/** The path of a request URL decoded as sirv decodes it; null when it cannot be decoded. */
+function requestPathname(url: string | undefined): string | null {
+  const raw = (url ?? '/').split('?', 1)[0]!.split('#', 1)[0]!;
+  try {
+    return decodeURI(raw);
+  } catch {
+    return null;
+  }
 }
