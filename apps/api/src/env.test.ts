@@ -17,11 +17,13 @@ function problemsOf(source: NodeJS.ProcessEnv, needs?: { kubernetes: boolean }):
 
 describe('configuration (R1)', () => {
   it('R1 every problem is named by its variable, all at once', () => {
-    const problems = problemsOf({ OCC_PORT: 'x', OCC_LOG_LEVEL: 'loud', OCC_LEADER_LEASE_SECONDS: '0', OCC_ALLOWED_ORIGINS: 'nope', OCC_MIGRATE_AT_START: 'perhaps', OCC_BOOTSTRAP_SECRET: 'Not/Valid', DATABASE_URL: 'mysql://x', OCC_METRICS_PORT: '70000' });
-    for (const variable of ['OCC_PORT', 'OCC_LOG_LEVEL', 'OCC_LEADER_LEASE_SECONDS', 'OCC_ALLOWED_ORIGINS', 'OCC_MIGRATE_AT_START', 'OCC_BOOTSTRAP_SECRET', 'DATABASE_URL', 'OCC_METRICS_PORT']) {
+    const problems = problemsOf({ OCC_PORT: 'x', OCC_LOG_LEVEL: 'loud', OCC_LEADER_LEASE_SECONDS: '0', OCC_ALLOWED_ORIGINS: 'nope', OCC_MIGRATE_AT_START: 'perhaps', OCC_BOOTSTRAP_SECRET: 'Not/Valid', DATABASE_URL: 'mysql://x', OCC_METRICS_PORT: '70000', OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://user:hunter2@collector' });
+    for (const variable of ['OCC_PORT', 'OCC_LOG_LEVEL', 'OCC_LEADER_LEASE_SECONDS', 'OCC_ALLOWED_ORIGINS', 'OCC_MIGRATE_AT_START', 'OCC_BOOTSTRAP_SECRET', 'DATABASE_URL', 'OCC_METRICS_PORT', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
       expect(problems.filter((p) => p.startsWith(variable)), variable).toHaveLength(1);
     }
-    expect(problems).toHaveLength(8);
+    expect(problems).toHaveLength(9);
+    // A collector URL may carry credentials: never quoted back.
+    expect(problems.join('\n')).not.toContain('hunter2');
   });
 
   it('R6 /metrics listens on 9464 in production and not at all in development, unless OCC_METRICS_PORT says otherwise', () => {
@@ -31,6 +33,12 @@ describe('configuration (R1)', () => {
     expect(readEnv({ ...production, OCC_HOST: '0.0.0.0' }).metricsHost).toBe('0.0.0.0');
     expect(readEnv({}).metricsPort).toBeNull();
     expect(readEnv({ OCC_METRICS_PORT: '0', OCC_METRICS_HOST: '::1' })).toMatchObject({ metricsPort: 0, metricsHost: '::1' });
+  });
+
+  it('R6 tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; OTEL_SERVICE_NAME names the service', () => {
+    expect(readEnv({})).toMatchObject({ otlpEndpoint: null, serviceName: 'openclaw-control-plane' });
+    expect(readEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: '  ' }).otlpEndpoint).toBeNull();
+    expect(readEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SERVICE_NAME: 'occ-eu' })).toMatchObject({ otlpEndpoint: 'http://collector:4318/', serviceName: 'occ-eu' });
   });
 
   it('SC5 R1 the webhook certificate files come together, readable, with a valid port; none means the embedded setup makes its own', () => {

@@ -60,6 +60,13 @@ export interface Env {
   gatewayReadySeconds: number;
   /** SC9: how long a finished OpenClawSelfConfig stays before deletion (OCC_SELFCONFIG_TTL_SECONDS, 3600). */
   selfConfigTtlSeconds: number;
+  /**
+   * R6: OpenTelemetry tracing goes to OTEL_EXPORTER_OTLP_ENDPOINT (OTLP over HTTP, a base URL:
+   * spans are posted to <endpoint>/v1/traces); unset, tracing is off. OTEL_SERVICE_NAME names the
+   * service (openclaw-control-plane by default).
+   */
+  otlpEndpoint: string | null;
+  serviceName: string;
 }
 
 /**
@@ -142,6 +149,21 @@ function logLevel(value: string | undefined): Env['logLevel'] {
   return level as Env['logLevel'];
 }
 
+function otlpEndpoint(value: string | undefined): string | null {
+  if (value === undefined || value.trim() === '') return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    // reported below
+  }
+  // Not quoted: a collector URL may carry credentials.
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new Error('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (the OTLP/HTTP base, e.g. http://otel-collector:4318)');
+  }
+  return url.toString();
+}
+
 function origins(value: string | undefined): string[] {
   if (value === undefined || value.trim() === '') return [];
   return value.split(',').map((raw) => {
@@ -206,6 +228,8 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     webhookPort: field(problems, 9443, () => port(source.OCC_WEBHOOK_PORT, 9443, 'OCC_WEBHOOK_PORT')),
     gatewayReadySeconds: field(problems, 120, () => positiveInt('OCC_GATEWAY_READY_SECONDS', source.OCC_GATEWAY_READY_SECONDS, 120)),
     selfConfigTtlSeconds: field(problems, 3600, () => positiveInt('OCC_SELFCONFIG_TTL_SECONDS', source.OCC_SELFCONFIG_TTL_SECONDS, 3600)),
+    otlpEndpoint: field(problems, null, () => otlpEndpoint(source.OTEL_EXPORTER_OTLP_ENDPOINT)),
+    serviceName: source.OTEL_SERVICE_NAME?.trim() || 'openclaw-control-plane',
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return env;

@@ -23,6 +23,7 @@ function requestFields(): Record<string, string> {
   const fields: Record<string, string> = { requestId: request.requestId };
   if (request.operationName) fields.operationName = request.operationName;
   if (request.principalId) fields.principalId = request.principalId;
+  if (request.traceId) fields.traceId = request.traceId;
   return fields;
 }
 

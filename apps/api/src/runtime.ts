@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeEmulator } from '@occ/kube-emulator/server';
@@ -14,6 +15,7 @@ import { startSelfConfigWebhook, type SelfConfigWebhookRuntime } from './kube/se
 import { createElector, type Elector } from './leader/elector.ts';
 import type { Logger } from './log.ts';
 import { createMetrics, observeKubernetes, observePool, observeQueue, type Metrics } from './observability/metrics.ts';
+import { createTracing, traceKubernetes, type Tracing } from './observability/tracing.ts';
 import { kubernetesSelfConfigCluster } from './selfconfig/cluster.ts';
 import { createSelfConfigController, type SelfConfigController } from './selfconfig/controller.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
@@ -43,6 +45,8 @@ export interface Runtime {
   emulator: KubeEmulator | null;
   /** R6: what /metrics serves (cli/serve.ts listens for it on its own port). */
   metrics: Metrics;
+  /** R6: OpenTelemetry tracing, enabled when env.otlpEndpoint is set. */
+  tracing: Tracing;
   /** SC5: the SelfConfig admission webhook's listener, when this installation serves one. */
   selfConfigWebhook: SelfConfigWebhookRuntime | null;
   close(): Promise<void>;
@@ -51,7 +55,7 @@ export interface Runtime {
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
   Partial<Pick<Env, 'inCluster'>> &
   Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'gatewayReadySeconds' | 'selfConfigTtlSeconds'>> &
-  Partial<Pick<Env, 'webhookTls' | 'webhookHost' | 'webhookPort'>>;
+  Partial<Pick<Env, 'webhookTls' | 'webhookHost' | 'webhookPort' | 'otlpEndpoint' | 'serviceName'>>;
 
 export interface RuntimeOptions {
   env: RuntimeEnv;
@@ -159,6 +163,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         FROM "WorkItem" WHERE state IN ('PENDING', 'RUNNING') GROUP BY state`,
     );
     const installation = await ensureInstallation(db, bootstrapKeyDelivery({ production: env.production ?? false, bootstrapSecret: env.bootstrapSecret ?? null, bootstrapKeyFile: env.bootstrapKeyFile ?? null }, kubeConfig));
+    const processIdentity = `${hostname()}-${process.pid}`;
+    const tracing = createTracing({
+      endpoint: env.otlpEndpoint ?? null,
+      serviceName: env.serviceName ?? 'openclaw-control-plane',
+      attributes: { 'service.instance.id': processIdentity, 'occ.installation.id': installation.installationId },
+    });
+    closers.push(() => tracing.shutdown());
+    if (server) {
+      const stopTracing = traceKubernetes(tracing, server);
+      closers.push(async () => stopTracing());
+    }
     const deps: Deps = {
       db,
       logger,
@@ -166,6 +181,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId),
       namespaceDriver: new KubernetesNamespaceDriver(kubeConfig, installation.installationId),
       metrics,
+      tracing,
       agentObjects: new KubernetesAgentObjectsDriver(kubeConfig, installation.installationId),
       computeDriver: new KubernetesComputeDriver(kubeConfig, installation.installationId),
       gatewayReadyTimeoutMs: (env.gatewayReadySeconds ?? 120) * 1000,
@@ -177,6 +193,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       kinds: [provisionNamespaceKind(deps), deployRevisionKind(deps)],
       leaseSeconds: env.workLeaseSeconds ?? 30,
       onLeaseLost: () => metrics.leaseLosses.inc({ lease: 'work_item' }),
+      ...(tracing.enabled ? { tracer: tracing.tracer } : {}),
       ...(options.startWorker === false ? { pollMs: 3_600_000 } : {}),
     });
     if (options.startWorker !== false) deps.kickWorker = () => worker.kick();
@@ -222,6 +239,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       embedded: { postgres: !env.databaseUrl, kubernetes: !env.kubeconfig },
       emulator,
       metrics,
+      tracing,
       selfConfigWebhook,
       close,
     };

@@ -1,8 +1,10 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import type { z } from 'zod';
 import type { Db, Tx } from './db/client.ts';
 import { safeErrorText, type Logger } from './log.ts';
+import { withSpan } from './observability/tracing.ts';
 import { advance, claim, complete, failPermanently, heartbeat, LeaseLostError, release, retryLater, withLease, type WorkItemRow } from './services/work-queue.ts';
 
 /** One named step of a work kind. Side effects must be idempotent: a retry may run a step again. */
@@ -66,6 +68,8 @@ export interface WorkerOptions {
   backoffMs?: (attempt: number) => number;
   /** R6: called when a work item's lease was lost under this worker (counted in /metrics). */
   onLeaseLost?: () => void;
+  /** R6: when tracing is on, a span per attempt. */
+  tracer?: Tracer;
 }
 
 export interface Worker {
@@ -127,6 +131,21 @@ export function startWorker(options: WorkerOptions): Worker {
   async function runOne(): Promise<boolean> {
     const item = await claim(db, owner, leaseSeconds);
     if (!item) return false;
+    // R6: one CONSUMER span per attempt, parent of the Kubernetes calls its steps make.
+    const span = options.tracer?.startSpan(`work ${item.kind}`, {
+      kind: SpanKind.CONSUMER,
+      attributes: { 'occ.work_item.kind': item.kind, 'occ.work_item.attempt': item.attempts },
+    });
+    const outcome = span ? await withSpan(span, () => runItem(item)) : await runItem(item);
+    if (span) {
+      span.setAttribute('occ.work_item.outcome', outcome);
+      if (outcome === 'failed' || outcome === 'retry') span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
+    return true;
+  }
+
+  async function runItem(item: WorkItemRow): Promise<'done' | 'handed_back' | 'lease_lost' | 'failed' | 'retry'> {
     const log = options.logger.child({ workItemId: item.id, kind: item.kind, attempt: item.attempts });
     const lease = new AbortController();
     const beat = setInterval(() => {
@@ -145,28 +164,32 @@ export function startWorker(options: WorkerOptions): Worker {
       payload = parsed.data;
       await runSteps(item, kind, payload, lease.signal, log);
       log.info('work item done');
+      return 'done';
     } catch (error) {
       if (error instanceof WorkerStopping) {
         log.info('worker stopping: work item handed back at its next step');
         await release(db, item.id, owner).catch((e) => log.error('could not hand the work item back', { error: e }));
+        return 'handed_back';
       } else if (error instanceof LeaseLostError) {
         // R4: another worker owns it now (or will): no retry, no write, no further side effect.
         log.warn('work item lease lost; stopping without further effect', { error });
         options.onLeaseLost?.();
+        return 'lease_lost';
       } else if (error instanceof PermanentWorkError || item.attempts >= maxAttempts) {
         const code = error instanceof PermanentWorkError ? error.code : 'ATTEMPTS_EXHAUSTED';
         const message = error instanceof PermanentWorkError ? error.message : `gave up after ${item.attempts} attempts`;
         log.warn('work item failed permanently', { code, error });
         await fail(item, kind, payload, code, message).catch((e) => log.error('could not record the permanent failure', { error: e }));
+        return 'failed';
       } else {
         // An error's message may quote what a backend answered (P1): stored and logged by class and code.
         log.warn('work item failed; will retry', { error });
         await retryLater(db, item.id, owner, safeErrorText(error), backoff(item.attempts)).catch((e) => log.error('could not reschedule', { error: e }));
+        return 'retry';
       }
     } finally {
       clearInterval(beat);
     }
-    return true;
   }
 
   async function loop(): Promise<void> {

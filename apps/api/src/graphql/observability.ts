@@ -2,6 +2,7 @@ import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLF
 import type { Plugin } from 'graphql-yoga';
 import { currentRequest } from '../observability/request-context.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { nameOperation } from '../observability/tracing.ts';
 
 // R6 for GraphQL: the operation's name goes into the request context (so every log line of the
 // request, and its access line, carry it), each request's latency is observed by operation, and
@@ -35,6 +36,7 @@ export function useObservability(metrics: Metrics | undefined): Plugin {
         operation.name = ast.name?.value;
         const context = currentRequest();
         if (context && operation.name) context.operationName = operation.name;
+        nameOperation(operation.type, operation.name);
       };
     },
     onResultProcess({ result }) {

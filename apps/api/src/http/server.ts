@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { SpanKind, type Span } from '@opentelemetry/api';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AuditEventFilter } from '../services/audit-log.ts';
 import { auditAnonymousRefusal } from '../services/audit.ts';
@@ -6,6 +7,7 @@ import { authenticateApiKey, authenticateSession, createSession, endSession } fr
 import type { Actor, Deps } from '../services/deps.ts';
 import { createGraphQL, type RequestCaller, type Yoga } from '../graphql/yoga.ts';
 import { currentRequest, requestIdFrom, runInRequest, type RequestContext } from '../observability/request-context.ts';
+import { endWithStatus, incomingContext, withSpan } from '../observability/tracing.ts';
 import { exportAuditEvents, exportFilter, ExportQueryError } from './audit-export.ts';
 import { PayloadTooLargeError, readBody, RequestAbortedError } from './body.ts';
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
@@ -309,12 +311,35 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   }
 
   /**
+   * R6: the request's SERVER span when tracing is on, continuing the caller's traceparent; named by
+   * method and route (a fixed set), renamed after the GraphQL operation once parsed. Its trace id
+   * joins the request's log lines.
+   */
+  function requestSpan(req: IncomingMessage, context: RequestContext): Span | null {
+    const tracing = options.deps.tracing;
+    if (!tracing?.enabled) return null;
+    const route = routeOf(req);
+    const span = tracing.tracer.startSpan(
+      `${req.method ?? 'GET'} ${route}`,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? 'GET', 'http.route': route, 'occ.request_id': context.requestId } },
+      incomingContext(req),
+    );
+    context.traceId = span.spanContext().traceId;
+    return span;
+  }
+
+  /** The route a request is counted under: a fixed set, or `console` for the console's files. */
+  function routeOf(req: IncomingMessage): string {
+    const path = (req.url ?? '/').split('?')[0]!;
+    return ROUTES.has(path) ? path : 'console';
+  }
+
+  /**
    * R6: one access line and one latency observation per request, by route (a fixed set: the raw
    * path and query are never logged, since a query string can carry a GraphQL document).
    */
   function observe(req: IncomingMessage, res: ServerResponse, context: RequestContext, started: number): void {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const route = ROUTES.has(path) ? path : 'console';
+    const route = routeOf(req);
     const status = res.writableFinished ? String(res.statusCode) : 'aborted';
     const seconds = (performance.now() - started) / 1000;
     options.deps.metrics?.httpDuration.observe({ method: req.method ?? 'GET', route, status }, seconds);
@@ -337,8 +362,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       const started = performance.now();
       const context: RequestContext = { requestId: requestIdFrom(req.headers['x-request-id']) };
       res.setHeader('x-request-id', context.requestId);
-      res.once('close', () => observe(req, res, context, started));
-      runInRequest(context, () => serve(req, res));
+      const span = requestSpan(req, context);
+      res.once('close', () => {
+        observe(req, res, context, started);
+        if (span) endWithStatus(span, res.writableFinished ? res.statusCode : null);
+      });
+      runInRequest(context, () => (span ? withSpan(span, () => serve(req, res)) : serve(req, res)));
     },
   };
 

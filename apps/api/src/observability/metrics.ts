@@ -161,32 +161,42 @@ function headerOf(headers: UndiciRequest['headers'], name: string): string | und
   return Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
 }
 
+/** One request to the API server, as `watchKubernetesRequests` reports it. */
+export interface KubernetesCall {
+  method: string;
+  verb: string;
+  resource: string;
+}
+
 /**
- * Times every request client-node sends to the API server at `serverUrl`, through undici's
- * diagnostics channels (client-node 2 fetches through undici): nothing wraps the clients, so every
- * driver, the elector and future controllers are counted alike. Requests to other origins (the
- * tests' own fetches in the same process) are not. Returns the unsubscribe.
+ * Calls `onStart` for every request client-node sends to the API server at `serverUrl`, through
+ * undici's diagnostics channels (client-node 2 fetches through undici): nothing wraps the clients,
+ * so every driver, the elector and future controllers are seen alike. `create` is published in
+ * the sender's async context (tracing.ts relies on it). The function `onStart` returns is called
+ * once with the answer's status, or null when no answer came. Requests to other origins (the
+ * tests' own fetches in the same process) are not reported. Returns the unsubscribe.
  */
-export function observeKubernetes(metrics: Metrics, serverUrl: string): () => void {
+export function watchKubernetesRequests(serverUrl: string, onStart: (call: KubernetesCall) => (status: number | null) => void): () => void {
   const origin = new URL(serverUrl).origin;
-  const started = new WeakMap<object, { at: number; verb: string; resource: string }>();
+  const pending = new WeakMap<object, (status: number | null) => void>();
   const onCreate = (message: unknown) => {
     const request = (message as { request: UndiciRequest }).request;
     if (!request?.origin || new URL(String(request.origin)).origin !== origin) return;
-    const { verb, resource } = kubernetesVerb(request.method ?? 'GET', request.path ?? '/', headerOf(request.headers, 'content-type'));
-    started.set(request, { at: performance.now(), verb, resource });
+    const method = request.method ?? 'GET';
+    const { verb, resource } = kubernetesVerb(method, request.path ?? '/', headerOf(request.headers, 'content-type'));
+    pending.set(request, onStart({ method, verb, resource }));
   };
-  const finish = (request: object, status: string) => {
-    const entry = started.get(request);
-    if (!entry) return;
-    started.delete(request);
-    metrics.kubernetesDuration.observe({ verb: entry.verb, resource: entry.resource, status }, (performance.now() - entry.at) / 1000);
+  const finish = (request: object, status: number | null) => {
+    const done = pending.get(request);
+    if (!done) return;
+    pending.delete(request);
+    done(status);
   };
   const onHeaders = (message: unknown) => {
     const { request, response } = message as { request: object; response: { statusCode: number } };
-    finish(request, String(response.statusCode));
+    finish(request, response.statusCode);
   };
-  const onError = (message: unknown) => finish((message as { request: object }).request, 'error');
+  const onError = (message: unknown) => finish((message as { request: object }).request, null);
   subscribe('undici:request:create', onCreate);
   subscribe('undici:request:headers', onHeaders);
   subscribe('undici:request:error', onError);
@@ -195,4 +205,12 @@ export function observeKubernetes(metrics: Metrics, serverUrl: string): () => vo
     unsubscribe('undici:request:headers', onHeaders);
     unsubscribe('undici:request:error', onError);
   };
+}
+
+/** Times every request to the API server by verb, resource and status ("error" when none came). */
+export function observeKubernetes(metrics: Metrics, serverUrl: string): () => void {
+  return watchKubernetesRequests(serverUrl, ({ verb, resource }) => {
+    const at = performance.now();
+    return (status) => metrics.kubernetesDuration.observe({ verb, resource, status: status === null ? 'error' : String(status) }, (performance.now() - at) / 1000);
+  });
 }

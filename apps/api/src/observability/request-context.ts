@@ -10,6 +10,8 @@ export interface RequestContext {
   operationName?: string;
   /** Set once the caller is authenticated. */
   principalId?: string;
+  /** R6: the request's trace, when tracing is on (log lines carry it, to find the trace). */
+  traceId?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

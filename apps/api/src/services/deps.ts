@@ -6,6 +6,7 @@ import type { AgentObjectsDriver } from '../drivers/kubernetes-agent-objects.ts'
 import type { NamespaceDriver } from '../drivers/kubernetes-namespaces.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { Tracing } from '../observability/tracing.ts';
 import type { SelfConfigCluster } from '../selfconfig/cluster.ts';
 
 /** The ports every use case receives. Tests pass the real adapters against real servers. */
@@ -22,6 +23,8 @@ export interface Deps {
   installationId: string;
   /** R6: this process's Prometheus metrics (the HTTP layer and the GraphQL plugin record into them). */
   metrics?: Metrics;
+  /** R6: OpenTelemetry tracing (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  tracing?: Tracing;
   /** Wakes the worker after work was queued (optional: the worker also polls). */
   kickWorker?: () => void;
   /** SelfConfig requests and instances in the cluster (requestSelfConfig, field ownership); absent where no cluster is wired. */
