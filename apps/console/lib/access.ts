@@ -3,6 +3,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import { gql, graphql } from './graphql';
 import { selectErrors, type ForbiddenError, type NotFoundError, type ValidationError } from './errors';
+import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
 
 export type ScopeKind = 'INSTALLATION' | 'NAMESPACE' | 'RESOURCE';
 
@@ -95,16 +96,17 @@ export function resourceAccessBindingsInNamespaceQueryOptions(namespaceId: strin
 
 // Query: one subject's bindings ---------------------------------------------------------------------
 
-export const SubjectAccessBindingsQuery = gql<{ accessBindings: AccessBinding[] }, { subjectId: string }>(`
-  query SubjectAccessBindings($subjectId: ID!) {
-    accessBindings(subjectId: $subjectId) { ${accessBindingFields} }
+export const SubjectAccessBindingsQuery = gql<{ accessBindings: Connection<AccessBinding> }, { subjectId: string; first: number; after: string | null }>(`
+  query SubjectAccessBindings($subjectId: ID!, $first: Int, $after: String) {
+    accessBindings(subjectId: $subjectId, first: $first, after: $after) { ${connectionFields(accessBindingFields)} }
   }
 `);
 
-export function subjectAccessBindingsQueryOptions(subjectId: string) {
+/** One page of a subject's grants (oldest first), by the API's cursors. */
+export function subjectAccessBindingsQueryOptions(subjectId: string, page: Pick<PageArgs, 'first' | 'after'>) {
   return queryOptions({
-    queryKey: accessKeys.forSubject(subjectId),
-    queryFn: async ({ signal }) => (await graphql(SubjectAccessBindingsQuery, { subjectId }, signal)).accessBindings,
+    queryKey: [...accessKeys.forSubject(subjectId), page.first, page.after],
+    queryFn: async ({ signal }) => toPage((await graphql(SubjectAccessBindingsQuery, { subjectId, first: page.first, after: page.after }, signal)).accessBindings),
   });
 }
 

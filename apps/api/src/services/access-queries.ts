@@ -1,10 +1,12 @@
-import { ACTIONS, RESOURCE_KINDS, decide, type AccessRequest, type BindingView, type Decision, type ResourceKind, type Scope } from '@occ/domain/access';
+import { ACTIONS, RESOURCE_KINDS, decide, type AccessRequest, type BindingView, type Decision, type ReadableSet, type ResourceKind, type Scope } from '@occ/domain/access';
 import { isId } from '@occ/domain/ids';
 import { isIdShaped } from '@occ/domain/text';
 import { NotFoundError, ValidationError } from '@occ/domain/errors';
-import { auditHiddenDenial, decider, loadBindings } from './access.ts';
-import { authorizeAny, findBindings, isAction, isResourceKind, readBindingsRequests, type AccessBindingView, type Request } from './access-scope.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import { auditHiddenDenial, decider, loadBindings, permittedSet } from './access.ts';
+import { authorizeAny, bindingsPage, findBindings, isAction, isResourceKind, readBindingsRequests, type AccessBindingView, type Request } from './access-scope.ts';
 import type { Actor, Deps } from './deps.ts';
+import type { PageOf, PageRequest } from './pagination.ts';
 import { resourceExists } from './resource-lookup.ts';
 
 // Reading bindings: a caller sees the bindings at scopes where it may read or administer them
@@ -19,6 +21,42 @@ async function readableBy(deps: Deps, actor: Actor): Promise<(binding: AccessBin
   return canSeeBinding(actor.principalId, await decider(deps.db, actor));
 }
 
+/**
+ * canSeeBinding as a SQL condition, so a page of bindings holds `first` visible rows: the actor's
+ * own; those where it may read bindings (`read` on `accessBinding` at the binding's namespace, or
+ * everywhere; an installation-scope binding needs it everywhere); and those it may administer
+ * (administerRequest: `administer` on the installation, on `accessBinding` in the namespace, or
+ * on the bound resource's kind covering that resource). access-queries.test.ts checks it row for
+ * row against canSeeBinding on generated grants.
+ */
+export async function visibleBindingsWhere(deps: Deps, actor: Actor): Promise<Prisma.AccessBindingWhereInput> {
+  const setWhere = (set: ReadableSet, resource: boolean): Prisma.AccessBindingWhereInput | null =>
+    set.everywhere
+      ? {}
+      : set.namespaceIds.length > 0 || (resource && set.resourceIds.length > 0)
+        ? { OR: [{ namespaceId: { in: set.namespaceIds } }, ...(resource ? [{ resourceId: { in: set.resourceIds } }] : [])] }
+        : null;
+  const any: Prisma.AccessBindingWhereInput[] = [{ subjectId: actor.principalId }];
+  const readBindings = setWhere(await permittedSet(deps.db, actor, 'read', 'accessBinding'), false);
+  if (readBindings) any.push(readBindings);
+  if ((await permittedSet(deps.db, actor, 'administer', 'installation')).everywhere) any.push({ scopeKind: 'INSTALLATION' });
+  const administerNamespaces = setWhere(await permittedSet(deps.db, actor, 'administer', 'accessBinding'), false);
+  if (administerNamespaces) any.push({ AND: [{ scopeKind: 'NAMESPACE' }, administerNamespaces] });
+  for (const kind of RESOURCE_KINDS) {
+    const administerKind = setWhere(await permittedSet(deps.db, actor, 'administer', kind), true);
+    if (administerKind) any.push({ AND: [{ scopeKind: 'RESOURCE', resourceKind: kind }, administerKind] });
+  }
+  return { OR: any };
+}
+
+/** A subject's bindings the actor may see, a keyset page in SQL (oldest first). */
+export async function bindingsOfSubjectPage(deps: Deps, actor: Actor, subjectId: string, page: PageRequest): Promise<PageOf<AccessBindingView>> {
+  // An id no row can have matches nothing; the query still runs, so the answer's shape is one.
+  const subject = isIdShaped(subjectId) ? subjectId : '';
+  return bindingsPage(deps.db, { AND: [{ subjectId: subject }, await visibleBindingsWhere(deps, actor)] }, page);
+}
+
+/** The same bindings, all of them, filtered in memory by canSeeBinding (the oracle of the test above). */
 export async function listBindingsForSubject(deps: Deps, actor: Actor, subjectId: string): Promise<AccessBindingView[]> {
   if (!isIdShaped(subjectId)) return [];
   const readable = await readableBy(deps, actor);

@@ -8,6 +8,7 @@ import { auditHiddenDenial, decider, deny, scopeOf } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
 import { resourceExists } from './resource-lookup.ts';
 import { toPrincipalView, type PrincipalView } from './users.ts';
+import { keysetPage, type PageOf, type PageRequest } from './pagination.ts';
 
 // Scopes of access bindings as the administration use cases see them: parsing a requested scope,
 // and who may administer or read the bindings at one.
@@ -173,6 +174,16 @@ export function scopeColumns(scope: Scope) {
     resourceKind: scope.kind === 'resource' ? scope.resourceKind : null,
     resourceId: scope.kind === 'resource' ? scope.resourceId : null,
   };
+}
+
+/** One keyset page of the bindings matching `where` (oldest first), with their count on demand. */
+export function bindingsPage(db: Db | Tx, where: Prisma.AccessBindingWhereInput, page: PageRequest): Promise<PageOf<AccessBindingView>> {
+  return keysetPage(
+    page,
+    (q) => db.accessBinding.findMany({ where: { AND: [where, q.where as Prisma.AccessBindingWhereInput] }, select: BINDING_SELECT, orderBy: q.orderBy, take: q.take }),
+    () => db.accessBinding.count({ where }),
+    toBindingView,
+  );
 }
 
 export async function findBindings(db: Db | Tx, where: Prisma.AccessBindingWhereInput): Promise<AccessBindingView[]> {

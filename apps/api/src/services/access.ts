@@ -1,4 +1,4 @@
-import { decide, readableSet, type AccessRequest, type BindingView, type Decision, type Permission, type ReadableSet, type ResourceKind, type Scope } from '@occ/domain/access';
+import { decide, readableSet, type Action, type AccessRequest, type BindingView, type Decision, type Permission, type ReadableSet, type ResourceKind, type Scope } from '@occ/domain/access';
 import { ForbiddenError, NotFoundError } from '@occ/domain/errors';
 import { afterRollback, type Db, type Tx } from '../db/client.ts';
 import { audit } from './audit.ts';
@@ -62,6 +62,11 @@ function actorBindings(db: Db | Tx, actor: Actor): Promise<BindingView[]> {
 /** The scopes where the actor may read `kind`, for a list query to filter by (readableWhere). */
 export async function readableBy(db: Db | Tx, actor: Actor, kind: ResourceKind): Promise<ReadableSet> {
   return readableSet(await actorBindings(db, actor), actor.principalId, 'read', kind);
+}
+
+/** Where the actor may do `action` on `kind`, as sets a query can filter by (readableSet). */
+export async function permittedSet(db: Db | Tx, actor: Actor, action: Action, kind: ResourceKind): Promise<ReadableSet> {
+  return readableSet(await actorBindings(db, actor), actor.principalId, action, kind);
 }
 
 export async function check(db: Db | Tx, actor: Actor, request: Omit<AccessRequest, 'subjectId'>): Promise<Decision> {

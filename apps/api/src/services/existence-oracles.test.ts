@@ -62,7 +62,7 @@ const CASES: Case[] = [
   { coordinate: 'Query.configuration', doc: 'query($id: ID!) { r: configuration(id: $id) { id } }', vars: (id) => ({ id }), real: () => real.cfg, prefix: 'cfg', expect: 'null' },
   { coordinate: 'Query.agent', doc: 'query($id: ID!) { r: agent(id: $id) { id } }', vars: (id) => ({ id }), real: () => real.agent, prefix: 'agt', expect: 'null' },
   { coordinate: 'Query.node', doc: 'query($id: ID!) { r: node(id: $id) { id } }', vars: (id) => ({ id }), real: () => real.secret, prefix: 'sec', expect: 'null' },
-  { coordinate: 'Query.accessBindings', doc: 'query($id: ID!) { r: accessBindings(subjectId: $id) { id } }', vars: (id) => ({ id }), real: () => real.boot, prefix: 'spn', expect: 'empty' },
+  { coordinate: 'Query.accessBindings', doc: 'query($id: ID!) { r: accessBindings(subjectId: $id) { totalCount edges { node { id } } } }', vars: (id) => ({ id }), real: () => real.boot, prefix: 'spn', expect: 'emptyConnection' },
   { coordinate: 'Query.accessBindingsForResource', doc: 'query($id: ID!) { r: accessBindingsForResource(resourceKind: "namespace", resourceId: $id) { id } }', vars: (id) => ({ id }), real: () => real.ns, prefix: 'ns', expect: 'empty' },
   { coordinate: 'Query.resourceAccessBindingsInNamespace', doc: 'query($id: ID!) { r: resourceAccessBindingsInNamespace(namespaceId: $id, resourceKind: "secret") { id } }', vars: (id) => ({ id }), real: () => real.ns, prefix: 'ns', expect: 'empty' },
   { coordinate: 'Query.apiKeys', doc: 'query($id: ID!) { r: apiKeys(principalId: $id) { id } }', vars: (id) => ({ id }), real: () => real.boot, prefix: 'spn', expect: 'empty' },

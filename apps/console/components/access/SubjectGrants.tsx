@@ -3,7 +3,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { subjectAccessBindingsQueryOptions } from '../../lib/access';
+import { usePaging } from '../../lib/paging';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
+import { Pager } from '../ui/ListControls';
 import { TableSkeleton } from '../ui/Skeleton';
 import { AccessBindingsTable } from './AccessBindingsTable';
 import { SubjectPicker, type PrincipalOption } from './SubjectPicker';
@@ -20,12 +22,14 @@ export function SubjectGrants({
 }) {
   const id = useId();
   const [subjectId, setSubjectId] = useState(initialSubjectId);
-  const bindings = useQuery({ ...subjectAccessBindingsQueryOptions(subjectId), enabled: subjectId !== '' });
+  const paging = usePaging();
+  const bindings = useQuery({ ...subjectAccessBindingsQueryOptions(subjectId, paging.args), enabled: subjectId !== '' });
   const who = names.get(subjectId) ?? subjectId;
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     setSubjectId(String(new FormData(event.currentTarget).get('subjectId') ?? '').trim());
+    paging.search('');
   }
 
   return (
@@ -40,13 +44,16 @@ export function SubjectGrants({
       {bindings.error ? <QueryErrorAlert error={bindings.error} what="the grants" retry={() => bindings.refetch()} /> : null}
       {subjectId && bindings.isPending ? <TableSkeleton label="Loading grants…" /> : null}
       {subjectId && bindings.data ? (
-        <AccessBindingsTable
-          bindings={bindings.data}
-          caption={`Grants of ${subjectId}`}
-          names={names}
-          revocable
-          empty={`No grants of ${who} that you may see.`}
-        />
+        <>
+          <AccessBindingsTable
+            bindings={bindings.data.items}
+            caption={`Grants of ${subjectId}`}
+            names={names}
+            revocable
+            empty={`No grants of ${who} that you may see.`}
+          />
+          <Pager paging={paging} page={bindings.data} noun="grants" />
+        </>
       ) : null}
     </section>
   );

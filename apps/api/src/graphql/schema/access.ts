@@ -1,10 +1,11 @@
 import type { Permission, Scope } from '@occ/domain/access';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { grantAccess, parseRevokeInput, revokeAccess, type RevokeResult } from '../../services/access-grants.ts';
-import { explainAccess, listBindingsForResource, listBindingsForSubject, listResourceBindingsInNamespace, type AccessExplanation } from '../../services/access-queries.ts';
+import { bindingsOfSubjectPage, explainAccess, listBindingsForResource, listResourceBindingsInNamespace, type AccessExplanation } from '../../services/access-queries.ts';
 import type { AccessBindingView, RoleRow } from '../../services/access-scope.ts';
 import { createRole, listRoles } from '../../services/roles.ts';
 import { actorOf, builder } from '../builder.ts';
+import { pageRequest, toConnection, totalCount } from '../connections.ts';
 import { PrincipalRef } from './principal.ts';
 
 // Roles, access bindings, and why a decision was made (DESIGN.md §4, rules A2, A3). Actions and
@@ -73,13 +74,16 @@ builder.queryFields((t) => ({
     args: { namespaceId: t.arg.id() },
     resolve: (_root, { namespaceId }, ctx) => listRoles(ctx.deps, actorOf(ctx), namespaceId ?? null),
   }),
-  accessBindings: t.field({
-    type: [AccessBindingRef],
-    description: "A subject's bindings that you may read (`read` or `administer` on access bindings at their scope), and all of your own.",
-    authScopes: { authenticated: true },
-    args: { subjectId: t.arg.id({ required: true }) },
-    resolve: (_root, { subjectId }, ctx) => listBindingsForSubject(ctx.deps, actorOf(ctx), subjectId),
-  }),
+  accessBindings: t.connection(
+    {
+      type: AccessBindingRef,
+      description: "A subject's bindings that you may read (`read` or `administer` on access bindings at their scope), and all of your own; oldest first, paged in SQL.",
+      authScopes: { authenticated: true },
+      args: { subjectId: t.arg.id({ required: true }) },
+      resolve: async (_root, args, ctx) => toConnection(await bindingsOfSubjectPage(ctx.deps, actorOf(ctx), args.subjectId, pageRequest(args))),
+    },
+    { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
+  ),
   accessBindingsForResource: t.field({
     type: [AccessBindingRef],
     description: 'The bindings that target this exact resource (for a namespace, also those at its scope) that you may read.',
