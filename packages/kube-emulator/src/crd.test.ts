@@ -1,6 +1,6 @@
 import { Watch, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiFailure, createNamespace, mergePatch, startTestCluster, uniqueName, type TestCluster } from './testing.ts';
+import { apiFailure, createEstablishedCrd, createNamespace, mergePatch, startTestCluster, uniqueName, type TestCluster } from './testing.ts';
 
 let cluster: TestCluster;
 
@@ -9,7 +9,9 @@ beforeAll(async () => {
 });
 afterAll(() => cluster.close());
 
-const GROUP = 'openclaw.rocks';
+// A group of this file's own: on the E8 lane every file shares one real server, where two CRDs of
+// one group may not name the same kind (the second is never Established: ListKindConflict).
+const GROUP = `${uniqueName('crd')}.openclaw.rocks`;
 // client-node's typed models spell the extension keys with underscores; with the wire spelling
 // they would be dropped, the schema would be closed and every field pruned, as a real server does.
 const OPEN_SCHEMA = { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } };
@@ -20,7 +22,7 @@ function selfConfigCrd(plural: string, kind: string, scope: 'Namespaced' | 'Clus
     spec: {
       group: GROUP,
       scope,
-      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, shortNames: [`${plural.slice(0, 4)}x`] },
+      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, shortNames: [`${plural.slice(0, 4)}${plural.slice(-6)}`] },
       versions: [
         { name: 'v1alpha1', served: true, storage: true, schema: OPEN_SCHEMA, subresources: { status: {} } },
         { name: 'v1beta1', served: true, storage: false, schema: OPEN_SCHEMA, subresources: { status: {} } },
@@ -30,6 +32,15 @@ function selfConfigCrd(plural: string, kind: string, scope: 'Namespaced' | 'Clus
 }
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Waits (10 s at most) until `read` answers 404. */
+async function gone(read: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    if ((await read().then(() => 0, (error: { code?: number }) => error.code ?? -1)) === 404) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('still there after 10 s');
+}
 
 describe('custom resource definitions', () => {
   it('E1 creating a CRD makes its namespaced custom resources servable, with full CRUD', async () => {
@@ -41,7 +52,7 @@ describe('custom resource definitions', () => {
     const before = await apiFailure(cluster.custom.listNamespacedCustomObject(path));
     expect(before.code).toBe(404);
 
-    const crd = await cluster.extensions.createCustomResourceDefinition({ body: selfConfigCrd(plural, kind) });
+    const crd = await createEstablishedCrd(cluster, selfConfigCrd(plural, kind));
     expect(crd.kind).toBe('CustomResourceDefinition');
     expect(crd.status?.conditions?.find((c) => c.type === 'Established')?.status).toBe('True');
     expect(crd.status?.acceptedNames?.kind).toBe(kind);
@@ -101,7 +112,7 @@ describe('custom resource definitions', () => {
     expect(statusIgnored.status).toEqual({ phase: 'Pending' });
 
     const deleted = (await cluster.custom.deleteNamespacedCustomObject({ ...path, name: 'req-1' })) as Obj;
-    expect(deleted.metadata.name).toBe('req-1');
+    expect(deleted).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Success', details: { name: 'req-1', group: GROUP, kind: plural, uid: created.metadata.uid } });
     const { code, body } = await apiFailure(cluster.custom.getNamespacedCustomObject({ ...path, name: 'req-1' }));
     expect(code).toBe(404);
     expect(body.message).toBe(`${plural}.${GROUP} "req-1" not found`);
@@ -111,7 +122,7 @@ describe('custom resource definitions', () => {
   it('E1 E7 a custom resource replace without resourceVersion is a 422 worded as a real server, a stale one a 409', async () => {
     const plural = `instances${uniqueName('b').slice(2)}`;
     const ns = await createNamespace(cluster, 'crd2');
-    await cluster.extensions.createCustomResourceDefinition({ body: selfConfigCrd(plural, 'OpenClawInstance') });
+    await createEstablishedCrd(cluster, selfConfigCrd(plural, 'OpenClawInstance'));
     const path = { group: GROUP, version: 'v1alpha1', namespace: ns, plural };
     const created = (await cluster.custom.createNamespacedCustomObject({
       ...path,
@@ -151,7 +162,7 @@ describe('custom resource definitions', () => {
 
   it('E1 a cluster-scoped CRD serves cluster custom objects', async () => {
     const plural = `policies${uniqueName('c').slice(2)}`;
-    await cluster.extensions.createCustomResourceDefinition({ body: selfConfigCrd(plural, 'ClawPolicy', 'Cluster') });
+    await createEstablishedCrd(cluster, selfConfigCrd(plural, 'ClawPolicy', 'Cluster'));
     const path = { group: GROUP, version: 'v1alpha1', plural };
     const created = (await cluster.custom.createClusterCustomObject({
       ...path,
@@ -169,7 +180,7 @@ describe('custom resource definitions', () => {
   it('E1 deleting a CRD deletes its custom resources and stops serving them', async () => {
     const plural = `things${uniqueName('d').slice(2)}`;
     const ns = await createNamespace(cluster, 'crd3');
-    await cluster.extensions.createCustomResourceDefinition({ body: selfConfigCrd(plural, 'Thing') });
+    await createEstablishedCrd(cluster, selfConfigCrd(plural, 'Thing'));
     const path = { group: GROUP, version: 'v1alpha1', namespace: ns, plural };
     await cluster.custom.createNamespacedCustomObject({ ...path, body: { apiVersion: `${GROUP}/v1alpha1`, kind: 'Thing', metadata: { name: 't1' } } });
     const crds = await cluster.extensions.listCustomResourceDefinition();
@@ -178,8 +189,11 @@ describe('custom resource definitions', () => {
     // The real server answers the CRD itself (client-node types it as a V1Status and keeps little of it).
     const answer = await cluster.extensions.deleteCustomResourceDefinition({ name: `${plural}.${GROUP}` });
     expect(answer.kind).toBe('CustomResourceDefinition');
+    // A real server first deletes the resources (the customresourcecleanup finalizer), then the
+    // CRD; a client waits for it to be gone. The emulator answers at once.
+    await gone(() => cluster.extensions.readCustomResourceDefinition({ name: `${plural}.${GROUP}` }));
     expect((await apiFailure(cluster.custom.listNamespacedCustomObject(path))).code).toBe(404);
-    await cluster.extensions.createCustomResourceDefinition({ body: selfConfigCrd(plural, 'Thing') });
+    await createEstablishedCrd(cluster, selfConfigCrd(plural, 'Thing'));
     const relisted = (await cluster.custom.listNamespacedCustomObject(path)) as Obj;
     expect(relisted.items).toEqual([]);
   });
@@ -197,10 +211,43 @@ describe('custom resource definitions', () => {
     });
   });
 
+  // Found by the E8 lane: a real server refuses this CRD, the emulator used to store it.
+  it('E1 E8 a map list whose key property is neither required nor defaulted is a 422 naming each such key', async () => {
+    const plural = `routes${uniqueName('r').slice(2)}`;
+    const kind = `Route${plural.slice(-6)}`;
+    const targets = (required: string[]) => ({
+      type: 'array',
+      x_kubernetes_list_type: 'map',
+      x_kubernetes_list_map_keys: ['port', 'host'],
+      items: { type: 'object', required, properties: { port: { type: 'integer' }, host: { type: 'string', default: 'x' }, weight: { type: 'integer' } } },
+    });
+    const crd = (required: string[]): V1CustomResourceDefinition => ({
+      metadata: { name: `${plural}.${GROUP}` },
+      spec: {
+        group: GROUP,
+        scope: 'Namespaced',
+        names: { plural, singular: plural.slice(0, -1), kind, listKind: `${kind}List` },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { targets: targets(required) } } } } } }],
+      },
+    });
+    const { code, body } = await apiFailure(cluster.extensions.createCustomResourceDefinition({ body: crd([]) }));
+    expect(code).toBe(422);
+    // host has a default, so only port is named.
+    expect(body.details?.causes).toEqual([
+      {
+        reason: 'FieldValueRequired',
+        message: 'Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property',
+        field: 'spec.validation.openAPIV3Schema.properties[spec].properties[targets].items.properties[port].default',
+      },
+    ]);
+    // Required instead: stored.
+    expect((await createEstablishedCrd(cluster, crd(['port']))).metadata?.name).toBe(`${plural}.${GROUP}`);
+  });
+
   it('E1 custom resources can be watched', async () => {
     const plural = `watched${uniqueName('e').slice(2)}`;
     const ns = await createNamespace(cluster, 'crd4');
-    await cluster.extensions.createCustomResourceDefinition({ body: selfConfigCrd(plural, 'Watched') });
+    await createEstablishedCrd(cluster, selfConfigCrd(plural, 'Watched'));
     const path = { group: GROUP, version: 'v1alpha1', namespace: ns, plural };
     const seen: string[] = [];
     const controller = await new Watch(cluster.kubeConfig).watch(
@@ -221,11 +268,11 @@ describe('custom resource definitions', () => {
   it('E7 a custom resource comes back with its keys sorted at every level, as a real server re-encodes it', async () => {
     const plural = `instances${uniqueName('k').slice(2)}`;
     const ns = await createNamespace(cluster, 'crd-keys');
-    await cluster.extensions.createCustomResourceDefinition({ body: selfConfigCrd(plural, 'OpenClawInstance') });
+    await createEstablishedCrd(cluster, selfConfigCrd(plural, 'SortedThing'));
     const path = { group: GROUP, version: 'v1alpha1', namespace: ns, plural };
     const created = (await cluster.custom.createNamespacedCustomObject({
       ...path,
-      body: { metadata: { name: 'z', labels: { zz: '1', aa: '2' } }, kind: 'OpenClawInstance', spec: { zeta: { b: 1, a: 2 }, alpha: [{ y: 1, x: 2 }] }, apiVersion: `${GROUP}/v1alpha1` },
+      body: { metadata: { name: 'z', labels: { zz: '1', aa: '2' } }, kind: 'SortedThing', spec: { zeta: { b: 1, a: 2 }, alpha: [{ y: 1, x: 2 }] }, apiVersion: `${GROUP}/v1alpha1` },
     })) as Obj;
     const read = (await cluster.custom.getNamespacedCustomObject({ ...path, name: 'z' })) as Obj;
     for (const object of [created, read]) {

@@ -90,10 +90,13 @@ async function run(server: Server, step: Step): Promise<Outcome> {
 }
 
 const VOLATILE_METADATA = ['uid', 'resourceVersion', 'creationTimestamp', 'selfLink'];
+const UID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 /** Takes out what differs between any two servers (ids, versions, clocks); keeps everything else. */
 function stable(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stable);
+  // Uids also appear inside Status messages and details (a uid precondition's refusal, a delete's answer).
+  if (typeof value === 'string') return value.replace(UID, '<uid>');
   if (value === null || typeof value !== 'object') return value;
   const out: Obj = {};
   for (const [key, v] of Object.entries(value as Obj)) {

@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENCLAW_CRD_DIR } from './crds.ts';
-import { apiFailure, atFixedTime, createNamespace, jsonPatch, mergePatch, serverSideApply, startTestCluster, type TestCluster } from './testing.ts';
+import { apiFailure, atFixedTime, createEstablishedCrd, createNamespace, jsonPatch, mergePatch, serverSideApply, startTestCluster, type TestCluster } from './testing.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -241,8 +241,7 @@ describe('server-side apply scenarios', () => {
 describe('server-side apply semantics', () => {
   it('E2 a map-list key of several fields is encoded as JSON with its fields sorted by name', async () => {
     const plural = 'routes';
-    await cluster.extensions.createCustomResourceDefinition({
-      body: {
+    await createEstablishedCrd(cluster, {
         metadata: { name: `${plural}.${GROUP}` },
         spec: {
           group: GROUP,
@@ -264,7 +263,7 @@ describe('server-side apply semantics', () => {
                           type: 'array',
                           x_kubernetes_list_type: 'map',
                           x_kubernetes_list_map_keys: ['port', 'host'],
-                          items: { type: 'object', properties: { port: { type: 'integer' }, host: { type: 'string' }, weight: { type: 'integer' } } },
+                          items: { type: 'object', required: ['port', 'host'], properties: { port: { type: 'integer' }, host: { type: 'string' }, weight: { type: 'integer' } } },
                         },
                       },
                     },
@@ -274,7 +273,6 @@ describe('server-side apply semantics', () => {
             },
           ],
         },
-      },
     });
     const applied = (await cluster.custom.patchNamespacedCustomObject(
       {

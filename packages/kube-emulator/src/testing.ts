@@ -18,6 +18,7 @@ import {
   PatchStrategy,
   KubeConfig,
   setHeaderOptions,
+  type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
@@ -168,6 +169,29 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(3).toString('hex')}`;
 }
 
+/**
+ * Creates a CRD and waits, as a client must, until it is Established and its resources answer: a
+ * real server serves a new CRD's resources a moment after creating it (404 until then); the
+ * emulator at once. Answers the CRD as then stored.
+ */
+export async function createEstablishedCrd(cluster: TestCluster, body: V1CustomResourceDefinition): Promise<V1CustomResourceDefinition> {
+  const created = await cluster.extensions.createCustomResourceDefinition({ body });
+  const name = created.metadata?.name ?? '';
+  const version = created.spec.versions.find((v) => v.served)?.name ?? '';
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const stored = await cluster.extensions.readCustomResourceDefinition({ name });
+    if (stored.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) {
+      const served = await cluster.custom.listClusterCustomObject({ group: stored.spec.group, version, plural: stored.spec.names.plural }).then(
+        () => true,
+        () => false,
+      );
+      if (served) return stored;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`CRD ${name} was not served within 10 s`);
+}
+
 export async function createNamespace(cluster: TestCluster, prefix = 'ns'): Promise<string> {
   const name = uniqueName(prefix);
   await cluster.core.createNamespace({ body: { metadata: { name } } });
@@ -200,12 +224,23 @@ export async function apiFailure(call: Promise<unknown>): Promise<{ code: number
   } catch (error) {
     if (error instanceof ApiException) {
       const raw = error.body as unknown;
-      const body = (typeof raw === 'string' ? JSON.parse(raw) : raw) as StatusFailure;
-      return { code: error.code, body };
+      return { code: error.code, body: typeof raw === 'string' ? statusOrText(raw, error.code) : (raw as StatusFailure) };
     }
     throw error;
   }
   throw new Error('expected the call to fail, it succeeded');
+}
+
+/**
+ * A Status body, or, for a real server's plain "404 page not found" (a path no API group serves),
+ * the text as the message of a Status-shaped record, so callers compare codes and messages alike.
+ */
+function statusOrText(raw: string, code: number): StatusFailure {
+  try {
+    return JSON.parse(raw) as StatusFailure;
+  } catch {
+    return { kind: 'Text', apiVersion: '', metadata: {}, status: 'Failure', message: raw.trim(), reason: '', code };
+  }
 }
 
 export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);

@@ -112,11 +112,43 @@ function validateCrd(crd: KubeObject, old: KubeObject | undefined): FieldError[]
       errors.push(required(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required'));
     }
   });
+  // The API server hoists a schema every version shares to spec.validation and reports it there.
+  const schemas = versions.map((v) => obj(v.schema).openAPIV3Schema);
+  const shared = schemas.length > 0 && schemas.every((s) => JSON.stringify(s) === JSON.stringify(schemas[0]));
+  schemas.forEach((schema, i) => {
+    if (!isObject(schema) || (shared && i > 0)) return;
+    errors.push(...listMapKeyErrors(schema, shared ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`));
+  });
   if (old) {
     const oldSpec = obj(old.spec);
     if (spec.scope !== oldSpec.scope) errors.push(invalidValue('spec.scope', spec.scope, 'field is immutable'));
     if (spec.group !== oldSpec.group) errors.push(invalidValue('spec.group', spec.group, 'field is immutable'));
   }
+  return errors;
+}
+
+/**
+ * A map list's keys identify its items, so each must be present: every key property needs a default
+ * or must be required (apiextensions validation; a real 1.20 server refuses such a CRD, E8).
+ */
+function listMapKeyErrors(schema: JsonObject, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const visit = (node: JsonObject, at: string): void => {
+    const items = obj(node.items);
+    if (node['x-kubernetes-list-type'] === 'map' && Array.isArray(node['x-kubernetes-list-map-keys'])) {
+      const requiredKeys = Array.isArray(items.required) ? items.required : [];
+      for (const key of node['x-kubernetes-list-map-keys']) {
+        const property = obj(obj(items.properties)[String(key)]);
+        if (!('default' in property) && !requiredKeys.includes(key)) {
+          errors.push(required(`${at}.items.properties[${String(key)}].default`, 'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property'));
+        }
+      }
+    }
+    for (const [name, child] of Object.entries(obj(node.properties))) if (isObject(child)) visit(child, `${at}.properties[${name}]`);
+    if (isObject(node.items)) visit(node.items, `${at}.items`);
+    if (isObject(node.additionalProperties)) visit(node.additionalProperties, `${at}.additionalProperties`);
+  };
+  visit(schema, path);
   return errors;
 }
 
@@ -198,7 +230,9 @@ export const customResourceStrategy: Strategy = {
   validateName: dns1123Subdomain,
   allowUnconditionalUpdate: false,
   hasGeneration: true,
-  deleteReturnsObject: true,
+  // The custom resource store is a generic store without ReturnDeletedObject: a delete answers
+  // Status Success naming the object (E8: as a real server answered, where this said the object).
+  deleteReturnsObject: false,
   prepareForCreate(object, type) {
     pruneUnknownFields(type.openAPISchema, object);
   },

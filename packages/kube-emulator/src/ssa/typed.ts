@@ -41,8 +41,7 @@ function visitMap(schema: MapSchema, value: JsonObject, path: string, out: Field
   for (const [key, childValue] of Object.entries(value)) {
     if (childValue === undefined) continue;
     const next = child(path, fieldElement(key));
-    if (childValue === null || (isObject(childValue) && Object.keys(childValue).length === 0)) out.add(next);
-    else visit(fieldSchema(schema, key), childValue, next, out);
+    visit(fieldSchema(schema, key), childValue, next, out);
   }
 }
 
@@ -51,11 +50,13 @@ function visit(schema: Schema, value: unknown, path: string, out: FieldSet): voi
   if (s.type === 'scalar') {
     out.add(path);
   } else if (s.type === 'map') {
-    if (s.atomic || !isObject(value)) out.add(path);
-    else visitMap(s, value, path, out);
-  } else if (s.listType === 'atomic' || !Array.isArray(value)) {
+    // typed.ToFieldSet: an atomic map is one field; a granular one is only its items, so an empty
+    // or null granular map sets nothing (E8: a real server keeps no entry for `data: {}`).
+    if (s.atomic) out.add(path);
+    else if (isObject(value)) visitMap(s, value, path, out);
+  } else if (s.listType === 'atomic') {
     out.add(path);
-  } else {
+  } else if (Array.isArray(value)) {
     value.forEach((item, index) => {
       const itemPath = child(path, requireElement(s, item, index, path));
       visit(s.items, item, itemPath, out);
