@@ -14,6 +14,7 @@
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,13 +44,18 @@ import { createSecret } from '../../apps/api/src/services/secrets.ts';
 
 const DEPLOYS = Number(process.env.OCC_BENCH_DEPLOYS ?? 50);
 
-/** A pass-through proxy counting requests whose path is under one Kubernetes namespace. */
-async function countingProxy(target: URL): Promise<{ url: string; count: () => number; watch: (ns: string) => void; close: () => Promise<void> }> {
+/**
+ * A pass-through proxy counting requests whose path is under one Kubernetes namespace. It listens
+ * on plain HTTP (loopback only, to read the paths) and forwards over TLS to the embedded server,
+ * trusting its CA (E5: the server speaks HTTPS only).
+ */
+async function countingProxy(target: URL, ca: string | undefined): Promise<{ url: string; count: () => number; watch: (ns: string) => void; close: () => Promise<void> }> {
   let namespace = '';
   let counted = 0;
   const server: Server = createServer((req, res) => {
     if (namespace && (req.url ?? '').includes(`/namespaces/${namespace}/`)) counted++;
-    const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
+    const forward = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const upstream = forward({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers, ...(ca ? { ca } : {}) }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     });
@@ -84,8 +90,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const emulator = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR] });
 const kubelet = await startKubeletSimulator(emulator.kubeConfig());
-if (!emulator.url.startsWith('http:')) throw new Error('this bench proxies plain HTTP; the embedded server answered on ' + emulator.url);
-const proxy = await countingProxy(new URL(emulator.url));
+const caData = emulator.kubeConfig().getCurrentCluster()?.caData;
+const proxy = await countingProxy(new URL(emulator.url), caData ? Buffer.from(caData, 'base64').toString('utf8') : undefined);
 const dir = await mkdtemp(path.join(tmpdir(), 'occ-deploy-bench-'));
 const kubeconfig = path.join(dir, 'kubeconfig.yaml');
 const proxied = through(emulator.kubeConfig(), proxy.url);
