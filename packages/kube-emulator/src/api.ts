@@ -596,6 +596,7 @@ export class KubeApi {
       next = clone(old);
       if (incoming.status === undefined) delete next.status;
       else next.status = incoming.status;
+      strategy.prepareForStatusUpdate?.(next, old, type);
     } else if (target.subresource === 'scale') {
       next = clone(old);
       const replicas = isObject(incoming.spec) ? incoming.spec.replicas : undefined;

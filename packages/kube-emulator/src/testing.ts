@@ -195,6 +195,13 @@ export async function createEstablishedCrd(cluster: TestCluster, body: V1CustomR
 export async function createNamespace(cluster: TestCluster, prefix = 'ns'): Promise<string> {
   const name = uniqueName(prefix);
   await cluster.core.createNamespace({ body: { metadata: { name } } });
+  // L1: on the lane no serviceaccount controller gives the namespace its `default` ServiceAccount,
+  // without which the ServiceAccount admission plugin refuses every Pod there; play that controller.
+  // No token controller either, and a Pod that mounts a token waits for one (500, "No API token
+  // found"): this account mounts none.
+  if (cluster.target === 'real') {
+    await cluster.core.createNamespacedServiceAccount({ namespace: name, body: { metadata: { name: 'default' }, automountServiceAccountToken: false } });
+  }
   return name;
 }
 

@@ -179,10 +179,25 @@ export const deploymentStrategy: Strategy = {
   prepareForUpdate(object) {
     defaultDeployment(object);
   },
+  prepareForStatusUpdate(object) {
+    omitEmptyCounts(object);
+  },
   validate(object, old) {
     return validateDeployment(object, old);
   },
 };
+
+/**
+ * DeploymentStatus' counts are `omitempty` integers in Go, so a real server stores and answers no
+ * zero there (E8: `replicas: 0` written to /status reads back absent). collisionCount is a pointer
+ * and keeps its zero.
+ */
+function omitEmptyCounts(object: KubeObject): void {
+  if (!isObject(object.status)) return;
+  for (const key of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']) {
+    if (object.status[key] === 0) delete object.status[key];
+  }
+}
 
 /** The autoscaling/v1 Scale a deployment's /scale answers. */
 export function toScale(object: KubeObject): KubeObject {

@@ -38,6 +38,8 @@ export interface Strategy {
   prepareForCreate?(object: KubeObject, type: ResourceType): void;
   /** Defaulting and normalization of an updated object, before validation. May throw a StatusError. */
   prepareForUpdate?(object: KubeObject, old: KubeObject, type: ResourceType): void;
+  /** Normalization of a status written through /status (the status part only), before validation. */
+  prepareForStatusUpdate?(object: KubeObject, old: KubeObject, type: ResourceType): void;
   validate?(object: KubeObject, old: KubeObject | undefined, type: ResourceType): FieldError[];
   /** Refuses a delete before anything happens (a protected namespace). */
   checkDelete?(object: KubeObject, type: ResourceType): StatusError | undefined;
