@@ -137,6 +137,7 @@ test('SC7 SC2 SC5 journey (d): SelfConfig requests with phases, a skipped remova
   });
 
   const names: Record<'added' | 'skipped' | 'failed', string> = { added: '', skipped: '', failed: '' };
+  let ask: (input: Record<string, unknown>) => Promise<{ id: string; name: string }> = () => Promise.reject(new Error('no key yet'));
   await test.step('SC5 the administrator may not ask for the agent; the agent, with a key issued to its own service principal, may', async () => {
     const refused = await gqlInPage<{ requestSelfConfig: { __typename: string; code?: string } }>(page, REQUEST_SELF_CONFIG, {
       input: { agentId, addSkills: ['not-mine'] },
@@ -150,7 +151,7 @@ test('SC7 SC2 SC5 journey (d): SelfConfig requests with phases, a skipped remova
     );
     expect(issued.createApiKey.__typename).toBe('CreateApiKeySuccess');
     const agentKey = issued.createApiKey.apiKey!;
-    const ask = async (input: Record<string, unknown>) => {
+    ask = async (input: Record<string, unknown>) => {
       const data = await gqlWithKey<{ requestSelfConfig: { __typename: string; request?: { id: string; name: string } } }>(request, agentKey, REQUEST_SELF_CONFIG, {
         input: { agentId, ...input },
       });
@@ -295,5 +296,26 @@ test('SC7 SC2 SC5 journey (d): SelfConfig requests with phases, a skipped remova
     await page.getByRole('link', { name: 'SelfConfig requests of this agent' }).click();
     await expect(page).toHaveURL(new RegExp(`/selfconfig\\?namespace=${namespaceId}&agent=${agentId}$`));
     await expect(page.getByRole('table', { name: 'SelfConfig requests' }).locator('tbody > tr[data-request]')).toHaveCount(3);
+  });
+
+  await test.step('the list pages by cursor, twenty requests a page, newest first', async () => {
+    // Twenty more, each refused by SC4 (nothing is applied, so they finish quickly and change no ownership).
+    const more = await Promise.all(Array.from({ length: 20 }, (_, i) => ask({ addEnvVars: [{ name: 'PATH', value: `/opt/${i}` }] })));
+    await page.goto(`/selfconfig?namespace=${namespaceId}`);
+    const table = page.getByRole('table', { name: 'SelfConfig requests' });
+    const pages = page.getByRole('navigation', { name: 'Pages of requests' });
+    await expect(pages.getByTestId('pager-range')).toHaveText('1–20 of 23 requests');
+    await expect(table.locator('tbody > tr[data-request]')).toHaveCount(20);
+    // The three first requests are the oldest: none of them on the first page.
+    for (const name of Object.values(names)) await expect(table.locator(`tr[data-request="${name}"]`)).toHaveCount(0);
+    await pages.getByRole('button', { name: 'Next' }).click();
+    await expect(pages.getByTestId('pager-range')).toHaveText('21–23 of 23 requests');
+    await expect(table.locator('tbody > tr[data-request]')).toHaveCount(3);
+    for (const name of Object.values(names)) await expect(table.locator(`tr[data-request="${name}"]`)).toHaveCount(1);
+    await expect(pages.getByRole('button', { name: 'Next' })).toBeDisabled();
+    await pages.getByRole('button', { name: 'Previous' }).click();
+    await expect(pages.getByTestId('pager-range')).toHaveText('1–20 of 23 requests');
+    expect(new Set(more.map((r) => r.name)).size).toBe(20);
+    await snap('paged');
   });
 });
