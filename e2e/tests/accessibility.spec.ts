@@ -61,7 +61,10 @@ test('every screen, loaded, in light and dark and at 390 px: no serious or criti
     [
       'selfconfig-agent',
       `/selfconfig?namespace=${namespaceId}&agent=${agent.createAgent.agent.id}`,
-      () => expect(page.getByText(/^No instance yet: deploying the agent/)).toBeVisible(),
+      async () => {
+        await expect(page.getByText(/^No instance yet: deploying the agent/)).toBeVisible();
+        await expect(page.getByText('No requests from this agent yet.')).toBeVisible();
+      },
     ],
   ];
   for (const [name, url, ready] of screens) {

@@ -298,6 +298,26 @@ test('SC7 SC2 SC5 journey (d): SelfConfig requests with phases, a skipped remova
     await expect(page.getByRole('table', { name: 'SelfConfig requests' }).locator('tbody > tr[data-request]')).toHaveCount(3);
   });
 
+  await test.step('a failed load keeps the frame, says what failed and offers "Try again", which loads', async () => {
+    let failing = true;
+    await page.route('**/graphql', async (route) => {
+      const body = route.request().postData() ?? '';
+      if (failing && (body.includes('query SelfConfigRequests') || body.includes('query AgentFieldOwnership'))) return route.abort('connectionrefused');
+      return route.continue();
+    });
+    await page.goto(`/selfconfig?namespace=${namespaceId}&agent=${agentId}`);
+    await expect(page.getByRole('heading', { name: 'SelfConfig', level: 1 })).toBeVisible();
+    await expect(page.getByRole('navigation', { name: /^Sections of / }).getByRole('link', { name: 'SelfConfig' })).toHaveAttribute('aria-current', 'page');
+    const alert = page.getByTestId('query-error').filter({ hasText: "Could not load this namespace's SelfConfig requests" });
+    await expect(alert).toBeVisible();
+    await expect(alert).not.toContainText('Failed to fetch');
+    await snap('error');
+    failing = false;
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await expect(page.getByRole('table', { name: 'SelfConfig requests' }).locator('tbody > tr[data-request]')).toHaveCount(3);
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+  });
+
   await test.step('the list pages by cursor, twenty requests a page, newest first', async () => {
     // Twenty more, each refused by SC4 (nothing is applied, so they finish quickly and change no ownership).
     const more = await Promise.all(Array.from({ length: 20 }, (_, i) => ask({ addEnvVars: [{ name: 'PATH', value: `/opt/${i}` }] })));

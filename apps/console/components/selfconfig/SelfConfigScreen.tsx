@@ -60,8 +60,10 @@ function NamespaceSelfConfig({ namespaceId, filter }: { namespaceId: string; fil
           {data ? (
             data.page.items.length === 0 ? (
               <p className="empty">
-                {filtered
+                {filter.phase
                   ? 'No requests match this filter.'
+                  : filtered
+                    ? 'No requests from this agent yet.'
                   : 'No SelfConfig requests in this namespace yet. An agent whose self-configure policy is enabled files them from its running instance.'}
               </p>
             ) : (
