@@ -1,5 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Page, Route } from '@playwright/test';
+import { axe, noSidewaysScroll } from '../support/a11y';
 import { createConfiguration, createReadyNamespace, createSecret, openCreate, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { createUserInPage, gqlInPage } from '../support/graphql';
@@ -7,29 +7,6 @@ import { createUserInPage, gqlInPage } from '../support/graphql';
 // axe on every screen and state (loaded, loading, error, empty, dialogs open), in both colour
 // schemes, and every screen at 390 px wide without sideways scrolling. Serious and critical
 // violations fail; the rest are printed.
-
-async function axe(page: Page, where: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
-  const minor = results.violations.filter((v) => v.impact !== 'serious' && v.impact !== 'critical');
-  if (minor.length > 0) console.log(`${where}: ${minor.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
-  const serious = results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
-  expect(serious, `${where}: serious or critical axe violations`).toEqual([]);
-}
-
-async function noSidewaysScroll(page: Page, where: string): Promise<void> {
-  const widths = await page.evaluate(() => {
-    const client = document.documentElement.clientWidth;
-    // The elements reaching past the right edge, to name the culprit when this fails.
-    const wide = Array.from(document.querySelectorAll('body *'))
-      .filter((el) => el.getBoundingClientRect().right > client + 1)
-      .slice(0, 5)
-      .map((el) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)})`);
-    return { scroll: document.documentElement.scrollWidth, client, wide };
-  });
-  expect(widths.scroll, `${where}: page scrolls sideways at ${widths.client} px: ${widths.wide.join(', ')}`).toBeLessThanOrEqual(widths.client);
-}
 
 /** axe in light and dark, then the 390 px check, each with a screenshot. */
 async function everyWay(page: Page, where: string, snap: (name: string) => Promise<void>, ready: () => Promise<void>): Promise<void> {
@@ -80,6 +57,15 @@ test('every screen, loaded, in light and dark and at 390 px: no serious or criti
     ['users', '/users', () => expect(page.getByRole('heading', { name: 'Bootstrap service principal' })).toBeVisible()],
     ['api-keys', `/users?id=${viewer.viewer.id}`, () => expect(page.getByRole('table', { name: 'API keys' })).toBeVisible()],
     ['audit', '/audit', () => expect(page.getByRole('table', { name: 'Audit events' })).toBeVisible()],
+    ['selfconfig', `/selfconfig?namespace=${namespaceId}`, () => expect(page.getByText(/^No SelfConfig requests in this namespace yet\./)).toBeVisible()],
+    [
+      'selfconfig-agent',
+      `/selfconfig?namespace=${namespaceId}&agent=${agent.createAgent.agent.id}`,
+      async () => {
+        await expect(page.getByText(/^No instance yet: deploying the agent/)).toBeVisible();
+        await expect(page.getByText('No requests from this agent yet.')).toBeVisible();
+      },
+    ],
   ];
   for (const [name, url, ready] of screens) {
     await test.step(name, async () => {

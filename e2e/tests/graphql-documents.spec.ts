@@ -27,6 +27,7 @@ import {
   NamespaceSecretsQuery,
   UpdateSecretMutation,
 } from '../../apps/console/lib/secrets';
+import { AgentFieldOwnershipQuery, SelfConfigRequestsQuery } from '../../apps/console/lib/selfconfig';
 import {
   ApiKeysQuery,
   BootstrapPrincipalQuery,
@@ -72,6 +73,8 @@ const documents = {
   ResourceAccessBindingsInNamespaceQuery,
   BootstrapPrincipalQuery,
   AuditEventsQuery,
+  SelfConfigRequestsQuery,
+  AgentFieldOwnershipQuery,
 };
 
 test('the console GraphQL documents are valid against apps/api/schema.graphql', () => {

@@ -15,6 +15,7 @@ import { AgentTable } from './AgentTable';
 import { CreateAgentForm } from './CreateAgentForm';
 import { MissingGrants } from './MissingGrants';
 import { ServicePrincipalCallout } from './ServicePrincipalCallout';
+import { OwnershipMatrix } from '../selfconfig/OwnershipMatrix';
 import { CreatePanel } from '../ui/CreatePanel';
 import { CopyId } from '../ui/CopyId';
 import { ListSearch, Pager } from '../ui/ListControls';
@@ -198,6 +199,7 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
           empty="No grants yet: it cannot operate on any secret."
         />
       </section>
+      <OwnershipMatrix agentId={agent.id} namespaceId={namespaceId} link="requests" />
     </>
   );
 }

@@ -8,13 +8,14 @@ import { namespacesQueryOptions, type Namespace } from '../../lib/namespaces';
 import { Breadcrumbs, type Crumb } from '../layout/Breadcrumbs';
 import { StatusBadge } from './StatusBadge';
 
-export type NamespaceSection = 'secrets' | 'configurations' | 'agents' | 'access';
+export type NamespaceSection = 'secrets' | 'configurations' | 'agents' | 'access' | 'selfconfig';
 
 const sections: { key: NamespaceSection; label: string; path: string }[] = [
   { key: 'secrets', label: 'Secrets', path: '/secrets' },
   { key: 'configurations', label: 'Configurations', path: '/configurations' },
   { key: 'agents', label: 'Agents', path: '/agents' },
   { key: 'access', label: 'Access', path: '/access' },
+  { key: 'selfconfig', label: 'SelfConfig', path: '/selfconfig' },
 ];
 
 export function namespaceHref(section: NamespaceSection, namespaceId: string, extra?: Record<string, string>): string {

@@ -1,0 +1,14 @@
+import type { Metadata } from 'next';
+import { Suspense } from 'react';
+import { SelfConfigScreen } from '../../components/selfconfig/SelfConfigScreen';
+
+export const metadata: Metadata = { title: 'SelfConfig' };
+
+// useSearchParams needs a Suspense boundary in a static export (see app/secrets/page.tsx).
+export default function SelfConfigPage() {
+  return (
+    <Suspense fallback={<p role="status">Loading…</p>}>
+      <SelfConfigScreen />
+    </Suspense>
+  );
+}

@@ -1,0 +1,171 @@
+// SelfConfig: the requests agents make to change their own instance (SC1–SC10), as the history in
+// PostgreSQL keeps them (selfConfigRequests, with each request's events), and who owns each item
+// of an agent's OpenClawInstance (Agent.fieldOwnership, read from its managedFields).
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import { gql, graphql } from './graphql';
+import type { Namespace } from './namespaces';
+import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
+
+/** Submitted is the history's own phase (created, not yet seen by the controller); the rest are SC2's. */
+export const SELF_CONFIG_PHASES = ['Submitted', 'Pending', 'Applied', 'Failed', 'Denied'] as const;
+export type SelfConfigPhase = (typeof SELF_CONFIG_PHASES)[number];
+
+/** The controller's Warning event for a removal it did not make (SC7). */
+export const SKIPPED_REMOVAL_REASON = 'SelfConfigSkippedRemoval';
+
+/** The field managers of the product, in the order the matrix shows them; others follow by name. */
+export const KNOWN_MANAGERS = ['occ-controller', 'openclaw-selfconfig'] as const;
+
+export type FieldOwner = { manager: string; operation: string };
+
+export type SkippedRemoval = { kind: string; name: string; why: string; managers: FieldOwner[] };
+
+export type SelfConfigEvent = { type: string; reason: string; message: string; on: string; at: string };
+
+/** What the history keeps of the request: names, skills and the configPatch, never literal values. */
+export type StoredRequest = {
+  addSkills?: string[];
+  removeSkills?: string[];
+  configPatch?: unknown;
+  addWorkspaceFiles?: string[];
+  removeWorkspaceFiles?: string[];
+  addEnvVars?: string[];
+  removeEnvVars?: string[];
+};
+
+export type SelfConfigRequest = {
+  id: string;
+  name: string;
+  instanceRef: string;
+  agentId: string | null;
+  agent: { id: string; name: string } | null;
+  requestedBy: { id: string; name: string; kind: 'HUMAN' | 'SERVICE' } | null;
+  request: StoredRequest;
+  phase: string;
+  message: string | null;
+  skippedRemovals: SkippedRemoval[];
+  events: SelfConfigEvent[];
+  createdAt: string;
+  pendingAt: string | null;
+  completedAt: string | null;
+  deletedAt: string | null;
+};
+
+export type SelfConfigFilter = { agentId: string | null; phase: SelfConfigPhase | null };
+
+export const SELF_CONFIG_PAGE_SIZE = 20;
+
+const requestFields = `id name instanceRef agentId agent { id name } requestedBy { id name kind } request phase message
+  skippedRemovals { kind name why managers { manager operation } }
+  events { type reason message on at }
+  createdAt pendingAt completedAt deletedAt`;
+
+export const selfConfigKeys = {
+  all: ['selfconfig'] as const,
+  requests: (namespaceId: string, filter: SelfConfigFilter, args: PageArgs) => [...selfConfigKeys.all, 'requests', namespaceId, filter, args] as const,
+  ownership: (agentId: string) => [...selfConfigKeys.all, 'ownership', agentId] as const,
+};
+
+// Query: a page of a namespace's requests ------------------------------------------------------------
+
+type SelfConfigRequestsResult = {
+  namespace: Pick<Namespace, 'id' | 'name' | 'status'> | null;
+  selfConfigRequests: Connection<SelfConfigRequest>;
+};
+
+export const SelfConfigRequestsQuery = gql<
+  SelfConfigRequestsResult,
+  { namespaceId: string; agentId: string | null; phase: string | null; first: number; after: string | null }
+>(`
+  query SelfConfigRequests($namespaceId: ID!, $agentId: ID, $phase: String, $first: Int, $after: String) {
+    namespace(id: $namespaceId) { id name status }
+    selfConfigRequests(namespaceId: $namespaceId, agentId: $agentId, phase: $phase, first: $first, after: $after) {
+      ${connectionFields(requestFields)}
+    }
+  }
+`);
+
+export function selfConfigRequestsQueryOptions(namespaceId: string, filter: SelfConfigFilter, args: PageArgs) {
+  return queryOptions({
+    queryKey: selfConfigKeys.requests(namespaceId, filter, args),
+    queryFn: async ({ signal }) => {
+      const data = await graphql(
+        SelfConfigRequestsQuery,
+        { namespaceId, agentId: filter.agentId, phase: filter.phase, first: args.first, after: args.after },
+        signal,
+      );
+      if (!data.namespace) return null;
+      return { namespace: data.namespace, page: toPage(data.selfConfigRequests) };
+    },
+    placeholderData: keepPreviousData,
+    // Submitted and Pending requests are on their way to a terminal phase (SC2): follow them.
+    refetchInterval: (query) => (query.state.data?.page.items.some((r) => r.phase === 'Submitted' || r.phase === 'Pending') ? 2000 : false),
+  });
+}
+
+/** The filter from the page's address: `&agent=agt_…` and `&phase=Applied`; anything else is ignored. */
+export function selfConfigFilterFrom(params: URLSearchParams): SelfConfigFilter {
+  const agentId = params.get('agent')?.trim() || null;
+  const phase = params.get('phase')?.trim() ?? '';
+  return { agentId, phase: (SELF_CONFIG_PHASES as readonly string[]).includes(phase) ? (phase as SelfConfigPhase) : null };
+}
+
+// Query: one agent's field ownership --------------------------------------------------------------------
+
+export type OwnedItem = { kind: string; name: string; owners: FieldOwner[] };
+
+export type InstanceFieldOwnership = {
+  instanceName: string;
+  k8sNamespace: string;
+  resourceVersion: string;
+  items: OwnedItem[];
+};
+
+type AgentFieldOwnershipResult = {
+  agent: { id: string; name: string; namespace: { id: string } | null; fieldOwnership: InstanceFieldOwnership | null } | null;
+};
+
+export const AgentFieldOwnershipQuery = gql<AgentFieldOwnershipResult, { id: string }>(`
+  query AgentFieldOwnership($id: ID!) {
+    agent(id: $id) {
+      id name namespace { id }
+      fieldOwnership { instanceName k8sNamespace resourceVersion items { kind name owners { manager operation } } }
+    }
+  }
+`);
+
+export function agentFieldOwnershipQueryOptions(agentId: string) {
+  return queryOptions({
+    queryKey: selfConfigKeys.ownership(agentId),
+    queryFn: async ({ signal }) => (await graphql(AgentFieldOwnershipQuery, { id: agentId }, signal)).agent,
+  });
+}
+
+/** The items an instance's managers own, as rows; the managers as columns (known ones first). */
+export function ownershipMatrix(items: OwnedItem[]): { managers: string[]; rows: { item: OwnedItem; cells: string[][] }[] } {
+  const seen = new Set<string>();
+  for (const item of items) for (const owner of item.owners) seen.add(owner.manager);
+  const known = KNOWN_MANAGERS.filter((m) => seen.has(m));
+  const others = [...seen].filter((m) => !(KNOWN_MANAGERS as readonly string[]).includes(m)).sort();
+  const managers = [...known, ...others];
+  const rows = items.map((item) => ({
+    item,
+    // A manager can own an item by both Apply and Update (two managedFields entries).
+    cells: managers.map((manager) => item.owners.filter((o) => o.manager === manager).map((o) => o.operation)),
+  }));
+  return { managers, rows };
+}
+
+/** How an item reads in a row header: `skills/web-search`, `env/LOG_LEVEL`, `files/AGENTS.md`, `config.raw`. */
+export function itemLabel(item: { kind: string; name: string }): string {
+  switch (item.kind) {
+    case 'skill':
+      return `skills/${item.name}`;
+    case 'envVar':
+      return `env/${item.name}`;
+    case 'workspaceFile':
+      return `files/${item.name}`;
+    default:
+      return item.name;
+  }
+}

@@ -1,0 +1,29 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page } from '@playwright/test';
+
+// The accessibility checks every screen gets (accessibility.spec.ts runs them on all screens; a
+// journey runs them on the states only it reaches). Serious and critical violations fail; the rest
+// are printed.
+
+export async function axe(page: Page, where: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+  const minor = results.violations.filter((v) => v.impact !== 'serious' && v.impact !== 'critical');
+  if (minor.length > 0) console.log(`${where}: ${minor.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
+  const serious = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
+  expect(serious, `${where}: serious or critical axe violations`).toEqual([]);
+}
+
+export async function noSidewaysScroll(page: Page, where: string): Promise<void> {
+  const widths = await page.evaluate(() => {
+    const client = document.documentElement.clientWidth;
+    // The elements reaching past the right edge, to name the culprit when this fails.
+    const wide = Array.from(document.querySelectorAll('body *'))
+      .filter((el) => el.getBoundingClientRect().right > client + 1)
+      .slice(0, 5)
+      .map((el) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)})`);
+    return { scroll: document.documentElement.scrollWidth, client, wide };
+  });
+  expect(widths.scroll, `${where}: page scrolls sideways at ${widths.client} px: ${widths.wide.join(', ')}`).toBeLessThanOrEqual(widths.client);
+}
