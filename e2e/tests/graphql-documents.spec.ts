@@ -21,6 +21,7 @@ import {
   UpdateConfigurationMutation,
 } from '../../apps/console/lib/configurations';
 import { CreateNamespaceMutation, NamespacesQuery } from '../../apps/console/lib/namespaces';
+import { AgentGatewayQuery, SecretReferencesQuery } from '../../apps/console/lib/references';
 import {
   CreateSecretMutation,
   DeleteSecretMutation,
@@ -72,6 +73,8 @@ const documents = {
   ResourceAccessBindingsInNamespaceQuery,
   BootstrapPrincipalQuery,
   AuditEventsQuery,
+  SecretReferencesQuery,
+  AgentGatewayQuery,
 };
 
 test('the console GraphQL documents are valid against apps/api/schema.graphql', () => {

@@ -11,6 +11,7 @@ import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { AccessBindingsTable } from '../access/AccessBindingsTable';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, namespaceHref, UnknownNamespace } from '../namespaces/NamespaceHeader';
+import { AgentGateway } from './AgentGateway';
 import { AgentTable } from './AgentTable';
 import { CreateAgentForm } from './CreateAgentForm';
 import { MissingGrants } from './MissingGrants';
@@ -185,6 +186,7 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
           <RelativeTime iso={agent.createdAt} />
         </dd>
       </dl>
+      <AgentGateway agentId={agent.id} />
       <section aria-labelledby="agent-missing-title" className="section">
         <h2 id="agent-missing-title">Missing grants</h2>
         <MissingGrants grants={agent.missingGrants} names={names} />

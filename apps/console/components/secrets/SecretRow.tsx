@@ -1,7 +1,9 @@
 'use client';
 
+import Link from 'next/link';
 import { useState } from 'react';
 import type { SecretListItem } from '../../lib/secrets';
+import { namespaceHref } from '../namespaces/NamespaceHeader';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { DeleteSecretButton } from './DeleteSecretPanel';
@@ -31,6 +33,9 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
           </code>
         </td>
         <td className="actions">
+          <Link className="button secondary" href={namespaceHref('secrets', namespaceId, { id: secret.id })} aria-label={`References of ${secret.name}`}>
+            References
+          </Link>
           <button
             type="button"
             className="button secondary"
