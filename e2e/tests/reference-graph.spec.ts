@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { axe, noSidewaysScroll } from '../support/a11y';
 import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { gqlInPage } from '../support/graphql';
@@ -110,6 +111,28 @@ test('W7 journey (c): an auditor with read only opens a secret’s reference gra
     const saved = readdirSync(screensDir).filter((f) => f.endsWith('-reference-graph.png')).sort().at(-1);
     expect(saved).toBeTruthy();
     copyFileSync(path.join(screensDir, saved!), docsScreenshot);
+  });
+
+  await test.step('the graph with its stale mark and gateway: axe-clean in light and dark, no sideways scroll at 390 px, links in reading order', async () => {
+    await axe(page, 'reference graph (light)');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await axe(page, 'reference graph (dark)');
+    await snap('reference-graph-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    const size = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(page.getByTestId('reference-revision')).toBeVisible();
+    await noSidewaysScroll(page, 'reference graph (390 px)');
+    await axe(page, 'reference graph (390 px)');
+    await snap('reference-graph-390');
+    await page.setViewportSize(size);
+    // Keyboard: from the tree's first link, Tab walks configuration → agent → revision → gateway.
+    const tree = page.getByRole('list', { name: `References of ${secretName}` });
+    await tree.getByRole('link', { name: 'channel-gateway' }).focus();
+    for (const next of ['traced-agent', 'Revision 1', `${gateway.k8sNamespace}/${gateway.name}`]) {
+      await page.keyboard.press('Tab');
+      await expect(tree.getByRole('link', { name: next })).toBeFocused();
+    }
   });
 
   await test.step('following the links: the configuration, then the agent, whose page shows the gateway', async () => {
