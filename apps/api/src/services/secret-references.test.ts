@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { gatewayDeploymentName } from '@occ/domain/kubernetes-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCanary } from '../test/canary.ts';
-import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, NAMESPACE, UPDATE_SECRET, binding, createSecretOk, payload } from '../test/operations.ts';
+import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, NAMESPACE, UPDATE_AGENT, UPDATE_SECRET, binding, createSecretOk, payload } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
 
@@ -183,6 +183,25 @@ describe('Secret.references: secret → configurations → agents → revisions 
       revisions: [],
       hidden: { configurations: 2, agents: 3, revisions: 3 },
     });
+  });
+
+  it('W7 an agent whose configuration no longer binds the secret stays in the graph while its running revision delivers it', async () => {
+    const c = payload(await stack.gql(CREATE_CONFIGURATION, { input: { namespaceId, name: 'gamma', values: {} } }), 'createConfiguration');
+    expect(c.__typename, JSON.stringify(c)).toBe('CreateConfigurationSuccess');
+    const u = payload(await stack.gql(UPDATE_AGENT, { input: { id: agents.one, configurationId: c.configuration.id } }), 'updateAgent');
+    expect(u.__typename, JSON.stringify(u)).toBe('UpdateAgentSuccess');
+    const graph = await graphOf();
+    expect(graph.agents.find((a: { id: string }) => a.id === agents.one)).toEqual({
+      id: agents.one,
+      name: 'agent-one',
+      namespaceId,
+      status: 'running',
+      configurationId: null,
+      viaConfiguration: false,
+      harnessAuthProvider: null,
+    });
+    expect(graph.revisions.find((r: { id: string }) => r.id === revisions.one)).toMatchObject({ agentId: agents.one, stale: true, gateway: gateway(agents.one) });
+    expect(graph.configurations.map((x: { name: string }) => x.name)).toEqual(['alpha', 'beta']);
   });
 
   it('S3 S4 P1 neither value nor backend locator appears in the graph', async () => {

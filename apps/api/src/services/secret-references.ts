@@ -124,16 +124,22 @@ export async function secretReferenceGraphs(
             WHERE b."secretId" = ANY(${ids}::text[])
             ORDER BY c.name, c.id, b."envName"`,
           // Agents that reference the secret now (their configuration binds it, or harnessAuth), and
-          // those whose live revisions still deliver it after the reference was removed.
+          // those whose live revisions still deliver it after the reference was removed: each part
+          // found through its own index, not by testing every agent.
           db.$queryRaw<AgentRow[]>`
-            SELECT s.id AS "secretId", a.id, a.name, a."namespaceId", a.status, a."configurationId", a."harnessProvider",
-                   (a."harnessSecretId" IS NOT DISTINCT FROM s.id) AS "harnessAuth",
-                   EXISTS (SELECT 1 FROM "ConfigurationSecretBinding" b WHERE b."configurationId" = a."configurationId" AND b."secretId" = s.id) AS "viaConfiguration"
-            FROM unnest(${ids}::text[]) AS s(id)
-            JOIN "Agent" a ON a."harnessSecretId" = s.id
-              OR EXISTS (SELECT 1 FROM "ConfigurationSecretBinding" b WHERE b."configurationId" = a."configurationId" AND b."secretId" = s.id)
-              OR EXISTS (SELECT 1 FROM "AgentRevisionSecret" rs JOIN "AgentRevision" r ON r.id = rs."revisionId"
-                         WHERE r."agentId" = a.id AND rs."secretId" = s.id AND r.state::text = ANY(${live}::text[]))
+            WITH refs AS (
+              SELECT a.id AS "agentId", a."harnessSecretId" AS "secretId" FROM "Agent" a WHERE a."harnessSecretId" = ANY(${ids}::text[])
+              UNION
+              SELECT a.id, b."secretId" FROM "ConfigurationSecretBinding" b JOIN "Agent" a ON a."configurationId" = b."configurationId"
+              WHERE b."secretId" = ANY(${ids}::text[])
+              UNION
+              SELECT r."agentId", rs."secretId" FROM "AgentRevisionSecret" rs JOIN "AgentRevision" r ON r.id = rs."revisionId"
+              WHERE rs."secretId" = ANY(${ids}::text[]) AND r.state::text = ANY(${live}::text[])
+            )
+            SELECT refs."secretId", a.id, a.name, a."namespaceId", a.status, a."configurationId", a."harnessProvider",
+                   (a."harnessSecretId" IS NOT DISTINCT FROM refs."secretId") AS "harnessAuth",
+                   EXISTS (SELECT 1 FROM "ConfigurationSecretBinding" b WHERE b."configurationId" = a."configurationId" AND b."secretId" = refs."secretId") AS "viaConfiguration"
+            FROM refs JOIN "Agent" a ON a.id = refs."agentId"
             ORDER BY a.name, a.id`,
           db.$queryRaw<RevisionRow[]>`
             SELECT rs."secretId", r.id, r."agentId", r."namespaceId", r.number, r.state::text AS state, rs.purpose, rs."envName", rs.version
