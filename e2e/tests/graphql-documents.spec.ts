@@ -50,6 +50,8 @@ const documents = {
   CreateSecretMutation,
   UpdateSecretMutation,
   DeleteSecretMutation,
+  SecretReferencesQuery,
+  AgentGatewayQuery,
   ViewerQuery,
   NamespaceConfigurationsQuery,
   ConfigurationQuery,
@@ -73,8 +75,6 @@ const documents = {
   ResourceAccessBindingsInNamespaceQuery,
   BootstrapPrincipalQuery,
   AuditEventsQuery,
-  SecretReferencesQuery,
-  AgentGatewayQuery,
 };
 
 test('the console GraphQL documents are valid against apps/api/schema.graphql', () => {

@@ -186,7 +186,6 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
           <RelativeTime iso={agent.createdAt} />
         </dd>
       </dl>
-      <AgentGateway agentId={agent.id} />
       <section aria-labelledby="agent-missing-title" className="section">
         <h2 id="agent-missing-title">Missing grants</h2>
         <MissingGrants grants={agent.missingGrants} names={names} />
@@ -200,6 +199,7 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
           empty="No grants yet: it cannot operate on any secret."
         />
       </section>
+      <AgentGateway agentId={agent.id} />
     </>
   );
 }

@@ -201,7 +201,7 @@ function RevisionList({ revisions, agentHref }: { revisions: ReferenceRevision[]
         const label = `Revision ${r.number}`;
         return (
           <li key={r.id} data-testid="reference-revision">
-            <span className="ref-kind">Revision</span> {agentHref ? <Link href={agentHref('#revisions')}>{label}</Link> : <code>{r.id}</code>}{' '}
+            <span className="ref-kind">Revision</span> {agentHref ? <Link href={agentHref('#agent-revisions-title')}>{label}</Link> : <code>{r.id}</code>}{' '}
             <span className="hint">
               {r.state.toLowerCase()} · delivers{' '}
               {r.deliveries.map((d, i) => (

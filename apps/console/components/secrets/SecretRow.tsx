@@ -3,7 +3,6 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import type { SecretListItem } from '../../lib/secrets';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { DeleteSecretButton } from './DeleteSecretPanel';
@@ -33,7 +32,7 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
           </code>
         </td>
         <td className="actions">
-          <Link className="button secondary" href={namespaceHref('secrets', namespaceId, { id: secret.id })} aria-label={`References of ${secret.name}`}>
+          <Link className="button secondary" href={`/secrets?${new URLSearchParams({ namespace: namespaceId, id: secret.id }).toString()}`} aria-label={`References of ${secret.name}`}>
             References
           </Link>
           <button
