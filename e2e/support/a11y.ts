@@ -1,11 +1,14 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 
-// The checks accessibility.spec.ts runs on every screen, for a journey to run on the states only it
-// reaches (a stale delivery, a running gateway). Same tags, same thresholds.
+// The accessibility checks every screen gets (accessibility.spec.ts runs them on all screens; a
+// journey runs them on the states only it reaches). Serious and critical violations fail; the rest
+// are printed.
 
 export async function axe(page: Page, where: string): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+  const minor = results.violations.filter((v) => v.impact !== 'serious' && v.impact !== 'critical');
+  if (minor.length > 0) console.log(`${where}: ${minor.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
@@ -15,6 +18,7 @@ export async function axe(page: Page, where: string): Promise<void> {
 export async function noSidewaysScroll(page: Page, where: string): Promise<void> {
   const widths = await page.evaluate(() => {
     const client = document.documentElement.clientWidth;
+    // The elements reaching past the right edge, to name the culprit when this fails.
     const wide = Array.from(document.querySelectorAll('body *'))
       .filter((el) => el.getBoundingClientRect().right > client + 1)
       .slice(0, 5)

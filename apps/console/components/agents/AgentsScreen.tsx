@@ -190,6 +190,7 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
         <h2 id="agent-missing-title">Missing grants</h2>
         <MissingGrants grants={agent.missingGrants} names={names} />
       </section>
+      <AgentGateway agentId={agent.id} />
       <section aria-labelledby="agent-grants-title" className="section">
         <h2 id="agent-grants-title">Grants of its service principal</h2>
         <AccessBindingsTable
@@ -199,7 +200,6 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
           empty="No grants yet: it cannot operate on any secret."
         />
       </section>
-      <AgentGateway agentId={agent.id} />
     </>
   );
 }
