@@ -21,6 +21,7 @@ import {
   UpdateConfigurationMutation,
 } from '../../apps/console/lib/configurations';
 import { CreateNamespaceMutation, NamespacesQuery } from '../../apps/console/lib/namespaces';
+import { AgentGatewayQuery, SecretReferencesQuery } from '../../apps/console/lib/references';
 import {
   CreateSecretMutation,
   DeleteSecretMutation,
@@ -50,6 +51,8 @@ const documents = {
   CreateSecretMutation,
   UpdateSecretMutation,
   DeleteSecretMutation,
+  SecretReferencesQuery,
+  AgentGatewayQuery,
   ViewerQuery,
   NamespaceConfigurationsQuery,
   ConfigurationQuery,

@@ -10,6 +10,7 @@ import { toConfigurationView, type ConfigurationView } from '../services/configu
 import type { Actor, Deps } from '../services/deps.ts';
 import type { NamespaceView } from '../services/namespaces.ts';
 import { staleRevisionsOf, visibleStaleConsumers, type StaleConsumers } from '../services/secret-drift.ts';
+import { secretReferenceGraphs, type SecretReferenceGraph } from '../services/secret-references.ts';
 import type { PageOf } from '../services/pagination.ts';
 import { firstRevisionPages, toRevisionView, withRevisionSecrets, type FirstRevisionPageRequest, type RevisionView } from '../services/revisions.ts';
 import { consumersOfSecrets, toSecretView, type SecretView } from '../services/secrets.ts';
@@ -32,6 +33,8 @@ export interface Loaders {
   secretConsumers: DataLoader<string, SecretConsumers>;
   /** W7: per secret, the running revisions holding an older version (one statement per page). */
   staleConsumers: DataLoader<string, StaleConsumers>;
+  /** Issue 12: per secret, its reference graph, unreadable nodes counted only (three statements per page). */
+  secretReferences: DataLoader<SecretView, SecretReferenceGraph, string>;
   /** Revisions by id (Agent.activeRevision), those the caller may read. */
   revision: DataLoader<string, RevisionView | null>;
   /** The first page of each agent's revisions (Agent.revisions without a cursor), for a page of agents at once. */
@@ -84,6 +87,14 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       const bySecret = await staleRevisionsOf(deps.db, secretIds);
       return secretIds.map((id) => visibleStaleConsumers(bySecret.get(id) ?? [], (r) => decide?.(r).allowed ?? false));
     }),
+    secretReferences: new DataLoader(
+      async (secrets) => {
+        const decide = actor ? await (deciding ??= decider(deps.db, actor)) : null;
+        const bySecret = await secretReferenceGraphs(deps.db, (r) => decide?.(r).allowed ?? false, secrets);
+        return secrets.map((s) => bySecret.get(s.id)!);
+      },
+      { cacheKeyFn: (s) => s.id },
+    ),
     revision: new DataLoader(async (ids) => {
       const rows = (await deps.db.agentRevision.findMany({ where: { id: { in: [...ids] } }, include: withRevisionSecrets })).map(toRevisionView);
       return Promise.all(byId(ids, rows).map(async (r) => (r && (await may({ action: 'read', resourceKind: 'agentRevision', namespaceId: r.namespaceId, resourceId: r.id })).allowed ? r : null)));

@@ -74,6 +74,8 @@ const LISTS: ListCase[] = [
     query: `query($id: ID!, $first: Int) { namespace(id: $id) { secrets(first: $first) { totalCount edges { node {
       id name version namespace { id name } backendLocator { name uid } consumers { total hiddenCount items { kind id name } }
       staleConsumers { total hiddenCount items { agentId revisionId deliveredVersion currentVersion } }
+      references { currentVersion configurations { id name envNames } agents { id name configurationId harnessAuthProvider }
+        revisions { id agentId number state stale deliveries { envName version stale } gateway { k8sNamespace name } } hidden { configurations agents revisions } }
     } } } } }`,
     connection: (data) => data.namespace.secrets,
     check(node) {
@@ -81,6 +83,9 @@ const LISTS: ListCase[] = [
       // The first half is bound by the configuration of the same index, the second half is the
       // agents' model keys (seed/fill.ts): every secret has a consumer.
       expect(node.consumers.total).toBeGreaterThanOrEqual(1);
+      // The same secrets seen as a graph: a bound one has its configuration and the agent selecting
+      // it, a model key its agent.
+      expect(node.references.configurations.length + node.references.agents.length).toBeGreaterThanOrEqual(1);
     },
   },
   {

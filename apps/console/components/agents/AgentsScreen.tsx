@@ -11,6 +11,7 @@ import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { AccessBindingsTable } from '../access/AccessBindingsTable';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, namespaceHref, UnknownNamespace } from '../namespaces/NamespaceHeader';
+import { AgentGateway } from './AgentGateway';
 import { AgentTable } from './AgentTable';
 import { CreateAgentForm } from './CreateAgentForm';
 import { MissingGrants } from './MissingGrants';
@@ -190,6 +191,7 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
         <h2 id="agent-missing-title">Missing grants</h2>
         <MissingGrants grants={agent.missingGrants} names={names} />
       </section>
+      <AgentGateway agentId={agent.id} />
       <section aria-labelledby="agent-grants-title" className="section">
         <h2 id="agent-grants-title">Grants of its service principal</h2>
         <AccessBindingsTable

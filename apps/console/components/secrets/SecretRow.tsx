@@ -1,5 +1,6 @@
 'use client';
 
+import Link from 'next/link';
 import { useState } from 'react';
 import type { SecretListItem } from '../../lib/secrets';
 import { CopyId } from '../ui/CopyId';
@@ -31,6 +32,9 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
           </code>
         </td>
         <td className="actions">
+          <Link className="button secondary" href={`/secrets?${new URLSearchParams({ namespace: namespaceId, id: secret.id }).toString()}`} aria-label={`References of ${secret.name}`}>
+            References
+          </Link>
           <button
             type="button"
             className="button secondary"

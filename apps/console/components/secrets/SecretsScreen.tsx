@@ -11,14 +11,19 @@ import { CreatePanel } from '../ui/CreatePanel';
 import { ListSearch, Pager } from '../ui/ListControls';
 import { TableSkeleton } from '../ui/Skeleton';
 import { CreateSecretForm } from './CreateSecretForm';
+import { SecretReferencesScreen } from './ReferenceGraph';
 import { SecretTable } from './SecretTable';
 
 // A static export has no dynamic segments, so the namespace id travels as ?namespace=ns_…
 export function SecretsScreen() {
-  const namespaceId = useSearchParams().get('namespace');
+  const params = useSearchParams();
+  const namespaceId = params.get('namespace');
+  const secretId = params.get('id');
   if (!namespaceId) {
     return <MissingNamespace title="Secrets" />;
   }
+  // &id=sec_… opens one secret's reference graph.
+  if (secretId) return <SecretReferencesScreen namespaceId={namespaceId} secretId={secretId} />;
   return <NamespaceSecrets namespaceId={namespaceId} />;
 }
 

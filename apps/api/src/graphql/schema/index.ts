@@ -11,6 +11,7 @@ import './agent.ts';
 import './agent-lifecycle.ts';
 import './deploy.ts';
 import './secret-drift.ts';
+import './secret-references.ts';
 import './audit.ts';
 import './selfconfig.ts';
 

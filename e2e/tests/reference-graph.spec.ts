@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { axe, noSidewaysScroll } from '../support/a11y';
+import { createReadyNamespace, signIn } from '../support/console';
+import { expect, test } from '../support/fixtures';
+import { gqlInPage } from '../support/graphql';
+
+// Journey (c) of issue 12: an auditor (a user granted read only) opens a secret's reference graph
+// and follows it to a gateway. Set up through GraphQL: a secret bound by a configuration used by
+// an agent, deployed to active on the embedded stack, then the secret rotated so the running
+// revision's delivery is stale.
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const docsScreenshot = path.resolve(here, '../../docs/screenshots/reference-graph.png');
+const screensDir = path.resolve(here, '../test-results/screens');
+
+const CREATE_SECRET = `mutation($input: CreateSecretInput!) { createSecret(input: $input) { __typename ... on CreateSecretSuccess { secret { id } } ... on Error { code message } } }`;
+const CREATE_CONFIGURATION = `mutation($input: CreateConfigurationInput!) { createConfiguration(input: $input) { __typename ... on CreateConfigurationSuccess { configuration { id } } ... on Error { code message } } }`;
+const CREATE_AGENT = `mutation($input: CreateAgentInput!) { createAgent(input: $input) { __typename ... on CreateAgentSuccess { agent { id servicePrincipalId } } ... on Error { code message } } }`;
+const GRANT = `mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename ... on Error { code message } } }`;
+const DEPLOY = `mutation($input: DeployAgentInput!) { deployAgent(input: $input) { __typename ... on DeployAgentSuccess { revision { id number } } ... on Error { code message } } }`;
+const AGENT = `query($id: ID!) { agent(id: $id) { status activeRevision { id state gateway { k8sNamespace name } } } }`;
+const UPDATE_SECRET = `mutation($input: UpdateSecretInput!) { updateSecret(input: $input) { __typename ... on UpdateSecretSuccess { delivery { staleRevisionIds } } ... on Error { code message } } }`;
+const CREATE_USER = `mutation($input: CreateUserInput!) { createUser(input: $input) { __typename ... on CreateUserSuccess { apiKey principal { id } } } }`;
+
+type Agent = { status: string; activeRevision: { id: string; state: string; gateway: { k8sNamespace: string; name: string } | null } | null };
+
+test('W7 journey (c): an auditor with read only opens a secret’s reference graph, sees the stale delivery, and follows it to the agent’s gateway', async ({ page, stack, snap }) => {
+  test.setTimeout(300_000);
+  const stamp = Date.now().toString(36);
+  const namespaceName = `e2e-refs-${stamp}`;
+  const secretName = 'channel-token';
+  await signIn(page, stack.bootstrapApiKey);
+  const namespaceId = await createReadyNamespace(page, namespaceName);
+
+  let secretId = '';
+  let agentId = '';
+  let revisionId = '';
+  let gateway = { k8sNamespace: '', name: '' };
+  let auditorKey = '';
+  await test.step('set up: a secret bound by a configuration, an agent using it, deployed to active, then the secret rotated', async () => {
+    const s = await gqlInPage<{ createSecret: { __typename: string; secret: { id: string } } }>(page, CREATE_SECRET, {
+      input: { namespaceId, name: secretName, value: `e2e-${randomUUID()}` },
+    });
+    expect(s.createSecret.__typename).toBe('CreateSecretSuccess');
+    secretId = s.createSecret.secret.id;
+    const c = await gqlInPage<{ createConfiguration: { __typename: string; configuration: { id: string } } }>(page, CREATE_CONFIGURATION, {
+      input: { namespaceId, name: 'channel-gateway', values: {}, secretBindings: [{ envName: 'CHANNEL_TOKEN', source: { id: secretId } }] },
+    });
+    expect(c.createConfiguration.__typename).toBe('CreateConfigurationSuccess');
+    const a = await gqlInPage<{ createAgent: { __typename: string; agent: { id: string; servicePrincipalId: string } } }>(page, CREATE_AGENT, {
+      input: { namespaceId, name: 'traced-agent', configurationId: c.createConfiguration.configuration.id },
+    });
+    expect(a.createAgent.__typename).toBe('CreateAgentSuccess');
+    agentId = a.createAgent.agent.id;
+    const g = await gqlInPage<{ grantAccess: { __typename: string } }>(page, GRANT, {
+      input: { subjectId: a.createAgent.agent.servicePrincipalId, roleId: 'rol_secret-operator', scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secretId, namespaceId } },
+    });
+    expect(g.grantAccess.__typename).toBe('GrantAccessSuccess');
+    const d = await gqlInPage<{ deployAgent: { __typename: string; revision: { id: string } } }>(page, DEPLOY, { input: { agentId } });
+    expect(d.deployAgent.__typename, JSON.stringify(d)).toBe('DeployAgentSuccess');
+    revisionId = d.deployAgent.revision.id;
+    // The embedded stack's worker prepares and activates it; the kubelet simulator makes it ready.
+    await expect
+      .poll(async () => (await gqlInPage<{ agent: Agent }>(page, AGENT, { id: agentId })).agent.activeRevision?.state, { timeout: 120_000, intervals: [500, 1000] })
+      .toBe('ACTIVE');
+    const running = (await gqlInPage<{ agent: Agent }>(page, AGENT, { id: agentId })).agent;
+    expect(running.status).toBe('running');
+    expect(running.activeRevision!.id).toBe(revisionId);
+    gateway = running.activeRevision!.gateway!;
+    expect(gateway.name).toMatch(/^gateway-/);
+    const u = await gqlInPage<{ updateSecret: { __typename: string; delivery: { staleRevisionIds: string[] } } }>(page, UPDATE_SECRET, {
+      input: { id: secretId, value: `e2e-rotated-${randomUUID()}` },
+    });
+    expect(u.updateSecret.delivery.staleRevisionIds).toEqual([revisionId]);
+    // The auditor: read on everything in this namespace, nothing else.
+    const user = await gqlInPage<{ createUser: { apiKey: string; principal: { id: string } } }>(page, CREATE_USER, { input: { name: `auditor-${stamp}` } });
+    auditorKey = user.createUser.apiKey;
+    const viewer = await gqlInPage<{ grantAccess: { __typename: string } }>(page, GRANT, {
+      input: { subjectId: user.createUser.principal.id, roleId: 'rol_namespace-viewer', scope: { kind: 'NAMESPACE', namespaceId } },
+    });
+    expect(viewer.grantAccess.__typename).toBe('GrantAccessSuccess');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+  });
+
+  await test.step('the auditor opens the secret’s references from its row', async () => {
+    await signIn(page, auditorKey);
+    await page.goto(`/secrets?namespace=${namespaceId}`);
+    await page.getByRole('link', { name: `References of ${secretName}` }).click();
+    await expect(page).toHaveURL(new RegExp(`/secrets\\?namespace=${namespaceId}&id=${secretId}$`));
+    await expect(page.getByRole('heading', { name: `References of ${secretName}`, level: 1 })).toBeVisible();
+    const tree = page.getByRole('list', { name: `References of ${secretName}` });
+    await expect(tree).toBeVisible();
+    await expect(tree.getByRole('link', { name: 'channel-gateway' })).toBeVisible();
+    await expect(tree).toContainText('CHANNEL_TOKEN');
+    await expect(tree.getByRole('link', { name: 'traced-agent' })).toBeVisible();
+    await expect(page.getByTestId('reference-summary')).toHaveText('1 configuration, 1 agent, 1 running revision, 1 of them stale.');
+  });
+
+  await test.step('the running revision is marked stale in words, and names its gateway Deployment', async () => {
+    const revision = page.getByTestId('reference-revision');
+    await expect(revision).toHaveCount(1);
+    await expect(revision).toContainText('Revision 1');
+    await expect(revision).toContainText('holds version 1');
+    await expect(revision.getByText('Stale: older than the current version')).toBeVisible();
+    await expect(revision.getByRole('link', { name: `${gateway.k8sNamespace}/${gateway.name}` })).toBeVisible();
+    await snap('reference-graph');
+    mkdirSync(path.dirname(docsScreenshot), { recursive: true });
+    const saved = readdirSync(screensDir).filter((f) => f.endsWith('-reference-graph.png')).sort().at(-1);
+    expect(saved).toBeTruthy();
+    copyFileSync(path.join(screensDir, saved!), docsScreenshot);
+  });
+
+  await test.step('the graph with its stale mark and gateway: axe-clean in light and dark, no sideways scroll at 390 px, links in reading order', async () => {
+    await axe(page, 'reference graph (light)');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await axe(page, 'reference graph (dark)');
+    await snap('reference-graph-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    const size = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(page.getByTestId('reference-revision')).toBeVisible();
+    await noSidewaysScroll(page, 'reference graph (390 px)');
+    await axe(page, 'reference graph (390 px)');
+    await snap('reference-graph-390');
+    await page.setViewportSize(size);
+    // Keyboard: from the tree's first link, Tab walks configuration → agent → revision → gateway.
+    const tree = page.getByRole('list', { name: `References of ${secretName}` });
+    await tree.getByRole('link', { name: 'channel-gateway' }).focus();
+    for (const next of ['traced-agent', 'Revision 1', `${gateway.k8sNamespace}/${gateway.name}`]) {
+      await page.keyboard.press('Tab');
+      await expect(tree.getByRole('link', { name: next })).toBeFocused();
+    }
+  });
+
+  await test.step('following the links: the configuration, then the agent, whose page shows the gateway', async () => {
+    const tree = page.getByRole('list', { name: `References of ${secretName}` });
+    await tree.getByRole('link', { name: 'channel-gateway' }).click();
+    await expect(page.getByRole('heading', { name: 'Configuration channel-gateway', level: 1 })).toBeVisible();
+    await page.goBack();
+    await tree.getByRole('link', { name: 'traced-agent' }).click();
+    await expect(page).toHaveURL(new RegExp(`/agents\\?namespace=${namespaceId}&id=${agentId}$`));
+    await expect(page.getByRole('heading', { name: 'Agent traced-agent', level: 1 })).toBeVisible();
+    const section = page.getByTestId('agent-gateway');
+    await expect(section).toContainText(gateway.name);
+    await expect(section).toContainText(gateway.k8sNamespace);
+    await expect(section).toContainText('revision 1 (active)');
+    await page.goBack();
+    await page.getByRole('link', { name: `${gateway.k8sNamespace}/${gateway.name}` }).click();
+    await expect(page).toHaveURL(new RegExp(`&id=${agentId}#gateway$`));
+    await expect(page.getByRole('heading', { name: 'Gateway', level: 2 })).toBeVisible();
+    await snap('agent-gateway');
+  });
+});
