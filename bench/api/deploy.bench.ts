@@ -129,10 +129,12 @@ try {
     const before = proxy.count();
     const started = performance.now();
     const revision = await deployAgent(deps, boot, { agentId: agent.id });
+    const deadline = Date.now() + 90_000;
     for (;;) {
       const r = await deps.db.agentRevision.findUniqueOrThrow({ where: { id: revision.id }, select: { state: true, failureCode: true } });
       if (r.state === 'ACTIVE') break;
       if (r.state === 'FAILED') throw new Error(`deploy failed: ${r.failureCode}`);
+      if (Date.now() > deadline) throw new Error(`revision ${revision.number} still ${r.state} after 90 s`);
       await sleep(5);
     }
     product.ms.push(performance.now() - started);
@@ -170,10 +172,12 @@ try {
       await objects.patch(o as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
     }
     const name = (renderGatewayDeployment(revision, context) as { metadata: { name: string } }).metadata.name;
+    const deadline = Date.now() + 90_000;
     for (;;) {
       const d = await apps.readNamespacedDeployment({ name, namespace: row.k8sName });
       const ready = d.status?.observedGeneration === d.metadata?.generation && d.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') && (d.status?.updatedReplicas ?? 0) >= 1;
       if (ready) break;
+      if (Date.now() > deadline) throw new Error(`bare gateway ${name} not ready after 90 s: ${JSON.stringify(d.status ?? {})}`);
       await sleep(5);
     }
     bare.ms.push(performance.now() - started);
@@ -187,6 +191,7 @@ try {
   for (let i = 0; i < DEPLOYS; i++) {
     const r = await deployOnce();
     await bareOnce(r, 1001 + i);
+    if ((i + 1) % 10 === 0) process.stderr.write(`deploy bench: ${i + 1}/${DEPLOYS}\n`);
   }
 
   const row2 = (label: string, m: { ms: number[]; requests: number[] }) =>
