@@ -213,10 +213,9 @@ const staleFields = `total hiddenCount items {
   redeploy { revisionId number state failureCode }
 }`;
 
-export const SecretStaleConsumersQuery = gql<
-  { secret: { id: string; name: string; version: number; staleConsumers: StaleConsumers } | null },
-  { id: string }
->(`
+export type SecretWithStaleConsumers = { id: string; name: string; version: number; staleConsumers: StaleConsumers };
+
+export const SecretStaleConsumersQuery = gql<{ secret: SecretWithStaleConsumers | null }, { id: string }>(`
   query SecretStaleConsumers($id: ID!) {
     secret(id: $id) { id name version staleConsumers { ${staleFields} } }
   }

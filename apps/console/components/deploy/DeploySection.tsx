@@ -79,9 +79,8 @@ export function DeploySection({ agent, names }: { agent: Agent; names: ReadonlyM
           Deploy is possible once every check passes.
         </p>
       ) : null}
-      <FormOutcome outcome={mutation.outcome} doing="deploy the agent">
-        {(result) => <p className="visually-hidden">Revision {result.revision.number} queued.</p>}
-      </FormOutcome>
+      {/* A refusal takes focus; after a success focus stays on the button, and the progress below is a live region. */}
+      <FormOutcome outcome={mutation.outcome} doing="deploy the agent" focus={mutation.outcome?.kind !== 'success'} />
       {following ? <DeployProgress key={following.id} agentId={agent.id} revisionId={following.id} number={following.number} /> : null}
     </section>
   );

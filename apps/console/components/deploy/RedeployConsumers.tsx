@@ -1,8 +1,8 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useState } from 'react';
-import { deployKeys, isInFlight, redeployConsumers, secretStaleConsumersQueryOptions, type StaleConsumer } from '../../lib/deploy';
+import { useEffect, useId, useRef, useState } from 'react';
+import { deployKeys, isInFlight, redeployConsumers, secretStaleConsumersQueryOptions, type SecretWithStaleConsumers, type StaleConsumer } from '../../lib/deploy';
 import { agentKeys } from '../../lib/agents';
 import { secretKeys } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
@@ -32,14 +32,20 @@ export function RedeployConsumersPanel({ namespaceId, secretId, secretName }: { 
   const toast = useToast();
   const queryClient = useQueryClient();
   const [redeploying, setRedeploying] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
   const stale = useQuery(secretStaleConsumersQueryOptions(secretId, redeploying));
   const consumers = stale.data?.staleConsumers ?? null;
   const mutation = useResultMutation({
     mutationFn: () => redeployConsumers(secretId),
     invalidate: [deployKeys.all, agentKeys.all],
     onSuccess: (result) => {
+      // The answer already carries each item's redeploy: show it at once, then poll.
+      queryClient.setQueryData(deployKeys.stale(secretId), (old: SecretWithStaleConsumers | null | undefined) =>
+        old ? { ...old, staleConsumers: result.secret.staleConsumers } : old,
+      );
       const started = result.redeploys.filter((r) => r.outcome !== 'REFUSED').length;
       if (started > 0) setRedeploying(true);
+      heading.current?.focus();
     },
   });
   const refused = mutation.success?.redeploys.filter((r) => r.outcome === 'REFUSED') ?? [];
@@ -61,7 +67,9 @@ export function RedeployConsumersPanel({ namespaceId, secretId, secretName }: { 
 
   return (
     <div className="panel" aria-labelledby={`${id}-title`} role="group" data-testid="redeploy-consumers">
-      <h3 id={`${id}-title`}>Consumers of {secretName} holding an older version</h3>
+      <h3 id={`${id}-title`} ref={heading} tabIndex={-1}>
+        Consumers of {secretName} holding an older version
+      </h3>
       {stale.isPending ? <TableSkeleton label="Loading stale consumers…" rows={2} /> : null}
       {stale.error ? <QueryErrorAlert error={stale.error} what="the stale consumers" retry={() => stale.refetch()} /> : null}
       {consumers && consumers.total === 0 ? (
@@ -94,13 +102,8 @@ export function RedeployConsumersPanel({ namespaceId, secretId, secretName }: { 
           </div>
         </>
       ) : null}
-      <FormOutcome outcome={mutation.outcome} doing="redeploy the consumers">
-        {(result) => (
-          <p role="status" className="visually-hidden">
-            {result.redeploys.length} {result.redeploys.length === 1 ? 'redeploy' : 'redeploys'} asked for.
-          </p>
-        )}
-      </FormOutcome>
+      {/* A refusal takes focus; after a success the button goes away, so focus moves to this panel's heading. */}
+      <FormOutcome outcome={mutation.outcome} doing="redeploy the consumers" focus={mutation.outcome?.kind !== 'success'} />
       {refused.length > 0 ? (
         <div role="alert" className="alert error" data-testid="redeploy-refused">
           <p>
