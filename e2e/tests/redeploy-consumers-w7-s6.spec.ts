@@ -98,7 +98,7 @@ test('W7 S6 rotate a consumed secret: the stale badge, "Redeploy consumers" with
       const seen: string[] = [];
       (window as unknown as { __progress: string[] }).__progress = seen;
       new MutationObserver(() => {
-        for (const el of document.querySelectorAll('[data-testid="redeploy-progress"]')) {
+        for (const el of Array.from(document.querySelectorAll('[data-testid="redeploy-progress"]'))) {
           const text = el.textContent ?? '';
           if (!seen.includes(text)) seen.push(text);
         }
