@@ -215,6 +215,63 @@ test('loading and error states keep the frame and its heading; an error offers a
   });
 });
 
+test('D6 the deploy and revisions sections: skeletons inside the frame while loading, an error with "Try again" that works', async ({ page, stack, snap }) => {
+  test.setTimeout(300_000);
+  await signIn(page, stack.bootstrapApiKey);
+  const namespaceId = await createReadyNamespace(page, `e2e-a11y-deploy-${Date.now().toString(36)}`);
+  const created = await gqlInPage<{ createAgent: { agent: { id: string } } }>(
+    page,
+    'mutation($input: CreateAgentInput!) { createAgent(input: $input) { ... on CreateAgentSuccess { agent { id } } } }',
+    { input: { namespaceId, name: 'a11y-loading' } },
+  );
+  const url = `/agents?namespace=${namespaceId}&id=${created.createAgent.agent.id}`;
+  const heading = page.getByRole('heading', { name: 'Agent a11y-loading', level: 1 });
+  const deploy = page.getByTestId('deploy');
+  const revisions = page.getByTestId('revisions');
+  const isDeployRead = (route: Route) => /query (ExplainDeploy|AgentRevisions)\b/.test(route.request().postData() ?? '');
+
+  await test.step('loading: the heading and the rest of the page stay, skeletons stand in for the checks and the revisions', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/graphql', async (route: Route) => {
+      if (isDeployRead(route)) await released;
+      await route.continue().catch(() => undefined);
+    });
+    await page.goto(url);
+    await expect(heading).toBeVisible();
+    await everyWay(page, 'deploy-loading', snap, async () => {
+      await expect(deploy.getByTestId('skeleton')).toBeVisible();
+      await expect(revisions.getByTestId('skeleton')).toBeVisible();
+    });
+    release();
+    await expect(deploy.getByTestId('deploy-checks')).toBeVisible();
+    await expect(revisions).toContainText('Not deployed yet');
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+  });
+
+  await test.step('error: what could not be loaded, in plain words, and "Try again" loads it', async () => {
+    let failing = true;
+    await page.route('**/graphql', async (route: Route) => {
+      if (failing && isDeployRead(route)) return route.abort('connectionrefused');
+      return route.continue();
+    });
+    await page.goto(url);
+    const deployError = deploy.getByTestId('query-error');
+    const revisionsError = revisions.getByTestId('query-error');
+    await expect(deployError).toContainText('Could not load the deploy checks', { timeout: 30_000 });
+    await expect(revisionsError).toContainText("Could not load the agent's revisions", { timeout: 30_000 });
+    await expect(deployError).toContainText('The server did not answer');
+    await expect(heading).toBeVisible();
+    await everyWay(page, 'deploy-error', snap, () => expect(deployError).toBeVisible());
+    failing = false;
+    await deployError.getByRole('button', { name: 'Try again' }).click();
+    await expect(deploy.getByTestId('deploy-checks')).toBeVisible();
+    await revisionsError.getByRole('button', { name: 'Try again' }).click();
+    await expect(revisions).toContainText('Not deployed yet');
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+  });
+});
+
 test('a viewer without grants gets empty states that fit: no create offer, and why nothing is listed', async ({ page, stack, snap }) => {
   test.setTimeout(300_000);
   await signIn(page, stack.bootstrapApiKey);
