@@ -22,12 +22,18 @@ export function DeployChecks({
 }) {
   const region = useRef<HTMLUListElement>(null);
   const [granted, setGranted] = useState(0);
+  const handled = useRef(0);
+  const failingAtGrant = useRef(0);
+  const failing = checks.filter((check) => !check.passed).length;
+  // Once per grant, and only after the refreshed checks show it (one fewer failing): later
+  // refreshes (after a deploy or a stop) must not move focus.
   useEffect(() => {
-    if (granted === 0) return;
+    if (granted === handled.current || failing >= failingAtGrant.current) return;
+    handled.current = granted;
     const next = region.current?.querySelector<HTMLElement>('button[data-fix]');
     if (next) next.focus();
     else focusAfterFixes();
-  }, [granted, checks]);
+  }, [granted, failing]);
 
   return (
     <ul ref={region} className="checks" aria-label="Deploy checks" data-testid="deploy-checks">
@@ -46,7 +52,14 @@ export function DeployChecks({
             </p>
           ) : null}
           {!check.passed && check.missingGrant ? (
-            <GrantIt check={check} names={names} onGranted={() => setGranted((n) => n + 1)} />
+            <GrantIt
+              check={check}
+              names={names}
+              onGranted={() => {
+                failingAtGrant.current = failing;
+                setGranted((n) => n + 1);
+              }}
+            />
           ) : null}
         </li>
       ))}
