@@ -50,9 +50,12 @@ export function RedeployConsumersPanel({ namespaceId, secretId, secretName }: { 
   });
   const refused = mutation.success?.redeploys.filter((r) => r.outcome === 'REFUSED') ?? [];
   // Only the agents whose redeploy started are waited for: a refused one stays stale, and says why.
+  // An item whose redeploy is ACTIVE is about to leave the list; one that FAILED stays, with its code.
   const started = new Set(mutation.success?.redeploys.filter((r) => r.outcome !== 'REFUSED').map((r) => r.agentId) ?? []);
   const waiting =
-    consumers?.items.some((item) => started.has(item.agentId) && (!item.redeploy || isInFlight(item.redeploy.state))) ?? false;
+    consumers?.items.some(
+      (item) => started.has(item.agentId) && (!item.redeploy || isInFlight(item.redeploy.state) || item.redeploy.state === 'ACTIVE'),
+    ) ?? false;
 
   // Done once the list is empty, or nothing of it is still on its way: stop polling, refresh the badge.
   useEffect(() => {
