@@ -26,6 +26,33 @@ async function everyWay(page: Page, where: string, snap: (name: string) => Promi
   await page.setViewportSize(size);
 }
 
+/** An agent on the configuration, granted what it needs and deployed to an active revision. */
+async function deployedAgent(page: Page, namespaceId: string, configurationId: string, secretId: string): Promise<string> {
+  const created = await gqlInPage<{ createAgent: { servicePrincipalId: string; agent: { id: string } } }>(
+    page,
+    'mutation($input: CreateAgentInput!) { createAgent(input: $input) { ... on CreateAgentSuccess { servicePrincipalId agent { id } } } }',
+    { input: { namespaceId, name: 'a11y-deployed', configurationId } },
+  );
+  const agentId = created.createAgent.agent.id;
+  await gqlInPage(page, 'mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename } }', {
+    input: {
+      subjectId: created.createAgent.servicePrincipalId,
+      roleId: 'rol_secret-operator',
+      scope: { kind: 'RESOURCE', namespaceId, resourceKind: 'secret', resourceId: secretId },
+    },
+  });
+  await gqlInPage(page, 'mutation($input: DeployAgentInput!) { deployAgent(input: $input) { __typename } }', { input: { agentId } });
+  await expect
+    .poll(
+      async () =>
+        (await gqlInPage<{ agent: { activeRevision: { state: string } | null } }>(page, 'query($id: ID!) { agent(id: $id) { activeRevision { state } } }', { id: agentId }))
+          .agent.activeRevision?.state,
+      { timeout: 60_000 },
+    )
+    .toBe('ACTIVE');
+  return agentId;
+}
+
 test('every screen, loaded, in light and dark and at 390 px: no serious or critical axe violation, no sideways scroll', async ({ page, stack, snap }) => {
   test.setTimeout(1_500_000); // ~40 axe runs and 30 full-page screenshots; under 11 minutes was not enough on the shared machine
   const stamp = Date.now().toString(36);
@@ -45,6 +72,12 @@ test('every screen, loaded, in light and dark and at 390 px: no serious or criti
   );
   await createUserInPage(page, `a11y-user-${stamp}`);
   const viewer = await gqlInPage<{ viewer: { id: string } }>(page, '{ viewer { id } }');
+  // A second agent, granted and deployed, then the secret rotated: the deploy and revisions
+  // sections with an active revision, and a stale secret with "Redeploy consumers".
+  const deployedAgentId = await deployedAgent(page, namespaceId, configurationId, secretId);
+  await gqlInPage(page, 'mutation($input: UpdateSecretInput!) { updateSecret(input: $input) { __typename } }', {
+    input: { id: secretId, value: `a11y-rotated-${stamp}` },
+  });
 
   const screens: [string, string, () => Promise<void>][] = [
     ['namespaces', '/namespaces', () => expect(page.getByRole('row', { name: new RegExp(namespaceName) })).toBeVisible()],
@@ -54,6 +87,7 @@ test('every screen, loaded, in light and dark and at 390 px: no serious or criti
     ['configuration', `/configurations?namespace=${namespaceId}&id=${configurationId}`, () => expect(page.getByTestId('generation')).toHaveText('1')],
     ['agents', `/agents?namespace=${namespaceId}`, () => expect(page.getByRole('link', { name: 'Open agent a11y-agent' })).toBeVisible()],
     ['agent', `/agents?namespace=${namespaceId}&id=${agent.createAgent.agent.id}`, () => expect(page.getByTestId('missing-grants')).toBeVisible()],
+    ['agent-deployed', `/agents?namespace=${namespaceId}&id=${deployedAgentId}`, () => expect(page.getByTestId('active-marker')).toBeVisible()],
     ['access', `/access?namespace=${namespaceId}&subject=${viewer.viewer.id}`, () => expect(page.getByRole('heading', { name: 'Grants of one principal' })).toBeVisible()],
     ['users', '/users', () => expect(page.getByRole('heading', { name: 'Bootstrap service principal' })).toBeVisible()],
     ['api-keys', `/users?id=${viewer.viewer.id}`, () => expect(page.getByRole('table', { name: 'API keys' })).toBeVisible()],
@@ -92,6 +126,26 @@ test('every screen, loaded, in light and dark and at 390 px: no serious or criti
     await subject.fill('a11y');
     await subject.press('ArrowDown');
     await everyWay(page, 'subject-listbox', snap, () => expect(page.getByRole('listbox', { name: 'Subject ID suggestions' })).toBeVisible());
+  });
+
+  await test.step('deploy: a revision\'s native document open, the stop dialog, the stale secret\'s redeploy panel, a deploy\'s progress', async () => {
+    await page.goto(`/agents?namespace=${namespaceId}&id=${deployedAgentId}`);
+    await page.getByText('Native document of revision 1, as frozen').click();
+    await everyWay(page, 'revision-document', snap, () => expect(page.getByTestId('native-document')).toBeVisible());
+    await page.getByRole('button', { name: 'Stop a11y-deployed' }).click();
+    await everyWay(page, 'stop-dialog', snap, () => expect(page.getByRole('dialog')).toBeVisible());
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('button', { name: 'Stop a11y-deployed' })).toBeFocused();
+
+    await page.goto(`/secrets?namespace=${namespaceId}`);
+    await expect(page.getByTestId('stale-badge')).toBeVisible();
+    await page.getByRole('button', { name: 'Redeploy consumers of a11y-token' }).click();
+    await everyWay(page, 'redeploy-panel', snap, () => expect(page.getByTestId('stale-consumer')).toBeVisible());
+
+    await page.goto(`/agents?namespace=${namespaceId}&id=${deployedAgentId}`);
+    await page.getByRole('button', { name: 'Deploy again' }).click();
+    await expect(page.getByTestId('deploy-progress')).toHaveAttribute('data-state', 'ACTIVE', { timeout: 60_000 });
+    await everyWay(page, 'deploy-progress', snap, () => expect(page.getByTestId('deploy-progress')).toBeVisible());
   });
 
   await test.step('empty states: an empty namespace, a search that matches nothing', async () => {
@@ -144,6 +198,63 @@ test('loading and error states keep the frame and its heading; an error offers a
     failing = false;
     await error.getByRole('button', { name: 'Try again' }).click();
     await expect(page.getByRole('table', { name: 'Namespaces' })).toBeVisible();
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+  });
+});
+
+test('D6 the deploy and revisions sections: skeletons inside the frame while loading, an error with "Try again" that works', async ({ page, stack, snap }) => {
+  test.setTimeout(300_000);
+  await signIn(page, stack.bootstrapApiKey);
+  const namespaceId = await createReadyNamespace(page, `e2e-a11y-deploy-${Date.now().toString(36)}`);
+  const created = await gqlInPage<{ createAgent: { agent: { id: string } } }>(
+    page,
+    'mutation($input: CreateAgentInput!) { createAgent(input: $input) { ... on CreateAgentSuccess { agent { id } } } }',
+    { input: { namespaceId, name: 'a11y-loading' } },
+  );
+  const url = `/agents?namespace=${namespaceId}&id=${created.createAgent.agent.id}`;
+  const heading = page.getByRole('heading', { name: 'Agent a11y-loading', level: 1 });
+  const deploy = page.getByTestId('deploy');
+  const revisions = page.getByTestId('revisions');
+  const isDeployRead = (route: Route) => /query (ExplainDeploy|AgentRevisions)\b/.test(route.request().postData() ?? '');
+
+  await test.step('loading: the heading and the rest of the page stay, skeletons stand in for the checks and the revisions', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/graphql', async (route: Route) => {
+      if (isDeployRead(route)) await released;
+      await route.continue().catch(() => undefined);
+    });
+    await page.goto(url);
+    await expect(heading).toBeVisible();
+    await everyWay(page, 'deploy-loading', snap, async () => {
+      await expect(deploy.getByTestId('skeleton')).toBeVisible();
+      await expect(revisions.getByTestId('skeleton')).toBeVisible();
+    });
+    release();
+    await expect(deploy.getByTestId('deploy-checks')).toBeVisible();
+    await expect(revisions).toContainText('Not deployed yet');
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+  });
+
+  await test.step('error: what could not be loaded, in plain words, and "Try again" loads it', async () => {
+    let failing = true;
+    await page.route('**/graphql', async (route: Route) => {
+      if (failing && isDeployRead(route)) return route.abort('connectionrefused');
+      return route.continue();
+    });
+    await page.goto(url);
+    const deployError = deploy.getByTestId('query-error');
+    const revisionsError = revisions.getByTestId('query-error');
+    await expect(deployError).toContainText('Could not load the deploy checks', { timeout: 30_000 });
+    await expect(revisionsError).toContainText("Could not load the agent's revisions", { timeout: 30_000 });
+    await expect(deployError).toContainText('The server did not answer');
+    await expect(heading).toBeVisible();
+    await everyWay(page, 'deploy-error', snap, () => expect(deployError).toBeVisible());
+    failing = false;
+    await deployError.getByRole('button', { name: 'Try again' }).click();
+    await expect(deploy.getByTestId('deploy-checks')).toBeVisible();
+    await revisionsError.getByRole('button', { name: 'Try again' }).click();
+    await expect(revisions).toContainText('Not deployed yet');
     await page.unrouteAll({ behavior: 'ignoreErrors' });
   });
 });

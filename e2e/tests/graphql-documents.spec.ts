@@ -15,6 +15,14 @@ import {
 import { AuditEventsQuery } from '../../apps/console/lib/audit';
 import { AgentQuery, CreateAgentMutation, NamespaceAgentsQuery } from '../../apps/console/lib/agents';
 import {
+  AgentRevisionsQuery,
+  DeployAgentMutation,
+  ExplainDeployQuery,
+  RedeployConsumersMutation,
+  SecretStaleConsumersQuery,
+  StopAgentMutation,
+} from '../../apps/console/lib/deploy';
+import {
   ConfigurationQuery,
   CreateConfigurationMutation,
   NamespaceConfigurationsQuery,
@@ -78,6 +86,12 @@ const documents = {
   AuditEventsQuery,
   SelfConfigRequestsQuery,
   AgentFieldOwnershipQuery,
+  ExplainDeployQuery,
+  AgentRevisionsQuery,
+  DeployAgentMutation,
+  StopAgentMutation,
+  SecretStaleConsumersQuery,
+  RedeployConsumersMutation,
 };
 
 test('the console GraphQL documents are valid against apps/api/schema.graphql', () => {

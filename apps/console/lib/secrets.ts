@@ -26,8 +26,9 @@ export type Secret = {
   updatedAt: string;
 };
 
-/** A row of the secrets list: how many consumers it has (the references a delete would refuse over). */
-export type SecretListItem = Secret & { consumers: { total: number } };
+/** A row of the secrets list: how many consumers it has (the references a delete would refuse over),
+ * and how many running revisions hold an older version (W7). */
+export type SecretListItem = Secret & { consumers: { total: number }; staleConsumers: { total: number } };
 
 const secretFields = 'id name version reference { kind namespaceId id } createdAt updatedAt';
 
@@ -45,7 +46,7 @@ export const NamespaceSecretsQuery = gql<NamespaceSecretsResult, PageArgs & { id
   query NamespaceSecrets($id: ID!, $first: Int, $after: String, $namePrefix: String) {
     namespace(id: $id) {
       id name status statusMessage createdAt
-      secrets(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(`${secretFields} consumers { total }`)} }
+      secrets(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(`${secretFields} consumers { total } staleConsumers { total }`)} }
     }
   }
 `);

@@ -9,6 +9,8 @@ import { useCan } from '../../lib/can';
 import { usePaging } from '../../lib/paging';
 import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { AccessBindingsTable } from '../access/AccessBindingsTable';
+import { DeploySection } from '../deploy/DeploySection';
+import { RevisionsList } from '../deploy/RevisionsList';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, namespaceHref, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { AgentGateway } from './AgentGateway';
@@ -187,6 +189,8 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
           <RelativeTime iso={agent.createdAt} />
         </dd>
       </dl>
+      <DeploySection agent={agent} names={names} />
+      <RevisionsList agent={agent} />
       <section aria-labelledby="agent-missing-title" className="section">
         <h2 id="agent-missing-title">Missing grants</h2>
         <MissingGrants grants={agent.missingGrants} names={names} />

@@ -3,12 +3,13 @@
 import { useEffect, useRef, useState } from 'react';
 import { accessKeys, grantAccess } from '../../lib/access';
 import { agentKeys, type MissingGrant } from '../../lib/agents';
+import { deployKeys } from '../../lib/deploy';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { useToast } from '../feedback/Toaster';
 
 /** A built-in role's id is `rol_<name>`: show the name. */
-const roleName = (roleId: string) => roleId.replace(/^rol_/, '');
+export const roleName = (roleId: string) => roleId.replace(/^rol_/, '');
 
 /**
  * A3: what the agent's service principal still needs before it can consume its selection. Each
@@ -52,10 +53,13 @@ export function MissingGrants({ grants, names }: { grants: MissingGrant[]; names
   );
 }
 
-function MissingGrantItem({ grant, names, onGranted }: { grant: MissingGrant; names: ReadonlyMap<string, string>; onGranted: () => void }) {
+/**
+ * Grants exactly one missing permission: the built-in role the API names, on exactly that resource
+ * (never the namespace). Shared by this list and the deploy checks (components/deploy).
+ */
+export function useGrantMissing(grant: MissingGrant, target: string, onGranted?: () => void) {
   const toast = useToast();
-  const target = `${grant.resourceKind} ${names.get(grant.resourceId) ?? grant.resourceId}`;
-  const mutation = useResultMutation({
+  return useResultMutation({
     mutationFn: () =>
       grantAccess({
         subjectId: grant.subjectId,
@@ -67,12 +71,18 @@ function MissingGrantItem({ grant, names, onGranted }: { grant: MissingGrant; na
           ...(grant.namespaceId ? { namespaceId: grant.namespaceId } : {}),
         },
       }),
-    invalidate: [agentKeys.all, accessKeys.all],
+    // The deploy checks (deployKeys) answer from the same grants.
+    invalidate: [agentKeys.all, accessKeys.all, deployKeys.all],
     onSuccess: () => {
       toast(`Granted ${roleName(grant.roleId)} on ${target}.`);
-      onGranted();
+      onGranted?.();
     },
   });
+}
+
+function MissingGrantItem({ grant, names, onGranted }: { grant: MissingGrant; names: ReadonlyMap<string, string>; onGranted: () => void }) {
+  const target = `${grant.resourceKind} ${names.get(grant.resourceId) ?? grant.resourceId}`;
+  const mutation = useGrantMissing(grant, target, onGranted);
   return (
     <li>
       <strong>{grant.action}</strong> on {target} (role <code>{roleName(grant.roleId)}</code>){' '}

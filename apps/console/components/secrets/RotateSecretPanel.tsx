@@ -10,10 +10,13 @@ export function RotateSecretPanel({
   namespaceId,
   secret,
   onClose,
+  onRedeploy,
 }: {
   namespaceId: string;
   secret: Secret;
   onClose: () => void;
+  /** W7: opens "redeploy consumers" for this secret. */
+  onRedeploy?: () => void;
 }) {
   const id = useId();
   const mutation = useResultMutation({
@@ -58,7 +61,7 @@ export function RotateSecretPanel({
         </div>
       </form>
       <FormOutcome outcome={mutation.outcome} doing="rotate the secret">
-        {(result) => <DeliveryNotice version={result.secret.version} delivery={result.delivery} />}
+        {(result) => <DeliveryNotice version={result.secret.version} delivery={result.delivery} onRedeploy={onRedeploy} />}
       </FormOutcome>
     </div>
   );
@@ -66,7 +69,7 @@ export function RotateSecretPanel({
 
 // S6: a rotation is stored in Kubernetes but running revisions keep the bytes they started with,
 // so the answer must say "stored, not delivered" and name the revisions that hold older bytes.
-function DeliveryNotice({ version, delivery }: { version: number; delivery: SecretDelivery }) {
+function DeliveryNotice({ version, delivery, onRedeploy }: { version: number; delivery: SecretDelivery; onRedeploy?: () => void }) {
   const headline = `${delivery.stored ? 'Stored' : 'Not stored'}, ${delivery.delivered ? 'delivered' : 'not delivered'}.`;
   return (
     <div role="status" className={`alert ${delivery.delivered ? 'success' : 'notice'}`} data-testid="delivery">
@@ -83,6 +86,11 @@ function DeliveryNotice({ version, delivery }: { version: number; delivery: Secr
               </li>
             ))}
           </ul>
+          {onRedeploy ? (
+            <button type="button" className="button secondary" onClick={onRedeploy}>
+              Redeploy consumers…
+            </button>
+          ) : null}
         </>
       ) : (
         <p className="hint">No running revision holds an older value.</p>

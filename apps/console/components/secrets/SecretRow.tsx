@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import type { SecretListItem } from '../../lib/secrets';
+import { RedeployConsumersPanel, StaleBadge } from '../deploy/RedeployConsumers';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { DeleteSecretButton } from './DeleteSecretPanel';
@@ -10,7 +11,9 @@ import { RotateSecretPanel } from './RotateSecretPanel';
 
 export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret: SecretListItem }) {
   const [rotating, setRotating] = useState(false);
+  const [redeploying, setRedeploying] = useState(false);
   const panelId = `panel-${secret.id}`;
+  const redeployId = `redeploy-${secret.id}`;
 
   return (
     <>
@@ -19,7 +22,9 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
         <td>
           <CopyId value={secret.id} label={`id of ${secret.name}`} />
         </td>
-        <td className="numeric">{secret.version}</td>
+        <td className="numeric">
+          {secret.version} <StaleBadge count={secret.staleConsumers.total} />
+        </td>
         <td className="numeric" data-testid="used-by">
           {secret.consumers.total}
         </td>
@@ -45,13 +50,37 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
           >
             Rotate
           </button>
+          {secret.staleConsumers.total > 0 || redeploying ? (
+            <button
+              type="button"
+              className="button secondary"
+              aria-expanded={redeploying}
+              aria-controls={redeploying ? redeployId : undefined}
+              aria-label={`Redeploy consumers of ${secret.name}`}
+              onClick={() => setRedeploying((open) => !open)}
+            >
+              Redeploy consumers
+            </button>
+          ) : null}
           <DeleteSecretButton namespaceId={namespaceId} secret={secret} />
         </td>
       </tr>
       {rotating ? (
         <tr className="panel-row">
           <td colSpan={7} id={panelId}>
-            <RotateSecretPanel namespaceId={namespaceId} secret={secret} onClose={() => setRotating(false)} />
+            <RotateSecretPanel
+              namespaceId={namespaceId}
+              secret={secret}
+              onClose={() => setRotating(false)}
+              onRedeploy={() => setRedeploying(true)}
+            />
+          </td>
+        </tr>
+      ) : null}
+      {redeploying ? (
+        <tr className="panel-row">
+          <td colSpan={7} id={redeployId}>
+            <RedeployConsumersPanel namespaceId={namespaceId} secretId={secret.id} secretName={secret.name} />
           </td>
         </tr>
       ) : null}
