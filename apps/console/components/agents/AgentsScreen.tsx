@@ -191,11 +191,11 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
       </dl>
       <DeploySection agent={agent} names={names} />
       <RevisionsList agent={agent} />
+      <AgentGateway agentId={agent.id} />
       <section aria-labelledby="agent-missing-title" className="section">
         <h2 id="agent-missing-title">Missing grants</h2>
         <MissingGrants grants={agent.missingGrants} names={names} />
       </section>
-      <AgentGateway agentId={agent.id} />
       <section aria-labelledby="agent-grants-title" className="section">
         <h2 id="agent-grants-title">Grants of its service principal</h2>
         <AccessBindingsTable
