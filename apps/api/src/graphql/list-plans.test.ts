@@ -13,6 +13,7 @@ const ROWS = 10_000;
 let stack: TestStack;
 let nsId: string;
 let captured: Array<{ sql: string; params: string }> = [];
+let granteeId: string;
 
 function rowsAt(i: number): Date {
   return new Date(Date.UTC(2026, 0, 1) + i * 1000);
@@ -31,7 +32,21 @@ beforeAll(async () => {
     })),
   });
   await db.configuration.createMany({ data: Array.from({ length: ROWS }, (_, i) => ({ id: `cfg_${randomUUID()}`, namespaceId: nsId, name: `c-${i}`, values: {}, createdById: boot, createdAt: rowsAt(i) })) });
-  await db.principal.createMany({ data: Array.from({ length: ROWS }, (_, i) => ({ id: `prn_${randomUUID()}`, kind: 'HUMAN' as const, name: `u-${i}`, createdAt: rowsAt(i) })) });
+  const humans = Array.from({ length: ROWS }, () => `prn_${randomUUID()}`);
+  await db.principal.createMany({ data: humans.map((id, i) => ({ id, kind: 'HUMAN' as const, name: `u-${i}`, createdAt: rowsAt(i) })) });
+  // One subject holding 10,000 grants (secret-operator on each secret), among others' grants.
+  granteeId = humans[0]!;
+  const secretIds = (await db.secret.findMany({ where: { namespaceId: nsId }, select: { id: true } })).map((r) => r.id);
+  await db.accessBinding.createMany({
+    data: secretIds.map((resourceId, i) => ({
+      id: `bnd_${randomUUID()}`, subjectId: i % 2 ? granteeId : humans[i]!, roleId: 'rol_secret-operator', scopeKind: 'RESOURCE' as const, namespaceId: nsId, resourceKind: 'secret', resourceId, createdById: boot, createdAt: rowsAt(i),
+    })),
+  });
+  await db.accessBinding.createMany({
+    data: secretIds.map((resourceId, i) => ({
+      id: `bnd_${randomUUID()}`, subjectId: granteeId, roleId: 'rol_secret-operator', scopeKind: 'RESOURCE' as const, namespaceId: nsId, resourceKind: 'secret', resourceId, createdById: boot, createdAt: rowsAt(ROWS + i),
+    })),
+  });
   const spns = Array.from({ length: ROWS }, () => `spn_${randomUUID()}`);
   await db.principal.createMany({ data: spns.map((id, i) => ({ id, kind: 'SERVICE' as const, name: `agent:a-${i}`, createdAt: rowsAt(i) })) });
   await db.agent.createMany({ data: spns.map((sp, i) => ({ id: `agt_${randomUUID()}`, namespaceId: nsId, name: `a-${i}`, servicePrincipalId: sp, createdById: boot, createdAt: rowsAt(i) })) });
@@ -80,6 +95,7 @@ const CASES: Array<{ table: string; query: string; path: (d: Data) => { pageInfo
   { table: 'Configuration', query: `query($ns: ID!, $first: Int, $after: String) { namespace(id: $ns) { configurations(first: $first, after: $after) { edges { node { id } } pageInfo { endCursor } } } }`, path: (d) => d.namespace.configurations, vars: () => ({ ns: nsId }) },
   { table: 'Agent', query: `query($ns: ID!, $first: Int, $after: String) { namespace(id: $ns) { agents(first: $first, after: $after) { edges { node { id } } pageInfo { endCursor } } } }`, path: (d) => d.namespace.agents, vars: () => ({ ns: nsId }) },
   { table: 'Principal', query: `query($first: Int, $after: String) { users(first: $first, after: $after) { edges { node { id } } pageInfo { endCursor } } }`, path: (d) => d.users },
+  { table: 'AccessBinding', query: `query($subject: ID!, $first: Int, $after: String) { accessBindings(subjectId: $subject, first: $first, after: $after) { edges { node { id } } pageInfo { endCursor } } }`, path: (d) => d.accessBindings, vars: () => ({ subject: granteeId }) },
   { table: 'AuditEvent', query: `query($first: Int, $after: String) { auditEvents(first: $first, after: $after) { edges { node { id } } pageInfo { endCursor } } }`, path: (d) => d.auditEvents },
   { table: 'AuditEvent', query: `query($first: Int, $after: String, $ns: ID) { auditEvents(first: $first, after: $after, filter: { namespaceId: $ns }) { edges { node { id } } pageInfo { endCursor } } }`, path: (d) => d.auditEvents, vars: () => ({ ns: nsId }) },
   { table: 'AuditEvent', query: `query($first: Int, $after: String, $actor: ID) { auditEvents(first: $first, after: $after, filter: { actorId: $actor }) { edges { node { id } } pageInfo { endCursor } } }`, path: (d) => d.auditEvents, vars: () => ({ actor: stack.runtime.installation.bootstrapPrincipalId }) },
