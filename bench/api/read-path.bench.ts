@@ -25,6 +25,8 @@ import { createHttpApp, listen } from '../../apps/api/src/http/server.ts';
 import { createLogger } from '../../apps/api/src/log.ts';
 import { withDatabase } from '../../apps/api/src/test/database.ts';
 import { startRuntime } from '../../apps/api/src/runtime.ts';
+import { grantAccess } from '../../apps/api/src/services/access-grants.ts';
+import { createHumanPrincipal } from '../../apps/api/src/services/principals.ts';
 import { fillNamespace, type FillResult } from '../../apps/api/src/seed/fill.ts';
 
 const SMALL = Number(process.env.OCC_BENCH_SMALL ?? 100);
@@ -38,6 +40,9 @@ if (!serverUrl) {
   process.exit(0);
 }
 
+/** A filled namespace, and a user granted secret-operator on each of its secrets (one binding each). */
+type Filled = FillResult & { granteeId: string };
+
 interface List {
   name: string;
   /** The GraphQL document; `$ns`, `$actor`, `$first`, `$after` are its variables. */
@@ -45,7 +50,7 @@ interface List {
   connection(data: Record<string, any>): { edges: Array<{ cursor: string; node: { id: string } }> }; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** The minimal SQL for the same rows: $1 the namespace (or actor), then the keyset (time, id) or nulls. */
   sql: string;
-  sqlArgs(filled: FillResult): unknown[];
+  sqlArgs(filled: Filled): unknown[];
   /** The list's table, order and filter ($1 as in `sql`), to find the row a deep page starts after. */
   keyset: { table: string; time: string; where: string; desc?: boolean };
   /** The same shape as a static list, for the bare gateway. */
@@ -91,6 +96,15 @@ const LISTS: List[] = [
     static: { field: 'configurations', type: 'type Item { id: ID! name: String! generation: Int! }', item: { name: 'configuration-00001', generation: 1 } },
   },
   {
+    name: 'access bindings of one subject',
+    gql: 'query($grantee: ID!, $first: Int, $after: String) { accessBindings(subjectId: $grantee, first: $first, after: $after) { edges { cursor node { id role { id name } scope { kind resourceKind resourceId } } } } }',
+    connection: (d) => d.accessBindings,
+    sql: `SELECT id, "roleId", "scopeKind", "resourceKind", "resourceId" FROM "AccessBinding" WHERE "subjectId" = $1 AND ${KEYSET('createdAt')} ORDER BY "createdAt", id LIMIT ${PAGE + 1}`,
+    sqlArgs: (f) => [f.granteeId],
+    keyset: { table: 'AccessBinding', time: 'createdAt', where: '"subjectId" = $1' },
+    static: { field: 'accessBindings', type: 'type Item { id: ID! role: Role! scope: Scope! } type Role { id: ID! name: String! } type Scope { kind: String! resourceKind: String resourceId: String }', item: { role: { id: 'rol_secret-operator', name: 'secret-operator' }, scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: 'sec_1' } } },
+  },
+  {
     name: 'audit events, unfiltered',
     gql: 'query($first: Int, $after: String) { auditEvents(first: $first, after: $after) { edges { cursor node { id at action outcome } } } }',
     connection: (d) => d.auditEvents,
@@ -122,15 +136,15 @@ async function gql(query: string, variables: Record<string, unknown>): Promise<R
   return body.data!;
 }
 
-function variables(filled: FillResult, after: string | null): Record<string, unknown> {
-  return { ns: filled.namespaceId, actor: filled.principalIds[0], first: PAGE, after };
+function variables(filled: Filled, after: string | null): Record<string, unknown> {
+  return { ns: filled.namespaceId, actor: filled.principalIds[0], grantee: filled.granteeId, first: PAGE, after };
 }
 
 /**
  * The cursor of the row in the middle of the list (by the list's own order), made as the API makes
  * cursors, and its keyset for the SQL side: a page deep into the data without walking to it.
  */
-async function deepCursor(list: List, filled: FillResult): Promise<Cursor | null> {
+async function deepCursor(list: List, filled: Filled): Promise<Cursor | null> {
   const { table, time, where, desc } = list.keyset;
   const dir = desc ? 'DESC' : 'ASC';
   const args = list.sqlArgs(filled);
@@ -159,7 +173,7 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t;
 }
 
-async function measure(list: List, filled: FillResult, after: Cursor | null, yogaUrl: string) {
+async function measure(list: List, filled: Filled, after: Cursor | null, yogaUrl: string) {
   const vars = variables(filled, after?.gql ?? null);
   const sqlArgs = [...list.sqlArgs(filled), after?.sql[0] ?? null, after?.sql[1] ?? null];
   const yogaQuery = JSON.stringify({ query: `{ ${list.static.field}(first: ${PAGE}) { ${staticSelection(list.static.item)} } }` });
@@ -253,8 +267,22 @@ try {
       parallel: 8,
       onProgress: ({ phase, done, total }) => process.stderr.write(`fill ${namespace} ${phase} ${done}/${total} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`),
     });
-  const small = await fill('bench-small', SMALL, 0);
-  const large = await fill('bench-large', LARGE, AUDIT);
+  // One grantee per namespace, granted secret-operator on each secret through the service (audited,
+  // as a console grant is), so the access-bindings list has as many rows as the namespace has secrets.
+  const withGrantee = async (filled: FillResult, label: string): Promise<Filled> => {
+    const grantee = await createHumanPrincipal(runtime.db, `grantee-${label}`, actor.principalId);
+    for (let i = 0; i < filled.secretIds.length; i += 8) {
+      await Promise.all(
+        filled.secretIds.slice(i, i + 8).map((resourceId) =>
+          grantAccess(runtime.deps, actor, { subjectId: grantee.principalId, roleId: 'rol_secret-operator', scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId } }),
+        ),
+      );
+      if (i % 1000 === 0) process.stderr.write(`grants ${label} ${i}/${filled.secretIds.length} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    }
+    return { ...filled, granteeId: grantee.principalId };
+  };
+  const small = await withGrantee(await fill('bench-small', SMALL, 0), 'small');
+  const large = await withGrantee(await fill('bench-large', LARGE, AUDIT), 'large');
   await runtime.worker.stop();
   await sql.query('ANALYZE');
 
