@@ -31,7 +31,7 @@ const parts = new Map<string, readonly string[]>();
 
 /**
  * A GraphQL document, typed from its text: pass the fragments it spreads, as gql.tada's `graphql()`
- * takes them. The text must be a literal (no interpolation): `gql.tada check` refuses anything else.
+ * takes them. The text must be a literal (no interpolation): `gql-tada check` refuses anything else.
  */
 export function gql<const In extends string, const Fragments extends readonly Fragment[] = []>(
   source: In,
