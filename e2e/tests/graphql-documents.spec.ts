@@ -48,8 +48,10 @@ import {
 } from '../../apps/console/lib/users';
 import { ViewerQuery } from '../../apps/console/lib/viewer';
 
-// Cross-package: the console's hand-typed documents against the SDL the API commits, so a schema
-// change that breaks the console fails here with the field's name, not as a blank screen.
+// Cross-package: the console's documents exactly as it sends them (each with the fragments it spreads
+// appended, once) against the SDL the API commits. The console's typecheck already validates the
+// document sources (gql-tada check); this checks the assembled text too: a fragment missing, sent
+// twice or left unused fails here with its name, not as a blank screen.
 const sdlPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../apps/api/schema.graphql');
 
 const documents = {

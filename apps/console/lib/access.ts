@@ -1,37 +1,19 @@
 // Access bindings (subject, role, scope), roles, grant/revoke and explainAccess. Decisions carry
 // their evidence: the bindings that allowed them, and a count of those the caller may not read.
 import { queryOptions } from '@tanstack/react-query';
-import { gql, graphql } from './graphql';
-import { selectErrors, type ForbiddenError, type NotFoundError, type ValidationError } from './errors';
-import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
+import { gql, graphql, type ResultOf, type VariablesOf } from './graphql';
+import { ForbiddenErrorFields, NotFoundErrorFields, ValidationErrorFields } from './errors';
+import { toPage, type PageArgs } from './paging';
 
-export type ScopeKind = 'INSTALLATION' | 'NAMESPACE' | 'RESOURCE';
+export const AccessBindingFields = gql(`
+  fragment AccessBindingFields on AccessBinding {
+    id createdAt subject { id kind name } role { id name } scope { kind namespaceId resourceId resourceKind }
+  }
+`);
 
-export type AccessScope = {
-  kind: ScopeKind;
-  namespaceId: string | null;
-  resourceId: string | null;
-  resourceKind: string | null;
-};
-
-export type AccessBinding = {
-  id: string;
-  createdAt: string;
-  subject: { id: string; kind: 'HUMAN' | 'SERVICE'; name: string };
-  role: { id: string; name: string };
-  scope: AccessScope;
-};
-
-export const accessBindingFields =
-  'id createdAt subject { id kind name } role { id name } scope { kind namespaceId resourceId resourceKind }';
-
-export type Role = {
-  id: string;
-  name: string;
-  builtIn: boolean;
-  namespaceId: string | null;
-  permissions: { action: string; resourceKind: string }[];
-};
+export type AccessBinding = ResultOf<typeof AccessBindingFields>;
+export type AccessScope = AccessBinding['scope'];
+export type ScopeKind = AccessScope['kind'];
 
 /** The API's vocabulary (packages/domain/src/access.ts); explainAccess refuses anything else. */
 export const ACTIONS = ['create', 'read', 'update', 'delete', 'deploy', 'operate', 'administer'] as const;
@@ -58,14 +40,11 @@ export const accessKeys = {
 
 // Query: bindings that target a resource (for a namespace, also those at its scope) -----------------
 
-export const AccessBindingsForResourceQuery = gql<
-  { accessBindingsForResource: AccessBinding[] },
-  { resourceId: string; resourceKind: string }
->(`
+export const AccessBindingsForResourceQuery = gql(`
   query AccessBindingsForResource($resourceId: ID!, $resourceKind: String!) {
-    accessBindingsForResource(resourceId: $resourceId, resourceKind: $resourceKind) { ${accessBindingFields} }
+    accessBindingsForResource(resourceId: $resourceId, resourceKind: $resourceKind) { ...AccessBindingFields }
   }
-`);
+`, [AccessBindingFields]);
 
 export function accessBindingsForResourceQueryOptions(resourceKind: string, resourceId: string) {
   return queryOptions({
@@ -77,14 +56,11 @@ export function accessBindingsForResourceQueryOptions(resourceKind: string, reso
 
 // Query: the bindings on every single resource of one kind in a namespace, in one request -------------
 
-export const ResourceAccessBindingsInNamespaceQuery = gql<
-  { resourceAccessBindingsInNamespace: AccessBinding[] },
-  { namespaceId: string; resourceKind: string }
->(`
+export const ResourceAccessBindingsInNamespaceQuery = gql(`
   query ResourceAccessBindingsInNamespace($namespaceId: ID!, $resourceKind: String) {
-    resourceAccessBindingsInNamespace(namespaceId: $namespaceId, resourceKind: $resourceKind) { ${accessBindingFields} }
+    resourceAccessBindingsInNamespace(namespaceId: $namespaceId, resourceKind: $resourceKind) { ...AccessBindingFields }
   }
-`);
+`, [AccessBindingFields]);
 
 export function resourceAccessBindingsInNamespaceQueryOptions(namespaceId: string, resourceKind: string) {
   return queryOptions({
@@ -96,11 +72,13 @@ export function resourceAccessBindingsInNamespaceQueryOptions(namespaceId: strin
 
 // Query: one subject's bindings ---------------------------------------------------------------------
 
-export const SubjectAccessBindingsQuery = gql<{ accessBindings: Connection<AccessBinding> }, { subjectId: string; first: number; after: string | null }>(`
+export const SubjectAccessBindingsQuery = gql(`
   query SubjectAccessBindings($subjectId: ID!, $first: Int, $after: String) {
-    accessBindings(subjectId: $subjectId, first: $first, after: $after) { ${connectionFields(accessBindingFields)} }
+    accessBindings(subjectId: $subjectId, first: $first, after: $after) {
+      edges { node { ...AccessBindingFields } } pageInfo { hasNextPage endCursor } totalCount
+    }
   }
-`);
+`, [AccessBindingFields]);
 
 /** One page of a subject's grants (oldest first), by the API's cursors. */
 export function subjectAccessBindingsQueryOptions(subjectId: string, page: Pick<PageArgs, 'first' | 'after'>) {
@@ -112,11 +90,13 @@ export function subjectAccessBindingsQueryOptions(subjectId: string, page: Pick<
 
 // Query: roles (built-in, and the namespace's custom ones) -------------------------------------------
 
-export const RolesQuery = gql<{ roles: Role[] }, { namespaceId: string }>(`
+export const RolesQuery = gql(`
   query Roles($namespaceId: ID) {
     roles(namespaceId: $namespaceId) { id name builtIn namespaceId permissions { action resourceKind } }
   }
 `);
+
+export type Role = ResultOf<typeof RolesQuery>['roles'][number];
 
 export function rolesQueryOptions(namespaceId: string) {
   return queryOptions({
@@ -136,28 +116,23 @@ export type ExplainRequest = {
   resourceId: string | null;
 };
 
-export type AccessDecision = {
-  __typename: 'AccessDecision';
-  allowed: boolean;
-  summary: string;
-  hiddenEvidenceCount: number;
-  evidence: { roleName: string; binding: AccessBinding }[];
-};
-
-export type ExplainAccessResult = AccessDecision | ValidationError | NotFoundError | ForbiddenError;
-
-export const ExplainAccessQuery = gql<{ explainAccess: ExplainAccessResult }, ExplainRequest>(`
+export const ExplainAccessQuery = gql(`
   query ExplainAccess($subjectId: ID!, $action: String!, $resourceKind: String!, $namespaceId: ID, $resourceId: ID) {
     explainAccess(subjectId: $subjectId, action: $action, resourceKind: $resourceKind, namespaceId: $namespaceId, resourceId: $resourceId) {
       __typename
       ... on AccessDecision {
         allowed summary hiddenEvidenceCount
-        evidence { roleName binding { ${accessBindingFields} } }
+        evidence { roleName binding { ...AccessBindingFields } }
       }
-      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError')}
+      ...ValidationErrorFields
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
     }
   }
-`);
+`, [AccessBindingFields, ValidationErrorFields, NotFoundErrorFields, ForbiddenErrorFields]);
+
+export type ExplainAccessResult = ResultOf<typeof ExplainAccessQuery>['explainAccess'];
+export type AccessDecision = Extract<ExplainAccessResult, { __typename: 'AccessDecision' }>;
 
 /** A decision is a read, so it is a query keyed by the question; grants and revokes invalidate it. */
 export function explainAccessQueryOptions(request: ExplainRequest) {
@@ -170,53 +145,41 @@ export function explainAccessQueryOptions(request: ExplainRequest) {
 
 // Mutation: grantAccess ------------------------------------------------------------------------------
 
-export type AccessScopeInput = {
-  kind: ScopeKind;
-  namespaceId?: string;
-  resourceId?: string;
-  resourceKind?: string;
-};
-
-export type GrantAccessResult =
-  | { __typename: 'GrantAccessSuccess'; created: boolean; binding: AccessBinding }
-  | ValidationError
-  | NotFoundError
-  | ForbiddenError;
-
-export const GrantAccessMutation = gql<
-  { grantAccess: GrantAccessResult },
-  { input: { subjectId: string; roleId: string; scope: AccessScopeInput } }
->(`
+export const GrantAccessMutation = gql(`
   mutation GrantAccess($input: GrantAccessInput!) {
     grantAccess(input: $input) {
       __typename
-      ... on GrantAccessSuccess { created binding { ${accessBindingFields} } }
-      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError')}
+      ... on GrantAccessSuccess { created binding { ...AccessBindingFields } }
+      ...ValidationErrorFields
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
     }
   }
-`);
+`, [AccessBindingFields, ValidationErrorFields, NotFoundErrorFields, ForbiddenErrorFields]);
 
-export async function grantAccess(input: { subjectId: string; roleId: string; scope: AccessScopeInput }) {
+export type GrantAccessInput = VariablesOf<typeof GrantAccessMutation>['input'];
+export type AccessScopeInput = GrantAccessInput['scope'];
+export type GrantAccessResult = ResultOf<typeof GrantAccessMutation>['grantAccess'];
+
+export async function grantAccess(input: GrantAccessInput) {
   return (await graphql(GrantAccessMutation, { input })).grantAccess;
 }
 
 // Mutation: revokeAccess -----------------------------------------------------------------------------
 
-export type RevokeAccessResult =
-  | { __typename: 'RevokeAccessSuccess'; changed: boolean; revokedBindingIds: string[] }
-  | ValidationError
-  | NotFoundError
-  | ForbiddenError;
-
-export const RevokeAccessMutation = gql<{ revokeAccess: RevokeAccessResult }, { input: { bindingId: string } }>(`
+export const RevokeAccessMutation = gql(`
   mutation RevokeAccess($input: RevokeAccessInput!) {
     revokeAccess(input: $input) {
       __typename
       ... on RevokeAccessSuccess { changed revokedBindingIds }
-      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError')}
+      ...ValidationErrorFields
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
     }
   }
-`);
+`, [ValidationErrorFields, NotFoundErrorFields, ForbiddenErrorFields]);
+
+export type RevokeAccessResult = ResultOf<typeof RevokeAccessMutation>['revokeAccess'];
 
 export async function revokeAccess(bindingId: string) {
   return (await graphql(RevokeAccessMutation, { input: { bindingId } })).revokeAccess;

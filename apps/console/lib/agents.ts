@@ -1,48 +1,33 @@
 // Agents: each has its own service principal, which needs `operate` on the secrets the agent
 // consumes (its configuration's bindings and its harnessAuth secret).
 import { queryOptions } from '@tanstack/react-query';
-import { accessBindingFields, type AccessBinding } from './access';
-import { gql, graphql } from './graphql';
-import { selectErrors, type ConflictError, type ForbiddenError, type NotFoundError, type ValidationError } from './errors';
-import type { Namespace } from './namespaces';
-import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
+import { AccessBindingFields } from './access';
+import { gql, graphql, type ResultOf, type VariablesOf } from './graphql';
+import { ConflictErrorFields, ForbiddenErrorFields, NotFoundErrorFields, ValidationErrorFields } from './errors';
+import { NamespaceFields } from './namespaces';
+import { toPage, type PageArgs } from './paging';
 
 /** The harness providers and the env name each delivers the model credential under. */
 export const HARNESS_PROVIDERS = ['openai', 'anthropic', 'google', 'mistral', 'groq', 'openrouter', 'xai', 'deepseek'] as const;
 export const SELF_CONFIGURE_ACTIONS = ['skills', 'config', 'workspaceFiles', 'envVars'] as const;
 
-export type AgentSummary = {
-  id: string;
-  name: string;
-  servicePrincipalId: string;
-  status: string;
-  desiredState: string;
-  createdAt: string;
-  configuration: { id: string; name: string; generation: number } | null;
-  harnessAuth: { provider: string; envName: string; source: { id: string }; secret: { id: string; name: string } | null } | null;
-  selfConfigure: { enabled: boolean; allowedActions: string[] };
-};
+export const AgentSummaryFields = gql(`
+  fragment AgentSummaryFields on Agent {
+    id name servicePrincipalId status desiredState createdAt
+    configuration { id name generation }
+    harnessAuth { provider envName source { id } secret { id name } }
+    selfConfigure { enabled allowedActions }
+  }
+`);
+
+export type AgentSummary = ResultOf<typeof AgentSummaryFields>;
 
 /** A3: a grant the agent's service principal still needs, with the built-in role that carries it. */
-export type MissingGrant = {
-  subjectId: string;
-  action: string;
-  resourceKind: string;
-  resourceId: string;
-  namespaceId: string | null;
-  roleId: string;
-};
+export const MissingGrantFields = gql(`
+  fragment MissingGrantFields on MissingGrant { subjectId action resourceKind resourceId namespaceId roleId }
+`);
 
-export type Agent = AgentSummary & {
-  namespace: Pick<Namespace, 'id' | 'name' | 'status'> | null;
-  accessBindings: AccessBinding[];
-  missingGrants: MissingGrant[];
-};
-
-const summaryFields = `id name servicePrincipalId status desiredState createdAt
-  configuration { id name generation }
-  harnessAuth { provider envName source { id } secret { id name } }
-  selfConfigure { enabled allowedActions }`;
+export type MissingGrant = ResultOf<typeof MissingGrantFields>;
 
 export const agentKeys = {
   all: ['agents'] as const,
@@ -55,18 +40,16 @@ export const agentKeys = {
 export const AGENTS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: AGENTS_PAGE_SIZE, after: null, namePrefix: null };
 
-type NamespaceAgentsResult = {
-  namespace: (Namespace & { agents: Connection<AgentSummary> }) | null;
-};
-
-export const NamespaceAgentsQuery = gql<NamespaceAgentsResult, PageArgs & { id: string }>(`
+export const NamespaceAgentsQuery = gql(`
   query NamespaceAgents($id: ID!, $first: Int, $after: String, $namePrefix: String) {
     namespace(id: $id) {
-      id name status statusMessage createdAt
-      agents(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(summaryFields)} }
+      ...NamespaceFields
+      agents(first: $first, after: $after, namePrefix: $namePrefix) {
+        edges { node { ...AgentSummaryFields } } pageInfo { hasNextPage endCursor } totalCount
+      }
     }
   }
-`);
+`, [NamespaceFields, AgentSummaryFields]);
 
 export function namespaceAgentsQueryOptions(namespaceId: string, args: PageArgs = ALL) {
   return queryOptions({
@@ -83,16 +66,18 @@ export function namespaceAgentsQueryOptions(namespaceId: string, args: PageArgs 
 
 // Query: one agent with its service principal's grants ------------------------------------------------
 
-export const AgentQuery = gql<{ agent: Agent | null }, { id: string }>(`
+export const AgentQuery = gql(`
   query Agent($id: ID!) {
     agent(id: $id) {
-      ${summaryFields}
+      ...AgentSummaryFields
       namespace { id name status }
-      accessBindings { ${accessBindingFields} }
-      missingGrants { subjectId action resourceKind resourceId namespaceId roleId }
+      accessBindings { ...AccessBindingFields }
+      missingGrants { ...MissingGrantFields }
     }
   }
-`);
+`, [AgentSummaryFields, AccessBindingFields, MissingGrantFields]);
+
+export type Agent = NonNullable<ResultOf<typeof AgentQuery>['agent']>;
 
 export function agentQueryOptions(id: string) {
   return queryOptions({
@@ -103,30 +88,21 @@ export function agentQueryOptions(id: string) {
 
 // Mutation: createAgent -------------------------------------------------------------------------------
 
-export type CreateAgentInput = {
-  namespaceId: string;
-  name: string;
-  configurationId?: string;
-  harnessAuth?: { provider: string; source: { id: string } };
-  selfConfigure?: { enabled: boolean; allowedActions: string[] };
-};
-
-export type CreateAgentResult =
-  | { __typename: 'CreateAgentSuccess'; servicePrincipalId: string; agent: AgentSummary }
-  | ValidationError
-  | NotFoundError
-  | ForbiddenError
-  | ConflictError;
-
-export const CreateAgentMutation = gql<{ createAgent: CreateAgentResult }, { input: CreateAgentInput }>(`
+export const CreateAgentMutation = gql(`
   mutation CreateAgent($input: CreateAgentInput!) {
     createAgent(input: $input) {
       __typename
-      ... on CreateAgentSuccess { servicePrincipalId agent { ${summaryFields} } }
-      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError', 'ConflictError')}
+      ... on CreateAgentSuccess { servicePrincipalId agent { ...AgentSummaryFields } }
+      ...ValidationErrorFields
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
     }
   }
-`);
+`, [AgentSummaryFields, ValidationErrorFields, NotFoundErrorFields, ForbiddenErrorFields, ConflictErrorFields]);
+
+export type CreateAgentInput = VariablesOf<typeof CreateAgentMutation>['input'];
+export type CreateAgentResult = ResultOf<typeof CreateAgentMutation>['createAgent'];
 
 export async function createAgent(input: CreateAgentInput): Promise<CreateAgentResult> {
   return (await graphql(CreateAgentMutation, { input })).createAgent;

@@ -1,26 +1,11 @@
 // The audit trail (auditEvents): newest first, filtered in SQL, one cursor page at a time. The same
 // filter, as query parameters, is the NDJSON export's (GET /audit/events.ndjson).
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
-import { gql, graphql } from './graphql';
-import { connectionFields, toPage, type Connection } from './paging';
+import { gql, graphql, type ResultOf } from './graphql';
+import { toPage } from './paging';
 
-export const AUDIT_OUTCOMES = ['SUCCESS', 'DENIED', 'FAILURE'] as const;
+export const AUDIT_OUTCOMES = ['SUCCESS', 'DENIED', 'FAILURE'] as const satisfies readonly AuditEvent['outcome'][];
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
-
-export type AuditEvent = {
-  id: string;
-  at: string;
-  actorId: string | null;
-  actor: { id: string; name: string; kind: 'HUMAN' | 'SERVICE' } | null;
-  action: string;
-  resourceKind: string;
-  resourceId: string | null;
-  namespaceId: string | null;
-  outcome: AuditOutcome;
-  reason: string | null;
-  details: unknown;
-  count: number;
-};
 
 export type AuditFilter = {
   actorId?: string;
@@ -37,16 +22,17 @@ export const AUDIT_FILTER_KEYS = ['actorId', 'action', 'resourceKind', 'resource
 
 export const AUDIT_PAGE_SIZE = 25;
 
-const eventFields = 'id at actorId actor { id name kind } action resourceKind resourceId namespaceId outcome reason details count';
-
-export const AuditEventsQuery = gql<
-  { auditEvents: Connection<AuditEvent> },
-  { first: number; after: string | null; filter: AuditFilter }
->(`
+export const AuditEventsQuery = gql(`
   query AuditEvents($first: Int, $after: String, $filter: AuditEventFilter) {
-    auditEvents(first: $first, after: $after, filter: $filter) { ${connectionFields(eventFields)} }
+    auditEvents(first: $first, after: $after, filter: $filter) {
+      edges { node { id at actorId actor { id name kind } action resourceKind resourceId namespaceId outcome reason details count } }
+      pageInfo { hasNextPage endCursor }
+      totalCount
+    }
   }
 `);
+
+export type AuditEvent = ResultOf<typeof AuditEventsQuery>['auditEvents']['edges'][number]['node'];
 
 export const auditKeys = {
   all: ['audit'] as const,

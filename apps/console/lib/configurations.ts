@@ -1,40 +1,26 @@
 // Configurations: the native OpenClaw document (references only) and its secret bindings
 // (envName → secret). Updates carry the generation the editor read; a stale one is a CONFLICT.
 import { queryOptions } from '@tanstack/react-query';
-import { gql, graphql } from './graphql';
-import { selectErrors, type ConflictError, type ForbiddenError, type NotFoundError, type ValidationError } from './errors';
-import type { Namespace } from './namespaces';
-import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
-import type { SecretReference } from './secrets';
+import { gql, graphql, type ResultOf, type VariablesOf } from './graphql';
+import { ConflictErrorFields, ForbiddenErrorFields, NotFoundErrorFields, ValidationErrorFields } from './errors';
+import { NamespaceFields } from './namespaces';
+import { toPage, type PageArgs } from './paging';
 
-export type SecretBinding = {
-  envName: string;
-  delivery: { type: string };
-  source: SecretReference;
-  /** Null when the caller may not read the bound secret. */
-  secret: { id: string; name: string } | null;
-};
+/** A binding's `secret` is null when the caller may not read the bound secret. */
+export const ConfigurationSummaryFields = gql(`
+  fragment ConfigurationSummaryFields on Configuration {
+    id name generation createdAt updatedAt
+    secretBindings { envName delivery { type } source { kind namespaceId id } secret { id name } }
+  }
+`);
 
-export type ConfigurationSummary = {
-  id: string;
-  name: string;
-  generation: number;
-  createdAt: string;
-  updatedAt: string;
-  secretBindings: SecretBinding[];
-};
+export const ConfigurationFields = gql(`
+  fragment ConfigurationFields on Configuration { ...ConfigurationSummaryFields values namespace { id name status } }
+`, [ConfigurationSummaryFields]);
 
-export type Configuration = ConfigurationSummary & {
-  values: unknown;
-  namespace: Pick<Namespace, 'id' | 'name' | 'status'> | null;
-};
-
-const bindingFields = 'envName delivery { type } source { kind namespaceId id } secret { id name }';
-const summaryFields = `id name generation createdAt updatedAt secretBindings { ${bindingFields} }`;
-const configurationFields = `${summaryFields} values namespace { id name status }`;
-
-/** What the create and update inputs take for each binding. */
-export type SecretBindingInput = { envName: string; source: { id: string } };
+export type ConfigurationSummary = ResultOf<typeof ConfigurationSummaryFields>;
+export type SecretBinding = ConfigurationSummary['secretBindings'][number];
+export type Configuration = ResultOf<typeof ConfigurationFields>;
 
 export const configurationKeys = {
   all: ['configurations'] as const,
@@ -47,18 +33,16 @@ export const configurationKeys = {
 export const CONFIGURATIONS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: CONFIGURATIONS_PAGE_SIZE, after: null, namePrefix: null };
 
-type NamespaceConfigurationsResult = {
-  namespace: (Namespace & { configurations: Connection<ConfigurationSummary> }) | null;
-};
-
-export const NamespaceConfigurationsQuery = gql<NamespaceConfigurationsResult, PageArgs & { id: string }>(`
+export const NamespaceConfigurationsQuery = gql(`
   query NamespaceConfigurations($id: ID!, $first: Int, $after: String, $namePrefix: String) {
     namespace(id: $id) {
-      id name status statusMessage createdAt
-      configurations(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(summaryFields)} }
+      ...NamespaceFields
+      configurations(first: $first, after: $after, namePrefix: $namePrefix) {
+        edges { node { ...ConfigurationSummaryFields } } pageInfo { hasNextPage endCursor } totalCount
+      }
     }
   }
-`);
+`, [NamespaceFields, ConfigurationSummaryFields]);
 
 export function namespaceConfigurationsQueryOptions(namespaceId: string, args: PageArgs = ALL) {
   return queryOptions({
@@ -75,11 +59,11 @@ export function namespaceConfigurationsQueryOptions(namespaceId: string, args: P
 
 // Query: one configuration -------------------------------------------------------------------------
 
-export const ConfigurationQuery = gql<{ configuration: Configuration | null }, { id: string }>(`
+export const ConfigurationQuery = gql(`
   query Configuration($id: ID!) {
-    configuration(id: $id) { ${configurationFields} }
+    configuration(id: $id) { ...ConfigurationFields }
   }
-`);
+`, [ConfigurationFields]);
 
 export function configurationQueryOptions(id: string) {
   return queryOptions({
@@ -90,32 +74,23 @@ export function configurationQueryOptions(id: string) {
 
 // Mutation: createConfiguration --------------------------------------------------------------------
 
-export type CreateConfigurationResult =
-  | { __typename: 'CreateConfigurationSuccess'; configuration: Configuration }
-  | ValidationError
-  | NotFoundError
-  | ForbiddenError
-  | ConflictError;
-
-export type CreateConfigurationInput = {
-  namespaceId: string;
-  name: string;
-  values: unknown;
-  secretBindings: SecretBindingInput[];
-};
-
-export const CreateConfigurationMutation = gql<
-  { createConfiguration: CreateConfigurationResult },
-  { input: CreateConfigurationInput }
->(`
+export const CreateConfigurationMutation = gql(`
   mutation CreateConfiguration($input: CreateConfigurationInput!) {
     createConfiguration(input: $input) {
       __typename
-      ... on CreateConfigurationSuccess { configuration { ${configurationFields} } }
-      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError', 'ConflictError')}
+      ... on CreateConfigurationSuccess { configuration { ...ConfigurationFields } }
+      ...ValidationErrorFields
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
     }
   }
-`);
+`, [ConfigurationFields, ValidationErrorFields, NotFoundErrorFields, ForbiddenErrorFields, ConflictErrorFields]);
+
+export type CreateConfigurationInput = VariablesOf<typeof CreateConfigurationMutation>['input'];
+/** What the create and update inputs take for each binding. */
+export type SecretBindingInput = NonNullable<CreateConfigurationInput['secretBindings']>[number];
+export type CreateConfigurationResult = ResultOf<typeof CreateConfigurationMutation>['createConfiguration'];
 
 export async function createConfiguration(input: CreateConfigurationInput): Promise<CreateConfigurationResult> {
   return (await graphql(CreateConfigurationMutation, { input })).createConfiguration;
@@ -123,32 +98,21 @@ export async function createConfiguration(input: CreateConfigurationInput): Prom
 
 // Mutation: updateConfiguration --------------------------------------------------------------------
 
-export type UpdateConfigurationResult =
-  | { __typename: 'UpdateConfigurationSuccess'; configuration: Configuration }
-  | ValidationError
-  | NotFoundError
-  | ForbiddenError
-  | ConflictError;
-
-export type UpdateConfigurationInput = {
-  id: string;
-  expectedGeneration: number;
-  values?: unknown;
-  secretBindings?: SecretBindingInput[];
-};
-
-export const UpdateConfigurationMutation = gql<
-  { updateConfiguration: UpdateConfigurationResult },
-  { input: UpdateConfigurationInput }
->(`
+export const UpdateConfigurationMutation = gql(`
   mutation UpdateConfiguration($input: UpdateConfigurationInput!) {
     updateConfiguration(input: $input) {
       __typename
-      ... on UpdateConfigurationSuccess { configuration { ${configurationFields} } }
-      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError', 'ConflictError')}
+      ... on UpdateConfigurationSuccess { configuration { ...ConfigurationFields } }
+      ...ValidationErrorFields
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
     }
   }
-`);
+`, [ConfigurationFields, ValidationErrorFields, NotFoundErrorFields, ForbiddenErrorFields, ConflictErrorFields]);
+
+export type UpdateConfigurationInput = VariablesOf<typeof UpdateConfigurationMutation>['input'];
+export type UpdateConfigurationResult = ResultOf<typeof UpdateConfigurationMutation>['updateConfiguration'];
 
 export async function updateConfiguration(input: UpdateConfigurationInput): Promise<UpdateConfigurationResult> {
   return (await graphql(UpdateConfigurationMutation, { input })).updateConfiguration;

@@ -2,20 +2,22 @@
 // consumers with "redeploy consumers" (W7). Revisions hold references only: no document here
 // selects a value (there is no such field) or a backend locator.
 import { queryOptions } from '@tanstack/react-query';
-import type { MissingGrant } from './agents';
-import { gql, graphql } from './graphql';
+import { MissingGrantFields } from './agents';
+import { gql, graphql, type ResultOf } from './graphql';
 import {
-  selectErrors,
-  type ConflictError,
-  type ForbiddenError,
-  type NamespaceNotReadyError,
-  type NotFoundError,
-  type OutcomeUnknownError,
-  type ValidationError,
+  ConflictErrorFields,
+  ForbiddenErrorFields,
+  NamespaceNotReadyErrorFields,
+  NotFoundErrorFields,
+  OutcomeUnknownErrorFields,
+  ValidationErrorFields,
 } from './errors';
-import { connectionFields, toPage, type Connection } from './paging';
+import { toPage } from './paging';
 
-export type RevisionState = 'QUEUED' | 'PREPARING' | 'PREPARED' | 'ACTIVATING' | 'ACTIVE' | 'FAILED' | 'SUPERSEDED' | 'STOPPED';
+/** The revision a deploy created or a stop touched, as the mutations and the redeploy list show it. */
+export const RevisionStepFields = gql(`fragment RevisionStepFields on AgentRevision { id number state }`);
+
+export type RevisionState = ResultOf<typeof RevisionStepFields>['state'];
 
 /** The order a deploy moves through; FAILED can end any step, SUPERSEDED and STOPPED come later. */
 export const DEPLOY_STEPS: RevisionState[] = ['QUEUED', 'PREPARING', 'PREPARED', 'ACTIVATING', 'ACTIVE'];
@@ -36,21 +38,7 @@ const POLL_MS = 1000;
 
 // Query: explainDeploy (D6) -----------------------------------------------------------------------
 
-export type DeployCheck = {
-  id: string;
-  rule: string;
-  passed: boolean;
-  message: string;
-  fix: string | null;
-  secretId: string | null;
-  missingGrant: MissingGrant | null;
-};
-
-export type ExplainDeployResult =
-  | { __typename: 'DeployExplanation'; agentId: string; allowed: boolean; checks: DeployCheck[] }
-  | NotFoundError;
-
-export const ExplainDeployQuery = gql<{ explainDeploy: ExplainDeployResult }, { agentId: string }>(`
+export const ExplainDeployQuery = gql(`
   query ExplainDeploy($agentId: ID!) {
     explainDeploy(agentId: $agentId) {
       __typename
@@ -58,13 +46,16 @@ export const ExplainDeployQuery = gql<{ explainDeploy: ExplainDeployResult }, { 
         agentId allowed
         checks {
           id rule passed message fix secretId
-          missingGrant { subjectId action resourceKind resourceId namespaceId roleId }
+          missingGrant { ...MissingGrantFields }
         }
       }
-      ${selectErrors('NotFoundError')}
+      ...NotFoundErrorFields
     }
   }
-`);
+`, [MissingGrantFields, NotFoundErrorFields]);
+
+export type ExplainDeployResult = ResultOf<typeof ExplainDeployQuery>['explainDeploy'];
+export type DeployCheck = Extract<ExplainDeployResult, { __typename: 'DeployExplanation' }>['checks'][number];
 
 export function explainDeployQueryOptions(agentId: string) {
   return queryOptions({
@@ -75,55 +66,30 @@ export function explainDeployQueryOptions(agentId: string) {
 
 // Query: an agent's revisions, newest first ---------------------------------------------------------
 
-export type RevisionSecret = {
-  envName: string;
-  purpose: string;
-  version: number;
-  source: { kind: string; namespaceId: string; id: string };
-  secret: { id: string; name: string; version: number } | null;
-};
+/** `values` is the native document as frozen: references only. */
+export const AgentRevisionFields = gql(`
+  fragment AgentRevisionFields on AgentRevision {
+    id number state failure { code message } createdAt updatedAt createdById
+    configurationId configurationGeneration secretDriverId servicePrincipalId values
+    secrets { envName purpose version source { kind namespaceId id } secret { id name version } }
+  }
+`);
 
-export type AgentRevision = {
-  id: string;
-  number: number;
-  state: RevisionState;
-  failure: { code: string; message: string } | null;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  configurationId: string | null;
-  configurationGeneration: number | null;
-  secretDriverId: string;
-  servicePrincipalId: string;
-  secrets: RevisionSecret[];
-  /** The native document as frozen: references only. */
-  values: unknown;
-};
-
-const revisionFields = `id number state failure { code message } createdAt updatedAt createdById
-  configurationId configurationGeneration secretDriverId servicePrincipalId values
-  secrets { envName purpose version source { kind namespaceId id } secret { id name version } }`;
+export type AgentRevision = ResultOf<typeof AgentRevisionFields>;
+export type RevisionSecret = AgentRevision['secrets'][number];
 
 export const REVISIONS_PAGE_SIZE = 10;
 
-type AgentRevisionsResult = {
-  agent: {
-    id: string;
-    status: string;
-    desiredState: string;
-    activeRevisionId: string | null;
-    revisions: Connection<AgentRevision>;
-  } | null;
-};
-
-export const AgentRevisionsQuery = gql<AgentRevisionsResult, { id: string; first: number; after: string | null }>(`
+export const AgentRevisionsQuery = gql(`
   query AgentRevisions($id: ID!, $first: Int, $after: String) {
     agent(id: $id) {
       id status desiredState activeRevisionId
-      revisions(first: $first, after: $after) { ${connectionFields(revisionFields)} }
+      revisions(first: $first, after: $after) {
+        edges { node { ...AgentRevisionFields } } pageInfo { hasNextPage endCursor } totalCount
+      }
     }
   }
-`);
+`, [AgentRevisionFields]);
 
 /** Polls once a second while a revision on this page is on its way, or while `follow` (a revision
  * just queued) has not reached a terminal state yet: that is the deploy's progress. */
@@ -148,23 +114,21 @@ export function agentRevisionsQueryOptions(agentId: string, after: string | null
 
 // Mutation: deployAgent (D1–D4) -------------------------------------------------------------------
 
-export type DeployAgentResult =
-  | { __typename: 'DeployAgentSuccess'; revision: { id: string; number: number; state: RevisionState } }
-  | ValidationError
-  | NotFoundError
-  | ForbiddenError
-  | ConflictError
-  | NamespaceNotReadyError;
-
-export const DeployAgentMutation = gql<{ deployAgent: DeployAgentResult }, { input: { agentId: string } }>(`
+export const DeployAgentMutation = gql(`
   mutation DeployAgent($input: DeployAgentInput!) {
     deployAgent(input: $input) {
       __typename
-      ... on DeployAgentSuccess { revision { id number state } }
-      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError', 'ConflictError', 'NamespaceNotReadyError')}
+      ... on DeployAgentSuccess { revision { ...RevisionStepFields } }
+      ...ValidationErrorFields
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
+      ...NamespaceNotReadyErrorFields
     }
   }
-`);
+`, [RevisionStepFields, ValidationErrorFields, NotFoundErrorFields, ForbiddenErrorFields, ConflictErrorFields, NamespaceNotReadyErrorFields]);
+
+export type DeployAgentResult = ResultOf<typeof DeployAgentMutation>['deployAgent'];
 
 export async function deployAgent(agentId: string): Promise<DeployAgentResult> {
   return (await graphql(DeployAgentMutation, { input: { agentId } })).deployAgent;
@@ -172,21 +136,19 @@ export async function deployAgent(agentId: string): Promise<DeployAgentResult> {
 
 // Mutation: stopAgent (W6) ----------------------------------------------------------------------------
 
-export type StopAgentResult =
-  | { __typename: 'StopAgentSuccess'; gatewayScaledToZero: boolean; stoppedRevisionIds: string[]; agent: { id: string; desiredState: string; status: string } }
-  | NotFoundError
-  | ForbiddenError
-  | OutcomeUnknownError;
-
-export const StopAgentMutation = gql<{ stopAgent: StopAgentResult }, { input: { agentId: string } }>(`
+export const StopAgentMutation = gql(`
   mutation StopAgent($input: StopAgentInput!) {
     stopAgent(input: $input) {
       __typename
       ... on StopAgentSuccess { gatewayScaledToZero stoppedRevisionIds agent { id desiredState status } }
-      ${selectErrors('NotFoundError', 'ForbiddenError', 'OutcomeUnknownError')}
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...OutcomeUnknownErrorFields
     }
   }
-`);
+`, [NotFoundErrorFields, ForbiddenErrorFields, OutcomeUnknownErrorFields]);
+
+export type StopAgentResult = ResultOf<typeof StopAgentMutation>['stopAgent'];
 
 export async function stopAgent(agentId: string): Promise<StopAgentResult> {
   return (await graphql(StopAgentMutation, { input: { agentId } })).stopAgent;
@@ -194,32 +156,26 @@ export async function stopAgent(agentId: string): Promise<StopAgentResult> {
 
 // Query: a secret's stale consumers (W7) ---------------------------------------------------------------
 
-export type StaleConsumer = {
-  agentId: string;
-  agentName: string | null;
-  envName: string;
-  purpose: string;
-  currentVersion: number;
-  deliveredVersion: number;
-  revisionId: string;
-  revisionNumber: number;
-  redeploy: { revisionId: string; number: number; state: RevisionState; failureCode: string | null } | null;
-};
-
-export type StaleConsumers = { total: number; hiddenCount: number; items: StaleConsumer[] };
-
-const staleFields = `total hiddenCount items {
-  agentId agentName envName purpose currentVersion deliveredVersion revisionId revisionNumber
-  redeploy { revisionId number state failureCode }
-}`;
-
-export type SecretWithStaleConsumers = { id: string; name: string; version: number; staleConsumers: StaleConsumers };
-
-export const SecretStaleConsumersQuery = gql<{ secret: SecretWithStaleConsumers | null }, { id: string }>(`
-  query SecretStaleConsumers($id: ID!) {
-    secret(id: $id) { id name version staleConsumers { ${staleFields} } }
+export const StaleConsumersFields = gql(`
+  fragment StaleConsumersFields on StaleConsumers {
+    total hiddenCount
+    items {
+      agentId agentName envName purpose currentVersion deliveredVersion revisionId revisionNumber
+      redeploy { revisionId number state failureCode }
+    }
   }
 `);
+
+export type StaleConsumers = ResultOf<typeof StaleConsumersFields>;
+export type StaleConsumer = StaleConsumers['items'][number];
+
+export const SecretStaleConsumersQuery = gql(`
+  query SecretStaleConsumers($id: ID!) {
+    secret(id: $id) { id name version staleConsumers { ...StaleConsumersFields } }
+  }
+`, [StaleConsumersFields]);
+
+export type SecretWithStaleConsumers = NonNullable<ResultOf<typeof SecretStaleConsumersQuery>['secret']>;
 
 /** Polled while `polling`: a redeploy's progress is each item's redeploy, and the list empties. */
 export function secretStaleConsumersQueryOptions(secretId: string, polling: boolean) {
@@ -232,33 +188,22 @@ export function secretStaleConsumersQueryOptions(secretId: string, polling: bool
 
 // Mutation: redeployConsumers (W7) ---------------------------------------------------------------------
 
-export type ConsumerRedeploy = {
-  agentId: string;
-  agentName: string | null;
-  outcome: 'STARTED' | 'IN_PROGRESS' | 'REFUSED';
-  errorCode: string | null;
-  errorMessage: string | null;
-  inProgressRevisionId: string | null;
-  revision: { id: string; number: number; state: RevisionState } | null;
-};
-
-export type RedeployConsumersResult =
-  | { __typename: 'RedeployConsumersSuccess'; redeploys: ConsumerRedeploy[]; secret: { id: string; staleConsumers: StaleConsumers } }
-  | NotFoundError
-  | ForbiddenError;
-
-export const RedeployConsumersMutation = gql<{ redeployConsumers: RedeployConsumersResult }, { input: { secretId: string } }>(`
+export const RedeployConsumersMutation = gql(`
   mutation RedeployConsumers($input: RedeployConsumersInput!) {
     redeployConsumers(input: $input) {
       __typename
       ... on RedeployConsumersSuccess {
-        redeploys { agentId agentName outcome errorCode errorMessage inProgressRevisionId revision { id number state } }
-        secret { id staleConsumers { ${staleFields} } }
+        redeploys { agentId agentName outcome errorCode errorMessage inProgressRevisionId revision { ...RevisionStepFields } }
+        secret { id staleConsumers { ...StaleConsumersFields } }
       }
-      ${selectErrors('NotFoundError', 'ForbiddenError')}
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
     }
   }
-`);
+`, [RevisionStepFields, StaleConsumersFields, NotFoundErrorFields, ForbiddenErrorFields]);
+
+export type RedeployConsumersResult = ResultOf<typeof RedeployConsumersMutation>['redeployConsumers'];
+export type ConsumerRedeploy = Extract<RedeployConsumersResult, { __typename: 'RedeployConsumersSuccess' }>['redeploys'][number];
 
 export async function redeployConsumers(secretId: string): Promise<RedeployConsumersResult> {
   return (await graphql(RedeployConsumersMutation, { input: { secretId } })).redeployConsumers;

@@ -1,21 +1,30 @@
 // The typed error members of the mutation result unions (docs/contract-issue-2.md). Each document
-// selects exactly these fields, so the UI can tell the cases apart by __typename.
+// spreads the fragments of exactly the members its union has (a spread on a type outside the union is
+// invalid), so the UI can tell the cases apart by __typename.
+import { gql, type ResultOf } from './graphql';
 
-export type SecretConsumer = { kind: string; id: string; name: string };
-export type SecretConsumers = { total: number; hiddenCount: number; items: SecretConsumer[] };
+export const ValidationErrorFields = gql(`fragment ValidationErrorFields on ValidationError { __typename code message field }`);
+export const NotFoundErrorFields = gql(`fragment NotFoundErrorFields on NotFoundError { __typename code message }`);
+export const ForbiddenErrorFields = gql(`fragment ForbiddenErrorFields on ForbiddenError { __typename code message }`);
+export const ConflictErrorFields = gql(`fragment ConflictErrorFields on ConflictError { __typename code message }`);
+export const NamespaceNotReadyErrorFields = gql(
+  `fragment NamespaceNotReadyErrorFields on NamespaceNotReadyError { __typename code message namespaceStatus }`,
+);
+export const SecretInUseErrorFields = gql(
+  `fragment SecretInUseErrorFields on SecretInUseError { __typename code message consumers { total hiddenCount items { kind id name } } }`,
+);
+export const OutcomeUnknownErrorFields = gql(`fragment OutcomeUnknownErrorFields on OutcomeUnknownError { __typename code message }`);
 
-export type ValidationError = { __typename: 'ValidationError'; code: string; message: string; field: string | null };
-export type NotFoundError = { __typename: 'NotFoundError'; code: string; message: string };
-export type ForbiddenError = { __typename: 'ForbiddenError'; code: string; message: string };
-export type ConflictError = { __typename: 'ConflictError'; code: string; message: string };
-export type NamespaceNotReadyError = {
-  __typename: 'NamespaceNotReadyError';
-  code: string;
-  message: string;
-  namespaceStatus: string;
-};
-export type SecretInUseError = { __typename: 'SecretInUseError'; code: string; message: string; consumers: SecretConsumers };
-export type OutcomeUnknownError = { __typename: 'OutcomeUnknownError'; code: string; message: string };
+export type ValidationError = ResultOf<typeof ValidationErrorFields>;
+export type NotFoundError = ResultOf<typeof NotFoundErrorFields>;
+export type ForbiddenError = ResultOf<typeof ForbiddenErrorFields>;
+export type ConflictError = ResultOf<typeof ConflictErrorFields>;
+export type NamespaceNotReadyError = ResultOf<typeof NamespaceNotReadyErrorFields>;
+export type SecretInUseError = ResultOf<typeof SecretInUseErrorFields>;
+export type OutcomeUnknownError = ResultOf<typeof OutcomeUnknownErrorFields>;
+
+export type SecretConsumers = SecretInUseError['consumers'];
+export type SecretConsumer = SecretConsumers['items'][number];
 
 export type MutationError =
   | ValidationError
@@ -25,22 +34,6 @@ export type MutationError =
   | NamespaceNotReadyError
   | SecretInUseError
   | OutcomeUnknownError;
-
-/** Selection for every error member; `...on` fragments on members absent from a union are invalid, so
- * each document lists only the members its union has. */
-export const errorFields = {
-  ValidationError: '... on ValidationError { code message field }',
-  NotFoundError: '... on NotFoundError { code message }',
-  ForbiddenError: '... on ForbiddenError { code message }',
-  ConflictError: '... on ConflictError { code message }',
-  NamespaceNotReadyError: '... on NamespaceNotReadyError { code message namespaceStatus }',
-  SecretInUseError: '... on SecretInUseError { code message consumers { total hiddenCount items { kind id name } } }',
-  OutcomeUnknownError: '... on OutcomeUnknownError { code message }',
-} as const;
-
-export function selectErrors(...members: (keyof typeof errorFields)[]): string {
-  return members.map((member) => errorFields[member]).join('\n');
-}
 
 /** True when a ValidationError is about the given input field ("name", "input.name" …). */
 export function isFieldError(error: MutationError | null | undefined, field: string): boolean {

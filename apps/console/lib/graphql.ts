@@ -1,20 +1,56 @@
 // The console's only way to reach GraphQL: a same-origin POST that carries the session cookie.
-// Documents are plain strings branded with the result and variable types written beside them,
-// so a call site cannot pass the wrong variables or misread the answer.
+// Documents stay plain strings on the wire and in the bundle (no parser shipped to the browser);
+// their result and variable types are inferred by gql.tada from the document text and the
+// introspection of the committed SDL (lib/graphql-env.d.ts, `npm run gql:generate`), so a field
+// the schema no longer has fails the console's typecheck.
+import type { $tada, DocumentDecoration, initGraphQLTada, ResultOf, VariablesOf } from 'gql.tada';
+import type { introspection } from './graphql-env';
 
-declare const resultType: unique symbol;
-declare const variablesType: unique symbol;
+export type { ResultOf, VariablesOf };
 
-export type TypedDocument<TResult, TVariables> = string & {
-  readonly [resultType]?: TResult;
-  readonly [variablesType]?: TVariables;
-};
+type Tada = initGraphQLTada<{
+  introspection: introspection;
+  scalars: { DateTime: string; JSON: unknown };
+  // Fragments only share selections here: a spread's fields land in the result as if written inline.
+  disableMasking: true;
+}>;
+/** Type-level only (nothing is emitted): gql.tada's document function, whose return type types ours. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- read by `typeof tada<…>` below, which the rule does not count
+declare const tada: Tada;
 
-export function gql<TResult, TVariables = Record<string, never>>(
-  source: string,
-): TypedDocument<TResult, TVariables> {
-  return source as TypedDocument<TResult, TVariables>;
+/** A document as sent: its text, typed with its result and variables. */
+export type TypedDocument<TResult, TVariables> = string & DocumentDecoration<TResult, TVariables>;
+
+/** gql.tada's document type minus the parsed AST, which this runtime never builds. */
+type AsString<Document> = string & Omit<Document, 'kind' | 'definitions' | 'loc'>;
+/** What gql.tada takes as a fragment: a document decorated with its fragment definition (any variables). */
+type Fragment = string & DocumentDecoration<unknown> & { [K in $tada.definition]?: { fragment: string; on: string; masked: false } };
+
+/** The texts each document is made of (its own, then its fragments'), so nested fragments are sent once. */
+const parts = new Map<string, readonly string[]>();
+
+/**
+ * A GraphQL document, typed from its text: pass the fragments it spreads, as gql.tada's `graphql()`
+ * takes them. The text must be a literal (no interpolation): `gql-tada check` refuses anything else.
+ */
+export function gql<const In extends string, const Fragments extends readonly Fragment[] = []>(
+  source: In,
+  fragments?: Fragments,
+  // gql.tada's first overload serves its optional turbo cache, whose key constraint a generic `In`
+  // cannot meet (TS2344); the second one, which infers the document from its text, is the type.
+  // @ts-expect-error TS2344 on the cache overload only
+): AsString<ReturnType<typeof tada<In, Fragments>>> {
+  const all = [...new Set<string>([source, ...(fragments ?? []).flatMap((fragment) => parts.get(fragment) ?? [fragment])])];
+  const text = all.join('\n');
+  parts.set(text, all);
+  return text as never;
 }
+
+// Were the suppression above to hide more than that overload (gql.tada's signature changed), every
+// document would type as `never` and most checks would pass vacuously: this probe fails instead.
+type Assert<T extends true> = T;
+type Probe = ResultOf<ReturnType<typeof gql<'query Probe { __typename }'>>>;
+type _ProbeIsTyped = Assert<[Probe] extends [{ __typename: 'Query' }] ? ([{ __typename: 'Query' }] extends [Probe] ? true : false) : false>;
 
 /** The session is missing or expired: the caller should send the user to /sign-in. */
 export class UnauthenticatedError extends Error {

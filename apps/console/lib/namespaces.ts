@@ -1,30 +1,25 @@
 import { queryOptions } from '@tanstack/react-query';
-import { gql, graphql } from './graphql';
-import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
-import { selectErrors, type ConflictError, type ForbiddenError, type ValidationError } from './errors';
+import { gql, graphql, type ResultOf } from './graphql';
+import { toPage, type PageArgs } from './paging';
+import { ConflictErrorFields, ForbiddenErrorFields, ValidationErrorFields } from './errors';
 
-export type NamespaceStatus = 'PROVISIONING' | 'READY' | 'FAILED' | 'DELETING';
+export const NamespaceFields = gql(`fragment NamespaceFields on Namespace { id name status statusMessage createdAt }`);
 
-export type Namespace = {
-  id: string;
-  name: string;
-  status: NamespaceStatus;
-  statusMessage: string | null;
-  createdAt: string;
-};
-
-const namespaceFields = 'id name status statusMessage createdAt';
+export type Namespace = ResultOf<typeof NamespaceFields>;
+export type NamespaceStatus = Namespace['status'];
 
 // Query: namespaces --------------------------------------------------------------------------------
 
 /** Enough for the namespace switcher; the list page pages through all of them. */
 export const NAMESPACES_PAGE_SIZE = 100;
 
-export const NamespacesQuery = gql<{ namespaces: Connection<Namespace> }, PageArgs>(`
+export const NamespacesQuery = gql(`
   query Namespaces($first: Int, $after: String, $namePrefix: String) {
-    namespaces(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(namespaceFields)} }
+    namespaces(first: $first, after: $after, namePrefix: $namePrefix) {
+      edges { node { ...NamespaceFields } } pageInfo { hasNextPage endCursor } totalCount
+    }
   }
-`);
+`, [NamespaceFields]);
 
 export const namespaceKeys = {
   all: ['namespaces'] as const,
@@ -46,24 +41,19 @@ export function namespacesQueryOptions(args: PageArgs = { first: NAMESPACES_PAGE
 
 // Mutation: createNamespace ------------------------------------------------------------------------
 
-export type CreateNamespaceResult =
-  | { __typename: 'CreateNamespaceSuccess'; namespace: Namespace }
-  | ValidationError
-  | ForbiddenError
-  | ConflictError;
-
-export const CreateNamespaceMutation = gql<
-  { createNamespace: CreateNamespaceResult },
-  { input: { name: string } }
->(`
+export const CreateNamespaceMutation = gql(`
   mutation CreateNamespace($input: CreateNamespaceInput!) {
     createNamespace(input: $input) {
       __typename
-      ... on CreateNamespaceSuccess { namespace { ${namespaceFields} } }
-      ${selectErrors('ValidationError', 'ForbiddenError', 'ConflictError')}
+      ... on CreateNamespaceSuccess { namespace { ...NamespaceFields } }
+      ...ValidationErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
     }
   }
-`);
+`, [NamespaceFields, ValidationErrorFields, ForbiddenErrorFields, ConflictErrorFields]);
+
+export type CreateNamespaceResult = ResultOf<typeof CreateNamespaceMutation>['createNamespace'];
 
 export async function createNamespace(name: string): Promise<CreateNamespaceResult> {
   const data = await graphql(CreateNamespaceMutation, { input: { name } });

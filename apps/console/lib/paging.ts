@@ -9,15 +9,14 @@ export const PAGE_SIZE = 20;
 
 export type PageArgs = { first: number; after: string | null; namePrefix: string | null };
 
+/** The shape every connection document selects: `edges { node { … } } pageInfo { hasNextPage endCursor } totalCount`. */
 export type Connection<T> = {
-  edges: { node: T }[];
+  edges: readonly { node: T }[];
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
   totalCount: number;
 };
 
 export type Page<T> = { items: T[]; hasNextPage: boolean; endCursor: string | null; totalCount: number };
-
-export const connectionFields = (node: string) => `edges { node { ${node} } } pageInfo { hasNextPage endCursor } totalCount`;
 
 export function toPage<T>(connection: Connection<T>): Page<T> {
   return {

@@ -1,51 +1,14 @@
 // A secret's reference graph (Secret.references) and an agent's gateway, for auditors: ids, names,
 // env names and versions only. No document here selects a value or a backend locator.
 import { queryOptions } from '@tanstack/react-query';
-import { gql, graphql } from './graphql';
-import type { Namespace } from './namespaces';
+import { gql, graphql, type ResultOf } from './graphql';
 import { secretKeys } from './secrets';
 
-export type GatewayDeployment = { k8sNamespace: string; name: string };
+export const GatewayDeploymentFields = gql(`fragment GatewayDeploymentFields on GatewayDeployment { k8sNamespace name }`);
 
-export type ReferenceConfiguration = { id: string; name: string; generation: number; envNames: string[] };
+export type GatewayDeployment = ResultOf<typeof GatewayDeploymentFields>;
 
-export type ReferenceAgent = {
-  id: string;
-  name: string;
-  status: string;
-  configurationId: string | null;
-  viaConfiguration: boolean;
-  harnessAuthProvider: string | null;
-};
-
-export type ReferenceRevision = {
-  id: string;
-  agentId: string;
-  number: number;
-  state: string;
-  stale: boolean;
-  deliveries: { purpose: string; envName: string; version: number; stale: boolean }[];
-  gateway: GatewayDeployment | null;
-};
-
-export type SecretReferenceGraph = {
-  currentVersion: number;
-  configurations: ReferenceConfiguration[];
-  agents: ReferenceAgent[];
-  revisions: ReferenceRevision[];
-  hidden: { configurations: number; agents: number; revisions: number };
-};
-
-export type SecretWithReferences = {
-  id: string;
-  name: string;
-  version: number;
-  updatedAt: string;
-  namespace: Pick<Namespace, 'id' | 'name' | 'status'> | null;
-  references: SecretReferenceGraph;
-};
-
-export const SecretReferencesQuery = gql<{ secret: SecretWithReferences | null }, { id: string }>(`
+export const SecretReferencesQuery = gql(`
   query SecretReferences($id: ID!) {
     secret(id: $id) {
       id name version updatedAt
@@ -54,12 +17,18 @@ export const SecretReferencesQuery = gql<{ secret: SecretWithReferences | null }
         currentVersion
         configurations { id name generation envNames }
         agents { id name status configurationId viaConfiguration harnessAuthProvider }
-        revisions { id agentId number state stale deliveries { purpose envName version stale } gateway { k8sNamespace name } }
+        revisions { id agentId number state stale deliveries { purpose envName version stale } gateway { ...GatewayDeploymentFields } }
         hidden { configurations agents revisions }
       }
     }
   }
-`);
+`, [GatewayDeploymentFields]);
+
+export type SecretWithReferences = NonNullable<ResultOf<typeof SecretReferencesQuery>['secret']>;
+export type SecretReferenceGraph = SecretWithReferences['references'];
+export type ReferenceConfiguration = SecretReferenceGraph['configurations'][number];
+export type ReferenceAgent = SecretReferenceGraph['agents'][number];
+export type ReferenceRevision = SecretReferenceGraph['revisions'][number];
 
 /** Under the secrets' key prefix, so a rotation or a delete (which invalidate it) refreshes the graph. */
 export function secretReferencesQueryOptions(id: string) {
@@ -69,16 +38,13 @@ export function secretReferencesQueryOptions(id: string) {
   });
 }
 
-export type AgentGateway = {
-  id: string;
-  activeRevision: { id: string; number: number; state: string; gateway: GatewayDeployment | null } | null;
-};
-
-export const AgentGatewayQuery = gql<{ agent: AgentGateway | null }, { id: string }>(`
+export const AgentGatewayQuery = gql(`
   query AgentGateway($id: ID!) {
-    agent(id: $id) { id activeRevision { id number state gateway { k8sNamespace name } } }
+    agent(id: $id) { id activeRevision { id number state gateway { ...GatewayDeploymentFields } } }
   }
-`);
+`, [GatewayDeploymentFields]);
+
+export type AgentGateway = NonNullable<ResultOf<typeof AgentGatewayQuery>['agent']>;
 
 export function agentGatewayQueryOptions(id: string) {
   return queryOptions({

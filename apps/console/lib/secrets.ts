@@ -1,36 +1,23 @@
 // Secret metadata only: no document here selects a value (there is no such field) or the backend
 // locator, which the console has no use for.
 import { queryOptions } from '@tanstack/react-query';
-import { gql, graphql } from './graphql';
+import { gql, graphql, type ResultOf } from './graphql';
 import {
-  selectErrors,
-  type ConflictError,
-  type ForbiddenError,
-  type NamespaceNotReadyError,
-  type NotFoundError,
-  type OutcomeUnknownError,
-  type SecretInUseError,
-  type ValidationError,
+  ConflictErrorFields,
+  ForbiddenErrorFields,
+  NamespaceNotReadyErrorFields,
+  NotFoundErrorFields,
+  OutcomeUnknownErrorFields,
+  SecretInUseErrorFields,
+  ValidationErrorFields,
 } from './errors';
-import { pollWhileProvisioning, type Namespace } from './namespaces';
-import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
+import { NamespaceFields, pollWhileProvisioning } from './namespaces';
+import { toPage, type PageArgs } from './paging';
 
-export type SecretReference = { kind: string; namespaceId: string; id: string };
+export const SecretFields = gql(`fragment SecretFields on Secret { id name version reference { kind namespaceId id } createdAt updatedAt }`);
 
-export type Secret = {
-  id: string;
-  name: string;
-  version: number;
-  reference: SecretReference;
-  createdAt: string;
-  updatedAt: string;
-};
-
-/** A row of the secrets list: how many consumers it has (the references a delete would refuse over),
- * and how many running revisions hold an older version (W7). */
-export type SecretListItem = Secret & { consumers: { total: number }; staleConsumers: { total: number } };
-
-const secretFields = 'id name version reference { kind namespaceId id } createdAt updatedAt';
+export type Secret = ResultOf<typeof SecretFields>;
+export type SecretReference = Secret['reference'];
 
 // Query: one namespace with a page of its secrets --------------------------------------------------
 
@@ -38,18 +25,20 @@ const secretFields = 'id name version reference { kind namespaceId id } createdA
 export const SECRETS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: SECRETS_PAGE_SIZE, after: null, namePrefix: null };
 
-type NamespaceSecretsResult = {
-  namespace: (Namespace & { secrets: Connection<SecretListItem> }) | null;
-};
-
-export const NamespaceSecretsQuery = gql<NamespaceSecretsResult, PageArgs & { id: string }>(`
+export const NamespaceSecretsQuery = gql(`
   query NamespaceSecrets($id: ID!, $first: Int, $after: String, $namePrefix: String) {
     namespace(id: $id) {
-      id name status statusMessage createdAt
-      secrets(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(`${secretFields} consumers { total } staleConsumers { total }`)} }
+      ...NamespaceFields
+      secrets(first: $first, after: $after, namePrefix: $namePrefix) {
+        edges { node { ...SecretFields consumers { total } staleConsumers { total } } } pageInfo { hasNextPage endCursor } totalCount
+      }
     }
   }
-`);
+`, [NamespaceFields, SecretFields]);
+
+/** A row of the secrets list: how many consumers it has (the references a delete would refuse over),
+ * and how many running revisions hold an older version (W7). */
+export type SecretListItem = NonNullable<ResultOf<typeof NamespaceSecretsQuery>['namespace']>['secrets']['edges'][number]['node'];
 
 export const secretKeys = {
   all: ['secrets'] as const,
@@ -76,27 +65,22 @@ export function namespaceSecretsQueryOptions(namespaceId: string, args: PageArgs
 
 // Mutation: createSecret ---------------------------------------------------------------------------
 
-export type CreateSecretResult =
-  | { __typename: 'CreateSecretSuccess'; secret: Secret }
-  | ValidationError
-  | NotFoundError
-  | ForbiddenError
-  | ConflictError
-  | NamespaceNotReadyError
-  | OutcomeUnknownError;
-
-export const CreateSecretMutation = gql<
-  { createSecret: CreateSecretResult },
-  { input: { namespaceId: string; name: string; value: string } }
->(`
+export const CreateSecretMutation = gql(`
   mutation CreateSecret($input: CreateSecretInput!) {
     createSecret(input: $input) {
       __typename
-      ... on CreateSecretSuccess { secret { ${secretFields} } }
-      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError', 'ConflictError', 'NamespaceNotReadyError', 'OutcomeUnknownError')}
+      ... on CreateSecretSuccess { secret { ...SecretFields } }
+      ...ValidationErrorFields
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
+      ...NamespaceNotReadyErrorFields
+      ...OutcomeUnknownErrorFields
     }
   }
-`);
+`, [SecretFields, ValidationErrorFields, NotFoundErrorFields, ForbiddenErrorFields, ConflictErrorFields, NamespaceNotReadyErrorFields, OutcomeUnknownErrorFields]);
+
+export type CreateSecretResult = ResultOf<typeof CreateSecretMutation>['createSecret'];
 
 export async function createSecret(input: { namespaceId: string; name: string; value: string }) {
   const data = await graphql(CreateSecretMutation, { input });
@@ -105,32 +89,26 @@ export async function createSecret(input: { namespaceId: string; name: string; v
 
 // Mutation: updateSecret (rotate) ------------------------------------------------------------------
 
-export type SecretDelivery = { stored: boolean; delivered: boolean; message: string; staleRevisionIds: string[] };
-
-export type UpdateSecretResult =
-  | { __typename: 'UpdateSecretSuccess'; secret: Secret; delivery: SecretDelivery }
-  | ValidationError
-  | NotFoundError
-  | ForbiddenError
-  | ConflictError
-  | NamespaceNotReadyError
-  | OutcomeUnknownError;
-
-export const UpdateSecretMutation = gql<
-  { updateSecret: UpdateSecretResult },
-  { input: { id: string; value: string } }
->(`
+export const UpdateSecretMutation = gql(`
   mutation UpdateSecret($input: UpdateSecretInput!) {
     updateSecret(input: $input) {
       __typename
       ... on UpdateSecretSuccess {
-        secret { ${secretFields} }
+        secret { ...SecretFields }
         delivery { stored delivered message staleRevisionIds }
       }
-      ${selectErrors('ValidationError', 'NotFoundError', 'ForbiddenError', 'ConflictError', 'NamespaceNotReadyError', 'OutcomeUnknownError')}
+      ...ValidationErrorFields
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
+      ...NamespaceNotReadyErrorFields
+      ...OutcomeUnknownErrorFields
     }
   }
-`);
+`, [SecretFields, ValidationErrorFields, NotFoundErrorFields, ForbiddenErrorFields, ConflictErrorFields, NamespaceNotReadyErrorFields, OutcomeUnknownErrorFields]);
+
+export type UpdateSecretResult = ResultOf<typeof UpdateSecretMutation>['updateSecret'];
+export type SecretDelivery = Extract<UpdateSecretResult, { __typename: 'UpdateSecretSuccess' }>['delivery'];
 
 export async function updateSecret(input: { id: string; value: string }) {
   const data = await graphql(UpdateSecretMutation, { input });
@@ -139,23 +117,21 @@ export async function updateSecret(input: { id: string; value: string }) {
 
 // Mutation: deleteSecret ---------------------------------------------------------------------------
 
-export type DeleteSecretResult =
-  | { __typename: 'DeleteSecretSuccess'; deletedSecretId: string }
-  | NotFoundError
-  | ForbiddenError
-  | ConflictError
-  | SecretInUseError
-  | OutcomeUnknownError;
-
-export const DeleteSecretMutation = gql<{ deleteSecret: DeleteSecretResult }, { input: { id: string } }>(`
+export const DeleteSecretMutation = gql(`
   mutation DeleteSecret($input: DeleteSecretInput!) {
     deleteSecret(input: $input) {
       __typename
       ... on DeleteSecretSuccess { deletedSecretId }
-      ${selectErrors('NotFoundError', 'ForbiddenError', 'ConflictError', 'SecretInUseError', 'OutcomeUnknownError')}
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
+      ...SecretInUseErrorFields
+      ...OutcomeUnknownErrorFields
     }
   }
-`);
+`, [NotFoundErrorFields, ForbiddenErrorFields, ConflictErrorFields, SecretInUseErrorFields, OutcomeUnknownErrorFields]);
+
+export type DeleteSecretResult = ResultOf<typeof DeleteSecretMutation>['deleteSecret'];
 
 export async function deleteSecret(id: string) {
   const data = await graphql(DeleteSecretMutation, { input: { id } });

@@ -2,9 +2,8 @@
 // PostgreSQL keeps them (selfConfigRequests, with each request's events), and who owns each item
 // of an agent's OpenClawInstance (Agent.fieldOwnership, read from its managedFields).
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
-import { gql, graphql } from './graphql';
-import type { Namespace } from './namespaces';
-import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
+import { gql, graphql, type ResultOf } from './graphql';
+import { toPage, type Connection, type PageArgs } from './paging';
 
 /** Submitted is the history's own phase (created, not yet seen by the controller); the rest are SC2's. */
 export const SELF_CONFIG_PHASES = ['Submitted', 'Pending', 'Applied', 'Failed', 'Denied'] as const;
@@ -16,13 +15,12 @@ export const SKIPPED_REMOVAL_REASON = 'SelfConfigSkippedRemoval';
 /** The field managers of the product, in the order the matrix shows them; others follow by name. */
 export const KNOWN_MANAGERS = ['occ-controller', 'openclaw-selfconfig'] as const;
 
-export type FieldOwner = { manager: string; operation: string };
+export const FieldOwnerFields = gql(`fragment FieldOwnerFields on FieldOwner { manager operation }`);
 
-export type SkippedRemoval = { kind: string; name: string; why: string; managers: FieldOwner[] };
+export type FieldOwner = ResultOf<typeof FieldOwnerFields>;
 
-export type SelfConfigEvent = { type: string; reason: string; message: string; on: string; at: string };
-
-/** What the history keeps of the request: names, skills and the configPatch, never literal values. */
+/** What the history keeps of the request (a JSON field, so typed here): names, skills and the
+ * configPatch, never literal values. */
 export type StoredRequest = {
   addSkills?: string[];
   removeSkills?: string[];
@@ -33,32 +31,9 @@ export type StoredRequest = {
   removeEnvVars?: string[];
 };
 
-export type SelfConfigRequest = {
-  id: string;
-  name: string;
-  instanceRef: string;
-  agentId: string | null;
-  agent: { id: string; name: string } | null;
-  requestedBy: { id: string; name: string; kind: 'HUMAN' | 'SERVICE' } | null;
-  request: StoredRequest;
-  phase: string;
-  message: string | null;
-  skippedRemovals: SkippedRemoval[];
-  events: SelfConfigEvent[];
-  createdAt: string;
-  pendingAt: string | null;
-  completedAt: string | null;
-  deletedAt: string | null;
-};
-
 export type SelfConfigFilter = { agentId: string | null; phase: SelfConfigPhase | null };
 
 export const SELF_CONFIG_PAGE_SIZE = 20;
-
-const requestFields = `id name instanceRef agentId agent { id name } requestedBy { id name kind } request phase message
-  skippedRemovals { kind name why managers { manager operation } }
-  events { type reason message on at }
-  createdAt pendingAt completedAt deletedAt`;
 
 export const selfConfigKeys = {
   all: ['selfconfig'] as const,
@@ -68,22 +43,29 @@ export const selfConfigKeys = {
 
 // Query: a page of a namespace's requests ------------------------------------------------------------
 
-type SelfConfigRequestsResult = {
-  namespace: Pick<Namespace, 'id' | 'name' | 'status'> | null;
-  selfConfigRequests: Connection<SelfConfigRequest>;
-};
-
-export const SelfConfigRequestsQuery = gql<
-  SelfConfigRequestsResult,
-  { namespaceId: string; agentId: string | null; phase: string | null; first: number; after: string | null }
->(`
+export const SelfConfigRequestsQuery = gql(`
   query SelfConfigRequests($namespaceId: ID!, $agentId: ID, $phase: String, $first: Int, $after: String) {
     namespace(id: $namespaceId) { id name status }
     selfConfigRequests(namespaceId: $namespaceId, agentId: $agentId, phase: $phase, first: $first, after: $after) {
-      ${connectionFields(requestFields)}
+      edges {
+        node {
+          id name instanceRef agentId agent { id name } requestedBy { id name kind } request phase message
+          skippedRemovals { kind name why managers { ...FieldOwnerFields } }
+          events { type reason message on at }
+          createdAt pendingAt completedAt deletedAt
+        }
+      }
+      pageInfo { hasNextPage endCursor }
+      totalCount
     }
   }
-`);
+`, [FieldOwnerFields]);
+
+type SelfConfigRequestNode = ResultOf<typeof SelfConfigRequestsQuery>['selfConfigRequests']['edges'][number]['node'];
+/** The node, with its JSON `request` read as what the history stores. */
+export type SelfConfigRequest = Omit<SelfConfigRequestNode, 'request'> & { request: StoredRequest };
+export type SkippedRemoval = SelfConfigRequest['skippedRemovals'][number];
+export type SelfConfigEvent = SelfConfigRequest['events'][number];
 
 export function selfConfigRequestsQueryOptions(namespaceId: string, filter: SelfConfigFilter, args: PageArgs) {
   return queryOptions({
@@ -95,7 +77,7 @@ export function selfConfigRequestsQueryOptions(namespaceId: string, filter: Self
         signal,
       );
       if (!data.namespace) return null;
-      return { namespace: data.namespace, page: toPage(data.selfConfigRequests) };
+      return { namespace: data.namespace, page: toPage(data.selfConfigRequests as Connection<SelfConfigRequest>) };
     },
     placeholderData: keepPreviousData,
     // Submitted and Pending requests are on their way to a terminal phase (SC2): follow them.
@@ -112,27 +94,17 @@ export function selfConfigFilterFrom(params: URLSearchParams): SelfConfigFilter 
 
 // Query: one agent's field ownership --------------------------------------------------------------------
 
-export type OwnedItem = { kind: string; name: string; owners: FieldOwner[] };
-
-export type InstanceFieldOwnership = {
-  instanceName: string;
-  k8sNamespace: string;
-  resourceVersion: string;
-  items: OwnedItem[];
-};
-
-type AgentFieldOwnershipResult = {
-  agent: { id: string; name: string; namespace: { id: string } | null; fieldOwnership: InstanceFieldOwnership | null } | null;
-};
-
-export const AgentFieldOwnershipQuery = gql<AgentFieldOwnershipResult, { id: string }>(`
+export const AgentFieldOwnershipQuery = gql(`
   query AgentFieldOwnership($id: ID!) {
     agent(id: $id) {
       id name namespace { id }
-      fieldOwnership { instanceName k8sNamespace resourceVersion items { kind name owners { manager operation } } }
+      fieldOwnership { instanceName k8sNamespace resourceVersion items { kind name owners { ...FieldOwnerFields } } }
     }
   }
-`);
+`, [FieldOwnerFields]);
+
+export type InstanceFieldOwnership = NonNullable<NonNullable<ResultOf<typeof AgentFieldOwnershipQuery>['agent']>['fieldOwnership']>;
+export type OwnedItem = InstanceFieldOwnership['items'][number];
 
 export function agentFieldOwnershipQueryOptions(agentId: string) {
   return queryOptions({

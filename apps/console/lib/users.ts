@@ -1,21 +1,23 @@
 // Human principals and their API keys: listed for grant subjects and managed on /users.
 import { queryOptions } from '@tanstack/react-query';
-import { selectErrors, type ConflictError, type ForbiddenError, type NotFoundError, type ValidationError } from './errors';
-import { gql, graphql } from './graphql';
-import { connectionFields, toPage, type Connection, type PageArgs } from './paging';
-import type { Principal } from './viewer';
+import { ConflictErrorFields, ForbiddenErrorFields, NotFoundErrorFields, ValidationErrorFields } from './errors';
+import { gql, graphql, type ResultOf } from './graphql';
+import { toPage, type PageArgs } from './paging';
 
-export type User = Principal & { disabled: boolean; createdAt: string };
+export const UserFields = gql(`fragment UserFields on Principal { id kind name disabled createdAt }`);
+
+export type User = ResultOf<typeof UserFields>;
 
 export const USERS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: USERS_PAGE_SIZE, after: null, namePrefix: null };
-const userFields = 'id kind name disabled createdAt';
 
-export const UsersQuery = gql<{ users: Connection<User> }, PageArgs>(`
+export const UsersQuery = gql(`
   query Users($first: Int, $after: String, $namePrefix: String) {
-    users(first: $first, after: $after, namePrefix: $namePrefix) { ${connectionFields(userFields)} }
+    users(first: $first, after: $after, namePrefix: $namePrefix) {
+      edges { node { ...UserFields } } pageInfo { hasNextPage endCursor } totalCount
+    }
   }
-`);
+`, [UserFields]);
 
 export const userKeys = {
   all: ['users'] as const,
@@ -34,11 +36,11 @@ export function usersQueryOptions(args: PageArgs = ALL) {
 
 // Query: the bootstrap service principal (null unless you may read principals) ----------------------
 
-export const BootstrapPrincipalQuery = gql<{ bootstrapPrincipal: User | null }>(`
+export const BootstrapPrincipalQuery = gql(`
   query BootstrapPrincipal {
-    bootstrapPrincipal { ${userFields} }
+    bootstrapPrincipal { ...UserFields }
   }
-`);
+`, [UserFields]);
 
 export function bootstrapPrincipalQueryOptions() {
   return queryOptions({
@@ -50,22 +52,15 @@ export function bootstrapPrincipalQueryOptions() {
 
 // Query: apiKeys -----------------------------------------------------------------------------------
 
-export type ApiKey = {
-  id: string;
-  principalId: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-};
+export const ApiKeyFields = gql(`fragment ApiKeyFields on ApiKey { id principalId prefix createdAt lastUsedAt revokedAt }`);
 
-const apiKeyFields = 'id principalId prefix createdAt lastUsedAt revokedAt';
+export type ApiKey = ResultOf<typeof ApiKeyFields>;
 
-export const ApiKeysQuery = gql<{ apiKeys: ApiKey[] }, { principalId: string }>(`
+export const ApiKeysQuery = gql(`
   query ApiKeys($principalId: ID!) {
-    apiKeys(principalId: $principalId) { ${apiKeyFields} }
+    apiKeys(principalId: $principalId) { ...ApiKeyFields }
   }
-`);
+`, [ApiKeyFields]);
 
 export function apiKeysQueryOptions(principalId: string) {
   return queryOptions({
@@ -76,79 +71,71 @@ export function apiKeysQueryOptions(principalId: string) {
 
 // Mutations ----------------------------------------------------------------------------------------
 
-export type CreateUserResult =
-  | { __typename: 'CreateUserSuccess'; apiKey: string; principal: User; storedKey: ApiKey }
-  | ForbiddenError
-  | ValidationError
-  | ConflictError;
-
-export const CreateUserMutation = gql<{ createUser: CreateUserResult }, { input: { name: string } }>(`
+export const CreateUserMutation = gql(`
   mutation CreateUser($input: CreateUserInput!) {
     createUser(input: $input) {
       __typename
-      ... on CreateUserSuccess { apiKey principal { id kind name disabled createdAt } storedKey { ${apiKeyFields} } }
-      ${selectErrors('ForbiddenError', 'ValidationError', 'ConflictError')}
+      ... on CreateUserSuccess { apiKey principal { ...UserFields } storedKey { ...ApiKeyFields } }
+      ...ForbiddenErrorFields
+      ...ValidationErrorFields
+      ...ConflictErrorFields
     }
   }
-`);
+`, [UserFields, ApiKeyFields, ForbiddenErrorFields, ValidationErrorFields, ConflictErrorFields]);
+
+export type CreateUserResult = ResultOf<typeof CreateUserMutation>['createUser'];
 
 export async function createUser(name: string): Promise<CreateUserResult> {
   return (await graphql(CreateUserMutation, { input: { name } })).createUser;
 }
 
-export type DisableUserResult =
-  | { __typename: 'DisableUserSuccess'; changed: boolean; principal: User }
-  | ForbiddenError
-  | NotFoundError;
-
-export const DisableUserMutation = gql<{ disableUser: DisableUserResult }, { input: { id: string } }>(`
+export const DisableUserMutation = gql(`
   mutation DisableUser($input: DisableUserInput!) {
     disableUser(input: $input) {
       __typename
-      ... on DisableUserSuccess { changed principal { id kind name disabled createdAt } }
-      ${selectErrors('ForbiddenError', 'NotFoundError')}
+      ... on DisableUserSuccess { changed principal { ...UserFields } }
+      ...ForbiddenErrorFields
+      ...NotFoundErrorFields
     }
   }
-`);
+`, [UserFields, ForbiddenErrorFields, NotFoundErrorFields]);
+
+export type DisableUserResult = ResultOf<typeof DisableUserMutation>['disableUser'];
 
 export async function disableUser(id: string): Promise<DisableUserResult> {
   return (await graphql(DisableUserMutation, { input: { id } })).disableUser;
 }
 
-export type CreateApiKeyResult =
-  | { __typename: 'CreateApiKeySuccess'; apiKey: string; storedKey: ApiKey }
-  | ConflictError
-  | ForbiddenError
-  | NotFoundError;
-
-export const CreateApiKeyMutation = gql<{ createApiKey: CreateApiKeyResult }, { input: { principalId: string } }>(`
+export const CreateApiKeyMutation = gql(`
   mutation CreateApiKey($input: CreateApiKeyInput!) {
     createApiKey(input: $input) {
       __typename
-      ... on CreateApiKeySuccess { apiKey storedKey { ${apiKeyFields} } }
-      ${selectErrors('ConflictError', 'ForbiddenError', 'NotFoundError')}
+      ... on CreateApiKeySuccess { apiKey storedKey { ...ApiKeyFields } }
+      ...ConflictErrorFields
+      ...ForbiddenErrorFields
+      ...NotFoundErrorFields
     }
   }
-`);
+`, [ApiKeyFields, ConflictErrorFields, ForbiddenErrorFields, NotFoundErrorFields]);
+
+export type CreateApiKeyResult = ResultOf<typeof CreateApiKeyMutation>['createApiKey'];
 
 export async function createApiKey(principalId: string): Promise<CreateApiKeyResult> {
   return (await graphql(CreateApiKeyMutation, { input: { principalId } })).createApiKey;
 }
 
-export type RevokeApiKeyResult =
-  | { __typename: 'RevokeApiKeySuccess'; changed: boolean; apiKey: ApiKey }
-  | ForbiddenError
-  | NotFoundError;
-
-export const RevokeApiKeyMutation = gql<{ revokeApiKey: RevokeApiKeyResult }, { input: { id: string } }>(`
+export const RevokeApiKeyMutation = gql(`
   mutation RevokeApiKey($input: RevokeApiKeyInput!) {
     revokeApiKey(input: $input) {
       __typename
-      ... on RevokeApiKeySuccess { changed apiKey { ${apiKeyFields} } }
-      ${selectErrors('ForbiddenError', 'NotFoundError')}
+      ... on RevokeApiKeySuccess { changed apiKey { ...ApiKeyFields } }
+      ...ForbiddenErrorFields
+      ...NotFoundErrorFields
     }
   }
-`);
+`, [ApiKeyFields, ForbiddenErrorFields, NotFoundErrorFields]);
+
+export type RevokeApiKeyResult = ResultOf<typeof RevokeApiKeyMutation>['revokeApiKey'];
 
 export async function revokeApiKey(id: string): Promise<RevokeApiKeyResult> {
   return (await graphql(RevokeApiKeyMutation, { input: { id } })).revokeApiKey;

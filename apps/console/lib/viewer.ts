@@ -1,14 +1,14 @@
 import { queryOptions } from '@tanstack/react-query';
-import { gql, graphql } from './graphql';
-
-export type Principal = { id: string; kind: 'HUMAN' | 'SERVICE'; name: string };
+import { gql, graphql, type ResultOf } from './graphql';
 
 // `viewer` answers null instead of UNAUTHENTICATED, so asking who is signed in never redirects.
-export const ViewerQuery = gql<{ viewer: Principal | null }>(`
+export const ViewerQuery = gql(`
   query Viewer {
     viewer { id kind name }
   }
 `);
+
+export type Principal = NonNullable<ResultOf<typeof ViewerQuery>['viewer']>;
 
 export const viewerKeys = { all: ['viewer'] as const };
 
