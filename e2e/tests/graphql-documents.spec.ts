@@ -13,7 +13,7 @@ import {
   SubjectAccessBindingsQuery,
 } from '../../apps/console/lib/access';
 import { AuditEventsQuery } from '../../apps/console/lib/audit';
-import { AgentQuery, CreateAgentMutation, NamespaceAgentsQuery } from '../../apps/console/lib/agents';
+import { AgentQuery, CreateAgentMutation, DeleteAgentMutation, NamespaceAgentsQuery } from '../../apps/console/lib/agents';
 import {
   AgentRevisionsQuery,
   DeployAgentMutation,
@@ -25,6 +25,7 @@ import {
 import {
   ConfigurationQuery,
   CreateConfigurationMutation,
+  DeleteConfigurationMutation,
   NamespaceConfigurationsQuery,
   UpdateConfigurationMutation,
 } from '../../apps/console/lib/configurations';
@@ -61,6 +62,8 @@ const documents = {
   CreateSecretMutation,
   UpdateSecretMutation,
   DeleteSecretMutation,
+  DeleteConfigurationMutation,
+  DeleteAgentMutation,
   SecretReferencesQuery,
   AgentGatewayQuery,
   ViewerQuery,

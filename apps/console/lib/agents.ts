@@ -3,7 +3,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import { AccessBindingFields } from './access';
 import { gql, graphql, type ResultOf, type VariablesOf } from './graphql';
-import { ConflictErrorFields, ForbiddenErrorFields, NotFoundErrorFields, ValidationErrorFields } from './errors';
+import { ConflictErrorFields, ForbiddenErrorFields, NotFoundErrorFields, OutcomeUnknownErrorFields, ValidationErrorFields } from './errors';
 import { NamespaceFields } from './namespaces';
 import { toPage, type PageArgs } from './paging';
 
@@ -106,4 +106,26 @@ export type CreateAgentResult = ResultOf<typeof CreateAgentMutation>['createAgen
 
 export async function createAgent(input: CreateAgentInput): Promise<CreateAgentResult> {
   return (await graphql(CreateAgentMutation, { input })).createAgent;
+}
+
+// Mutation: deleteAgent ------------------------------------------------------------------------------
+
+export const DeleteAgentMutation = gql(`
+  mutation DeleteAgent($input: DeleteAgentInput!) {
+    deleteAgent(input: $input) {
+      __typename
+      ... on DeleteAgentSuccess { deletedAgentId removedObjects { kind name } }
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
+      ...OutcomeUnknownErrorFields
+    }
+  }
+`, [NotFoundErrorFields, ForbiddenErrorFields, ConflictErrorFields, OutcomeUnknownErrorFields]);
+
+export type DeleteAgentResult = ResultOf<typeof DeleteAgentMutation>['deleteAgent'];
+
+/** W6: only a stopped agent (ConflictError AGENT_NOT_STOPPED otherwise); its revisions stay for audit. */
+export async function deleteAgent(id: string): Promise<DeleteAgentResult> {
+  return (await graphql(DeleteAgentMutation, { input: { id } })).deleteAgent;
 }

@@ -2,7 +2,7 @@
 // (envName → secret). Updates carry the generation the editor read; a stale one is a CONFLICT.
 import { queryOptions } from '@tanstack/react-query';
 import { gql, graphql, type ResultOf, type VariablesOf } from './graphql';
-import { ConflictErrorFields, ForbiddenErrorFields, NotFoundErrorFields, ValidationErrorFields } from './errors';
+import { ConfigurationInUseErrorFields, ConflictErrorFields, ForbiddenErrorFields, NotFoundErrorFields, ValidationErrorFields } from './errors';
 import { NamespaceFields } from './namespaces';
 import { toPage, type PageArgs } from './paging';
 
@@ -130,4 +130,25 @@ export function parseValues(text: string): { ok: true; values: Record<string, un
     return { ok: false, message: 'Values must be a JSON object, such as {}.' };
   }
   return { ok: true, values: parsed as Record<string, unknown> };
+}
+
+// Mutation: deleteConfiguration ---------------------------------------------------------------------
+
+export const DeleteConfigurationMutation = gql(`
+  mutation DeleteConfiguration($input: DeleteConfigurationInput!) {
+    deleteConfiguration(input: $input) {
+      __typename
+      ... on DeleteConfigurationSuccess { deletedConfigurationId }
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConfigurationInUseErrorFields
+    }
+  }
+`, [NotFoundErrorFields, ForbiddenErrorFields, ConfigurationInUseErrorFields]);
+
+export type DeleteConfigurationResult = ResultOf<typeof DeleteConfigurationMutation>['deleteConfiguration'];
+
+/** Refused with ConfigurationInUseError while an agent selects it, naming the agents the caller may read. */
+export async function deleteConfiguration(id: string): Promise<DeleteConfigurationResult> {
+  return (await graphql(DeleteConfigurationMutation, { input: { id } })).deleteConfiguration;
 }

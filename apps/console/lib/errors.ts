@@ -14,6 +14,9 @@ export const SecretInUseErrorFields = gql(
   `fragment SecretInUseErrorFields on SecretInUseError { __typename code message consumers { total hiddenCount items { kind id name } } }`,
 );
 export const OutcomeUnknownErrorFields = gql(`fragment OutcomeUnknownErrorFields on OutcomeUnknownError { __typename code message }`);
+export const ConfigurationInUseErrorFields = gql(
+  `fragment ConfigurationInUseErrorFields on ConfigurationInUseError { __typename code message agents { total hiddenCount items { id name } } }`,
+);
 
 export type ValidationError = ResultOf<typeof ValidationErrorFields>;
 export type NotFoundError = ResultOf<typeof NotFoundErrorFields>;
@@ -22,6 +25,7 @@ export type ConflictError = ResultOf<typeof ConflictErrorFields>;
 export type NamespaceNotReadyError = ResultOf<typeof NamespaceNotReadyErrorFields>;
 export type SecretInUseError = ResultOf<typeof SecretInUseErrorFields>;
 export type OutcomeUnknownError = ResultOf<typeof OutcomeUnknownErrorFields>;
+export type ConfigurationInUseError = ResultOf<typeof ConfigurationInUseErrorFields>;
 
 export type SecretConsumers = SecretInUseError['consumers'];
 export type SecretConsumer = SecretConsumers['items'][number];
@@ -33,6 +37,7 @@ export type MutationError =
   | ConflictError
   | NamespaceNotReadyError
   | SecretInUseError
+  | ConfigurationInUseError
   | OutcomeUnknownError;
 
 /** True when a ValidationError is about the given input field ("name", "input.name" …). */

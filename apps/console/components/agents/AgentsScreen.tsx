@@ -14,6 +14,7 @@ import { RevisionsList } from '../deploy/RevisionsList';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, namespaceHref, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { AgentGateway } from './AgentGateway';
+import { DeleteAgentButton } from './DeleteAgentButton';
 import { AgentTable } from './AgentTable';
 import { CreateAgentForm } from './CreateAgentForm';
 import { MissingGrants } from './MissingGrants';
@@ -206,6 +207,10 @@ function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: s
         />
       </section>
       <OwnershipMatrix agentId={agent.id} namespaceId={namespaceId} link="requests" />
+      <section aria-labelledby="agent-delete-title" className="section">
+        <h2 id="agent-delete-title">Delete</h2>
+        <DeleteAgentButton namespaceId={namespaceId} agent={agent} />
+      </section>
     </>
   );
 }

@@ -9,6 +9,7 @@ import { usePaging } from '../../lib/paging';
 import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, namespaceHref, UnknownNamespace } from '../namespaces/NamespaceHeader';
+import { DeleteConfigurationButton } from './DeleteConfigurationButton';
 import { ConfigurationTable } from './ConfigurationTable';
 import { CreateConfigurationForm } from './CreateConfigurationForm';
 import { EditConfigurationForm } from './EditConfigurationForm';
@@ -128,6 +129,10 @@ function ConfigurationDetail({ namespaceId, configurationId }: { namespaceId: st
             <pre className="json" tabIndex={0} aria-label="Values">{JSON.stringify(found.values, null, 2)}</pre>
           </section>
           <EditConfigurationForm key={found.id} configuration={found} secrets={secrets.data?.secrets ?? []} />
+          <section aria-labelledby="configuration-delete-title" className="section">
+            <h2 id="configuration-delete-title">Delete</h2>
+            <DeleteConfigurationButton namespaceId={namespaceId} configuration={found} />
+          </section>
         </>
       ) : null}
     </>

@@ -10,6 +10,7 @@ const titles: Record<MutationError['__typename'], string> = {
   ConflictError: 'Conflict',
   NamespaceNotReadyError: 'Namespace not ready',
   SecretInUseError: 'Secret in use',
+  ConfigurationInUseError: 'Configuration in use',
   OutcomeUnknownError: 'Outcome unknown',
 };
 
@@ -34,6 +35,8 @@ function advice(error: MutationError): string | null {
       return 'Someone changed this at the same time. Reload and try again.';
     case 'SecretInUseError':
       return 'Remove these references first, then delete the secret.';
+    case 'ConfigurationInUseError':
+      return 'Point these agents at another configuration, or delete them, then delete the configuration.';
     default:
       return null;
   }
@@ -56,6 +59,9 @@ export function MutationErrorAlert({ error }: { error: MutationError }) {
       </p>
       {hint ? <p className="hint">{hint}</p> : null}
       {error.__typename === 'SecretInUseError' ? <ConsumersList consumers={error.consumers} /> : null}
+      {error.__typename === 'ConfigurationInUseError' ? (
+        <ConsumersList consumers={{ ...error.agents, items: error.agents.items.map((agent) => ({ kind: 'agent', ...agent })) }} />
+      ) : null}
     </div>
   );
 }
