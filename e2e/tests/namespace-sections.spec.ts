@@ -60,6 +60,23 @@ test('C1 C2 C4 C5 a configuration binds a secret, a reserved env name is refused
     await expect(binding).toContainText(secretId);
   });
 
+  await test.step('C5 the editor shows what a save would change before it is saved', async () => {
+    const values = page.getByLabel('Values (JSON)');
+    const changes = page.getByRole('list', { name: 'Changes to save' });
+    await expect(changes).toHaveCount(0);
+    await expect(page.getByText(/^No changes: saving records generation 2/)).toBeVisible();
+    const current = JSON.parse(await values.inputValue()) as Record<string, unknown>;
+    await values.fill(JSON.stringify({ ...current, diffProbe: { level: 2 } }, null, 2));
+    await expect(changes.getByRole('listitem')).toHaveCount(1);
+    await expect(changes.getByRole('listitem')).toHaveAttribute('data-change', 'added');
+    await expect(changes).toContainText('$.diffProbe');
+    await values.fill('{ not json');
+    await expect(page.getByText('The values are not valid JSON yet.')).toBeVisible();
+    await values.fill(JSON.stringify(current, null, 2));
+    await expect(changes).toHaveCount(0);
+    await snap('configuration-diff');
+  });
+
   await test.step('C5 someone else saves first: this editor gets CONFLICT', async () => {
     const configurationId = new URL(page.url()).searchParams.get('id');
     // Another writer, through GraphQL with the same session.

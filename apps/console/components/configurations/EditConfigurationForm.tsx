@@ -1,6 +1,7 @@
 'use client';
 
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useMemo, useState, type FormEvent } from 'react';
+import { diffBindings, diffValues, shortJson } from '../../lib/config-diff';
 import { configurationKeys, parseValues, updateConfiguration, type Configuration } from '../../lib/configurations';
 import { isFieldError } from '../../lib/errors';
 import { secretKeys, type Secret } from '../../lib/secrets';
@@ -57,6 +58,17 @@ export function EditConfigurationForm({
 
   const failure = mutation.failure;
   const stale = configuration.generation !== base.generation;
+  const secretName = (secretId: string | undefined) => secrets.find((s) => s.id === secretId)?.name ?? secretId ?? '';
+  // C5: what a save would change against the generation being edited, shown before the click.
+  const changes = useMemo(() => {
+    const parsed = parseValues(valuesText);
+    const bindings = diffBindings(
+      base.secretBindings.map((b) => ({ envName: b.envName, secretId: b.source.id })),
+      toBindingInputs(rows).filter((b) => b.envName !== '').map((b) => ({ envName: b.envName, secretId: b.source.id })),
+    );
+    return { values: parsed.ok ? diffValues(base.values, parsed.values) : null, bindings };
+  }, [base, valuesText, rows]);
+  const changeCount = (changes.values?.length ?? 0) + changes.bindings.length;
 
   return (
     <section aria-labelledby={`${id}-title`} className="card">
@@ -104,6 +116,37 @@ export function EditConfigurationForm({
             secrets={secrets}
             invalidField={failure?.__typename === 'ValidationError' ? failure.field : null}
           />
+          <section aria-labelledby={`${id}-changes`} className="changes">
+            <h3 id={`${id}-changes`}>Changes to save</h3>
+            {changes.values === null ? <p className="hint">The values are not valid JSON yet.</p> : null}
+            {changes.values !== null && changeCount === 0 ? (
+              <p className="hint">No changes: saving records generation {base.generation + 1} with the same content.</p>
+            ) : null}
+            {changeCount > 0 ? (
+              <ul aria-label="Changes to save">
+                {(changes.values ?? []).map((c) => (
+                  <li key={`v${c.path}`} data-change={c.change}>
+                    <span className="badge">{c.change}</span> <code>{c.path}</code>
+                    {c.change === 'changed' ? (
+                      <>
+                        : <code>{shortJson(c.before)}</code> → <code>{shortJson(c.after)}</code>
+                      </>
+                    ) : c.change === 'added' ? (
+                      <>
+                        : <code>{shortJson(c.after)}</code>
+                      </>
+                    ) : null}
+                  </li>
+                ))}
+                {changes.bindings.map((c) => (
+                  <li key={`b${c.envName}`} data-change={c.change}>
+                    <span className="badge">{c.change}</span> binding <code>{c.envName}</code>
+                    {c.change === 'changed' ? ` from ${secretName(c.before)} to ${secretName(c.after)}` : c.change === 'added' ? ` to ${secretName(c.after)}` : ` (was ${secretName(c.before)})`}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </section>
           <button type="submit" className="button primary">
             {mutation.pending ? 'Saving…' : 'Save configuration'}
           </button>
