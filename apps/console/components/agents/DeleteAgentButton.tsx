@@ -23,7 +23,6 @@ export function DeleteAgentButton({ namespaceId, agent }: { namespaceId: string;
       what={`agent ${agent.name}`}
       name={agent.name}
       triggerLabel={`Delete ${agent.name}`}
-      triggerText="Delete agent"
       consequence={
         <>
           <p>

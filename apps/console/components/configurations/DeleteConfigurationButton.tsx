@@ -23,7 +23,6 @@ export function DeleteConfigurationButton({ namespaceId, configuration }: { name
       what={`configuration ${configuration.name}`}
       name={configuration.name}
       triggerLabel={`Delete ${configuration.name}`}
-      triggerText="Delete configuration"
       consequence={
         <p>
           This deletes the configuration and the grants that target it. It is refused while an agent selects it; revisions
