@@ -279,8 +279,9 @@ export class KubeApi {
     const meta = object.metadata;
     meta.uid = randomUUID();
     meta.creationTimestamp = kubeTimestamp();
+    // Kinds that track generation start it at 1; the others keep whatever the client sent, as the
+    // generic store does (rest.BeforeCreate leaves it; E8: a real server stores a ConfigMap's 3).
     if (strategy.hasGeneration) meta.generation = 1;
-    else delete meta.generation;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     if (type.subresources.status) delete object.status;
@@ -658,8 +659,11 @@ export class KubeApi {
           time: kubeTimestamp(this.clock()),
         }),
     );
-    if (!strategy.hasGeneration) delete typed.metadata.generation;
-    else if (!jsonEqual(generationContent(typed), generationContent(old))) {
+    if (!strategy.hasGeneration) {
+      // rest.BeforeUpdate: a client cannot change the generation; the stored one (if any) stays.
+      if (old.metadata.generation === undefined) delete typed.metadata.generation;
+      else typed.metadata.generation = old.metadata.generation;
+    } else if (!jsonEqual(generationContent(typed), generationContent(old))) {
       typed.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     // An update that changes nothing is not written: same resourceVersion, no watch event.
