@@ -1,4 +1,4 @@
-import { CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
+import { CoordinationV1Api, V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure, createNamespace, startTestCluster, uniqueName, type TestCluster } from './testing.ts';
 
@@ -15,7 +15,8 @@ describe('coordination.k8s.io/v1 Lease', () => {
   it('E1 R4 serves Leases through CoordinationV1Api: create, read, conditional replace, conflict on a stale resourceVersion, delete', async () => {
     const namespace = await createNamespace(cluster);
     const name = uniqueName('leader');
-    const now = new Date();
+    // MicroTime: six fractional digits, as V1MicroTime serializes (a plain Date sends three: refused below).
+    const now = new V1MicroTime();
     const created = await leases.createNamespacedLease({
       namespace,
       body: { metadata: { name }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: now, renewTime: now, leaseTransitions: 0 } },
@@ -27,7 +28,7 @@ describe('coordination.k8s.io/v1 Lease', () => {
     expect(new Date(created.spec?.renewTime as unknown as string).getTime()).toBe(now.getTime());
 
     const read = await leases.readNamespacedLease({ name, namespace });
-    const renewed: V1Lease = { ...read, spec: { ...read.spec, renewTime: new Date(now.getTime() + 1000) } };
+    const renewed: V1Lease = { ...read, spec: { ...read.spec, renewTime: new V1MicroTime(now.getTime() + 1000) } };
     const replaced = await leases.replaceNamespacedLease({ name, namespace, body: renewed });
     expect(Number(replaced.metadata?.resourceVersion)).toBeGreaterThan(Number(read.metadata?.resourceVersion));
 
@@ -49,6 +50,23 @@ describe('coordination.k8s.io/v1 Lease', () => {
     );
     expect(code).toBe(422);
     expect(body.details?.causes?.[0]).toMatchObject({ field: 'spec.leaseDurationSeconds' });
+  });
+
+  // Found by the E8 lane: a real server refuses a MicroTime with three fractional digits (what a
+  // JavaScript Date serializes to) before validation; the emulator used to store it.
+  it('E1 E8 R4 acquireTime and renewTime are MicroTime: a time with millisecond precision is a 400 naming the layout, on create and on replace', async () => {
+    const namespace = await createNamespace(cluster);
+    const name = uniqueName('micro');
+    const millis = new Date('2026-12-01T02:05:43.734Z');
+    const refused = await apiFailure(leases.createNamespacedLease({ namespace, body: { metadata: { name }, spec: { holderIdentity: 'a', renewTime: millis } } }));
+    expect(refused.code).toBe(400);
+    expect(refused.body.reason).toBe('BadRequest');
+    expect(refused.body.message).toContain('Lease in version "v1" cannot be handled as a Lease');
+    expect(refused.body.message).toContain('parsing time "2026-12-01T02:05:43.734Z" as "2006-01-02T15:04:05.000000Z07:00"');
+    const created = await leases.createNamespacedLease({ namespace, body: { metadata: { name }, spec: { holderIdentity: 'a', renewTime: new V1MicroTime(millis) } } });
+    expect(String(created.spec?.renewTime)).toBe('2026-12-01T02:05:43.734000Z');
+    const replaced = await apiFailure(leases.replaceNamespacedLease({ name, namespace, body: { ...created, spec: { ...created.spec, acquireTime: millis } } }));
+    expect(replaced.code).toBe(400);
   });
 
   it('E1 R4 discovery lists coordination.k8s.io/v1 leases', async () => {

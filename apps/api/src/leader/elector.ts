@@ -1,4 +1,4 @@
-import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { classifyKubeError } from '../kube/errors.ts';
 import type { Logger } from '../log.ts';
 
@@ -54,11 +54,15 @@ export function createElector(options: ElectorOptions): Elector {
     options.onChange?.(value);
   };
 
+  // Lease times are MicroTime: a plain Date would serialize with three fractional digits, which a
+  // real API server refuses (400; found by the E8 lane). What was read back is re-sent as read.
+  // (client-node types a MicroTime it read as V1MicroTime but hands back the string it received.)
+  const micro = (time: V1MicroTime | string): V1MicroTime => (typeof time === 'string' || time instanceof V1MicroTime ? (time as V1MicroTime) : new V1MicroTime(time));
   const spec = (now: number, previous?: V1Lease) => ({
     holderIdentity: identity,
     leaseDurationSeconds: duration,
-    acquireTime: previous?.spec?.holderIdentity === identity && previous.spec.acquireTime ? previous.spec.acquireTime : new Date(now),
-    renewTime: new Date(now),
+    acquireTime: previous?.spec?.holderIdentity === identity && previous.spec.acquireTime ? micro(previous.spec.acquireTime) : new V1MicroTime(now),
+    renewTime: new V1MicroTime(now),
     leaseTransitions: (previous?.spec?.leaseTransitions ?? 0) + (previous && previous.spec?.holderIdentity !== identity ? 1 : 0),
   });
 
@@ -130,7 +134,7 @@ export function createElector(options: ElectorOptions): Elector {
         const current = await api.readNamespacedLease({ name, namespace });
         if (current.spec?.holderIdentity !== identity) return;
         // Released as client-go does: no holder, so a candidate need not wait out the duration.
-        await api.replaceNamespacedLease({ name, namespace, body: { ...current, spec: { ...current.spec, holderIdentity: undefined, leaseDurationSeconds: 1, renewTime: new Date(clock()) } } });
+        await api.replaceNamespacedLease({ name, namespace, body: { ...current, spec: { ...current.spec, holderIdentity: undefined, leaseDurationSeconds: 1, renewTime: new V1MicroTime(clock()) } } });
       } catch (error) {
         options.logger?.warn('lease release failed', { error });
       }

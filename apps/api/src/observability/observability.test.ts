@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { CoordinationV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { CREATE_NAMESPACE, waitFor } from '../test/operations.ts';
@@ -141,7 +141,7 @@ describe('R6 /metrics', () => {
       const name = `occ-leader-${stack.runtime.installation.installationId}`;
       await waitFor(async () => {
         const lease = await leases.readNamespacedLease({ name, namespace: 'default' });
-        const spec = { ...lease.spec, holderIdentity: 'another-replica', leaseDurationSeconds: 60, renewTime: new Date() };
+        const spec = { ...lease.spec, holderIdentity: 'another-replica', leaseDurationSeconds: 60, renewTime: new V1MicroTime() };
         return leases.replaceNamespacedLease({ name, namespace: 'default', body: { ...lease, spec } }).then(() => true, () => false);
       }, 'the Lease to be taken over');
       await waitFor(async () => (sample(await scrape(url), 'occ_lease_losses_total', { lease: 'leader' }) ?? 0) >= 1, 'the loss to be counted');
