@@ -23,3 +23,42 @@ export async function createUserInPage(page: Page, name: string): Promise<string
   expect(data.createUser.__typename).toBe('CreateUserSuccess');
   return data.createUser.principal!.id;
 }
+
+/** Grants the Agent's service principal `secret-operator` on exactly one secret (what D2 needs to deploy). */
+export async function grantSecretOperator(page: Page, subjectId: string, namespaceId: string, secretId: string): Promise<void> {
+  const data = await gqlInPage<{ grantAccess: { __typename: string } }>(
+    page,
+    'mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename ... on Error { code message } } }',
+    { input: { subjectId, roleId: 'rol_secret-operator', scope: { kind: 'RESOURCE', namespaceId, resourceKind: 'secret', resourceId: secretId } } },
+  );
+  expect(data.grantAccess.__typename, JSON.stringify(data.grantAccess)).toBe('GrantAccessSuccess');
+}
+
+/**
+ * Deploys an agent and waits until its active revision is ACTIVE on the embedded stack (the worker
+ * prepares and activates it, the kubelet simulator makes it ready); a failed revision shows its code
+ * and message in the assertion. Answers the new revision's id.
+ */
+export async function deployToActive(page: Page, agentId: string, timeout = 120_000): Promise<string> {
+  const deployed = await gqlInPage<{ deployAgent: { __typename: string; revision?: { id: string } } }>(
+    page,
+    'mutation($input: DeployAgentInput!) { deployAgent(input: $input) { __typename ... on DeployAgentSuccess { revision { id } } ... on Error { code message } } }',
+    { input: { agentId } },
+  );
+  expect(deployed.deployAgent.__typename, JSON.stringify(deployed.deployAgent)).toBe('DeployAgentSuccess');
+  await expect
+    .poll(
+      async () => {
+        const data = await gqlInPage<{ agent: { activeRevision: { state: string; failure: { code: string; message: string } | null } | null } }>(
+          page,
+          'query($id: ID!) { agent(id: $id) { activeRevision { state failure { code message } } } }',
+          { id: agentId },
+        );
+        const revision = data.agent.activeRevision;
+        return revision?.failure ? `FAILED ${revision.failure.code}: ${revision.failure.message}` : revision?.state;
+      },
+      { timeout, intervals: [500, 1000] },
+    )
+    .toBe('ACTIVE');
+  return deployed.deployAgent.revision!.id;
+}

@@ -2,7 +2,7 @@ import type { Page, Route } from '@playwright/test';
 import { axe, noSidewaysScroll } from '../support/a11y';
 import { createConfiguration, createReadyNamespace, createSecret, openCreate, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
-import { createUserInPage, gqlInPage } from '../support/graphql';
+import { createUserInPage, deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 
 // axe on every screen and state (loaded, loading, error, empty, dialogs open), in both colour
 // schemes, and every screen at 390 px wide without sideways scrolling. Serious and critical
@@ -34,22 +34,8 @@ async function deployedAgent(page: Page, namespaceId: string, configurationId: s
     { input: { namespaceId, name: 'a11y-deployed', configurationId } },
   );
   const agentId = created.createAgent.agent.id;
-  await gqlInPage(page, 'mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename } }', {
-    input: {
-      subjectId: created.createAgent.servicePrincipalId,
-      roleId: 'rol_secret-operator',
-      scope: { kind: 'RESOURCE', namespaceId, resourceKind: 'secret', resourceId: secretId },
-    },
-  });
-  await gqlInPage(page, 'mutation($input: DeployAgentInput!) { deployAgent(input: $input) { __typename } }', { input: { agentId } });
-  await expect
-    .poll(
-      async () =>
-        (await gqlInPage<{ agent: { activeRevision: { state: string } | null } }>(page, 'query($id: ID!) { agent(id: $id) { activeRevision { state } } }', { id: agentId }))
-          .agent.activeRevision?.state,
-      { timeout: 60_000 },
-    )
-    .toBe('ACTIVE');
+  await grantSecretOperator(page, created.createAgent.servicePrincipalId, namespaceId, secretId);
+  await deployToActive(page, agentId, 60_000);
   return agentId;
 }
 

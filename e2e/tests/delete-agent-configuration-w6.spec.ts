@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { axe } from '../support/a11y';
 import { confirmByTyping, createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
-import { gqlInPage } from '../support/graphql';
+import { deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 
 // Issue 12's deletes for agents and configurations, through the one confirmation pattern: a
 // configuration an agent selects is refused naming the agent; a running agent is refused until it is
@@ -11,8 +11,6 @@ import { gqlInPage } from '../support/graphql';
 const CREATE_SECRET = `mutation($input: CreateSecretInput!) { createSecret(input: $input) { __typename ... on CreateSecretSuccess { secret { id } } ... on Error { code message } } }`;
 const CREATE_CONFIGURATION = `mutation($input: CreateConfigurationInput!) { createConfiguration(input: $input) { __typename ... on CreateConfigurationSuccess { configuration { id } } ... on Error { code message } } }`;
 const CREATE_AGENT = `mutation($input: CreateAgentInput!) { createAgent(input: $input) { __typename ... on CreateAgentSuccess { agent { id servicePrincipalId } } ... on Error { code message } } }`;
-const GRANT = `mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename ... on Error { code message } } }`;
-const DEPLOY = `mutation($input: DeployAgentInput!) { deployAgent(input: $input) { __typename ... on Error { code message } } }`;
 const AGENT = `query($id: ID!) { agent(id: $id) { id desiredState activeRevision { state } } }`;
 const AGENTS_IN = `query($ns: ID!) { namespace(id: $ns) { agents(first: 10) { totalCount } } }`;
 
@@ -29,12 +27,8 @@ test('W6 C1 an agent and its configuration are deleted from their pages: in-use 
   const configurationId = c.createConfiguration.configuration.id;
   const a = await gqlInPage<{ createAgent: { agent: { id: string; servicePrincipalId: string } } }>(page, CREATE_AGENT, { input: { namespaceId, name: 'del-agent', configurationId } });
   const agentId = a.createAgent.agent.id;
-  await gqlInPage(page, GRANT, { input: { subjectId: a.createAgent.agent.servicePrincipalId, roleId: 'rol_secret-operator', scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secretId, namespaceId } } });
-  const deployed = await gqlInPage<{ deployAgent: { __typename: string } }>(page, DEPLOY, { input: { agentId } });
-  expect(deployed.deployAgent.__typename, JSON.stringify(deployed)).toBe('DeployAgentSuccess');
-  await expect
-    .poll(async () => (await gqlInPage<{ agent: { activeRevision: { state: string } | null } }>(page, AGENT, { id: agentId })).agent.activeRevision?.state, { timeout: 120_000, intervals: [500, 1000] })
-    .toBe('ACTIVE');
+  await grantSecretOperator(page, a.createAgent.agent.servicePrincipalId, namespaceId, secretId);
+  await deployToActive(page, agentId);
 
   await test.step('C1: the configuration an agent selects is refused, naming the agent, and stays', async () => {
     await page.goto(`/configurations?namespace=${namespaceId}&id=${configurationId}`);

@@ -1,7 +1,7 @@
 import { expect as rawExpect, type Page } from '@playwright/test';
 import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
-import { gqlInPage } from '../support/graphql';
+import { deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 
 // Journey (b) of issue 12: rotate a secret that a running agent consumes; the secrets list marks
 // it stale (W7: a running revision holds an older version); "Redeploy consumers" shows each
@@ -20,27 +20,8 @@ async function runningAgent(page: Page, namespaceId: string, secretId: string, n
     { input: { namespaceId, name, configurationId: configuration.createConfiguration.configuration.id } },
   );
   const agentId = created.createAgent.agent.id;
-  await gqlInPage(page, 'mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename } }', {
-    input: {
-      subjectId: created.createAgent.servicePrincipalId,
-      roleId: 'rol_secret-operator',
-      scope: { kind: 'RESOURCE', namespaceId, resourceKind: 'secret', resourceId: secretId },
-    },
-  });
-  const deployed = await gqlInPage<{ deployAgent: { __typename: string } }>(
-    page,
-    'mutation($input: DeployAgentInput!) { deployAgent(input: $input) { __typename } }',
-    { input: { agentId } },
-  );
-  rawExpect(deployed.deployAgent.__typename).toBe('DeployAgentSuccess');
-  await rawExpect
-    .poll(
-      async () =>
-        (await gqlInPage<{ agent: { activeRevision: { state: string } | null } }>(page, 'query($id: ID!) { agent(id: $id) { activeRevision { state } } }', { id: agentId }))
-          .agent.activeRevision?.state,
-      { timeout: 60_000 },
-    )
-    .toBe('ACTIVE');
+  await grantSecretOperator(page, created.createAgent.servicePrincipalId, namespaceId, secretId);
+  await deployToActive(page, agentId, 60_000);
   return agentId;
 }
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { axe, noSidewaysScroll } from '../support/a11y';
 import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
-import { gqlInPage } from '../support/graphql';
+import { deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 
 // Journey (c) of issue 12: an auditor (a user granted read only) opens a secret's reference graph
 // and follows it to a gateway. Set up through GraphQL: a secret bound by a configuration used by
@@ -19,9 +19,8 @@ const screensDir = path.resolve(here, '../test-results/screens');
 const CREATE_SECRET = `mutation($input: CreateSecretInput!) { createSecret(input: $input) { __typename ... on CreateSecretSuccess { secret { id } } ... on Error { code message } } }`;
 const CREATE_CONFIGURATION = `mutation($input: CreateConfigurationInput!) { createConfiguration(input: $input) { __typename ... on CreateConfigurationSuccess { configuration { id } } ... on Error { code message } } }`;
 const CREATE_AGENT = `mutation($input: CreateAgentInput!) { createAgent(input: $input) { __typename ... on CreateAgentSuccess { agent { id servicePrincipalId } } ... on Error { code message } } }`;
-const GRANT = `mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename ... on Error { code message } } }`;
-const DEPLOY = `mutation($input: DeployAgentInput!) { deployAgent(input: $input) { __typename ... on DeployAgentSuccess { revision { id number } } ... on Error { code message } } }`;
 const AGENT = `query($id: ID!) { agent(id: $id) { status activeRevision { id state gateway { k8sNamespace name } } } }`;
+const GRANT = `mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename ... on Error { code message } } }`;
 const UPDATE_SECRET = `mutation($input: UpdateSecretInput!) { updateSecret(input: $input) { __typename ... on UpdateSecretSuccess { delivery { staleRevisionIds } } ... on Error { code message } } }`;
 const CREATE_USER = `mutation($input: CreateUserInput!) { createUser(input: $input) { __typename ... on CreateUserSuccess { apiKey principal { id } } } }`;
 
@@ -55,17 +54,8 @@ test('W7 journey (c): an auditor with read only opens a secret’s reference gra
     });
     expect(a.createAgent.__typename).toBe('CreateAgentSuccess');
     agentId = a.createAgent.agent.id;
-    const g = await gqlInPage<{ grantAccess: { __typename: string } }>(page, GRANT, {
-      input: { subjectId: a.createAgent.agent.servicePrincipalId, roleId: 'rol_secret-operator', scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secretId, namespaceId } },
-    });
-    expect(g.grantAccess.__typename).toBe('GrantAccessSuccess');
-    const d = await gqlInPage<{ deployAgent: { __typename: string; revision: { id: string } } }>(page, DEPLOY, { input: { agentId } });
-    expect(d.deployAgent.__typename, JSON.stringify(d)).toBe('DeployAgentSuccess');
-    revisionId = d.deployAgent.revision.id;
-    // The embedded stack's worker prepares and activates it; the kubelet simulator makes it ready.
-    await expect
-      .poll(async () => (await gqlInPage<{ agent: Agent }>(page, AGENT, { id: agentId })).agent.activeRevision?.state, { timeout: 120_000, intervals: [500, 1000] })
-      .toBe('ACTIVE');
+    await grantSecretOperator(page, a.createAgent.agent.servicePrincipalId, namespaceId, secretId);
+    revisionId = await deployToActive(page, agentId);
     const running = (await gqlInPage<{ agent: Agent }>(page, AGENT, { id: agentId })).agent;
     expect(running.status).toBe('running');
     expect(running.activeRevision!.id).toBe(revisionId);

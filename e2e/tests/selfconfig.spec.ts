@@ -2,7 +2,7 @@ import type { APIRequestContext, Page } from '@playwright/test';
 import { axe, noSidewaysScroll } from '../support/a11y';
 import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
-import { gqlInPage } from '../support/graphql';
+import { deployToActive, gqlInPage } from '../support/graphql';
 
 // Journey (d) of issue 12: a deployed agent with self-configure enabled changes its own instance;
 // one of its requests asks to remove a skill the control plane (occ-controller) owns, so that
@@ -114,26 +114,7 @@ test('SC7 SC2 SC5 journey (d): SelfConfig requests with phases, a skipped remova
     expect(created.createAgent.__typename).toBe('CreateAgentSuccess');
     agentId = created.createAgent.agent!.id;
     servicePrincipalId = created.createAgent.agent!.servicePrincipalId;
-    const deployed = await gqlInPage<{ deployAgent: { __typename: string; code?: string; message?: string } }>(
-      page,
-      'mutation($input: DeployAgentInput!) { deployAgent(input: $input) { __typename ... on Error { code message } } }',
-      { input: { agentId } },
-    );
-    expect(deployed.deployAgent.__typename, JSON.stringify(deployed.deployAgent)).toBe('DeployAgentSuccess');
-    await expect
-      .poll(
-        async () => {
-          const data = await gqlInPage<{ agent: { activeRevision: { state: string; failure: { code: string; message: string } | null } | null } }>(
-            page,
-            'query($id: ID!) { agent(id: $id) { activeRevision { state failure { code message } } } }',
-            { id: agentId },
-          );
-          const revision = data.agent.activeRevision;
-          return revision?.failure ? `FAILED ${revision.failure.code}: ${revision.failure.message}` : revision?.state;
-        },
-        { timeout: 120_000, intervals: [1000, 2000] },
-      )
-      .toBe('ACTIVE');
+    await deployToActive(page, agentId);
   });
 
   const names: Record<'added' | 'skipped' | 'failed', string> = { added: '', skipped: '', failed: '' };
