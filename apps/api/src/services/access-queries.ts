@@ -3,7 +3,7 @@ import { isId } from '@occ/domain/ids';
 import { isIdShaped } from '@occ/domain/text';
 import { NotFoundError, ValidationError } from '@occ/domain/errors';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { auditHiddenDenial, decider, loadBindings, permittedSet } from './access.ts';
+import { auditHiddenDenial, decider, loadBindings, permissionSets } from './access.ts';
 import { authorizeAny, bindingsPage, findBindings, isAction, isResourceKind, readBindingsRequests, type AccessBindingView, type Request } from './access-scope.ts';
 import type { Actor, Deps } from './deps.ts';
 import type { PageOf, PageRequest } from './pagination.ts';
@@ -26,8 +26,8 @@ async function readableBy(deps: Deps, actor: Actor): Promise<(binding: AccessBin
  * own; those where it may read bindings (`read` on `accessBinding` at the binding's namespace, or
  * everywhere; an installation-scope binding needs it everywhere); and those it may administer
  * (administerRequest: `administer` on the installation, on `accessBinding` in the namespace, or
- * on the bound resource's kind covering that resource). access-queries.test.ts checks it row for
- * row against canSeeBinding on generated grants.
+ * on the bound resource's kind covering that resource). access.test.ts checks it row for row
+ * against canSeeBinding on generated grants.
  */
 export async function visibleBindingsWhere(deps: Deps, actor: Actor): Promise<Prisma.AccessBindingWhereInput> {
   const setWhere = (set: ReadableSet, resource: boolean): Prisma.AccessBindingWhereInput | null =>
@@ -36,14 +36,15 @@ export async function visibleBindingsWhere(deps: Deps, actor: Actor): Promise<Pr
       : set.namespaceIds.length > 0 || (resource && set.resourceIds.length > 0)
         ? { OR: [{ namespaceId: { in: set.namespaceIds } }, ...(resource ? [{ resourceId: { in: set.resourceIds } }] : [])] }
         : null;
+  const permitted = await permissionSets(deps.db, actor);
   const any: Prisma.AccessBindingWhereInput[] = [{ subjectId: actor.principalId }];
-  const readBindings = setWhere(await permittedSet(deps.db, actor, 'read', 'accessBinding'), false);
+  const readBindings = setWhere(permitted('read', 'accessBinding'), false);
   if (readBindings) any.push(readBindings);
-  if ((await permittedSet(deps.db, actor, 'administer', 'installation')).everywhere) any.push({ scopeKind: 'INSTALLATION' });
-  const administerNamespaces = setWhere(await permittedSet(deps.db, actor, 'administer', 'accessBinding'), false);
+  if (permitted('administer', 'installation').everywhere) any.push({ scopeKind: 'INSTALLATION' });
+  const administerNamespaces = setWhere(permitted('administer', 'accessBinding'), false);
   if (administerNamespaces) any.push({ AND: [{ scopeKind: 'NAMESPACE' }, administerNamespaces] });
   for (const kind of RESOURCE_KINDS) {
-    const administerKind = setWhere(await permittedSet(deps.db, actor, 'administer', kind), true);
+    const administerKind = setWhere(permitted('administer', kind), true);
     if (administerKind) any.push({ AND: [{ scopeKind: 'RESOURCE', resourceKind: kind }, administerKind] });
   }
   return { OR: any };
@@ -56,12 +57,6 @@ export async function bindingsOfSubjectPage(deps: Deps, actor: Actor, subjectId:
   return bindingsPage(deps.db, { AND: [{ subjectId: subject }, await visibleBindingsWhere(deps, actor)] }, page);
 }
 
-/** The same bindings, all of them, filtered in memory by canSeeBinding (the oracle of the test above). */
-export async function listBindingsForSubject(deps: Deps, actor: Actor, subjectId: string): Promise<AccessBindingView[]> {
-  if (!isIdShaped(subjectId)) return [];
-  const readable = await readableBy(deps, actor);
-  return (await findBindings(deps.db, { subjectId })).filter(readable);
-}
 
 /**
  * The bindings that target one resource. For a namespace these are the bindings on the namespace

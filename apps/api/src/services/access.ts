@@ -59,14 +59,18 @@ function actorBindings(db: Db | Tx, actor: Actor): Promise<BindingView[]> {
   return (actor.memo.bindings ??= loadBindings(db, actor.principalId));
 }
 
-/** The scopes where the actor may read `kind`, for a list query to filter by (readableWhere). */
-export async function readableBy(db: Db | Tx, actor: Actor, kind: ResourceKind): Promise<ReadableSet> {
-  return readableSet(await actorBindings(db, actor), actor.principalId, 'read', kind);
+/**
+ * Where the actor may do an action on a kind, as sets a query can filter by (readableSet), from
+ * one read of its bindings however many (action, kind) pairs the caller asks about.
+ */
+export async function permissionSets(db: Db | Tx, actor: Actor): Promise<(action: Action, kind: ResourceKind) => ReadableSet> {
+  const bindings = await actorBindings(db, actor);
+  return (action, kind) => readableSet(bindings, actor.principalId, action, kind);
 }
 
-/** Where the actor may do `action` on `kind`, as sets a query can filter by (readableSet). */
-export async function permittedSet(db: Db | Tx, actor: Actor, action: Action, kind: ResourceKind): Promise<ReadableSet> {
-  return readableSet(await actorBindings(db, actor), actor.principalId, action, kind);
+/** The scopes where the actor may read `kind`, for a list query to filter by (readableWhere). */
+export async function readableBy(db: Db | Tx, actor: Actor, kind: ResourceKind): Promise<ReadableSet> {
+  return (await permissionSets(db, actor))('read', kind);
 }
 
 export async function check(db: Db | Tx, actor: Actor, request: Omit<AccessRequest, 'subjectId'>): Promise<Decision> {
