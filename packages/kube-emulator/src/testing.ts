@@ -99,7 +99,7 @@ export async function realCluster(kubeconfigPath: string, crdDirs: readonly stri
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(kubeconfigPath);
   const clients = clientsOf(kubeConfig);
-  for (const crd of await readCrdFiles(crdDirs)) await installCrd(clients.objects, clients.extensions, crd);
+  for (const crd of await readCrdFiles(crdDirs)) await installCrd(clients, crd);
   return {
     target: 'real',
     get emulator(): KubeEmulator {
@@ -110,17 +110,33 @@ export async function realCluster(kubeconfigPath: string, crdDirs: readonly stri
   };
 }
 
-async function installCrd(objects: KubernetesObjectApi, extensions: ApiextensionsV1Api, crd: KubeObject): Promise<void> {
-  const name = crd.metadata.name ?? '';
+async function installCrd(clients: CrdClients & { objects: KubernetesObjectApi }, crd: KubeObject): Promise<void> {
   // Spelled for client-node's typed CRD model, which would otherwise drop the x-kubernetes-* keys (crds.ts).
-  await objects.patch(crdForClientModels(withoutMapIntOrString(crd)) as never, undefined, undefined, 'occ-test-harness', true, PatchStrategy.ServerSideApply);
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const stored = await extensions.readCustomResourceDefinition({ name });
-    const established = stored.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-    if (established) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  await clients.objects.patch(crdForClientModels(withoutMapIntOrString(crd)) as never, undefined, undefined, 'occ-test-harness', true, PatchStrategy.ServerSideApply);
+  await untilServed(clients, crd.metadata.name ?? '');
+}
+
+type CrdClients = Pick<TestCluster, 'extensions' | 'custom'>;
+
+/**
+ * Waits, as a client must, until a CRD is Established and its resources answer: a real server
+ * serves a new CRD's resources a moment after creating it (404 until then); the emulator at once.
+ * Answers the CRD as then stored.
+ */
+async function untilServed(clients: CrdClients, name: string): Promise<V1CustomResourceDefinition> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const stored = await clients.extensions.readCustomResourceDefinition({ name });
+    if (stored.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) {
+      const version = stored.spec.versions.find((v) => v.served)?.name ?? '';
+      const served = await clients.custom.listClusterCustomObject({ group: stored.spec.group, version, plural: stored.spec.names.plural }).then(
+        () => true,
+        () => false,
+      );
+      if (served) return stored;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`CRD ${name} did not become Established`);
+  throw new Error(`CRD ${name} was not served within 10 s`);
 }
 
 /**
@@ -169,27 +185,10 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(3).toString('hex')}`;
 }
 
-/**
- * Creates a CRD and waits, as a client must, until it is Established and its resources answer: a
- * real server serves a new CRD's resources a moment after creating it (404 until then); the
- * emulator at once. Answers the CRD as then stored.
- */
+/** Creates a CRD and waits until it is served (untilServed). */
 export async function createEstablishedCrd(cluster: TestCluster, body: V1CustomResourceDefinition): Promise<V1CustomResourceDefinition> {
   const created = await cluster.extensions.createCustomResourceDefinition({ body });
-  const name = created.metadata?.name ?? '';
-  const version = created.spec.versions.find((v) => v.served)?.name ?? '';
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const stored = await cluster.extensions.readCustomResourceDefinition({ name });
-    if (stored.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) {
-      const served = await cluster.custom.listClusterCustomObject({ group: stored.spec.group, version, plural: stored.spec.names.plural }).then(
-        () => true,
-        () => false,
-      );
-      if (served) return stored;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`CRD ${name} was not served within 10 s`);
+  return untilServed(cluster, created.metadata?.name ?? '');
 }
 
 export async function createNamespace(cluster: TestCluster, prefix = 'ns'): Promise<string> {
