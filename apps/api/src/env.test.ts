@@ -17,13 +17,18 @@ function problemsOf(source: NodeJS.ProcessEnv, needs?: { kubernetes: boolean }):
 
 describe('configuration (R1)', () => {
   it('R1 every problem is named by its variable, all at once', () => {
-    const problems = problemsOf({ OCC_PORT: 'x', OCC_LOG_LEVEL: 'loud', OCC_LEADER_LEASE_SECONDS: '0', OCC_ALLOWED_ORIGINS: 'nope', OCC_MIGRATE_AT_START: 'perhaps', OCC_BOOTSTRAP_SECRET: 'Not/Valid', DATABASE_URL: 'mysql://x', OCC_METRICS_PORT: '70000', OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://user:hunter2@collector' });
-    for (const variable of ['OCC_PORT', 'OCC_LOG_LEVEL', 'OCC_LEADER_LEASE_SECONDS', 'OCC_ALLOWED_ORIGINS', 'OCC_MIGRATE_AT_START', 'OCC_BOOTSTRAP_SECRET', 'DATABASE_URL', 'OCC_METRICS_PORT', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
+    const problems = problemsOf({ OCC_PORT: 'x', OCC_LOG_LEVEL: 'loud', OCC_LEADER_LEASE_SECONDS: '0', OCC_ALLOWED_ORIGINS: 'nope', OCC_MIGRATE_AT_START: 'perhaps', OCC_BOOTSTRAP_SECRET: 'Not/Valid', OCC_TENANT_SERVICE_ACCOUNT: 'occ-api', DATABASE_URL: 'mysql://x', OCC_METRICS_PORT: '70000', OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://user:hunter2@collector' });
+    for (const variable of ['OCC_PORT', 'OCC_LOG_LEVEL', 'OCC_LEADER_LEASE_SECONDS', 'OCC_ALLOWED_ORIGINS', 'OCC_MIGRATE_AT_START', 'OCC_BOOTSTRAP_SECRET', 'OCC_TENANT_SERVICE_ACCOUNT', 'DATABASE_URL', 'OCC_METRICS_PORT', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
       expect(problems.filter((p) => p.startsWith(variable)), variable).toHaveLength(1);
     }
-    expect(problems).toHaveLength(9);
+    expect(problems).toHaveLength(10);
     // A collector URL may carry credentials: never quoted back.
     expect(problems.join('\n')).not.toContain('hunter2');
+  });
+
+  it('K1 OCC_TENANT_SERVICE_ACCOUNT names the service account each provisioned namespace binds occ-tenant to; unset binds none', () => {
+    expect(readEnv({ OCC_TENANT_SERVICE_ACCOUNT: 'occ-system/occ-api' }).tenantServiceAccount).toEqual({ namespace: 'occ-system', name: 'occ-api' });
+    expect(readEnv({}).tenantServiceAccount).toBeNull();
   });
 
   it('R6 /metrics listens on 9464 in production and not at all in development, unless OCC_METRICS_PORT says otherwise', () => {

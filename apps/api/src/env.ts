@@ -28,6 +28,13 @@ export interface Env {
   migrateAtStart: boolean;
   /** R3: where a production bootstrap puts its key: OCC_BOOTSTRAP_SECRET=namespace/name. */
   bootstrapSecret: { namespace: string; name: string } | null;
+  /**
+   * K1: OCC_TENANT_SERVICE_ACCOUNT=namespace/name, the service account the product runs as in a
+   * cluster (deploy/: occ-system/occ-api). Each provisioned namespace gets a RoleBinding of the
+   * ClusterRole occ-tenant to it; unset (the embedded server, or credentials that already reach
+   * every namespace), none is made.
+   */
+  tenantServiceAccount: { namespace: string; name: string } | null;
   /** R3: or OCC_BOOTSTRAP_KEY_FILE, written with mode 0600. */
   bootstrapKeyFile: string | null;
   /** R4: the Lease the replicas elect their leader through (OCC_LEADER_NAMESPACE, default `default`). */
@@ -104,10 +111,10 @@ function bool(name: string, value: string | undefined, fallback: boolean): boole
   throw new Error(`${name} must be true or false`);
 }
 
-function secretRef(value: string | undefined): { namespace: string; name: string } | null {
+function namespacedName(variable: string, value: string | undefined): { namespace: string; name: string } | null {
   if (value === undefined || value === '') return null;
   const match = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(value);
-  if (!match) throw new Error('OCC_BOOTSTRAP_SECRET must be namespace/name (Kubernetes names)');
+  if (!match) throw new Error(`${variable} must be namespace/name (Kubernetes names)`);
   return { namespace: match[1]!, name: match[3]! };
 }
 
@@ -215,7 +222,8 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     allowedOrigins: field(problems, [], () => origins(source.OCC_ALLOWED_ORIGINS)),
     logLevel: field(problems, 'info', () => logLevel(source.OCC_LOG_LEVEL)),
     migrateAtStart: field(problems, !production, () => bool('OCC_MIGRATE_AT_START', source.OCC_MIGRATE_AT_START, !production)),
-    bootstrapSecret: field(problems, null, () => secretRef(source.OCC_BOOTSTRAP_SECRET)),
+    bootstrapSecret: field(problems, null, () => namespacedName('OCC_BOOTSTRAP_SECRET', source.OCC_BOOTSTRAP_SECRET)),
+    tenantServiceAccount: field(problems, null, () => namespacedName('OCC_TENANT_SERVICE_ACCOUNT', source.OCC_TENANT_SERVICE_ACCOUNT)),
     bootstrapKeyFile: source.OCC_BOOTSTRAP_KEY_FILE ? path.resolve(source.OCC_BOOTSTRAP_KEY_FILE) : null,
     leaderNamespace: source.OCC_LEADER_NAMESPACE || 'default',
     leaderLeaseSeconds: field(problems, 15, () => positiveInt('OCC_LEADER_LEASE_SECONDS', source.OCC_LEADER_LEASE_SECONDS, 15)),

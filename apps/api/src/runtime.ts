@@ -54,7 +54,7 @@ export interface Runtime {
 
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
   Partial<Pick<Env, 'inCluster'>> &
-  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'gatewayReadySeconds' | 'selfConfigTtlSeconds'>> &
+  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'tenantServiceAccount' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'gatewayReadySeconds' | 'selfConfigTtlSeconds'>> &
   Partial<Pick<Env, 'webhookTls' | 'webhookHost' | 'webhookPort' | 'otlpEndpoint' | 'serviceName'>>;
 
 export interface RuntimeOptions {
@@ -179,7 +179,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       logger,
       installationId: installation.installationId,
       secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId),
-      namespaceDriver: new KubernetesNamespaceDriver(kubeConfig, installation.installationId),
+      namespaceDriver: new KubernetesNamespaceDriver(kubeConfig, installation.installationId, env.tenantServiceAccount ?? null),
       metrics,
       tracing,
       agentObjects: new KubernetesAgentObjectsDriver(kubeConfig, installation.installationId),

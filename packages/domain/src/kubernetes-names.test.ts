@@ -20,6 +20,8 @@ import {
   namespaceLabels,
   secretBackendName,
   secretLabels,
+  isTenantRoleBinding,
+  tenantRoleBinding,
 } from './kubernetes-names.ts';
 
 // The grammars kube-apiserver enforces (k8s.io/apimachinery/pkg/util/validation).
@@ -219,5 +221,40 @@ describe('agent object names', () => {
   });
   it('W4 labels an agent object with its namespace, installation and agent', () => {
     expect(agentLabels('ns_11111111-1111-4111-8111-111111111111', agentId, 'inst-1')[AGENT_ID_LABEL]).toBe('0b7e6f0e-8a53-4f57-9a8e-6c1d8e7f2a10');
+  });
+});
+
+describe('tenantRoleBinding', () => {
+  const sa = { namespace: 'occ-system', name: 'occ-api' };
+
+  it('K1 binds exactly the ClusterRole occ-tenant to the product service account, inside the tenant namespace, labelled as ours', () => {
+    const binding = tenantRoleBinding(kubernetesNamespaceName(NS_ID), NS_ID, 'inst-1', sa);
+    expect(binding).toEqual({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'occ-tenant', namespace: kubernetesNamespaceName(NS_ID), labels: namespaceLabels(NS_ID, 'inst-1') },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'occ-tenant' },
+      subjects: [{ kind: 'ServiceAccount', name: 'occ-api', namespace: 'occ-system' }],
+    });
+    for (const [key, value] of Object.entries(binding.metadata.labels)) {
+      expect(isLabelKey(key)).toBe(true);
+      expect(isLabelValue(value)).toBe(true);
+    }
+  });
+
+  it('K1 an existing occ-tenant binding is accepted only when it binds occ-tenant to this service account', () => {
+    const ours = tenantRoleBinding('occ-x', NS_ID, 'inst-1', sa);
+    expect(isTenantRoleBinding(ours, sa)).toBe(true);
+    expect(isTenantRoleBinding({ ...ours, subjects: [...ours.subjects, { kind: 'ServiceAccount', name: 'other', namespace: 'x' }] }, sa)).toBe(true);
+    const variants = [
+      { ...ours, roleRef: { ...ours.roleRef, name: 'cluster-admin' } },
+      { ...ours, roleRef: { ...ours.roleRef, kind: 'Role' } },
+      { ...ours, roleRef: { ...ours.roleRef, apiGroup: 'example.com' } },
+      { ...ours, subjects: [] },
+      { ...ours, subjects: [{ kind: 'ServiceAccount', name: 'occ-api', namespace: 'elsewhere' }] },
+      { ...ours, subjects: [{ kind: 'User', name: 'occ-api', namespace: 'occ-system' }] },
+      { roleRef: ours.roleRef },
+    ];
+    for (const variant of variants) expect(isTenantRoleBinding(variant, sa)).toBe(false);
   });
 });

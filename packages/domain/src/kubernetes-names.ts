@@ -101,3 +101,45 @@ export function harnessSecretName(agentId: string, revisionNumber: number): stri
 export function agentLabels(namespaceId: string, agentId: string, installationId: string): Record<string, string> {
   return { ...namespaceLabels(namespaceId, installationId), [AGENT_ID_LABEL]: uuidOf(agentId) };
 }
+
+/** The ClusterRole deploy/rbac.yaml defines with what the product does inside a tenant namespace. */
+export const TENANT_ROLE = 'occ-tenant';
+
+export interface ServiceAccountRef {
+  namespace: string;
+  name: string;
+}
+
+export interface TenantRoleBinding {
+  apiVersion: 'rbac.authorization.k8s.io/v1';
+  kind: 'RoleBinding';
+  metadata: { name: string; namespace: string; labels: Record<string, string> };
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io'; kind: 'ClusterRole'; name: string };
+  subjects: { kind: 'ServiceAccount'; name: string; namespace: string }[];
+}
+
+/**
+ * K1: the product's access to a tenant namespace is a RoleBinding inside it, made when the namespace
+ * is provisioned, that binds the ClusterRole occ-tenant to the product's own service account. No
+ * cluster-wide grant reaches Secrets, so a namespace that is not ours stays closed to the product.
+ */
+export function tenantRoleBinding(k8sNamespace: string, namespaceId: string, installationId: string, serviceAccount: ServiceAccountRef): TenantRoleBinding {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: TENANT_ROLE, namespace: k8sNamespace, labels: namespaceLabels(namespaceId, installationId) },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: TENANT_ROLE },
+    subjects: [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace: serviceAccount.namespace }],
+  };
+}
+
+/** Whether an existing binding named occ-tenant is the one this product would make (roleRef cannot change). */
+export function isTenantRoleBinding(
+  existing: { roleRef?: { apiGroup?: string; kind?: string; name?: string }; subjects?: { kind?: string; name?: string; namespace?: string }[] },
+  serviceAccount: ServiceAccountRef,
+): boolean {
+  const ref = existing.roleRef;
+  const roleOk = ref?.apiGroup === 'rbac.authorization.k8s.io' && ref.kind === 'ClusterRole' && ref.name === TENANT_ROLE;
+  const subjectOk = (existing.subjects ?? []).some((s) => s.kind === 'ServiceAccount' && s.name === serviceAccount.name && s.namespace === serviceAccount.namespace);
+  return roleOk && subjectOk;
+}

@@ -91,6 +91,7 @@ const WRITTEN: Record<string, Record<string, unknown>> = {
   'apps/deployments': { metadata: { name: 'd' }, spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'g', image: 'x' }] } } }, status: { replicas: 1, conditions: [{ type: 'Available', status: 'True' }] } },
   'apps/replicasets': { metadata: { name: 'r' }, spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'g', image: 'x' }] } } }, status: { replicas: 1, readyReplicas: 1 } },
   'apiextensions.k8s.io/customresourcedefinitions': { metadata: { name: 'xs.example.com' }, spec: { group: 'example.com', names: { plural: 'xs', kind: 'X' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true }] } },
+  'rbac.authorization.k8s.io/rolebindings': { metadata: { name: 'occ-tenant' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'occ-tenant' }, subjects: [{ kind: 'ServiceAccount', name: 'occ-api', namespace: 'occ-system' }] },
   'coordination.k8s.io/leases': { metadata: { name: 'l' }, spec: { holderIdentity: 'me', leaseDurationSeconds: 15 } },
   'admissionregistration.k8s.io/validatingwebhookconfigurations': { metadata: { name: 'w' }, webhooks: [{ name: 'w.example.com', clientConfig: { url: 'https://x' }, rules: [{ operations: ['CREATE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] }] },
 };

@@ -154,6 +154,27 @@ const BUILT_IN: Record<string, { name: string; description: string; properties: 
     description: 'Lease defines a lease concept.',
     properties: { spec: open('spec contains the specification of the Lease.') },
   },
+  'rbac.authorization.k8s.io/rolebindings': {
+    name: 'io.k8s.api.rbac.v1.RoleBinding',
+    description: 'RoleBinding references a role, but does not contain it.  It can reference a Role in the same namespace or a ClusterRole in the global namespace.',
+    properties: {
+      roleRef: {
+        type: 'object',
+        description: 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.',
+        required: ['apiGroup', 'kind', 'name'],
+        properties: { apiGroup: str('APIGroup is the group for the resource being referenced'), kind: str('Kind is the type of resource being referenced'), name: str('Name is the name of resource being referenced') },
+      },
+      subjects: {
+        type: 'array',
+        description: 'Subjects holds references to the objects the role applies to.',
+        items: {
+          type: 'object',
+          required: ['kind', 'name'],
+          properties: { kind: str('Kind of object being referenced.'), apiGroup: str('APIGroup holds the API group of the referenced subject.'), name: str('Name of the object being referenced.'), namespace: str('Namespace of the referenced object.') },
+        },
+      },
+    },
+  },
   'apiextensions.k8s.io/customresourcedefinitions': {
     name: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
     description: 'CustomResourceDefinition represents a resource that should be exposed on the API server.',

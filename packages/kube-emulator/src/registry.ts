@@ -96,6 +96,9 @@ export const VALIDATING_WEBHOOK_CONFIGURATIONS = builtIn(
   { categories: ['api-extensions'] },
 );
 
+/** The product binds its tenant ClusterRole in each namespace it provisions (K1); stored, not enforced. */
+export const ROLEBINDINGS = builtIn('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true);
+
 /** Written by the kubelet simulator as the deployment controller and the kubelet would (E3). */
 export const PODS = builtIn('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], subresources: { status: true, scale: false } });
 export const REPLICASETS = builtIn('apps', 'v1', 'replicasets', 'ReplicaSet', true, {
@@ -115,6 +118,7 @@ export const BUILT_IN_RESOURCES: readonly ResourceType[] = [
   REPLICASETS,
   CRDS,
   LEASES,
+  ROLEBINDINGS,
   VALIDATING_WEBHOOK_CONFIGURATIONS,
 ];
 

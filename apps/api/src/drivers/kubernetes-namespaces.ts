@@ -1,24 +1,36 @@
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { FIELD_MANAGER, namespaceLabels } from '@occ/domain/kubernetes-names';
+import { CoreV1Api, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { FIELD_MANAGER, isTenantRoleBinding, namespaceLabels, TENANT_ROLE, tenantRoleBinding, type ServiceAccountRef } from '@occ/domain/kubernetes-names';
 import { classifyKubeError } from '../kube/errors.ts';
 
 export interface NamespaceDriver {
-  /** K1: creates the Kubernetes namespace, or accepts an existing one only when it is ours. */
+  /**
+   * K1: creates the Kubernetes namespace, or accepts an existing one only when it is ours; then,
+   * when the product runs as a service account, binds occ-tenant to it inside the namespace.
+   */
   ensure(k8sName: string, namespaceId: string): Promise<void>;
   ping(): Promise<void>;
 }
 
 export class KubernetesNamespaceDriver implements NamespaceDriver {
   private readonly core: CoreV1Api;
+  private readonly rbac: RbacAuthorizationV1Api;
 
   constructor(
     kubeConfig: KubeConfig,
     private readonly installationId: string,
+    /** OCC_TENANT_SERVICE_ACCOUNT: who gets occ-tenant in each namespace; null binds nothing. */
+    private readonly tenantServiceAccount: ServiceAccountRef | null = null,
   ) {
     this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   }
 
   async ensure(k8sName: string, namespaceId: string): Promise<void> {
+    await this.ensureNamespace(k8sName, namespaceId);
+    if (this.tenantServiceAccount) await this.ensureTenantBinding(k8sName, namespaceId, this.tenantServiceAccount);
+  }
+
+  private async ensureNamespace(k8sName: string, namespaceId: string): Promise<void> {
     try {
       await this.core.createNamespace({ body: { metadata: { name: k8sName, labels: namespaceLabels(namespaceId, this.installationId) } }, fieldManager: FIELD_MANAGER });
       return;
@@ -30,6 +42,27 @@ export class KubernetesNamespaceDriver implements NamespaceDriver {
     // R3: adopted only when every label is this namespace's in this installation.
     const foreign = Object.entries(namespaceLabels(namespaceId, this.installationId)).some(([key, value]) => labels[key] !== value);
     if (foreign) throw new ForeignNamespaceError(`Kubernetes namespace ${k8sName} exists and is not labelled as this installation's namespace`);
+  }
+
+  /**
+   * Create only (deploy/rbac.yaml grants `create` on rolebindings and `bind` on occ-tenant, nothing
+   * more): a retry after a lost reply finds its own binding and accepts it; a binding of that name
+   * with another role or without this service account is refused, since roleRef cannot change.
+   */
+  private async ensureTenantBinding(k8sName: string, namespaceId: string, serviceAccount: ServiceAccountRef): Promise<void> {
+    const body = tenantRoleBinding(k8sName, namespaceId, this.installationId, serviceAccount);
+    try {
+      await this.rbac.createNamespacedRoleBinding({ namespace: k8sName, body, fieldManager: FIELD_MANAGER });
+      return;
+    } catch (error) {
+      if (classifyKubeError(error).kind !== 'already-exists') throw error;
+    }
+    const existing = await this.rbac.readNamespacedRoleBinding({ name: TENANT_ROLE, namespace: k8sName });
+    if (!isTenantRoleBinding(existing, serviceAccount)) {
+      throw new ForeignNamespaceError(
+        `Kubernetes namespace ${k8sName} holds a RoleBinding ${TENANT_ROLE} that does not bind the ClusterRole ${TENANT_ROLE} to ${serviceAccount.namespace}/${serviceAccount.name}`,
+      );
+    }
   }
 
   async ping(): Promise<void> {

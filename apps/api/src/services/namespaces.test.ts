@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MANAGED_BY_LABEL, NAMESPACE_ID_LABEL } from '@occ/domain/kubernetes-names';
+import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { MANAGED_BY_LABEL, NAMESPACE_ID_LABEL, namespaceLabels, tenantRoleBinding } from '@occ/domain/kubernetes-names';
 import { uuidOf } from '@occ/domain/ids';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { CREATE_NAMESPACE, NAMESPACE, payload, waitFor } from '../test/operations.ts';
@@ -75,5 +76,68 @@ describe('K1 with the worker held back', () => {
     expect(k8s.metadata?.labels?.[MANAGED_BY_LABEL]).toBeUndefined();
     const work = await held.runtime.db.workItem.findFirstOrThrow({ where: { idempotencyKey: `namespace.provision:${id}` } });
     expect(work.state).toBe('FAILED');
+  });
+});
+
+describe('K1 the product service account gets occ-tenant inside each namespace it provisions', () => {
+  const serviceAccount = { namespace: 'occ-system', name: 'occ-api' };
+  let tenant: TestStack;
+  let rbac: RbacAuthorizationV1Api;
+  beforeAll(async () => {
+    tenant = await startTestStack({ worker: false, env: { tenantServiceAccount: serviceAccount } });
+    rbac = tenant.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  });
+  afterAll(() => tenant?.close());
+
+  async function provision(name: string, before?: (k8sName: string, id: string) => Promise<void>) {
+    const created = payload(await tenant.gql(CREATE_NAMESPACE, { input: { name } }), 'createNamespace');
+    const id: string = created.namespace.id;
+    const row = await tenant.runtime.db.namespace.findUniqueOrThrow({ where: { id } });
+    await before?.(row.k8sName, id);
+    await tenant.runtime.worker.drain();
+    return { id, k8sName: row.k8sName, ns: (await tenant.gql(NAMESPACE, { id })).body.data?.namespace };
+  }
+
+  it('K1 a provisioned namespace holds the RoleBinding occ-tenant: the ClusterRole occ-tenant bound to exactly the configured service account', async () => {
+    const { id, k8sName, ns } = await provision('k1-tenant');
+    expect(ns).toMatchObject({ status: 'READY' });
+    const binding = await rbac.readNamespacedRoleBinding({ name: 'occ-tenant', namespace: k8sName });
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'occ-tenant' });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'occ-api', namespace: 'occ-system' }]);
+    expect(binding.metadata?.labels).toMatchObject({ [MANAGED_BY_LABEL]: 'openclaw-control-plane', [NAMESPACE_ID_LABEL]: uuidOf(id) });
+    expect(binding.metadata?.managedFields?.map((f) => f.manager)).toEqual(['occ-controller']);
+  });
+
+  it('K1 a retry that finds its own binding (a lost reply) accepts it and the namespace becomes ready', async () => {
+    const { k8sName, ns } = await provision('k1-retry', async (k8sName, id) => {
+      await tenant.core.createNamespace({ body: { metadata: { name: k8sName, labels: namespaceLabels(id, tenant.runtime.installation.installationId) } } });
+      await rbac.createNamespacedRoleBinding({ namespace: k8sName, body: tenantRoleBinding(k8sName, id, tenant.runtime.installation.installationId, serviceAccount) });
+    });
+    expect(ns).toMatchObject({ status: 'READY' });
+    expect((await rbac.listNamespacedRoleBinding({ namespace: k8sName })).items).toHaveLength(1);
+  });
+
+  it.each([
+    ['to another role', { roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'ServiceAccount', name: 'occ-api', namespace: 'occ-system' }] }],
+    ['to another service account', { roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'occ-tenant' }, subjects: [{ kind: 'ServiceAccount', name: 'intruder', namespace: 'occ-system' }] }],
+  ])('K1 a RoleBinding occ-tenant already there that binds %s fails the namespace with a message naming it, and is left as it was', async (what, spec) => {
+    const { k8sName, ns } = await provision(`k1-foreign-rb-${what.split(' ').at(-1)}`, async (k8sName, id) => {
+      await tenant.core.createNamespace({ body: { metadata: { name: k8sName, labels: namespaceLabels(id, tenant.runtime.installation.installationId) } } });
+      await rbac.createNamespacedRoleBinding({ namespace: k8sName, body: { metadata: { name: 'occ-tenant' }, ...spec } });
+    });
+    expect(ns).toMatchObject({ status: 'FAILED' });
+    expect(ns.statusMessage).toContain(`holds a RoleBinding occ-tenant that does not bind the ClusterRole occ-tenant to occ-system/occ-api`);
+    const kept = await rbac.readNamespacedRoleBinding({ name: 'occ-tenant', namespace: k8sName });
+    expect({ roleRef: kept.roleRef, subjects: kept.subjects }).toEqual(spec);
+  });
+});
+
+describe('K1 without a tenant service account (the embedded default)', () => {
+  it('K1 no RoleBinding is made', async () => {
+    const created = payload(await stack.gql(CREATE_NAMESPACE, { input: { name: 'k1-no-binding' } }), 'createNamespace');
+    const id: string = created.namespace.id;
+    await waitFor(async () => (await stack.gql(NAMESPACE, { id })).body.data?.namespace?.status === 'READY', 'READY');
+    const rbac = stack.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    expect((await rbac.listNamespacedRoleBinding({ namespace: `occ-${uuidOf(id)}` })).items).toEqual([]);
   });
 });

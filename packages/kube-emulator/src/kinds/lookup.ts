@@ -7,6 +7,7 @@ import {
   NAMESPACES,
   PODS,
   REPLICASETS,
+  ROLEBINDINGS,
   SECRETS,
   SERVICEACCOUNTS,
   storageKeyOf,
@@ -18,6 +19,7 @@ import { crdStrategy, customResourceStrategy } from './apiextensions.ts';
 import { deploymentStrategy } from './apps.ts';
 import { leaseStrategy } from './coordination.ts';
 import { configMapStrategy, eventStrategy, namespaceStrategy, secretStrategy } from './core.ts';
+import { roleBindingStrategy } from './rbac.ts';
 import { serviceAccountStrategy } from './serviceaccount.ts';
 import type { Strategy } from './strategy.ts';
 import { workloadStrategy } from './workloads.ts';
@@ -31,6 +33,7 @@ const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(CRDS), crdStrategy],
   [storageKeyOf(LEASES), leaseStrategy],
   [storageKeyOf(SERVICEACCOUNTS), serviceAccountStrategy],
+  [storageKeyOf(ROLEBINDINGS), roleBindingStrategy],
   [storageKeyOf(VALIDATING_WEBHOOK_CONFIGURATIONS), validatingWebhookConfigurationStrategy],
   [storageKeyOf(PODS), workloadStrategy],
   [storageKeyOf(REPLICASETS), workloadStrategy],
