@@ -1,88 +1,20 @@
-import { makeInformer, Watch, type KubernetesObject, type V1Secret } from '@kubernetes/client-node';
+import { makeInformer, type KubernetesObject, type V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace, mergePatch, startTestCluster, type TestCluster } from './testing.ts';
+import { record, summary, until } from './watch-testing.ts';
+
+// Watch as both servers serve it (the E8 lane runs this file against a real one). What needs the
+// emulator's own knobs (a short history, a fast bookmark clock, stopping the server) is in
+// watch.emulator-only.test.ts.
 
 let cluster: TestCluster;
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ watchHistorySize: 50 });
+  cluster = await startTestCluster();
 });
 afterAll(() => cluster.close());
 
-interface Seen {
-  type: string;
-  name: string;
-  resourceVersion: string;
-  object: Record<string, unknown>;
-}
-
-/** A client-node Watch that records what arrives and when it ends. */
-async function record(testCluster: TestCluster, path: string, query: Record<string, string | number | boolean> = {}) {
-  const seen: Seen[] = [];
-  let ended = false;
-  let endError: unknown;
-  const controller = await new Watch(testCluster.kubeConfig).watch(
-    path,
-    query,
-    (type: string, object: Record<string, unknown>) => {
-      const metadata = (object.metadata ?? {}) as Record<string, string>;
-      seen.push({ type, name: metadata.name ?? '', resourceVersion: metadata.resourceVersion ?? '', object });
-    },
-    (error: unknown) => {
-      ended = true;
-      endError = error;
-    },
-  );
-  return {
-    seen,
-    controller,
-    get ended() {
-      return ended;
-    },
-    get endError() {
-      return endError;
-    },
-  };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-function summary(seen: Seen[]): string[] {
-  return seen.map((e) => `${e.type} ${e.name}`);
-}
-
 describe('watch', () => {
-  it('E7 a watch that allows bookmarks gets periodic BOOKMARKs at the current resourceVersion; one that does not gets none', async () => {
-    const fast = await startTestCluster({ watchBookmarkIntervalMs: 100 });
-    try {
-      const quiet = await createNamespace(fast, 'quiet');
-      const busy = await createNamespace(fast, 'busy');
-      const list = await fast.core.listNamespacedSecret({ namespace: quiet });
-      const path = `/api/v1/namespaces/${quiet}/secrets`;
-      const withBookmarks = await record(fast, path, { resourceVersion: list.metadata?.resourceVersion ?? '', allowWatchBookmarks: true });
-      const without = await record(fast, path, { resourceVersion: list.metadata?.resourceVersion ?? '' });
-      // A write elsewhere moves the resourceVersion on; the quiet watch learns it from a bookmark.
-      const elsewhere = await fast.core.createNamespacedSecret({ namespace: busy, body: { metadata: { name: 'elsewhere' } } });
-      const target = Number(elsewhere.metadata?.resourceVersion);
-      await until(() => withBookmarks.seen.some((e) => e.type === 'BOOKMARK' && Number(e.resourceVersion) >= target), 'a bookmark past the write');
-      const bookmark = withBookmarks.seen.find((e) => e.type === 'BOOKMARK');
-      expect(bookmark?.object).toMatchObject({ kind: 'Secret', apiVersion: 'v1' });
-      expect(withBookmarks.seen.every((e) => e.type === 'BOOKMARK')).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      expect(without.seen).toEqual([]);
-      withBookmarks.controller.abort();
-      without.controller.abort();
-    } finally {
-      await fast.close();
-    }
-  });
-
   it('E1 streams ADDED, MODIFIED and DELETED from a list resourceVersion through client-node Watch', async () => {
     const ns = await createNamespace(cluster, 'w1');
     const list = await cluster.core.listNamespacedSecret({ namespace: ns });
@@ -129,28 +61,6 @@ describe('watch', () => {
     watch.controller.abort();
   });
 
-  it('E1 a resourceVersion older than the retained history gets 200 then one 410 Expired ERROR, and the stream ends', async () => {
-    const ns = await createNamespace(cluster, 'w4');
-    const old = await cluster.core.listNamespacedConfigMap({ namespace: ns });
-    // The history keeps 50 writes in this suite; push the old version out of it.
-    for (let i = 0; i < 60; i++) await cluster.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: `c${i}` } } });
-
-    const watch = await record(cluster, `/api/v1/namespaces/${ns}/configmaps`, { resourceVersion: old.metadata!.resourceVersion! });
-    await until(() => watch.ended, 'the stream to end');
-    expect(watch.endError).toBeNull();
-    expect(watch.seen).toHaveLength(1);
-    expect(watch.seen[0]?.type).toBe('ERROR');
-    expect(watch.seen[0]?.object).toEqual({
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: expect.stringMatching(new RegExp(`^too old resource version: ${old.metadata!.resourceVersion} \\(\\d+\\)$`)),
-      reason: 'Expired',
-      code: 410,
-    });
-  });
-
   it('E1 a label-selected watch sees objects enter (ADDED) and leave (DELETED) the selection', async () => {
     const ns = await createNamespace(cluster, 'w5');
     await cluster.core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'plain' } } });
@@ -187,14 +97,6 @@ describe('watch', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(watch.seen).toHaveLength(countAtAbort);
     await expect(cluster.core.readNamespacedSecret({ name: 'after', namespace: ns })).resolves.toBeTruthy();
-  });
-
-  it('E1 closing the server ends open watches', async () => {
-    const own = await startTestCluster();
-    const watch = await record(own, '/api/v1/namespaces');
-    await until(() => watch.seen.length >= 4, 'the built-in namespaces');
-    await own.close();
-    await until(() => watch.ended, 'the watch to end');
   });
 
   it('E1 a client-node informer lists then follows changes', async () => {
