@@ -6,6 +6,11 @@ import { baseTestConfig } from '../../vitest.shared.ts';
 // test that replays one request sequence on both servers. Files whose subject exists only in the
 // emulator (fault injection, persistence, its own kubeconfig) are *.emulator-only.test.ts and stay out.
 // One file at a time: they share one real server, and the CRDs some of them install are cluster-wide.
+// Subjects the 1.20 server of the lane does not have yet, which the emulator follows as current
+// Kubernetes does (REAL-SERVER-DIFFERENCES.md, D-entries): server-side field validation
+// (`fieldValidation`, 1.25+) and the OpenAPI v3 documents (1.27+). They would run against a newer server.
+const NEWER_THAN_1_20 = ['src/field-validation.test.ts', 'src/openapi-docs.test.ts'];
+
 export default mergeConfig(
   baseTestConfig,
   defineConfig({
@@ -13,7 +18,7 @@ export default mergeConfig(
       isolate: false,
       fileParallelism: false,
       include: ['src/**/*.test.ts'],
-      exclude: ['**/node_modules/**', 'src/**/*.emulator-only.test.ts'],
+      exclude: ['**/node_modules/**', 'src/**/*.emulator-only.test.ts', ...NEWER_THAN_1_20],
     },
   }),
 );

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { OPENCLAW_CRD_DIR } from './crds.ts';
 import { emulatorRequest, startTestCluster } from './testing.ts';
 
+// The emulator's own protobuf decoder (E6: kubectl 1.33 sends some built-in creates as protobuf). A
+// real server decodes protobuf with its generated codecs, so this checks nothing of it (L3).
+
 /** A protobuf field: key (number, wire type 2) and length-delimited bytes. */
 function field(number: number, bytes: Buffer | string): Buffer {
   const value = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
