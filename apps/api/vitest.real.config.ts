@@ -2,14 +2,28 @@ import baseConfig from './vitest.config.ts';
 
 // The E8 lane (`npm run test:real`, inside scripts/kube-apiserver/cluster with OCC_KUBE_TARGET=real):
 // the Kubernetes driver tests, through the whole API as `npm start` wires it, against a real
-// kube-apiserver instead of the embedded one. Files that inject faults into the embedded server
-// (secrets-canary, secrets-compensation, shutdown) or start their own (bootstrap-installation,
+// kube-apiserver instead of the embedded one: secrets (S*), namespaces and their tenant RoleBinding
+// (K1), deploy with the compute driver and activation (D*, W*), and the SelfConfig controller (SC*).
+// The real-cluster setup installs the CRDs and runs one kubelet simulator for the lane's missing
+// controllers (L1). Files that inject faults into the embedded server (secrets-canary,
+// secrets-compensation, shutdown, the webhook's) or start their own (bootstrap-installation,
 // elector) test the emulator's features and stay on the default lane. (Set, not merged: Vite's
 // mergeConfig would append this list to the default `src/**/*.test.ts`.)
 export default {
   ...baseConfig,
   test: {
     ...baseConfig.test,
-    include: ['src/services/secrets.test.ts', 'src/services/namespaces.test.ts', 'src/services/secrets-backend-causes.test.ts'],
+    globalSetup: [...(baseConfig.test?.globalSetup as string[]), 'src/test/real-cluster-setup.ts'],
+    // One file at a time: every file shares the one real server and its simulator.
+    maxWorkers: 1,
+    fileParallelism: false,
+    include: [
+      'src/services/secrets.test.ts',
+      'src/services/namespaces.test.ts',
+      'src/services/secrets-backend-causes.test.ts',
+      'src/services/deploy-flow.test.ts',
+      'src/services/deploy-lifecycle-flow.test.ts',
+      'src/selfconfig/scenarios.test.ts',
+    ],
   },
 };

@@ -2,9 +2,11 @@
 // would render them. The E8 lane also applies them to a real kube-apiserver and asks it about their
 // RBAC (deploy-manifests.real-only.test.ts).
 
+import { execFileSync } from 'node:child_process';
+import yaml from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OPENCLAW_CRD_DIR, readCrdFiles } from './crds.ts';
-import { renderDeploy } from './deploy-manifests.ts';
+import { DEPLOY_DIR, renderDeploy } from './deploy-manifests.ts';
 import type { KubeObject } from './types.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -31,6 +33,18 @@ function grants(rules: Obj[], group: string, resource: string, verb: string): bo
 }
 
 describe('deploy/ manifests', () => {
+  // Found by the E8 lane: the reader ignored the kustomization's `images`, so what these tests
+  // checked was not what `kubectl apply -k` sends (the Job's image had no tag).
+  it('E8 K2 read as kustomize renders them: the same objects, namespaces and images as `kubectl kustomize deploy/`', () => {
+    const rendered = yaml.loadAll(execFileSync('kubectl', ['kustomize', DEPLOY_DIR], { encoding: 'utf8' })) as Obj[];
+    const key = (o: Obj) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    const images = (list: Obj[]) => Object.fromEntries(list.map((o) => [key(o), JSON.stringify(o).match(/"image":"[^"]*"/g) ?? []]));
+    expect(objects.map(key).sort()).toEqual(rendered.map(key).sort());
+    expect(images(objects)).toEqual(images(rendered));
+    expect(Object.values(images(objects)).flat()).toContain('"image":"openclaw-control-plane:dev"');
+  });
+
+
   it('K2 carry the CRDs of deploy/crds unchanged, with their list and map markers', async () => {
     const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
     expect(crds).toEqual((await readCrdFiles([OPENCLAW_CRD_DIR])) as KubeObject[]);

@@ -57,12 +57,28 @@ describe('rbac.authorization.k8s.io/v1 RoleBinding', () => {
     expect(replaced.subjects?.[0]?.name).toBe('other');
   });
 
+  // Found by the E8 lane: the real server defaults these groups rather than refusing their absence.
+  it('E1 K1 an empty roleRef apiGroup and a User or Group subject without one are given the RBAC group; a ServiceAccount keeps none', async () => {
+    const namespace = await createNamespace(cluster);
+    const name = uniqueName('defaulted');
+    const created = await rbac.createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name },
+        roleRef: { apiGroup: '', kind: 'ClusterRole', name: 'view' },
+        subjects: [{ kind: 'User', name: 'alice' }, { kind: 'Group', name: 'team' }, { kind: 'ServiceAccount', name: 'robot', namespace }],
+      },
+    });
+    expect(created.roleRef.apiGroup).toBe('rbac.authorization.k8s.io');
+    expect(created.subjects?.map((s) => s.apiGroup ?? '')).toEqual(['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io', '']);
+  });
+
   it.each([
     ['a roleRef of an unknown kind', { roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Secret', name: 'x' } }, ['roleRef.kind']],
     ['a roleRef in another group', { roleRef: { apiGroup: 'example.com', kind: 'ClusterRole', name: 'x' } }, ['roleRef.apiGroup']],
     ['a subject of an unknown kind', { subjects: [{ kind: 'Robot', name: 'x' }] }, ['subjects[0].kind']],
     ['a ServiceAccount subject with an API group', { subjects: [{ kind: 'ServiceAccount', apiGroup: 'rbac.authorization.k8s.io', name: 'x', namespace: 'y' }] }, ['subjects[0].apiGroup']],
-    ['a User subject without the RBAC group', { subjects: [{ kind: 'User', name: 'alice' }] }, ['subjects[0].apiGroup']],
+    ['a User subject in another group', { subjects: [{ kind: 'User', apiGroup: 'example.com', name: 'alice' }] }, ['subjects[0].apiGroup']],
     ['a ServiceAccount subject with an invalid name', { subjects: [{ kind: 'ServiceAccount', name: 'Not_Valid', namespace: 'y' }] }, ['subjects[0].name']],
   ] as const)('E1 K1 %s is a 422 naming that field', async (_what, change, fields) => {
     const namespace = await createNamespace(cluster);

@@ -55,8 +55,18 @@ function validateRoleBinding(object: KubeObject, old: KubeObject | undefined): F
   return errors;
 }
 
+/** rbac/v1 defaulting: an empty roleRef.apiGroup, and a User's or Group's empty apiGroup, are the RBAC group. */
+function setDefaults(object: KubeObject): void {
+  if (isObject(object.roleRef) && !object.roleRef.apiGroup) object.roleRef.apiGroup = RBAC_GROUP;
+  for (const subject of Array.isArray(object.subjects) ? object.subjects : []) {
+    if (isObject(subject) && !subject.apiGroup && (subject.kind === 'User' || subject.kind === 'Group')) subject.apiGroup = RBAC_GROUP;
+  }
+}
+
 export const roleBindingStrategy: Strategy = {
   ...defaultStrategy,
   validateName: pathSegmentName,
+  prepareForCreate: setDefaults,
+  prepareForUpdate: setDefaults,
   validate: (object, old) => validateRoleBinding(object, old),
 };

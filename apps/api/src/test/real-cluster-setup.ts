@@ -1,0 +1,18 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { OPENCLAW_CRD_DIR } from '@occ/kube-emulator/crds';
+import { startKubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
+import { KUBE_TARGET, realCluster } from '@occ/kube-emulator/testing';
+
+// E8, the API's lane against a real kube-apiserver (vitest.real.config.ts): the product's CRDs are
+// installed as deploy/ would (with the lane's L5 adjustment), and one kubelet simulator plays the
+// kubelet and the deployment controller the lane does not run (L1), for the whole run, as the
+// embedded runtime does for its own server. One, not one per test stack: several would each keep
+// ReplicaSets and Pods for the same gateway Deployments.
+export default async function setup(): Promise<() => Promise<void>> {
+  if (KUBE_TARGET.target !== 'real') throw new Error('real-cluster-setup runs only with OCC_KUBE_TARGET=real (npm run test:real)');
+  await realCluster(KUBE_TARGET.kubeconfig, [OPENCLAW_CRD_DIR]);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(KUBE_TARGET.kubeconfig);
+  const kubelet = await startKubeletSimulator(kubeConfig);
+  return async () => kubelet.stop();
+}
