@@ -165,10 +165,10 @@ function present(type: ResourceType, object: KubeObject): KubeObject {
   return type.crdName === undefined ? typed : (sortedKeys(typed) as KubeObject);
 }
 
-/** Everything that counts for metadata.generation: all but metadata and status. */
-function generationContent(object: KubeObject): JsonObject {
-  const { apiVersion: _a, kind: _k, metadata: _m, status: _s, ...rest } = object;
-  return rest;
+/** Everything that counts for metadata.generation: all but metadata and status, and the annotations where the kind says so. */
+function generationContent(object: KubeObject, strategy: Strategy): JsonObject {
+  const { apiVersion: _a, kind: _k, metadata, status: _s, ...rest } = object;
+  return strategy.generationCountsAnnotations ? { ...rest, annotations: metadata.annotations ?? {} } : rest;
 }
 
 function randomSuffix(): string {
@@ -663,7 +663,7 @@ export class KubeApi {
       // rest.BeforeUpdate: a client cannot change the generation; the stored one (if any) stays.
       if (old.metadata.generation === undefined) delete typed.metadata.generation;
       else typed.metadata.generation = old.metadata.generation;
-    } else if (!jsonEqual(generationContent(typed), generationContent(old))) {
+    } else if (!jsonEqual(generationContent(typed, strategy), generationContent(old, strategy))) {
       typed.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     // An update that changes nothing is not written: same resourceVersion, no watch event.

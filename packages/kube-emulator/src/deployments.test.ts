@@ -61,18 +61,25 @@ describe('deployments', () => {
     const replaced = await cluster.apps.replaceNamespacedDeployment({ name: 'gw-b', namespace: ns, body: read });
     expect(replaced.metadata?.generation).toBe(2);
 
+    // A label leaves the generation; an annotation moves it (found by the E8 lane: the deployment
+    // controller copies annotations to ReplicaSets, so the real strategy counts them).
     const labelled = await cluster.apps.patchNamespacedDeployment(
-      { name: 'gw-b', namespace: ns, body: { metadata: { annotations: { note: 'x' } } } },
+      { name: 'gw-b', namespace: ns, body: { metadata: { labels: { tier: 'x' } } } },
       mergePatch,
     );
     expect(labelled.metadata?.generation).toBe(2);
+    const annotated = await cluster.apps.patchNamespacedDeployment(
+      { name: 'gw-b', namespace: ns, body: { metadata: { annotations: { note: 'x' } } } },
+      mergePatch,
+    );
+    expect(annotated.metadata?.generation).toBe(3);
 
     const scaled = await cluster.apps.patchNamespacedDeployment(
       { name: 'gw-b', namespace: ns, body: [{ op: 'replace', path: '/spec/replicas', value: 0 }] },
       jsonPatch,
     );
     expect(scaled.spec?.replicas).toBe(0);
-    expect(scaled.metadata?.generation).toBe(3);
+    expect(scaled.metadata?.generation).toBe(4);
 
     const status = await cluster.apps.deleteNamespacedDeployment({ name: 'gw-b', namespace: ns });
     expect(status.details).toMatchObject({ name: 'gw-b', group: 'apps', kind: 'deployments' });
@@ -121,7 +128,8 @@ describe('deployments', () => {
       namespace: ns,
       body: { metadata: { name: 'gw-e', namespace: ns }, spec: { replicas: 0 } },
     });
-    expect(updated.spec?.replicas).toBe(0);
+    // ScaleSpec.replicas is omitempty: zero is absent.
+    expect(updated.spec).toEqual({});
     const read = await cluster.apps.readNamespacedDeployment({ name: 'gw-e', namespace: ns });
     expect(read.spec?.replicas).toBe(0);
     const patched = await cluster.apps.patchNamespacedDeploymentScale({ name: 'gw-e', namespace: ns, body: { spec: { replicas: 3 } } }, mergePatch);

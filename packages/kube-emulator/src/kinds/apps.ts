@@ -172,6 +172,7 @@ export const deploymentStrategy: Strategy = {
   ...defaultStrategy,
   validateName: dns1123Subdomain,
   hasGeneration: true,
+  generationCountsAnnotations: true,
   prepareForCreate(object) {
     defaultDeployment(object);
     object.status = {};
@@ -199,16 +200,20 @@ function omitEmptyCounts(object: KubeObject): void {
   }
 }
 
-/** The autoscaling/v1 Scale a deployment's /scale answers. */
+/**
+ * The autoscaling/v1 Scale a deployment's /scale answers. ScaleSpec.replicas is omitempty, so zero
+ * replicas answer `spec: {}` (found by the E8 lane); ScaleStatus.replicas is always there.
+ */
 export function toScale(object: KubeObject): KubeObject {
   const { name, namespace, uid, resourceVersion, creationTimestamp } = object.metadata;
   const spec = obj(object.spec);
   const status = obj(object.status);
+  const replicas = typeof spec.replicas === 'number' ? spec.replicas : 0;
   return {
     kind: 'Scale',
     apiVersion: 'autoscaling/v1',
     metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
-    spec: { replicas: spec.replicas ?? 0 },
+    spec: replicas === 0 ? {} : { replicas },
     status: { replicas: status.replicas ?? 0, selector: selectorString(obj(spec.selector)) },
   };
 }

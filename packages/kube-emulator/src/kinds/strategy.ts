@@ -25,6 +25,11 @@ export interface Strategy {
    * changes). ConfigMaps, Secrets, Namespaces, Events and Leases have none on a real server.
    */
   hasGeneration: boolean;
+  /**
+   * An annotation change bumps metadata.generation too (Deployments: the deployment controller
+   * copies annotations to ReplicaSets, so it must see them change; pkg/registry/apps/deployment).
+   */
+  generationCountsAnnotations?: boolean;
   /** PUT of a missing object creates it (true for Events only). */
   allowCreateOnUpdate: boolean;
   /** DELETE answers the deleted object; otherwise a Status Success naming it. */
