@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => cluster.close());
 
 describe('namespaces', () => {
-  it('E1 creates, reads, lists, labels and deletes a cluster-scoped namespace', async () => {
+  it('E1 creates, reads, lists and labels a cluster-scoped namespace', async () => {
     const name = uniqueName('team');
     const created = await cluster.core.createNamespace({ body: { metadata: { name, labels: { owner: 'occ' } } } });
     expect(created.kind).toBe('Namespace');
@@ -30,9 +30,7 @@ describe('namespaces', () => {
     const patched = await cluster.core.patchNamespace({ name, body: { metadata: { labels: { tier: 'gold' } } } }, mergePatch);
     expect(patched.metadata?.labels?.tier).toBe('gold');
     expect(patched.metadata).not.toHaveProperty('generation'); // E7: namespaces have none
-
-    await cluster.core.deleteNamespace({ name });
-    expect((await apiFailure(cluster.core.readNamespace({ name }))).code).toBe(404);
+    // Deletion: namespace-deletion.needs-controllers.test.ts (the namespace controller finishes it).
   });
 
   it('E1 the built-in namespaces exist and default cannot be deleted', async () => {
@@ -50,25 +48,6 @@ describe('namespaces', () => {
     expect(body.details).toMatchObject({ name: 'has.dot', kind: 'Namespace' });
     expect(body.details?.causes?.[0]).toMatchObject({ reason: 'FieldValueInvalid', field: 'metadata.name' });
     expect(body.details?.causes?.[0]?.message).toContain('a lowercase RFC 1123 label must consist of');
-  });
-
-  it('E1 deleting a namespace deletes every object in it and nothing outside it', async () => {
-    const doomed = await createNamespace(cluster, 'doomed');
-    const kept = await createNamespace(cluster, 'kept');
-    await cluster.core.createNamespacedSecret({ namespace: doomed, body: { metadata: { name: 's' } } });
-    await cluster.core.createNamespacedConfigMap({ namespace: doomed, body: { metadata: { name: 'c' } } });
-    await cluster.core.createNamespacedSecret({ namespace: kept, body: { metadata: { name: 's' } } });
-
-    const answer = await cluster.core.deleteNamespace({ name: doomed });
-    // The real server answers the namespace itself, in its Terminating phase.
-    expect(answer.kind).toBe('Namespace');
-
-    expect((await apiFailure(cluster.core.readNamespace({ name: doomed }))).code).toBe(404);
-    expect((await cluster.core.listNamespacedSecret({ namespace: doomed })).items).toEqual([]);
-    expect((await cluster.core.listNamespacedConfigMap({ namespace: doomed })).items).toEqual([]);
-    expect((await cluster.core.listNamespacedSecret({ namespace: kept })).items).toHaveLength(1);
-    const again = await apiFailure(cluster.core.createNamespacedSecret({ namespace: doomed, body: { metadata: { name: 's' } } }));
-    expect(again.code).toBe(404);
   });
 });
 
