@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crdForClientModels, OPENCLAW_CRD_DIR, readCrdFiles } from './crds.ts';
-import { apiFailure, createNamespace, mergePatch, startTestCluster, uniqueName, type TestCluster } from './testing.ts';
+import { apiFailure, causesAsServed, createNamespace, mergePatch, startTestCluster, uniqueName, type TestCluster } from './testing.ts';
 import type { KubeObject } from './types.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -135,7 +135,7 @@ describe('custom resource validation', () => {
     expect(code).toBe(422);
     expect(body.reason).toBe('Invalid');
     expect(body.details).toMatchObject({ name: 'bad', group: GROUP, kind: 'OpenClawInstance' });
-    expect(body.details?.causes).toEqual([
+    expect(causesAsServed(preloaded, body.details?.causes)).toEqual(causesAsServed(preloaded, [
       { reason: 'FieldValueTooMany', message: 'Too many: 21: must have at most 20 items', field: 'spec.skills' },
       { reason: 'FieldValueInvalid', message: `Invalid value: "has space": spec.skills[19] in body should match '^(npm:|pack:)?[A-Za-z0-9_/.@-]{1,128}$'`, field: 'spec.skills[19]' },
       { reason: 'FieldValueInvalid', message: `Invalid value: "${'x'.repeat(129)}": spec.skills[20] in body should match '^(npm:|pack:)?[A-Za-z0-9_/.@-]{1,128}$'`, field: 'spec.skills[20]' },
@@ -144,9 +144,9 @@ describe('custom resource validation', () => {
       { reason: 'FieldValueTooMany', message: 'Too many: 51: must have at most 50 items', field: 'spec.workspace.initialFiles' },
       { reason: 'FieldValueInvalid', message: 'Invalid value: "string": spec.selfConfigure.enabled in body must be of type boolean: "string"', field: 'spec.selfConfigure.enabled' },
       { reason: 'FieldValueNotSupported', message: 'Unsupported value: "everything": supported values: "skills", "config", "workspaceFiles", "envVars"', field: 'spec.selfConfigure.allowedActions[1]' },
-    ]);
+    ]));
     const many = await apiFailure(preloaded.custom.createNamespacedCustomObject({ ...path(), body: instance('bad2', { skills: tooManySkills }) }));
-    expect(many.body.details?.causes).toEqual([{ reason: 'FieldValueTooMany', message: 'Too many: 21: must have at most 20 items', field: 'spec.skills' }]);
+    expect(causesAsServed(preloaded, many.body.details?.causes)).toEqual(causesAsServed(preloaded, [{ reason: 'FieldValueTooMany', message: 'Too many: 21: must have at most 20 items', field: 'spec.skills' }]));
   });
 
   it('K2 a set list with a repeated item is a 422; updates and status writes are validated too', async () => {
@@ -159,9 +159,9 @@ describe('custom resource validation', () => {
     const status = await apiFailure(
       preloaded.custom.patchNamespacedCustomObjectStatus({ ...path(), name: 'upd', body: { status: { conditions: [{ type: 'Ready', status: 'Maybe' }] } } }, mergePatch),
     );
-    expect(status.body.details?.causes).toEqual([
+    expect(causesAsServed(preloaded, status.body.details?.causes)).toEqual(causesAsServed(preloaded, [
       { reason: 'FieldValueNotSupported', message: 'Unsupported value: "Maybe": supported values: "True", "False", "Unknown"', field: 'status.conditions[0].status' },
-    ]);
+    ]));
   });
 
   it('K2 an OpenClawSelfConfig needs its instanceRef and limits each list to 10', async () => {
@@ -180,10 +180,12 @@ describe('custom resource validation', () => {
       }),
     );
     expect(code).toBe(422);
-    expect(body.details?.causes?.map((c) => [c.reason, c.field])).toEqual([
-      ['FieldValueRequired', 'spec.instanceRef'],
-      ['FieldValueTooMany', 'spec.addSkills'],
-      ['FieldValueRequired', 'spec.addEnvVars[0].value'],
-    ]);
+    const expected = [
+      { reason: 'FieldValueRequired', field: 'spec.instanceRef' },
+      { reason: 'FieldValueTooMany', field: 'spec.addSkills' },
+      { reason: 'FieldValueRequired', field: 'spec.addEnvVars[0].value' },
+    ];
+    const served = body.details?.causes?.map(({ reason, field }) => ({ reason, field }));
+    expect(causesAsServed(preloaded, served)).toEqual(causesAsServed(preloaded, expected));
   });
 });

@@ -220,6 +220,20 @@ export interface StatusFailure {
   code: number;
 }
 
+type Cause = NonNullable<NonNullable<StatusFailure['details']>['causes']>[number];
+
+/**
+ * The causes of a 422, in the form the two servers agree on. The emulator words them as current
+ * Kubernetes does, and a test compares them whole. The lane's 1.20 CRD validator (D2 in
+ * REAL-SERVER-DIFFERENCES.md) names an array item's field without its index, words maxItems and
+ * maxProperties as FieldValueInvalid, and orders causes by its own walk; there the fields refused,
+ * indices dropped, are what must match.
+ */
+export function causesAsServed(cluster: Pick<TestCluster, 'target'>, causes: readonly Cause[] | undefined): unknown {
+  if (cluster.target === 'emulator') return causes;
+  return [...new Set((causes ?? []).map((c) => (c.field ?? '').replace(/\[\d+\]/g, '')))].sort();
+}
+
 /**
  * Awaits a call that must fail and returns the HTTP code and the parsed Status body
  * (client-node 2, like 1.x, hands the body over as a JSON string).
