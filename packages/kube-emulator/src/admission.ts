@@ -258,7 +258,7 @@ export class WebhookAdmission {
         oldObject: operation === 'CREATE' ? undefined : old,
         user: write.user,
         dryRun: write.dryRun,
-        options: write.options,
+        options: write.verb === 'patch' ? patchOptionsAs(operation, write.options) : write.options,
       });
       const now = this.api.exists(write.target) ? this.api.get(write.target).metadata.resourceVersion : undefined;
       if (write.verb === 'create' || now === old?.metadata.resourceVersion) return write.run(write.dryRun);
@@ -376,4 +376,14 @@ export class WebhookAdmission {
       },
     };
   }
+}
+
+/**
+ * A patch is admitted as the update (or, for an apply that creates, the create) it turns into, with
+ * that verb's options: the real handler's patchToUpdateOptions and patchToCreateOptions, which keep
+ * dryRun and fieldManager and drop force (found by the E8 lane: a webhook sees UpdateOptions).
+ */
+function patchOptionsAs(operation: Operation, options: JsonObject): JsonObject {
+  const { force: _force, ...kept } = options;
+  return { ...kept, kind: operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions' };
 }
