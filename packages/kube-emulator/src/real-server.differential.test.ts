@@ -125,7 +125,19 @@ function outcome(result: Outcome): Outcome {
  * real server's answer into what current Kubernetes, and so the emulator, answers. Each is checked to
  * still occur by its own test below.
  */
-const KNOWN: Record<string, (real: Outcome, step: Step) => Outcome> = {};
+const KNOWN: Record<string, (real: Outcome, step: Step) => Outcome> = {
+  // D8: after a merge patch removes the last spec field an updater owned, 1.20 records that
+  // updater as owning `spec` itself and `spec.image` (which another manager applied and it never
+  // sent); the emulator records the bare `f:spec` it keeps. Narrow on purpose: only that entry.
+  D8: (real) => {
+    if (!('ok' in real) || !Array.isArray(real.ok.metadata?.managedFields)) return real;
+    const entries = (real.ok.metadata.managedFields as Obj[]).map((e) =>
+      e.operation === 'Update' && JSON.stringify(e.fieldsV1) === JSON.stringify(D8_OWNED_BY_UPDATER) ? { ...e, fieldsV1: { 'f:spec': {} } } : e,
+    );
+    return { ok: { ...real.ok, metadata: { ...real.ok.metadata, managedFields: entries } } };
+  },
+};
+const D8_OWNED_BY_UPDATER = { 'f:spec': { '.': {}, 'f:image': {} } };
 
 async function replay(steps: Step[]): Promise<{ emulator: Outcome[]; real: Outcome[] }> {
   const results = { emulator: [] as Outcome[], real: [] as Outcome[] };
@@ -212,15 +224,24 @@ describe('E8 the emulator answers as a real kube-apiserver on the same request s
     ]);
   });
 
+  const updateThenApply = (name: string): Step[] => [
+    { op: 'create', object: instance(name, { model: 'gpt' }), manager: 'occ-api' },
+    { op: 'apply', object: instance(name, { image: 'gw:1', model: 'gpt' }), manager: 'alice' },
+    { op: 'apply', object: instance(name, { image: 'gw:1' }), manager: 'alice' },
+    { op: 'merge', object: instance(name, { model: null }), manager: 'occ-api' },
+    { op: 'apply', object: instance(name, { image: 'gw:1' }), manager: 'alice' },
+    { op: 'read', object: instance(name, {}) },
+  ];
+
   it('E8 K2 an update then an apply: the applier dropping a field the updater also set leaves it to the updater', async () => {
-    await expectSame([
-      { op: 'create', object: instance('i-upd', { model: 'gpt' }), manager: 'occ-api' },
-      { op: 'apply', object: instance('i-upd', { image: 'gw:1', model: 'gpt' }), manager: 'alice' },
-      { op: 'apply', object: instance('i-upd', { image: 'gw:1' }), manager: 'alice' },
-      { op: 'merge', object: instance('i-upd', { model: null }), manager: 'occ-api' },
-      { op: 'apply', object: instance('i-upd', { image: 'gw:1' }), manager: 'alice' },
-      { op: 'read', object: instance('i-upd', {}) },
-    ]);
+    await expectSame(updateThenApply('i-upd'));
+  });
+
+  it('E8 D8 still occurs on the lane: the updater that removed its last spec field is recorded as owning spec and spec.image', async () => {
+    const { real: answers } = await replay(updateThenApply('i-upd-d8'));
+    const last = answers.at(-1)!;
+    const updater = 'ok' in last ? (last.ok.metadata.managedFields as Obj[]).find((e) => e.manager === 'occ-api') : undefined;
+    expect(updater?.fieldsV1).toEqual(D8_OWNED_BY_UPDATER);
   });
 
   it('E8 apply without a fieldManager, and a custom resource against its schema, answer 422', async () => {
