@@ -74,6 +74,12 @@ export interface RuntimeOptions {
   connectVia?: (databaseUrl: string) => Promise<string>;
   /** SC9: the SelfConfig controller's clock; tests move it to pass the TTL. */
   selfConfigClock?: () => Date;
+  /**
+   * SC5: serve and register the SelfConfig webhook on loopback with certificates made in memory, as
+   * the embedded server always does, also against a configured cluster. The E8 lane's real
+   * kube-apiserver runs on this machine and can call it; a cluster elsewhere could not.
+   */
+  selfConfigWebhookOnLoopback?: boolean;
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -131,8 +137,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (env.webhookTls) {
       const files = { ...env.webhookTls, host: env.webhookHost ?? '0.0.0.0', port: env.webhookPort ?? 9443 };
       selfConfigWebhook = await startSelfConfigWebhook({ kubeConfig, logger, files });
-    } else if (emulator) {
-      selfConfigWebhook = await startSelfConfigWebhook({ kubeConfig, logger, embedded: { certificateDir: options.inMemory ? null : path.join(env.dataDir, 'kube') } });
+    } else if (emulator || options.selfConfigWebhookOnLoopback) {
+      const certificateDir = options.inMemory || !emulator ? null : path.join(env.dataDir, 'kube');
+      selfConfigWebhook = await startSelfConfigWebhook({ kubeConfig, logger, embedded: { certificateDir } });
     }
     if (selfConfigWebhook) {
       closers.push(selfConfigWebhook.close);

@@ -84,6 +84,14 @@ export function agentServiceAccountName(agentId: string): string {
   return agentInstanceName(agentId);
 }
 
+/** SC5: the RoleBinding that lets the agent's ServiceAccount file SelfConfig requests, when enabled. */
+export function selfConfigRoleBindingName(agentId: string): string {
+  return `${agentServiceAccountName(agentId)}-selfconfig`;
+}
+
+/** The ClusterRole deploy/rbac.yaml defines with what an agent may do to file SelfConfig requests. */
+export const SELFCONFIG_AGENT_ROLE = 'occ-selfconfig-agent';
+
 export function gatewayDeploymentName(agentId: string): string {
   return `gateway-${uuidOf(agentId)}`;
 }

@@ -9,6 +9,7 @@ import {
   renderGatewayDeployment,
   renderInstance,
   renderModelAuthSecret,
+  renderSelfConfigRoleBinding,
   renderServiceAccount,
   type RenderContext,
 } from './revision-render.ts';
@@ -135,6 +136,15 @@ describe('render', () => {
     expect(on.automountServiceAccountToken).toBe(true);
     expect(off.metadata.name).toBe((renderInstance(revision(), context) as Any).metadata.name);
     expect((renderGatewayDeployment(revision(), context) as Any).spec.template.spec.automountServiceAccountToken).toBe(false);
+  });
+
+  it('SC5 with selfConfigure enabled the agent\'s ServiceAccount, and only it, is bound to occ-selfconfig-agent in its own namespace; disabled, no binding', () => {
+    expect(renderSelfConfigRoleBinding(revision(), context)).toBeNull();
+    const binding: Any = renderSelfConfigRoleBinding(revision({ selfConfigure: true }), context);
+    const account: Any = renderServiceAccount(revision({ selfConfigure: true }), context);
+    expect(binding.metadata).toMatchObject({ namespace: context.k8sNamespace, labels: account.metadata.labels });
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'occ-selfconfig-agent' });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: account.metadata.name, namespace: context.k8sNamespace }]);
   });
 
   it('W3 a secret missing from the run\'s context is a bug, never a guessed name', () => {

@@ -7,6 +7,8 @@ import {
   harnessSecretName,
   REVISION_NUMBER_LABEL,
   SECRET_VALUE_KEY,
+  SELFCONFIG_AGENT_ROLE,
+  selfConfigRoleBindingName,
 } from './kubernetes-names.ts';
 import { gatewayBindings, type FrozenRevision } from './revision.ts';
 
@@ -87,6 +89,24 @@ export function renderServiceAccount(revision: RenderRevision, context: RenderCo
     metadata: metadata(revision, context, agentServiceAccountName(revision.agentId)),
     // The gateway talks to the API server only to file SelfConfig requests.
     automountServiceAccountToken: revision.selfConfigure.enabled,
+  };
+}
+
+/**
+ * SC5: with selfConfigure enabled, the agent's ServiceAccount may create (and read back) the
+ * OpenClawSelfConfig requests of its own namespace: a RoleBinding there of the ClusterRole
+ * occ-selfconfig-agent (deploy/rbac.yaml). Without it a real cluster refuses the agent's request
+ * (403) before the admission webhook decides whose instance it names. Disabled: none is rendered,
+ * and the compute driver removes one a previous revision made.
+ */
+export function renderSelfConfigRoleBinding(revision: RenderRevision, context: RenderContext): Obj | null {
+  if (!revision.selfConfigure.enabled) return null;
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: metadata(revision, context, selfConfigRoleBindingName(revision.agentId)),
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: SELFCONFIG_AGENT_ROLE },
+    subjects: [{ kind: 'ServiceAccount', name: agentServiceAccountName(revision.agentId), namespace: context.k8sNamespace }],
   };
 }
 

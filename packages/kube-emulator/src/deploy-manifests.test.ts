@@ -111,6 +111,15 @@ describe('deploy/ manifests', () => {
     }
   });
 
+  it('SC5 E8 an agent may only file and read SelfConfig requests: occ-selfconfig-agent grants nothing else, and occ-tenant holds all of it (so occ-api can bind it without bind or escalate)', () => {
+    const agent = rulesOf('ClusterRole', 'occ-selfconfig-agent');
+    expect(agent).toEqual([{ apiGroups: ['openclaw.rocks'], resources: ['openclawselfconfigs'], verbs: ['create', 'get', 'list', 'watch'] }]);
+    const tenant = rulesOf('ClusterRole', 'occ-tenant');
+    for (const verb of agent[0]!.verbs as string[]) expect(grants(tenant, 'openclaw.rocks', 'openclawselfconfigs', verb), verb).toBe(true);
+    for (const verb of ['create', 'patch', 'delete']) expect(grants(tenant, 'rbac.authorization.k8s.io', 'rolebindings', verb), verb).toBe(true);
+    expect(objects.some((o) => o.kind === 'ClusterRoleBinding' && o.roleRef.name === 'occ-selfconfig-agent')).toBe(false);
+  });
+
   it('E8 NetworkPolicy: default deny in the namespace, ingress to the API port only, egress to DNS, PostgreSQL and the API server', () => {
     const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
     const deny = policies.find((p) => Object.keys(p.spec.podSelector).length === 0)!;

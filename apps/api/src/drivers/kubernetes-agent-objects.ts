@@ -1,4 +1,4 @@
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { agentLabels, FIELD_MANAGER, gatewayDeploymentName } from '@occ/domain/kubernetes-names';
 import { BackendFailure, BackendOutcomeUnknown } from '@occ/domain/secret-driver';
 import { classifyKubeError, describeKubeFailure } from '../kube/errors.ts';
@@ -58,6 +58,7 @@ export class KubernetesAgentObjectsDriver implements AgentObjectsDriver {
   private readonly apps: AppsV1Api;
   private readonly core: CoreV1Api;
   private readonly custom: CustomObjectsApi;
+  private readonly rbac: RbacAuthorizationV1Api;
   private readonly kinds: AgentKind[];
 
   constructor(
@@ -67,6 +68,7 @@ export class KubernetesAgentObjectsDriver implements AgentObjectsDriver {
     this.apps = kubeConfig.makeApiClient(AppsV1Api);
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     const preconditioned = (uid: string) => ({ preconditions: { uid }, propagationPolicy: 'Background' });
     this.kinds = [
       {
@@ -95,6 +97,11 @@ export class KubernetesAgentObjectsDriver implements AgentObjectsDriver {
         kind: 'ServiceAccount',
         list: async (namespace, labelSelector) => listed((await this.core.listNamespacedServiceAccount({ namespace, labelSelector })).items),
         delete: async (namespace, o) => void (await this.core.deleteNamespacedServiceAccount({ namespace, name: o.name, body: preconditioned(o.uid) })),
+      },
+      {
+        kind: 'RoleBinding',
+        list: async (namespace, labelSelector) => listed((await this.rbac.listNamespacedRoleBinding({ namespace, labelSelector })).items),
+        delete: async (namespace, o) => void (await this.rbac.deleteNamespacedRoleBinding({ namespace, name: o.name, body: preconditioned(o.uid) })),
       },
       {
         kind: 'Service',

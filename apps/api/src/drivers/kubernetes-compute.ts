@@ -1,4 +1,4 @@
-import { AppsV1Api, CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, KubernetesObjectApi, PatchStrategy, RbacAuthorizationV1Api, type KubeConfig, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import type { ComputeDriver, ComputeRevisionContext, GatewayReadiness } from '@occ/domain/compute-driver';
 import {
   AGENT_ID_LABEL,
@@ -9,6 +9,7 @@ import {
   REVISION_NUMBER_LABEL,
   SECRET_VALUE_KEY,
   INSTALLATION_ID_LABEL,
+  selfConfigRoleBindingName,
 } from '@occ/domain/kubernetes-names';
 import { uuidOf } from '@occ/domain/ids';
 import {
@@ -16,6 +17,7 @@ import {
   renderGatewayDeployment,
   renderInstance,
   renderModelAuthSecret,
+  renderSelfConfigRoleBinding,
   renderServiceAccount,
   type RenderContext,
   type RenderRevision,
@@ -49,6 +51,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
   private readonly objects: KubernetesObjectApi;
   private readonly core: CoreV1Api;
   private readonly apps: AppsV1Api;
+  private readonly rbac: RbacAuthorizationV1Api;
 
   constructor(
     kubeConfig: KubeConfig,
@@ -57,6 +60,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
     this.objects = KubernetesObjectApi.makeApiClient(kubeConfig);
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.apps = kubeConfig.makeApiClient(AppsV1Api);
+    this.rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   }
 
   private async apply(object: Record<string, unknown>, what: string): Promise<void> {
@@ -102,9 +106,21 @@ export class KubernetesComputeDriver implements ComputeDriver {
   async prepareRevision(revision: RenderRevision, context: ComputeRevisionContext): Promise<void> {
     const rc = renderContext(context);
     await this.apply(renderServiceAccount(revision, rc), 'applying the ServiceAccount');
+    await this.ensureSelfConfigBinding(revision, rc);
     await this.apply(renderInstance(revision, rc), 'applying the OpenClawInstance');
     await this.apply(renderConfigMap(revision, rc), 'applying the gateway ConfigMap');
     if (revision.harnessAuth) await this.deliverHarnessAuth(revision, context);
+  }
+
+  /** SC5: the agent may file SelfConfig requests exactly while its revision enables selfConfigure. */
+  private async ensureSelfConfigBinding(revision: RenderRevision, rc: RenderContext): Promise<void> {
+    const binding = renderSelfConfigRoleBinding(revision, rc);
+    if (binding) return this.apply(binding, 'applying the SelfConfig RoleBinding');
+    try {
+      await this.rbac.deleteNamespacedRoleBinding({ name: selfConfigRoleBindingName(revision.agentId), namespace: rc.k8sNamespace });
+    } catch (error) {
+      if (classifyKubeError(error).kind !== 'object-not-found') translate(error, 'removing the SelfConfig RoleBinding');
+    }
   }
 
   /**

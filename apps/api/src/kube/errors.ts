@@ -12,30 +12,40 @@ export interface KubeStatus {
   /** `details.kind` and `details.name`: the resource the Status is about (`namespaces`, `secrets` …). */
   kind: string;
   name: string;
+  /** A 403 NamespaceTerminating cause: the namespace that is being deleted. */
+  terminatingNamespace?: string;
 }
 
 export function kubeStatus(error: unknown): KubeStatus | null {
   if (!(error instanceof ApiException)) return null;
-  let parsed: { reason?: string; message?: string; details?: { kind?: string; name?: string } } = {};
+  let parsed: { reason?: string; message?: string; details?: { kind?: string; name?: string; causes?: { reason?: string; message?: string }[] } } = {};
   try {
     parsed = typeof error.body === 'string' ? JSON.parse(error.body) : (error.body ?? {});
   } catch {
     parsed = {};
   }
+  // NamespaceLifecycle's refusal of a create in a namespace being deleted names it in a cause.
+  const terminating = parsed.details?.causes?.find((c) => c.reason === 'NamespaceTerminating');
+  const terminatingNamespace = /^namespace (\S+) is being terminated$/.exec(terminating?.message ?? '')?.[1];
   return {
     code: error.code,
     reason: parsed.reason ?? '',
     message: parsed.message ?? '',
     kind: parsed.details?.kind ?? '',
     name: parsed.details?.name ?? '',
+    ...(terminatingNamespace ? { terminatingNamespace } : {}),
   };
 }
 
 export type KubeFailure =
   /** 404 for the object itself. */
   | { kind: 'object-not-found'; code: 404 }
-  /** 404 because the namespace the object lives in does not exist. */
-  | { kind: 'namespace-not-found'; code: 404; namespace: string }
+  /**
+   * The namespace the object lives in is gone: 404 when it no longer exists, 403 with the cause
+   * NamespaceTerminating while it is being deleted (a real cluster's window until its namespace
+   * controller has emptied it; the embedded server deletes a namespace at once).
+   */
+  | { kind: 'namespace-not-found'; code: 404 | 403; namespace: string }
   /** 409 AlreadyExists: the name is taken. */
   | { kind: 'already-exists'; code: 409 }
   /** 409 Conflict: a stale resourceVersion or a failed precondition. */
@@ -80,6 +90,7 @@ export function classifyKubeError(error: unknown): KubeFailure {
       // when the namespace, not the object, is what is missing (creates in a deleted namespace).
       return status.kind === 'namespaces' ? { kind: 'namespace-not-found', code: 404, namespace: status.name } : { kind: 'object-not-found', code: 404 };
     }
+    if (status.code === 403 && status.terminatingNamespace) return { kind: 'namespace-not-found', code: 403, namespace: status.terminatingNamespace };
     if (status.code === 409) {
       return status.reason === 'AlreadyExists'
         ? { kind: 'already-exists', code: 409 }
@@ -106,7 +117,7 @@ export function describeKubeFailure(failure: KubeFailure): string {
     case 'object-not-found':
       return 'Kubernetes answered 404: the object does not exist';
     case 'namespace-not-found':
-      return `Kubernetes answered 404: the namespace ${failure.namespace} does not exist`;
+      return failure.code === 404 ? `Kubernetes answered 404: the namespace ${failure.namespace} does not exist` : `Kubernetes answered 403: the namespace ${failure.namespace} is being deleted`;
     case 'already-exists':
       return 'Kubernetes answered 409 AlreadyExists';
     case 'conflict':

@@ -1,5 +1,5 @@
-import { AdmissionregistrationV1Api, AppsV1Api, CustomObjectsApi, PatchStrategy, Watch, setHeaderOptions, type CoreV1Event } from '@kubernetes/client-node';
-import { agentInstanceName, gatewayDeploymentName, kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
+import { AdmissionregistrationV1Api, AppsV1Api, CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, Watch, setHeaderOptions, type CoreV1Event } from '@kubernetes/client-node';
+import { agentInstanceName, gatewayDeploymentName, kubernetesNamespaceName, SELFCONFIG_AGENT_ROLE } from '@occ/domain/kubernetes-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase, findCanary } from '../test/canary.ts';
 import { createReadyNamespace, createSecretOk, CREATE_AGENT, CREATE_CONFIGURATION, payload, waitFor } from '../test/operations.ts';
@@ -48,6 +48,18 @@ function asInstance(instanceRef: string): Promise<CustomObjectsApi> {
       await stack.core.createNamespacedServiceAccount({ namespace: k8sNs, body: { metadata: { name: instanceRef } } }).catch((e: { code?: number }) => {
         if (e.code !== 409) throw e;
       });
+      // And its permission to file requests, as deploy binds it with selfConfigure on (SC5); a real
+      // server refuses the request without it, the emulator authorizes nothing.
+      await stack.kubeConfig.makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
+        namespace: k8sNs,
+        body: {
+          metadata: { name: `${instanceRef}-selfconfig` },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: SELFCONFIG_AGENT_ROLE },
+          subjects: [{ kind: 'ServiceAccount', name: instanceRef, namespace: k8sNs }],
+        },
+      }).catch((e: { code?: number }) => {
+        if (e.code !== 409) throw e;
+      });
       return (await kubeConfigAsServiceAccount(stack.kubeConfig, k8sNs, instanceRef)).makeApiClient(CustomObjectsApi);
     })();
     asInstanceClients.set(instanceRef, client);
@@ -79,7 +91,7 @@ async function createAgent(name: string, input: Record<string, unknown>, namespa
 const ALL = ['skills', 'config', 'workspaceFiles', 'envVars'];
 
 beforeAll(async () => {
-  stack = await startTestStack({ env: { selfConfigTtlSeconds: 600 }, selfConfigClock: () => now });
+  stack = await startTestStack({ env: { selfConfigTtlSeconds: 600 }, selfConfigClock: () => now, selfConfigWebhookOnLoopback: true });
   custom = stack.kubeConfig.makeApiClient(CustomObjectsApi);
   const nsId = await createReadyNamespace(stack, 'selfconfig');
   k8sNs = kubernetesNamespaceName(nsId);
@@ -257,7 +269,7 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
     expect(deployment.spec?.template.metadata?.annotations?.[INSTANCE_GENERATION_ANNOTATION]).toBe(String(live.metadata.generation));
   });
 
-  it('SC6 a resourceVersion conflict re-plans and applies; conflicts that never end fail the request after a bounded number of tries', async () => {
+  it('SC6 a resourceVersion conflict re-plans and applies; conflicts that never end fail the request after a bounded number of tries (emulator faults)', async () => {
     const path = `/apis/${GROUP}/${VERSION}/namespaces/${k8sNs}/openclawinstances/${instance}`;
     const twice = stack.runtime.emulator!.faults.add({ verb: 'patch', path, times: 2, action: { type: 'error', status: 409, message: 'the object has been modified' } });
     expect((await submit({ addSkills: ['after-conflicts'] })).status?.phase).toBe('Applied');
@@ -270,7 +282,7 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
     expect(always.hits).toBe(6);
   });
 
-  it('SC2 a failing read is requeued with growing backoff and the request still ends Applied', async () => {
+  it('SC2 a failing read is requeued with growing backoff and the request still ends Applied (emulator faults)', async () => {
     const name = `req-${++counter}`;
     const path = `/apis/${GROUP}/${VERSION}/namespaces/${k8sNs}/openclawselfconfigs/${name}`;
     const failing = stack.runtime.emulator!.faults.add({ verb: 'get', path, times: 2, action: { type: 'error', status: 500, message: 'injected' } });

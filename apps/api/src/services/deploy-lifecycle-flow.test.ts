@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { gatewayDeploymentName, harnessSecretName } from '@occ/domain/kubernetes-names';
+import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { agentServiceAccountName, gatewayDeploymentName, harnessSecretName, selfConfigRoleBindingName } from '@occ/domain/kubernetes-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase, findCanary } from '../test/canary.ts';
-import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, CREATE_SECRET, DELETE_SECRET, NAMESPACE, UPDATE_SECRET, binding, payload } from '../test/operations.ts';
+import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, CREATE_SECRET, DELETE_SECRET, NAMESPACE, UPDATE_AGENT, UPDATE_SECRET, binding, payload } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
 // Item 9 of issue 9, the rest of the seed flow over GraphQL (deploy-flow.test.ts holds its first
@@ -225,11 +226,35 @@ describe('seed flow, continued: rotate, redeploy, refuse, stop, delete', { timeo
     expect((await readAgent()).revisions.edges.find((e: { node: { id: string } }) => e.node.id === d.revision.id).node.state).toBe('STOPPED');
   });
 
+  it('SC5 W4 a revision with selfConfigure binds the agent\'s ServiceAccount to occ-selfconfig-agent in its namespace; one without it removes the binding', async () => {
+    const rbac = stack.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const name = selfConfigRoleBindingName(agent.id);
+    const deployWith = async (enabled: boolean) => {
+      const u = payload(await stack.gql(UPDATE_AGENT, { input: { id: agent.id, selfConfigure: { enabled, allowedActions: enabled ? ['skills'] : [] } } }), 'updateAgent');
+      expect(u.__typename, JSON.stringify(u)).toBe('UpdateAgentSuccess');
+      const d = payload(await stack.gql(DEPLOY, { input: { agentId: agent.id } }), 'deployAgent');
+      expect(d.__typename, JSON.stringify(d)).toBe('DeployAgentSuccess');
+      await drain();
+      expect((await readAgent()).activeRevision).toMatchObject({ id: d.revision.id, state: 'ACTIVE' });
+    };
+    await deployWith(true);
+    const binding = await rbac.readNamespacedRoleBinding({ name, namespace: k8sNamespace });
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'occ-selfconfig-agent' });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: agentServiceAccountName(agent.id), namespace: k8sNamespace }]);
+    await deployWith(false);
+    await expect(rbac.readNamespacedRoleBinding({ name, namespace: k8sNamespace })).rejects.toMatchObject({ code: 404 });
+    // On again, and stopped, so that deleteAgent below has the binding to remove.
+    await deployWith(true);
+    expect(payload(await stack.gql(STOP, { input: { agentId: agent.id } }), 'stopAgent').__typename).toBe('StopAgentSuccess');
+    await drain();
+  });
+
   it('deleteAgent removes a stopped agent\'s Kubernetes objects and keeps its revisions; then its configuration and secrets can go', async () => {
     const revisions = await stack.runtime.db.agentRevision.count({ where: { agentId: agent.id } });
     const r = payload(await stack.gql(DELETE_AGENT, { input: { id: agent.id } }), 'deleteAgent');
     expect(r.__typename, JSON.stringify(r)).toBe('DeleteAgentSuccess');
-    expect(r.removedObjects.map((o: { kind: string }) => o.kind)).toEqual(expect.arrayContaining(['Deployment', 'OpenClawInstance', 'ConfigMap', 'ServiceAccount']));
+    expect(r.removedObjects.map((o: { kind: string }) => o.kind)).toEqual(expect.arrayContaining(['Deployment', 'OpenClawInstance', 'ConfigMap', 'ServiceAccount', 'RoleBinding']));
+    await expect(stack.kubeConfig.makeApiClient(RbacAuthorizationV1Api).readNamespacedRoleBinding({ name: selfConfigRoleBindingName(agent.id), namespace: k8sNamespace })).rejects.toMatchObject({ code: 404 });
     await expect(stack.apps.readNamespacedDeployment({ name: gatewayDeploymentName(agent.id), namespace: k8sNamespace })).rejects.toMatchObject({ code: 404 });
     expect(await stack.runtime.db.agentRevision.count({ where: { agentId: agent.id } })).toBe(revisions);
     const cfg = payload(

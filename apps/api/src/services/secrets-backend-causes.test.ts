@@ -42,7 +42,7 @@ describe('secrets: backend causes', () => {
     noCanary();
   });
 
-  it('P4 S6 updateSecret after the Kubernetes namespace vanished names the missing namespace, not a concurrent change', async () => {
+  it('P4 S6 updateSecret after the Kubernetes namespace vanished names the missing namespace, not a concurrent change (namespace controller)', async () => {
     const nsId = await createReadyNamespace(stack, 'gone-on-update');
     const secret = await createSecretOk(stack, nsId, 'kept', 'v1');
     await stack.core.deleteNamespace({ name: secret.backendLocator.k8sNamespace });

@@ -1,18 +1,25 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { OPENCLAW_CRD_DIR } from '@occ/kube-emulator/crds';
+import { renderDeploy } from '@occ/kube-emulator/deploy-manifests';
 import { startKubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
 import { KUBE_TARGET, realCluster } from '@occ/kube-emulator/testing';
 
 // E8, the API's lane against a real kube-apiserver (vitest.real.config.ts): the product's CRDs are
-// installed as deploy/ would (with the lane's L5 adjustment), and one kubelet simulator plays the
-// kubelet and the deployment controller the lane does not run (L1), for the whole run, as the
-// embedded runtime does for its own server. One, not one per test stack: several would each keep
-// ReplicaSets and Pods for the same gateway Deployments.
+// installed as deploy/ would (with the lane's L5 adjustment), and so are deploy/'s ClusterRoles that
+// the product binds inside namespaces (occ-tenant, occ-selfconfig-agent), so that what an agent's
+// ServiceAccount may do is decided by the real RBAC. One kubelet simulator plays the kubelet and the
+// deployment controller the lane does not run (L1), for the whole run, as the embedded runtime does
+// for its own server; one, not one per test stack, since several would each keep ReplicaSets and
+// Pods for the same gateway Deployments.
 export default async function setup(): Promise<() => Promise<void>> {
   if (KUBE_TARGET.target !== 'real') throw new Error('real-cluster-setup runs only with OCC_KUBE_TARGET=real (npm run test:real)');
   await realCluster(KUBE_TARGET.kubeconfig, [OPENCLAW_CRD_DIR]);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(KUBE_TARGET.kubeconfig);
+  const objects = KubernetesObjectApi.makeApiClient(kubeConfig);
+  for (const role of (await renderDeploy()).filter((o) => o.kind === 'ClusterRole')) {
+    await objects.patch(role as KubernetesObject, undefined, undefined, 'occ-test-harness', true, PatchStrategy.ServerSideApply);
+  }
   const kubelet = await startKubeletSimulator(kubeConfig);
   return async () => kubelet.stop();
 }

@@ -42,6 +42,8 @@ export interface TestStackOptions {
   env?: Partial<RuntimeEnv>;
   /** SC9: the SelfConfig controller's clock. */
   selfConfigClock?: () => Date;
+  /** SC5: on a real cluster too, serve and register the webhook on loopback (runtime option). */
+  selfConfigWebhookOnLoopback?: boolean;
 }
 
 function realKubeconfig(): string | null {
@@ -64,6 +66,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     onQuery: options.onQuery,
     connectVia: options.connectVia,
     ...(options.selfConfigClock ? { selfConfigClock: options.selfConfigClock } : {}),
+    ...(options.selfConfigWebhookOnLoopback ? { selfConfigWebhookOnLoopback: true } : {}),
     migrate: database ? async () => {} : applyMigrationSql,
   });
   const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent' });
