@@ -163,6 +163,25 @@ describe('E8 deploy/ applied to a real kube-apiserver', () => {
     expect(await canI(SA, 'get', 'secrets', '-n', foreign)).toBe(false);
   });
 
+  it('SC5 E8 in a tenant namespace the service account binds occ-selfconfig-agent to an agent, which may then file SelfConfig requests there and do nothing else', async () => {
+    const agent = `system:serviceaccount:${tenant}:agent-sc5`;
+    expect(await canI(agent, 'create', 'openclawselfconfigs.openclaw.rocks', '-n', tenant)).toBe(false);
+    // As the product does it (an apply as occ-api); RBAC allows it because occ-api holds every permission the role grants there.
+    await ok(['create', 'rolebinding', 'agent-sc5-selfconfig', '-n', tenant, '--clusterrole=occ-selfconfig-agent', `--serviceaccount=${tenant}:agent-sc5`, `--as=${SA}`]);
+    for (const verb of ['create', 'get', 'list', 'watch']) expect(await canI(agent, verb, 'openclawselfconfigs.openclaw.rocks', '-n', tenant), verb).toBe(true);
+    const forbidden = [
+      ['create', 'openclawselfconfigs.openclaw.rocks', '-n', foreign],
+      ['patch', 'openclawinstances.openclaw.rocks', '-n', tenant],
+      ['update', 'openclawselfconfigs.openclaw.rocks', '--subresource=status', '-n', tenant],
+      ['get', 'secrets', '-n', tenant],
+      ['create', 'pods', '-n', tenant],
+    ];
+    for (const args of forbidden) expect(await canI(agent, ...args), args.join(' ')).toBe(false);
+    // And occ-api cannot bind it outside a namespace that is ours.
+    const outside = await kubectl(['create', 'rolebinding', uniqueName('sc5'), '-n', foreign, '--clusterrole=occ-selfconfig-agent', `--serviceaccount=${foreign}:agent-sc5`, `--as=${SA}`]);
+    expect(outside.stderr).toMatch(/forbidden/i);
+  });
+
   it('E8 the migration Job has no Kubernetes permissions at all', async () => {
     for (const args of [['get', 'secrets', '-n', 'occ-system'], ['list', 'namespaces'], ['create', 'leases.coordination.k8s.io', '-n', 'occ-system']]) {
       expect(await canI(MIGRATE_SA, ...args), args.join(' ')).toBe(false);
