@@ -256,6 +256,34 @@ describe('server-side apply scenarios', () => {
   });
 });
 
+describe('K2 emptying what one applier filled (found by the E8 lane)', () => {
+  // A list or granular map that an apply empties of the items its manager alone owned is left as
+  // null by structured-merge-diff's RemoveItems (1.20, and current releases after the revert of
+  // structured-merge-diff#306), which a `type: array`/`object` schema refuses: every later deploy
+  // of an agent whose configuration dropped its last skill, env binding or file, or that turned
+  // selfConfigure off, was a 422. The CRD marks these fields nullable.
+  it('K2 W4 occ-controller empties skills, env, workspace files and allowedActions in turn, and the instance stays valid and reads as empty', async () => {
+    const name = fresh();
+    const full = { image: 'x', skills: ['a'], env: [{ name: 'A', value: '1' }], workspace: { initialFiles: { 'a.md': 'a' } }, selfConfigure: { enabled: true, allowedActions: ['skills'] } };
+    await apply(name, 'occ-controller', full);
+    const steps: [string, Obj][] = [
+      ['skills', { ...full, skills: [] }],
+      ['env', { ...full, skills: [], env: [] }],
+      ['files', { ...full, skills: [], env: [], workspace: { initialFiles: {} } }],
+      ['actions', { ...full, skills: [], env: [], workspace: { initialFiles: {} }, selfConfigure: { enabled: false, allowedActions: [] } }],
+    ];
+    const empty = (value: unknown) => value === undefined || value === null || (Array.isArray(value) ? value.length === 0 : Object.keys(value as Obj).length === 0);
+    for (const [what, spec] of steps) {
+      const after = await apply(name, 'occ-controller', spec);
+      const seen: Obj = { skills: after.spec.skills, env: after.spec.env, files: after.spec.workspace?.initialFiles, actions: after.spec.selfConfigure?.allowedActions };
+      expect(empty(seen[what]), `${what}: ${JSON.stringify(seen[what])}`).toBe(true);
+    }
+    // Applying the same again changes nothing and is still valid.
+    const again = await apply(name, 'occ-controller', steps.at(-1)![1]);
+    expect(again.spec.selfConfigure.enabled).toBe(false);
+  });
+});
+
 describe('server-side apply semantics', () => {
   it('E2 a map-list key of several fields is encoded as JSON with its fields sorted by name', async () => {
     const plural = 'routes';

@@ -3,7 +3,7 @@ import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { agentServiceAccountName, gatewayDeploymentName, harnessSecretName, selfConfigRoleBindingName } from '@occ/domain/kubernetes-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase, findCanary } from '../test/canary.ts';
-import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, CREATE_SECRET, DELETE_SECRET, NAMESPACE, UPDATE_AGENT, UPDATE_SECRET, binding, payload } from '../test/operations.ts';
+import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, CREATE_SECRET, DELETE_SECRET, NAMESPACE, UPDATE_AGENT, UPDATE_SECRET, binding, payload, waitFor } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
 // Item 9 of issue 9, the rest of the seed flow over GraphQL (deploy-flow.test.ts holds its first
@@ -234,8 +234,15 @@ describe('seed flow, continued: rotate, redeploy, refuse, stop, delete', { timeo
       expect(u.__typename, JSON.stringify(u)).toBe('UpdateAgentSuccess');
       const d = payload(await stack.gql(DEPLOY, { input: { agentId: agent.id } }), 'deployAgent');
       expect(d.__typename, JSON.stringify(d)).toBe('DeployAgentSuccess');
-      await drain();
-      expect((await readAgent()).activeRevision).toMatchObject({ id: d.revision.id, state: 'ACTIVE' });
+      // The worker waits for the gateway's readiness between runs; on a real server (the E8 lane)
+      // that takes longer than one drain, so drain until the revision has settled.
+      const settled = await waitFor(async () => {
+        await drain();
+        const r = await stack.runtime.db.agentRevision.findUniqueOrThrow({ where: { id: d.revision.id }, select: { state: true, failureCode: true, failureMessage: true } });
+        return ['ACTIVE', 'FAILED'].includes(r.state) ? r : null;
+      }, 'the revision to settle', 60_000);
+      if (settled.state === 'FAILED') console.log('DEBUG', stack.logs.filter((l) => /fail|error/i.test(l)).slice(-6).join('\n'));
+      expect((await readAgent()).activeRevision, JSON.stringify(settled)).toMatchObject({ id: d.revision.id, state: 'ACTIVE' });
     };
     await deployWith(true);
     const binding = await rbac.readNamespacedRoleBinding({ name, namespace: k8sNamespace });
