@@ -96,7 +96,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
       await page.goto(`/agents?namespace=${namespaceId}&id=${agent.createAgent.agent.id}`);
       // The one offer of the grant: the failing deploy check (the missing-grants list points to it).
       await expect(page.getByRole('button', { name: /^Grant it/ })).toHaveCount(1);
-      const fix = page.getByRole('button', { name: /^Grant it: secret-operator on secret kb-token/ });
+      const fix = page.getByRole('button', { name: /^Grant it\s*:\s*secret-operator on secret kb-token/ });
       await tabUntil(page, isFocused(fix), 'Grant it');
       await page.keyboard.press('Enter');
       const missing = page.getByTestId('missing-grants');

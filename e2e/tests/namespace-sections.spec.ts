@@ -166,7 +166,7 @@ test('A1 A3 an agent using a configuration and a harness credential shows its se
     await expect(page.getByTestId('missing-grants').getByRole('button')).toHaveCount(0);
     await expect(page.getByTestId('missing-grants').getByRole('link', { name: 'deploy checks' })).toHaveAttribute('href', '#agent-deploy-title');
     await expect(page.getByRole('button', { name: /^Grant it/ })).toHaveCount(2);
-    await page.getByRole('button', { name: /^Grant it: secret-operator on secret anthropic-key/ }).click();
+    await page.getByRole('button', { name: /^Grant it\s*:\s*secret-operator on secret anthropic-key/ }).click();
     const missing = page.getByTestId('missing-grants');
     await expect(missing).not.toContainText('anthropic-key');
     await expect(missing).toContainText('operate on secret channel-token');

@@ -27,7 +27,8 @@ export function MissingGrants({ grants, names }: { grants: MissingGrant[]; names
             ))}
           </ul>
           <p>
-            Grant {grants.length === 1 ? 'it' : 'each'} with “Grant it” in the <a href="#agent-deploy-title">deploy checks</a>.
+            To add {grants.length === 1 ? 'it' : 'them'}, use “Grant it” in the <a href="#agent-deploy-title">deploy checks</a>: exactly
+            that role on exactly that secret.
           </p>
         </>
       )}
