@@ -21,7 +21,7 @@ function kubeconfig(stack: StackInfo): Kube {
 
 export async function kubeRequest<T = unknown>(
   stack: StackInfo,
-  method: 'GET' | 'PATCH',
+  method: 'GET' | 'PATCH' | 'POST',
   apiPath: string,
   body?: { contentType: string; json: unknown },
 ): Promise<{ status: number; body: T }> {
@@ -67,4 +67,16 @@ export async function gatewayDeployment(stack: StackInfo, k8sNamespace: string, 
   const answer = await kubeRequest<Deployment>(stack, 'GET', `/apis/apps/v1/namespaces/${k8sNamespace}/deployments/${name}`);
   if (answer.status !== 200) throw new Error(`GET deployment ${k8sNamespace}/${name}: HTTP ${answer.status}`);
   return answer.body;
+}
+
+/**
+ * Creates a Kubernetes Secret out of band, as someone with kubectl would: no labels of the
+ * control plane, so it is not one of its objects (for tests that break a deploy on purpose).
+ */
+export async function createForeignSecret(stack: StackInfo, k8sNamespace: string, name: string, value: string): Promise<void> {
+  const answer = await kubeRequest(stack, 'POST', `/api/v1/namespaces/${k8sNamespace}/secrets`, {
+    contentType: 'application/json',
+    json: { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: { value } },
+  });
+  if (answer.status !== 201) throw new Error(`POST secret ${k8sNamespace}/${name}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
 }

@@ -92,15 +92,19 @@ for (const colorScheme of ['light', 'dark'] as const) {
       await expectVisibleFocus(page, 'the heading after navigating');
     });
 
-    await test.step('A3 on the agent page, "Grant it" by keyboard grants secret-operator on exactly that secret; focus goes to the result', async () => {
+    await test.step('A3 on the agent page, "Grant it" by keyboard grants secret-operator on exactly that secret; focus goes to Deploy', async () => {
       await page.goto(`/agents?namespace=${namespaceId}&id=${agent.createAgent.agent.id}`);
-      const fix = page.getByRole('button', { name: 'Grant operate on secret kb-token' });
+      // The one offer of the grant: the failing deploy check (the missing-grants list points to it).
+      await expect(page.getByRole('button', { name: /^Grant it/ })).toHaveCount(1);
+      const fix = page.getByRole('button', { name: /^Grant it\s*:\s*secret-operator on secret kb-token/ });
       await tabUntil(page, isFocused(fix), 'Grant it');
       await page.keyboard.press('Enter');
       const missing = page.getByTestId('missing-grants');
       await expect(missing).toContainText('Nothing missing');
-      await expect.poll(() => missing.evaluate((el) => el === document.activeElement)).toBe(true);
-      await expectVisibleFocus(page, 'the missing-grants region after Grant it');
+      const deploy = page.getByTestId('deploy').getByRole('button', { name: 'Deploy' });
+      await expect(deploy).toBeEnabled();
+      await expect.poll(() => deploy.evaluate((el) => el === document.activeElement)).toBe(true);
+      await expectVisibleFocus(page, 'the Deploy button after Grant it');
       const grants = page.getByRole('table', { name: "Grants of the agent's service principal" });
       await expect(grants).toContainText('secret-operator');
       await expect(grants).toContainText('secret kb-token');

@@ -162,8 +162,11 @@ test('A1 A3 an agent using a configuration and a harness credential shows its se
     await snap('agent-detail');
   });
 
-  await test.step('A3 grant one missing grant from the agent page', async () => {
-    await page.getByRole('button', { name: 'Grant operate on secret anthropic-key' }).click();
+  await test.step('A3 grant one missing grant from the agent page: the list points to the deploy checks, the one place that offers it', async () => {
+    await expect(page.getByTestId('missing-grants').getByRole('button')).toHaveCount(0);
+    await expect(page.getByTestId('missing-grants').getByRole('link', { name: 'deploy checks' })).toHaveAttribute('href', '#agent-deploy-title');
+    await expect(page.getByRole('button', { name: /^Grant it/ })).toHaveCount(2);
+    await page.getByRole('button', { name: /^Grant it\s*:\s*secret-operator on secret anthropic-key/ }).click();
     const missing = page.getByTestId('missing-grants');
     await expect(missing).not.toContainText('anthropic-key');
     await expect(missing).toContainText('operate on secret channel-token');

@@ -208,3 +208,25 @@ export type ConsumerRedeploy = Extract<RedeployConsumersResult, { __typename: 'R
 export async function redeployConsumers(secretId: string): Promise<RedeployConsumersResult> {
   return (await graphql(RedeployConsumersMutation, { input: { secretId } })).redeployConsumers;
 }
+
+// A failed revision: what to do about each failure code the worker records (W1, W2, W4, W5) ------------
+
+const FAILURE_ADVICE: Record<string, string> = {
+  AGENT_NOT_AUTHORIZED:
+    "The agent's service principal lost a grant after the deploy was admitted. Grant it again (the deploy checks above offer it), then deploy again.",
+  ACTOR_NOT_AUTHORIZED: 'Whoever deployed lost a permission it needs. Deploy again as someone who may deploy the agent and operate its secrets.',
+  SECRET_MISSING: 'A secret it delivers was deleted. Bind another secret in its configuration, then deploy again.',
+  SECRET_DRIVER_CHANGED: 'A secret it delivers is now stored by another driver. Deploy again so the revision admits the secret as it is now.',
+  BACKEND_IDENTITY_CHANGED:
+    'A Kubernetes object it needs is not the one the control plane recorded or created, and it never adopts another. Remove or restore that object (or store the value again as a new secret and bind it), then deploy again.',
+  NAMESPACE_NOT_READY: 'Its namespace is not ready. Wait until the namespace is ready, then deploy again.',
+  AGENT_GONE: 'The agent was deleted; nothing is left to do.',
+  SUPERSEDED_BEFORE_ACTIVATION: 'A newer revision became active first; nothing to do.',
+  GATEWAY_NOT_READY: 'The gateway cannot start with this revision. Fix what the message names (usually a secret or its key), then deploy again.',
+  ATTEMPTS_EXHAUSTED: 'The worker gave up after repeated errors. Deploy again; if it fails the same way, the server log has the details.',
+};
+
+/** What an administrator can do about a failed revision, by its failure code. */
+export function failureAdvice(code: string): string {
+  return FAILURE_ADVICE[code] ?? 'Deploy again once the cause in the message is fixed.';
+}

@@ -229,4 +229,31 @@ describe('seed flow: store, bind, grant, deploy', { timeout: 180_000 }, () => {
     expect(failed).toMatchObject({ outcome: 'FAILURE', reason: 'AGENT_NOT_AUTHORIZED' });
     grantIds[secrets.github.id] = await grantAgent(secrets.github.id);
   });
+
+  it('D5 W4 W1 a Secret that is not ours under the revision\'s model-auth name fails the revision with BACKEND_IDENTITY_CHANGED at once, adopts nothing, and revision 1 keeps running', async () => {
+    const before = await gateway();
+    // Someone else's object where revision 3's harness copy goes: the control plane must not adopt it.
+    const squatter = harnessSecretName(agent.id, 3);
+    await stack.core.createNamespacedSecret({ namespace: k8sNamespace, body: { metadata: { name: squatter }, stringData: { value: 'not the model key' } } });
+    const r = await deploy();
+    expect(r.__typename, JSON.stringify(r)).toBe('DeployAgentSuccess');
+    expect(r.revision.number).toBe(3);
+    await drain();
+    const a = await readAgent();
+    const third = a.revisions.edges.map((e: { node: unknown }) => e.node).find((n: { number: number }) => n.number === 3);
+    // Permanent on the first attempt (not retried until ATTEMPTS_EXHAUSTED), with a message free of Kubernetes names.
+    expect(third).toMatchObject({ state: 'FAILED', failure: { code: 'BACKEND_IDENTITY_CHANGED' } });
+    expect(third.failure.message).toContain('not ours');
+    expect(third.failure.message).not.toContain(squatter);
+    const item = await stack.runtime.db.workItem.findFirstOrThrow({ where: { payload: { path: ['revisionId'], equals: third.id } } });
+    expect(item).toMatchObject({ attempts: 1 });
+    const live = await stack.core.readNamespacedSecret({ name: squatter, namespace: k8sNamespace });
+    expect(Buffer.from(live.data!.value!, 'base64').toString()).toBe('not the model key');
+    expect(live.metadata?.labels ?? {}).toEqual({});
+    expect((await gateway()).metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+    expect(a.activeRevision).toMatchObject({ number: 1, state: 'ACTIVE' });
+    const failed = await stack.runtime.db.auditEvent.findFirst({ where: { action: 'revision.fail', resourceId: third.id } });
+    expect(failed).toMatchObject({ outcome: 'FAILURE', reason: 'BACKEND_IDENTITY_CHANGED' });
+    await stack.core.deleteNamespacedSecret({ name: squatter, namespace: k8sNamespace });
+  });
 });

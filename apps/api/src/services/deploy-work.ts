@@ -86,6 +86,22 @@ async function verified(deps: Deps, context: ComputeRevisionContext): Promise<vo
   }
 }
 
+/**
+ * D5 W4: preparation never adopts an object that is not the control plane's (the revision's
+ * model-auth Secret already there without its labels, a source that lost its key since the check):
+ * retrying cannot make it ours, so the revision fails with the code D3 uses, and the running
+ * gateway is not touched (activation has not started).
+ */
+async function prepared(deps: Deps, revision: RevisionView, context: ComputeRevisionContext): Promise<void> {
+  try {
+    await deps.computeDriver.prepareRevision(renderable(revision), context);
+  } catch (error) {
+    if (error instanceof BackendIdentityChanged) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', `Preparation stopped: ${error.reason}. The running gateway was not changed.`);
+    if (error instanceof BackendObjectMissing) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', `Preparation stopped: a source Secret no longer exists. The running gateway was not changed.`);
+    throw error;
+  }
+}
+
 async function load(deps: Deps, revisionId: string): Promise<RevisionView | null> {
   return findRevision(deps.db, revisionId);
 }
@@ -126,7 +142,7 @@ export function deployRevisionKind(deps: Deps, options: { pollMs?: number } = {}
         const context = await secretContext(deps.db, deps.installationId, revision);
         await verified(deps, context);
         if (ctx.signal.aborted) return;
-        await deps.computeDriver.prepareRevision(renderable(revision), context);
+        await prepared(deps, revision, context);
         await ctx.commit((tx) => transition(tx, revision.id, 'PREPARING', 'PREPARED'));
       },
     },

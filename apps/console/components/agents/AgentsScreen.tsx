@@ -1,216 +1,28 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
-import { agentQueryOptions, namespaceAgentsQueryOptions } from '../../lib/agents';
-import { namespaceConfigurationsQueryOptions } from '../../lib/configurations';
-import { useCan } from '../../lib/can';
-import { usePaging } from '../../lib/paging';
-import { namespaceSecretsQueryOptions } from '../../lib/secrets';
-import { AccessBindingsTable } from '../access/AccessBindingsTable';
-import { DeploySection } from '../deploy/DeploySection';
-import { RevisionsList } from '../deploy/RevisionsList';
-import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
-import { MissingNamespace, NamespaceHeader, namespaceHref, UnknownNamespace } from '../namespaces/NamespaceHeader';
-import { AgentGateway } from './AgentGateway';
-import { DeleteAgentButton } from './DeleteAgentButton';
-import { AgentTable } from './AgentTable';
-import { CreateAgentForm } from './CreateAgentForm';
-import { MissingGrants } from './MissingGrants';
-import { ServicePrincipalCallout } from './ServicePrincipalCallout';
-import { OwnershipMatrix } from '../selfconfig/OwnershipMatrix';
-import { CreatePanel } from '../ui/CreatePanel';
-import { CopyId } from '../ui/CopyId';
-import { ListSearch, Pager } from '../ui/ListControls';
-import { RelativeTime } from '../ui/RelativeTime';
+import { lazy, Suspense } from 'react';
 import { TableSkeleton } from '../ui/Skeleton';
+
+// The agents page's first load is the frame (header, navigation) and this switch; the list with its
+// create form, and one agent's page with its deploy, revisions, grants and ownership, are chunks of
+// their own loaded on demand, so the route stays inside its first-load budget
+// (scripts/size-budgets.json). React.lazy rather than next/dynamic: React already ships it.
+const AgentList = lazy(() => import('./AgentList'));
+const AgentDetail = lazy(() => import('./AgentDetail'));
 
 // /agents?namespace=ns_… lists and creates; adding &id=agt_… opens one agent and its grants.
 export function AgentsScreen() {
   const params = useSearchParams();
   const namespaceId = params.get('namespace');
   const agentId = params.get('id');
-  if (!namespaceId) return <MissingNamespace title="Agents" />;
-  if (agentId) return <AgentDetail namespaceId={namespaceId} agentId={agentId} />;
-  return <NamespaceAgents namespaceId={namespaceId} />;
-}
-
-function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
-  const paging = usePaging();
-  const query = useQuery({ ...namespaceAgentsQueryOptions(namespaceId, paging.args), placeholderData: (previous) => previous });
-  const configurations = useQuery(namespaceConfigurationsQueryOptions(namespaceId));
-  const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
-  const mayCreate = useCan('create', 'agent', namespaceId);
-  const { data, error, isPending } = query;
-  const namespace = data?.namespace ?? null;
-
   return (
-    <>
-      <NamespaceHeader
-        namespace={namespace}
-        namespaceId={namespaceId}
-        section="agents"
-        title={namespace ? `Agents in ${namespace.name}` : 'Agents'}
-      />
-      <p className="lede">
-        Each agent gets its own service principal. It can use only the secrets that principal may operate on.
-      </p>
-      {error ? <QueryErrorAlert error={error} what="this namespace's agents" retry={() => query.refetch()} /> : null}
-      {data === null ? <UnknownNamespace namespaceId={namespaceId} /> : null}
-      {configurations.error ? <QueryErrorAlert error={configurations.error} what="the configurations" retry={() => configurations.refetch()} /> : null}
-      {secrets.error ? <QueryErrorAlert error={secrets.error} what="the secrets" retry={() => secrets.refetch()} /> : null}
-      {namespace && mayCreate !== false ? (
-        <CreatePanel label="New agent" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix}>
-          <CreateAgentForm
-            namespaceId={namespaceId}
-            configurations={configurations.data?.configurations ?? []}
-            secrets={secrets.data?.secrets ?? []}
-          />
-        </CreatePanel>
-      ) : null}
-      {data !== null && !error ? (
-        <section aria-labelledby="agents-list-title">
-          <h2 id="agents-list-title">Agents</h2>
-          <ListSearch paging={paging} noun="agents" />
-          {isPending ? <TableSkeleton label="Loading agents…" /> : null}
-          {data ? (
-            data.agents.length === 0 ? (
-              <p className="empty">
-                {paging.args.namePrefix
-                  ? `No agents whose name starts with “${paging.args.namePrefix}”.`
-                  : mayCreate
-                    ? 'No agents in this namespace yet. Create the first with “New agent”.'
-                    : 'No agents in this namespace yet that you may see.'}
-              </p>
-            ) : (
-              <AgentTable namespaceId={namespaceId} agents={data.agents} />
-            )
-          ) : null}
-          <Pager paging={paging} page={data?.page} noun="agents" />
-        </section>
-      ) : null}
-    </>
-  );
-}
-
-function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: string }) {
-  const query = useQuery(agentQueryOptions(agentId));
-  const { data, error, isPending } = query;
-  const agent = data && data.namespace && data.namespace.id === namespaceId ? data : null;
-  const configuration = useQuery({
-    ...namespaceConfigurationsQueryOptions(namespaceId),
-    select: (list) => list?.configurations.find((c) => c.id === agent?.configuration?.id) ?? null,
-    enabled: Boolean(agent?.configuration),
-  });
-  // Names for the grants' scopes (secret ids otherwise).
-  const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
-  const header = (
-    <NamespaceHeader
-      namespace={agent?.namespace ?? secrets.data?.namespace ?? null}
-      namespaceId={namespaceId}
-      section="agents"
-      title={agent ? `Agent ${agent.name}` : 'Agent'}
-      trail={[{ label: agent?.name ?? agentId }]}
-    />
-  );
-
-  if (isPending || error || !agent) {
-    return (
-      <>
-        {header}
-        {isPending ? <TableSkeleton label="Loading agent…" rows={4} /> : null}
-        {error ? <QueryErrorAlert error={error} what="this agent" retry={() => query.refetch()} /> : null}
-        {!isPending && !error ? (
-          <p role="alert" className="alert error">
-            Agent <code>{agentId}</code> does not exist in this namespace or you may not see it.{' '}
-            <Link href={namespaceHref('agents', namespaceId)}>Back to agents</Link>
-          </p>
-        ) : null}
-      </>
-    );
-  }
-
-  const consumed = new Map<string, string>();
-  for (const binding of configuration.data?.secretBindings ?? []) {
-    consumed.set(binding.source.id, binding.secret?.name ?? binding.source.id);
-  }
-  if (agent.harnessAuth) {
-    consumed.set(agent.harnessAuth.source.id, agent.harnessAuth.secret?.name ?? agent.harnessAuth.source.id);
-  }
-  const names = new Map<string, string>([[namespaceId, agent.namespace?.name ?? namespaceId]]);
-  for (const secret of secrets.data?.secrets ?? []) names.set(secret.id, secret.name);
-
-  return (
-    <>
-      {header}
-      <ServicePrincipalCallout
-        namespaceId={namespaceId}
-        servicePrincipalId={agent.servicePrincipalId}
-        consumedSecrets={[...consumed].map(([id, name]) => ({ id, name }))}
-      />
-      <dl className="facts spaced">
-        <dt>ID</dt>
-        <dd>
-          <CopyId value={agent.id} label="agent id" />
-        </dd>
-        <dt>Status</dt>
-        <dd>
-          {agent.status} (desired {agent.desiredState})
-        </dd>
-        <dt>Configuration</dt>
-        <dd>
-          {agent.configuration ? (
-            <Link href={namespaceHref('configurations', namespaceId, { id: agent.configuration.id })}>
-              {agent.configuration.name}
-            </Link>
-          ) : (
-            'none'
-          )}
-        </dd>
-        <dt>Harness auth</dt>
-        <dd>
-          {agent.harnessAuth ? (
-            <>
-              {agent.harnessAuth.provider} → <code>{agent.harnessAuth.envName}</code> from{' '}
-              {agent.harnessAuth.secret?.name ?? <code>{agent.harnessAuth.source.id}</code>}
-            </>
-          ) : (
-            'none'
-          )}
-        </dd>
-        <dt>Self-configure</dt>
-        <dd>
-          {agent.selfConfigure.enabled
-            ? `enabled: ${agent.selfConfigure.allowedActions.join(', ') || 'no actions'}`
-            : 'disabled'}
-        </dd>
-        <dt>Created</dt>
-        <dd>
-          <RelativeTime iso={agent.createdAt} />
-        </dd>
-      </dl>
-      <DeploySection agent={agent} names={names} />
-      <RevisionsList agent={agent} />
-      <AgentGateway agentId={agent.id} />
-      <section aria-labelledby="agent-missing-title" className="section">
-        <h2 id="agent-missing-title">Missing grants</h2>
-        <MissingGrants grants={agent.missingGrants} names={names} />
-      </section>
-      <section aria-labelledby="agent-grants-title" className="section">
-        <h2 id="agent-grants-title">Grants of its service principal</h2>
-        <AccessBindingsTable
-          bindings={agent.accessBindings}
-          caption="Grants of the agent's service principal"
-          names={names}
-          empty="No grants yet: it cannot operate on any secret."
-        />
-      </section>
-      <OwnershipMatrix agentId={agent.id} namespaceId={namespaceId} link="requests" />
-      <section aria-labelledby="agent-delete-title" className="section">
-        <h2 id="agent-delete-title">Delete</h2>
-        <DeleteAgentButton namespaceId={namespaceId} agent={agent} />
-      </section>
-    </>
+    <Suspense fallback={<TableSkeleton label={agentId ? 'Loading agent…' : 'Loading agents…'} rows={4} />}>
+      {namespaceId && agentId ? (
+        <AgentDetail namespaceId={namespaceId} agentId={agentId} />
+      ) : (
+        <AgentList namespaceId={namespaceId} />
+      )}
+    </Suspense>
   );
 }

@@ -1,14 +1,21 @@
 'use client';
 
 import { useEffect, useRef, useState } from 'react';
-import type { DeployCheck } from '../../lib/deploy';
+import { accessKeys, grantAccess } from '../../lib/access';
+import { agentKeys, type MissingGrant } from '../../lib/agents';
+import { deployKeys, type DeployCheck } from '../../lib/deploy';
+import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
-import { roleName, useGrantMissing } from '../agents/MissingGrants';
+import { useToast } from '../feedback/Toaster';
+
+/** A built-in role's id is `rol_<name>`: show the name. */
+export const roleName = (roleId: string) => roleId.replace(/^rol_/, '');
 
 /**
  * D6: every check deployAgent applies, shown before the click, each with pass or fail and its fix.
  * A missing grant of the agent's own service principal (A3) is fixed here in one click, granting
- * exactly that permission on exactly that resource. After a grant, focus moves to the next fix, or
+ * exactly that permission on exactly that resource: the page's one offer of it (the agent's
+ * "Missing grants" list points here). After a grant, focus moves to the next fix, or
  * to the Deploy button once nothing is left to fix.
  */
 export function DeployChecks({
@@ -65,6 +72,33 @@ export function DeployChecks({
       ))}
     </ul>
   );
+}
+
+/**
+ * Grants exactly one missing permission: the built-in role the API names (secret-operator), on
+ * exactly that resource, never the namespace.
+ */
+function useGrantMissing(grant: MissingGrant, target: string, onGranted: () => void) {
+  const toast = useToast();
+  return useResultMutation({
+    mutationFn: () =>
+      grantAccess({
+        subjectId: grant.subjectId,
+        roleId: grant.roleId,
+        scope: {
+          kind: 'RESOURCE',
+          resourceKind: grant.resourceKind,
+          resourceId: grant.resourceId,
+          ...(grant.namespaceId ? { namespaceId: grant.namespaceId } : {}),
+        },
+      }),
+    // The agent's missing grants and its grants table answer from the same grants.
+    invalidate: [agentKeys.all, accessKeys.all, deployKeys.all],
+    onSuccess: () => {
+      toast(`Granted ${roleName(grant.roleId)} on ${target}.`);
+      onGranted();
+    },
+  });
 }
 
 function GrantIt({ check, names, onGranted }: { check: DeployCheck; names: ReadonlyMap<string, string>; onGranted: () => void }) {

@@ -5,6 +5,7 @@ import { useEffect } from 'react';
 import { agentKeys } from '../../lib/agents';
 import { agentRevisionsQueryOptions, DEPLOY_STEPS, deployKeys, isInFlight, type RevisionState } from '../../lib/deploy';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
+import { RevisionFailure } from './RevisionFailure';
 import { RevisionStateBadge } from './RevisionStateBadge';
 
 const headline: Record<RevisionState, string> = {
@@ -62,11 +63,7 @@ export function DeployProgress({ agentId, revisionId, number }: { agentId: strin
           );
         })}
       </ol>
-      {revision?.failure ? (
-        <p role="alert" data-testid="deploy-failure">
-          <strong>Failed with</strong> <code>{revision.failure.code}</code>: {revision.failure.message}
-        </p>
-      ) : null}
+      {revision?.failure ? <RevisionFailure failure={revision.failure} alert /> : null}
       {query.error ? <QueryErrorAlert error={query.error} what="the revision's state" retry={() => query.refetch()} /> : null}
     </div>
   );

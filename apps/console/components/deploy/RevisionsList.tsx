@@ -14,6 +14,7 @@ import { Pager } from '../ui/ListControls';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';
 import { TableSkeleton } from '../ui/Skeleton';
+import { RevisionFailure } from './RevisionFailure';
 import { RevisionStateBadge } from './RevisionStateBadge';
 
 /** Every Kubernetes Secret the platform writes holds its value under this one key (S2), and the
@@ -116,9 +117,9 @@ function RevisionCard({
         </dd>
       </dl>
       {revision.failure ? (
-        <p className="alert error" data-testid="revision-failure">
-          <strong>Failed with</strong> <code>{revision.failure.code}</code>: {revision.failure.message}
-        </p>
+        <div className="alert error">
+          <RevisionFailure failure={revision.failure} />
+        </div>
       ) : null}
       {bindings.length === 0 ? (
         <p className="hint">No secret references: the gateway gets no secret env.</p>

@@ -1,0 +1,79 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { namespaceAgentsQueryOptions } from '../../lib/agents';
+import { namespaceConfigurationsQueryOptions } from '../../lib/configurations';
+import { useCan } from '../../lib/can';
+import { usePaging } from '../../lib/paging';
+import { namespaceSecretsQueryOptions } from '../../lib/secrets';
+import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
+import { MissingNamespace, NamespaceHeader, UnknownNamespace } from '../namespaces/NamespaceHeader';
+import { AgentTable } from './AgentTable';
+import { CreateAgentForm } from './CreateAgentForm';
+import { CreatePanel } from '../ui/CreatePanel';
+import { ListSearch, Pager } from '../ui/ListControls';
+import { TableSkeleton } from '../ui/Skeleton';
+
+// /agents?namespace=ns_… lists and creates (loaded on demand by AgentsScreen).
+export default function AgentList({ namespaceId }: { namespaceId: string | null }) {
+  if (!namespaceId) return <MissingNamespace title="Agents" />;
+  return <NamespaceAgents namespaceId={namespaceId} />;
+}
+
+function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
+  const paging = usePaging();
+  const query = useQuery({ ...namespaceAgentsQueryOptions(namespaceId, paging.args), placeholderData: (previous) => previous });
+  const configurations = useQuery(namespaceConfigurationsQueryOptions(namespaceId));
+  const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
+  const mayCreate = useCan('create', 'agent', namespaceId);
+  const { data, error, isPending } = query;
+  const namespace = data?.namespace ?? null;
+
+  return (
+    <>
+      <NamespaceHeader
+        namespace={namespace}
+        namespaceId={namespaceId}
+        section="agents"
+        title={namespace ? `Agents in ${namespace.name}` : 'Agents'}
+      />
+      <p className="lede">
+        Each agent gets its own service principal. It can use only the secrets that principal may operate on.
+      </p>
+      {error ? <QueryErrorAlert error={error} what="this namespace's agents" retry={() => query.refetch()} /> : null}
+      {data === null ? <UnknownNamespace namespaceId={namespaceId} /> : null}
+      {configurations.error ? <QueryErrorAlert error={configurations.error} what="the configurations" retry={() => configurations.refetch()} /> : null}
+      {secrets.error ? <QueryErrorAlert error={secrets.error} what="the secrets" retry={() => secrets.refetch()} /> : null}
+      {namespace && mayCreate !== false ? (
+        <CreatePanel label="New agent" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix}>
+          <CreateAgentForm
+            namespaceId={namespaceId}
+            configurations={configurations.data?.configurations ?? []}
+            secrets={secrets.data?.secrets ?? []}
+          />
+        </CreatePanel>
+      ) : null}
+      {data !== null && !error ? (
+        <section aria-labelledby="agents-list-title">
+          <h2 id="agents-list-title">Agents</h2>
+          <ListSearch paging={paging} noun="agents" />
+          {isPending ? <TableSkeleton label="Loading agents…" /> : null}
+          {data ? (
+            data.agents.length === 0 ? (
+              <p className="empty">
+                {paging.args.namePrefix
+                  ? `No agents whose name starts with “${paging.args.namePrefix}”.`
+                  : mayCreate
+                    ? 'No agents in this namespace yet. Create the first with “New agent”.'
+                    : 'No agents in this namespace yet that you may see.'}
+              </p>
+            ) : (
+              <AgentTable namespaceId={namespaceId} agents={data.agents} />
+            )
+          ) : null}
+          <Pager paging={paging} page={data?.page} noun="agents" />
+        </section>
+      ) : null}
+    </>
+  );
+}
