@@ -17,7 +17,7 @@ import {
   type FieldSet,
 } from '@occ/domain/fieldsv1';
 import type { MapSchema } from './schema.ts';
-import { compare, isSame, merge, removePath, toFieldSet, withNamedAncestors, type Comparison } from './typed.ts';
+import { compare, hasPath, isSame, merge, removePath, toFieldSet, withNamedAncestors, type Comparison } from './typed.ts';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -290,7 +290,9 @@ export function apply(request: ApplyRequest): ApplyResult {
     // Prune what this applier set before and sends no more, unless someone still owns it or
     // something under it (that is what keeps items other managers own).
     const owned = union(...[...managers.values()].map((m) => m.set));
-    const candidates = [...scoped(withNamedAncestors(schema, lastSet), scope)].filter((p) => !ownsAtOrBelow(owned, p));
+    // A field the configuration still sends stays, emptied if need be (structured-merge-diff adds
+    // back what the applied configuration holds: addBackDanglingItems); only its items go.
+    const candidates = [...scoped(withNamedAncestors(schema, lastSet), scope)].filter((p) => !ownsAtOrBelow(owned, p) && (lastSet.has(p) || !hasPath(schema, config, p)));
     candidates.sort((a, b) => a.length - b.length);
     for (const path of candidates) removePath(schema, merged, path);
   }

@@ -239,11 +239,21 @@ function mergeList(list: ListSchema, lhs: unknown[], rhs: unknown[]): unknown[] 
   return out;
 }
 
-/** Removes the value at `path` (a field, or a list item by key or value); absent paths are ignored. */
+/**
+ * Removes the value at `path` (a field, or a list item by key or value); absent paths are ignored.
+ * As structured-merge-diff's RemoveItems, a list or granular map that the removal of an item leaves
+ * empty becomes null (its field stays: someone still owns it, or it would have been removed as a
+ * named field first); found on a real server by the E8 lane, and kept by current releases.
+ */
 export function removePath(schema: MapSchema, object: JsonObject, path: string): void {
   const elements = elementsOf(path);
   let container: unknown = object;
   let current: Schema = schema;
+  let holder: { parent: JsonObject | unknown[]; key: string | number; itemContainer: boolean } | null = null;
+  const emptied = () => {
+    const gone = Array.isArray(container) ? container.length === 0 : isObject(container) && Object.keys(container).length === 0;
+    if (gone && holder?.itemContainer) (holder.parent as Record<string | number, unknown>)[holder.key] = null;
+  };
   for (let i = 0; i < elements.length; i++) {
     const element = elements[i] ?? '';
     const last = i === elements.length - 1;
@@ -253,9 +263,12 @@ export function removePath(schema: MapSchema, object: JsonObject, path: string):
       const name = element.slice(2);
       if (last) {
         delete container[name];
+        // A key of a granular map (no declared fields) is an item; a struct's field is not.
+        if (!s.fields || !Object.prototype.hasOwnProperty.call(s.fields, name)) emptied();
         return;
       }
       current = fieldSchema(s, name);
+      holder = { parent: container, key: name, itemContainer: true };
       container = container[name];
     } else {
       if (!Array.isArray(container) || s.type !== 'list') return;
@@ -264,12 +277,37 @@ export function removePath(schema: MapSchema, object: JsonObject, path: string):
       if (index < 0) return;
       if (last) {
         list.splice(index, 1);
+        emptied();
         return;
       }
       current = s.items;
+      holder = { parent: list, key: index, itemContainer: false };
       container = list[index];
     }
   }
+}
+
+/** Whether `path` names a value present in `object` (a field, or a list item by key or value). */
+export function hasPath(schema: MapSchema, object: JsonObject, path: string): boolean {
+  let container: unknown = object;
+  let current: Schema = schema;
+  for (const element of elementsOf(path)) {
+    const s = resolve(current, container);
+    if (element.startsWith('f:')) {
+      if (!isObject(container) || s.type !== 'map') return false;
+      const name = element.slice(2);
+      if (container[name] === undefined) return false;
+      current = fieldSchema(s, name);
+      container = container[name];
+    } else {
+      if (!Array.isArray(container) || s.type !== 'list') return false;
+      const item = container.find((value, j) => itemElement(s, value, j) === element);
+      if (item === undefined) return false;
+      current = s.items;
+      container = item;
+    }
+  }
+  return true;
 }
 
 /** The named-field ancestors of each path (fieldpath.Set.EnsureNamedFieldsAreMembers). */
