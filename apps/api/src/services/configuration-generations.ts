@@ -85,19 +85,23 @@ export interface FirstGenerationPageRequest {
 /**
  * The first page (no cursor) of many configurations' generations at once, for a list of
  * configurations each asking for its latest generations: one statement reads the newest
- * `size + 1` rows of each (a window per configuration over the primary key), and totalCount, when
+ * `size + 1` rows of each (a LATERAL join, each read backward on the primary key), and totalCount, when
  * asked, is one grouped count for all. A page with a cursor goes through listGenerations.
  */
 export async function firstGenerationPages(db: Db, requests: readonly FirstGenerationPageRequest[]): Promise<Array<PageOf<ConfigurationGenerationView, number>>> {
   const ids = [...new Set(requests.map((r) => r.configurationId))];
   const size = Math.max(...requests.map((r) => r.size));
+  // LATERAL: each configuration's newest rows through the primary key, read backward and stopped
+  // at the page: a page costs the same whatever the length of the history.
   const rows = await db.$queryRaw<Row[]>`
-    SELECT "configurationId", generation, "values", "secretBindings", "createdById", "createdAt" FROM (
-      SELECT *, row_number() OVER (PARTITION BY "configurationId" ORDER BY generation DESC) AS n
-      FROM "ConfigurationGeneration" WHERE "configurationId" = ANY(${ids}::text[])
-    ) ranked WHERE n <= ${size + 1} ORDER BY "configurationId", n`;
+    SELECT g."configurationId", g.generation, g."values", g."secretBindings", g."createdById", g."createdAt"
+    FROM unnest(${ids}::text[]) AS c(id)
+    CROSS JOIN LATERAL (
+      SELECT * FROM "public"."ConfigurationGeneration" WHERE "configurationId" = c.id ORDER BY generation DESC LIMIT ${size + 1}
+    ) g`;
   const byConfiguration = new Map<string, Row[]>();
   for (const row of rows) byConfiguration.set(row.configurationId, [...(byConfiguration.get(row.configurationId) ?? []), row]);
+  for (const list of byConfiguration.values()) list.sort((a, b) => b.generation - a.generation);
   let counts: Promise<Map<string, number>> | null = null;
   const countOf = async (id: string) => {
     counts ??= db.configurationGeneration
