@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Locator, Page } from '@playwright/test';
-import { axe } from '../support/a11y';
+import { axe, noSidewaysScroll } from '../support/a11y';
 import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { gqlInPage } from '../support/graphql';
@@ -88,5 +88,7 @@ test('C5 a configuration edited twice shows three generations newest first, each
     await expect(entries.nth(10).locator('summary')).toBeFocused();
     await expect(entries.nth(10)).toHaveAttribute('data-generation', '2');
     await axe(page, 'configuration history, all pages');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noSidewaysScroll(page, 'configuration history at 390 px, entries open');
   });
 });

@@ -106,7 +106,7 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       cacheKeyFn: (r) => `${r.agentId}|${r.size}|${r.state ?? ''}`,
     }),
     // Reached only through a Configuration the caller could read (its own read check).
-    generationPages: new DataLoader((requests) => firstGenerationPages(deps.db, requests), { cacheKeyFn: (r) => `${r.configurationId}|${r.size}` }),
+    generationPages: new DataLoader((requests) => firstGenerationPages(deps.db, requests), { cacheKeyFn: (r) => `${r.configurationId}|${r.generation}|${r.size}` }),
     bindingsBySubject: new DataLoader(async (subjectIds) => {
       if (!actor) return subjectIds.map(() => []);
       const visible = (await findBindings(deps.db, { subjectId: { in: [...subjectIds] } })).filter(

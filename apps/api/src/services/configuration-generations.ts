@@ -79,26 +79,28 @@ export async function listGenerations(db: Db, configuration: { id: string; names
 export interface FirstGenerationPageRequest {
   configurationId: string;
   namespaceId: string;
+  /** The configuration's generation as the request read it: the newest its history holds. */
+  generation: number;
   size: number;
 }
 
 /**
  * The first page (no cursor) of many configurations' generations at once, for a list of
- * configurations each asking for its latest generations: one statement reads the newest
- * `size + 1` rows of each (a LATERAL join, each read backward on the primary key), and totalCount, when
- * asked, is one grouped count for all. A page with a cursor goes through listGenerations.
+ * configurations each asking for its latest generations, in one statement. A configuration's
+ * generations are consecutive from its first recorded one to its current one, so its newest
+ * `size + 1` lie in (current - size - 1, current]: that range of the primary key is all a page reads,
+ * however long the history (a generation written since the configuration was read is in the range
+ * too, and the newest rows are kept). totalCount, when asked, is one grouped count for all. A page
+ * with a cursor goes through listGenerations.
  */
 export async function firstGenerationPages(db: Db, requests: readonly FirstGenerationPageRequest[]): Promise<Array<PageOf<ConfigurationGenerationView, number>>> {
-  const ids = [...new Set(requests.map((r) => r.configurationId))];
-  const size = Math.max(...requests.map((r) => r.size));
-  // LATERAL: each configuration's newest rows through the primary key, read backward and stopped
-  // at the page: a page costs the same whatever the length of the history.
+  const floors = new Map<string, number>();
+  for (const r of requests) floors.set(r.configurationId, Math.min(floors.get(r.configurationId) ?? Infinity, r.generation - r.size - 1));
+  const ids = [...floors.keys()];
   const rows = await db.$queryRaw<Row[]>`
     SELECT g."configurationId", g.generation, g."values", g."secretBindings", g."createdById", g."createdAt"
-    FROM unnest(${ids}::text[]) AS c(id)
-    CROSS JOIN LATERAL (
-      SELECT * FROM "public"."ConfigurationGeneration" WHERE "configurationId" = c.id ORDER BY generation DESC LIMIT ${size + 1}
-    ) g`;
+    FROM unnest(${ids}::text[], ${[...floors.values()]}::int[]) AS c(id, floor)
+    CROSS JOIN LATERAL (SELECT * FROM "public"."ConfigurationGeneration" WHERE "configurationId" = c.id AND generation > c.floor) g`;
   const byConfiguration = new Map<string, Row[]>();
   for (const row of rows) byConfiguration.set(row.configurationId, [...(byConfiguration.get(row.configurationId) ?? []), row]);
   for (const list of byConfiguration.values()) list.sort((a, b) => b.generation - a.generation);
@@ -110,7 +112,7 @@ export async function firstGenerationPages(db: Db, requests: readonly FirstGener
     return (await counts).get(id) ?? 0;
   };
   return requests.map((r) => {
-    const all = byConfiguration.get(r.configurationId) ?? [];
+    const all = (byConfiguration.get(r.configurationId) ?? []).filter((row) => row.generation > r.generation - r.size - 1);
     const kept = all.slice(0, r.size);
     return {
       edges: kept.map((row) => ({ key: row.generation, node: toView(r.namespaceId, row) })),

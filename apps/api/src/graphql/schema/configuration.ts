@@ -77,7 +77,7 @@ builder.objectField(ConfigurationRef, 'generations', (t) =>
         const page = pageRequest(args, decodeNumberCursor);
         // The first page, as a list of configurations asks for it, is batched across them (loaders.ts).
         if (page.direction === 'forward' && !page.after && !page.before) {
-          return toConnection(await ctx.loaders.generationPages.load({ configurationId: cfg.id, namespaceId: cfg.namespaceId, size: page.size }), encodeNumberCursor);
+          return toConnection(await ctx.loaders.generationPages.load({ configurationId: cfg.id, namespaceId: cfg.namespaceId, generation: cfg.generation, size: page.size }), encodeNumberCursor);
         }
         return toConnection(await listGenerations(ctx.deps.db, cfg, page), encodeNumberCursor);
       },
