@@ -23,6 +23,7 @@ import {
   StopAgentMutation,
 } from '../../apps/console/lib/deploy';
 import {
+  ConfigurationGenerationsQuery,
   ConfigurationQuery,
   CreateConfigurationMutation,
   DeleteConfigurationMutation,
@@ -69,6 +70,7 @@ const documents = {
   ViewerQuery,
   NamespaceConfigurationsQuery,
   ConfigurationQuery,
+  ConfigurationGenerationsQuery,
   CreateConfigurationMutation,
   UpdateConfigurationMutation,
   NamespaceAgentsQuery,

@@ -55,3 +55,19 @@ export function shortJson(value: unknown): string {
   const text = JSON.stringify(value) ?? 'undefined';
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
+
+/** A configuration as the diff reads it: its values and its bindings as references. */
+export type ConfigurationContent = { values: unknown; bindings: ReadonlyArray<{ envName: string; secretId: string }> };
+
+export type ConfigurationChanges = { values: ValueChange[]; bindings: BindingChange[] };
+
+/**
+ * What a generation changed against the one before it. The first generation (1) is compared with an
+ * empty configuration, so everything it holds is listed as added; a later generation whose previous
+ * one was never recorded (history began after it) has no known changes: null.
+ */
+export function generationChanges(generation: number, current: ConfigurationContent, previous: ConfigurationContent | null): ConfigurationChanges | null {
+  const before = previous ?? (generation === 1 ? { values: {}, bindings: [] } : null);
+  if (!before) return null;
+  return { values: diffValues(before.values, current.values), bindings: diffBindings(before.bindings, current.bindings) };
+}

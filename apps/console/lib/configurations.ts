@@ -1,6 +1,6 @@
 // Configurations: the native OpenClaw document (references only) and its secret bindings
 // (envName → secret). Updates carry the generation the editor read; a stale one is a CONFLICT.
-import { queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { gql, graphql, type ResultOf, type VariablesOf } from './graphql';
 import { ConfigurationInUseErrorFields, ConflictErrorFields, ForbiddenErrorFields, NotFoundErrorFields, ValidationErrorFields } from './errors';
 import { NamespaceFields } from './namespaces';
@@ -26,6 +26,7 @@ export const configurationKeys = {
   all: ['configurations'] as const,
   byNamespace: (namespaceId: string) => [...configurationKeys.all, 'namespace', namespaceId] as const,
   detail: (id: string) => [...configurationKeys.all, 'detail', id] as const,
+  generations: (id: string) => [...configurationKeys.detail(id), 'generations'] as const,
 };
 
 // Query: a page of a namespace's configurations -----------------------------------------------------
@@ -69,6 +70,55 @@ export function configurationQueryOptions(id: string) {
   return queryOptions({
     queryKey: configurationKeys.detail(id),
     queryFn: async ({ signal }) => (await graphql(ConfigurationQuery, { id }, signal)).configuration,
+  });
+}
+
+// Query: a configuration's generation history (newest first), a page at a time ------------------------
+
+export const GENERATIONS_PAGE_SIZE = 10;
+
+/** A binding's `secret` is null when the caller may not read it, as on the configuration. */
+export const ConfigurationGenerationsQuery = gql(`
+  query ConfigurationGenerations($id: ID!, $first: Int, $after: String) {
+    configuration(id: $id) {
+      id
+      generations(first: $first, after: $after) {
+        totalCount
+        edges { cursor node {
+          generation values createdAt
+          createdBy { id name kind }
+          secretBindings { envName source { id } secret { id name } }
+        } }
+      }
+    }
+  }
+`);
+
+export type ConfigurationGeneration = NonNullable<ResultOf<typeof ConfigurationGenerationsQuery>['configuration']>['generations']['edges'][number]['node'];
+
+/**
+ * Each page asks for one generation more than it shows: the extra one is the previous generation
+ * of the page's oldest, so every shown generation's changes can be computed; the next page starts
+ * after the last one shown.
+ */
+export function configurationGenerationsQueryOptions(id: string, pageSize = GENERATIONS_PAGE_SIZE) {
+  return infiniteQueryOptions({
+    queryKey: [...configurationKeys.generations(id), pageSize] as const,
+    initialPageParam: null as string | null,
+    queryFn: async ({ pageParam, signal }) => {
+      const data = await graphql(ConfigurationGenerationsQuery, { id, first: pageSize + 1, after: pageParam }, signal);
+      const connection = data.configuration?.generations;
+      if (!connection) return { shown: [], previous: null, nextCursor: null, totalCount: 0 };
+      const shown = connection.edges.slice(0, pageSize);
+      return {
+        shown: shown.map((edge) => edge.node),
+        /** The generation before the page's oldest, when there is one. */
+        previous: connection.edges[pageSize]?.node ?? null,
+        nextCursor: connection.edges.length > pageSize ? (shown.at(-1)?.cursor ?? null) : null,
+        totalCount: connection.totalCount,
+      };
+    },
+    getNextPageParam: (page) => page.nextCursor,
   });
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffBindings, diffValues, shortJson } from '../lib/config-diff';
+import { diffBindings, diffValues, generationChanges, shortJson } from '../lib/config-diff';
 
 // C5's editor shows what a save changes. Generated pairs check the diff against a rebuild: applying
 // the listed changes to `before` gives `after`, and nothing listed is unchanged.
@@ -70,5 +70,23 @@ describe('C5 the configuration editor\'s diff', () => {
     ]);
     expect(diffBindings([{ envName: 'A', secretId: 's1' }], [{ envName: 'A', secretId: 's1' }])).toEqual([]);
     expect(shortJson('x'.repeat(100))).toHaveLength(58);
+  });
+
+  it('C5 a history entry: generation 1 lists everything as added, a later one its changes against the previous, and one whose previous was never recorded has none known', () => {
+    const g1 = { values: { a: 1 }, bindings: [{ envName: 'T', secretId: 's1' }] };
+    const g2 = { values: { a: 2, b: true }, bindings: [{ envName: 'T', secretId: 's2' }] };
+    expect(generationChanges(1, g1, null)).toEqual({
+      values: [{ path: '$.a', change: 'added', after: 1 }],
+      bindings: [{ envName: 'T', change: 'added', after: 's1' }],
+    });
+    expect(generationChanges(2, g2, g1)).toEqual({
+      values: [
+        { path: '$.a', change: 'changed', before: 1, after: 2 },
+        { path: '$.b', change: 'added', after: true },
+      ],
+      bindings: [{ envName: 'T', change: 'changed', before: 's1', after: 's2' }],
+    });
+    expect(generationChanges(2, g2, g2)).toEqual({ values: [], bindings: [] });
+    expect(generationChanges(3, g2, null)).toBeNull();
   });
 });

@@ -60,12 +60,32 @@ export function textFilter(value: string | null | undefined, argument: string): 
   return value;
 }
 
-export function pageRequest(args: ConnectionArgs): PageRequest {
+/** A cursor of a list ordered by a number unique within its parent (a configuration's generations). */
+export function encodeNumberCursor(key: number): string {
+  return Buffer.from(JSON.stringify(['n', key]), 'utf8').toString('base64url');
+}
+
+export function decodeNumberCursor(cursor: string, argument: string): number {
+  let parsed: unknown = null;
+  if (cursor.length <= 40 && /^[A-Za-z0-9_-]*$/.test(cursor)) {
+    try {
+      parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    } catch {
+      parsed = null;
+    }
+  }
+  if (Array.isArray(parsed) && parsed.length === 2 && parsed[0] === 'n' && Number.isSafeInteger(parsed[1]) && parsed[1] >= 0 && parsed[1] <= 2 ** 31 - 1) return parsed[1] as number;
+  throw refuse(argument, `${argument} is not a cursor this list gave out.`);
+}
+
+export function pageRequest(args: ConnectionArgs): PageRequest;
+export function pageRequest<K>(args: ConnectionArgs, decode: (cursor: string, argument: string) => K): PageRequest<K>;
+export function pageRequest<K>(args: ConnectionArgs, decode: (cursor: string, argument: string) => K = decodeCursor as never): PageRequest<K> {
   const first = size(args.first, 'first');
   const last = size(args.last, 'last');
   if (first !== null && last !== null) throw refuse('last', 'Ask for first or last, not both.');
-  const after = args.after ? decodeCursor(args.after, 'after') : null;
-  const before = args.before ? decodeCursor(args.before, 'before') : null;
+  const after = args.after ? decode(args.after, 'after') : null;
+  const before = args.before ? decode(args.before, 'before') : null;
   if (last !== null) return { size: last, direction: 'backward', after, before };
   return { size: first ?? DEFAULT_PAGE_SIZE, direction: 'forward', after, before };
 }
@@ -76,8 +96,10 @@ export interface Connection<T> {
   totalCount: () => Promise<number>;
 }
 
-export function toConnection<T>(page: PageOf<T>): Connection<T> {
-  const edges = page.edges.map(({ key, node }) => ({ cursor: encodeCursor(key), node }));
+export function toConnection<T>(page: PageOf<T>): Connection<T>;
+export function toConnection<T, K>(page: PageOf<T, K>, encode: (key: K) => string): Connection<T>;
+export function toConnection<T, K>(page: PageOf<T, K>, encode: (key: K) => string = encodeCursor as never): Connection<T> {
+  const edges = page.edges.map(({ key, node }) => ({ cursor: encode(key), node }));
   return {
     edges,
     pageInfo: {

@@ -7,6 +7,7 @@ import { canSeeBinding } from '../services/access-queries.ts';
 import { findBindings, type AccessBindingView } from '../services/access-scope.ts';
 import { agentsMissingGrants, toAgentView, type AgentView } from '../services/agents.ts';
 import { toConfigurationView, type ConfigurationView } from '../services/configurations.ts';
+import { firstGenerationPages, type ConfigurationGenerationView, type FirstGenerationPageRequest } from '../services/configuration-generations.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import type { NamespaceView } from '../services/namespaces.ts';
 import { staleRevisionsOf, visibleStaleConsumers, type StaleConsumers } from '../services/secret-drift.ts';
@@ -39,6 +40,8 @@ export interface Loaders {
   revision: DataLoader<string, RevisionView | null>;
   /** The first page of each agent's revisions (Agent.revisions without a cursor), for a page of agents at once. */
   revisionPages: DataLoader<FirstRevisionPageRequest, PageOf<RevisionView>, string>;
+  /** The first page of each configuration's generations (Configuration.generations without a cursor), for a page of configurations at once. */
+  generationPages: DataLoader<FirstGenerationPageRequest, PageOf<ConfigurationGenerationView, number>, string>;
   /** The access bindings of a subject that the caller may read (its own, or at scopes it may read). */
   bindingsBySubject: DataLoader<string, AccessBindingView[]>;
 }
@@ -102,6 +105,8 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
     revisionPages: new DataLoader(async (requests) => (actor ? firstRevisionPages(deps, actor, requests) : requests.map(() => ({ edges: [], hasNextPage: false, hasPreviousPage: false, totalCount: async () => 0 }))), {
       cacheKeyFn: (r) => `${r.agentId}|${r.size}|${r.state ?? ''}`,
     }),
+    // Reached only through a Configuration the caller could read (its own read check).
+    generationPages: new DataLoader((requests) => firstGenerationPages(deps.db, requests), { cacheKeyFn: (r) => `${r.configurationId}|${r.generation}|${r.size}` }),
     bindingsBySubject: new DataLoader(async (subjectIds) => {
       if (!actor) return subjectIds.map(() => []);
       const visible = (await findBindings(deps.db, { subjectId: { in: [...subjectIds] } })).filter(

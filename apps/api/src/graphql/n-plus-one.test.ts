@@ -89,13 +89,19 @@ const LISTS: ListCase[] = [
     },
   },
   {
-    name: 'configurations with namespace and bound secrets',
+    name: 'configurations with namespace, bound secrets and generation history',
     query: `query($id: ID!, $first: Int) { namespace(id: $id) { configurations(first: $first) { totalCount edges { node {
       id name namespace { id } secretBindings { envName secret { id name version } }
+      generations(first: 2) { totalCount pageInfo { hasNextPage } edges { node { generation values createdAt createdBy { id name disabled createdAt } secretBindings { envName secret { id name version } } } } }
     } } } } }`,
     connection: (data) => data.namespace.configurations,
     check(node) {
       expect(Number(node.secretBindings[0].secret.name.slice('secret-'.length))).toBe(Number(node.name.slice('configuration-'.length)));
+      // Each configuration was created once (generation 1), by the bootstrap principal.
+      expect(node.generations.totalCount).toBe(1);
+      const [first] = node.generations.edges.map((e: { node: unknown }) => e.node);
+      expect(first).toMatchObject({ generation: 1, createdBy: { name: expect.any(String), disabled: false } });
+      expect(first.secretBindings[0].secret.name).toBe(node.secretBindings[0].secret.name);
     },
   },
   {

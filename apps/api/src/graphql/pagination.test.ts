@@ -124,6 +124,7 @@ describe('cursor pagination in SQL', () => {
     Query: (field, args) => `query($v: String) { ${field}(${args}) { totalCount } }`,
     Namespace: (field, args) => `query($ns: ID!, $v: String) { namespace(id: $ns) { ${field}(${args}) { totalCount } } }`,
     Agent: (field, args) => `query($ns: ID!, $v: String) { namespace(id: $ns) { agents(first: 1) { edges { node { ${field}(${args}) { totalCount } } } } } }`,
+    Configuration: (field, args) => `query($ns: ID!, $v: String) { namespace(id: $ns) { configurations(first: 1) { edges { node { ${field}(${args}) { totalCount } } } } } }`,
   };
   const connections = Object.values(schema.getTypeMap())
     .filter(isObjectType)

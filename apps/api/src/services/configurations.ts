@@ -12,6 +12,7 @@ import { newId } from '../ids.ts';
 import { authorize, authorizeVisible, check, readableBy, requireVisible } from './access.ts';
 import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
+import { recordGeneration } from './configuration-generations.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { requireNamespace } from './namespaces.ts';
@@ -111,6 +112,7 @@ export async function createConfiguration(
       },
       include: withBindings,
     });
+    await recordGeneration(tx, row, actor.principalId);
     await audit(tx, {
       actorId: actor.principalId,
       action: 'configuration.create',
@@ -163,6 +165,7 @@ export async function updateConfiguration(
       data: { generation: { increment: 1 }, ...(input.values != null ? { values: input.values as object } : {}) },
       include: withBindings,
     });
+    await recordGeneration(tx, row, actor.principalId);
     await audit(tx, {
       actorId: actor.principalId,
       action: 'configuration.update',

@@ -46,7 +46,8 @@ export async function deleteConfiguration(deps: Deps, actor: Actor, input: { id:
       );
       throw error;
     }
-    // Bindings cascade with the row; grants on it would otherwise outlive their target.
+    // Bindings and the generation history cascade with the row (the history is the
+    // configuration's own, and revisions froze their own copy); grants on it would otherwise outlive their target.
     await tx.accessBinding.deleteMany({ where: { scopeKind: 'RESOURCE', resourceKind: 'configuration', resourceId: row.id } });
     await tx.configuration.delete({ where: { id: row.id } });
     await audit(tx, {

@@ -60,6 +60,8 @@ const CASES: Case[] = [
   { coordinate: 'Query.namespace', doc: 'query($id: ID!) { r: namespace(id: $id) { id } }', vars: (id) => ({ id }), real: () => real.ns, prefix: 'ns', expect: 'null' },
   { coordinate: 'Query.secret', doc: 'query($id: ID!) { r: secret(id: $id) { id } }', vars: (id) => ({ id }), real: () => real.secret, prefix: 'sec', expect: 'null' },
   { coordinate: 'Query.configuration', doc: 'query($id: ID!) { r: configuration(id: $id) { id } }', vars: (id) => ({ id }), real: () => real.cfg, prefix: 'cfg', expect: 'null' },
+  { coordinate: 'Query.configuration', doc: 'query($id: ID!) { r: configuration(id: $id) { generations(first: 5) { totalCount edges { node { generation values } } } } }', vars: (id) => ({ id }), real: () => real.cfg, prefix: 'cfg', expect: 'null' },
+  { coordinate: 'Query.node', doc: 'query($id: ID!) { r: node(id: $id) { ... on Configuration { generations { totalCount } } } }', vars: (id) => ({ id }), real: () => real.cfg, prefix: 'cfg', expect: 'null' },
   { coordinate: 'Query.agent', doc: 'query($id: ID!) { r: agent(id: $id) { id } }', vars: (id) => ({ id }), real: () => real.agent, prefix: 'agt', expect: 'null' },
   { coordinate: 'Query.node', doc: 'query($id: ID!) { r: node(id: $id) { id } }', vars: (id) => ({ id }), real: () => real.secret, prefix: 'sec', expect: 'null' },
   { coordinate: 'Query.accessBindings', doc: 'query($id: ID!) { r: accessBindings(subjectId: $id) { totalCount edges { node { id } } } }', vars: (id) => ({ id }), real: () => real.boot, prefix: 'spn', expect: 'emptyConnection' },

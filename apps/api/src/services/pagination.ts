@@ -10,17 +10,18 @@ export interface Keyset {
   id: string;
 }
 
-export interface PageRequest {
+/** A page of a list; `K` is a row's place in the list's order (a Keyset, unless the list says otherwise). */
+export interface PageRequest<K = Keyset> {
   /** Rows wanted: `first` going forward, `last` going backward. */
   size: number;
   direction: 'forward' | 'backward';
-  after: Keyset | null;
-  before: Keyset | null;
+  after: K | null;
+  before: K | null;
 }
 
-export interface PageOf<T> {
+export interface PageOf<T, K = Keyset> {
   /** Each node with its place in the order, from which its cursor is made. */
-  edges: Array<{ key: Keyset; node: T }>;
+  edges: Array<{ key: K; node: T }>;
   hasNextPage: boolean;
   hasPreviousPage: boolean;
   /** Rows matching the filter on every page; counted only when asked for. */

@@ -173,6 +173,7 @@ async function rowCounts(): Promise<Record<string, number>> {
     secret: await db.secret.count(),
     configuration: await db.configuration.count(),
     binding: await db.configurationSecretBinding.count(),
+    generation: await db.configurationGeneration.count(),
     agent: await db.agent.count(),
     principal: await db.principal.count(),
     apiKey: await db.apiKey.count(),

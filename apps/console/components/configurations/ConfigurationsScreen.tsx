@@ -13,6 +13,7 @@ import { DeleteConfigurationButton } from './DeleteConfigurationButton';
 import { ConfigurationTable } from './ConfigurationTable';
 import { CreateConfigurationForm } from './CreateConfigurationForm';
 import { EditConfigurationForm } from './EditConfigurationForm';
+import { GenerationHistory } from './GenerationHistory';
 import { SecretBindingsTable } from './SecretBindingsTable';
 import { CreatePanel } from '../ui/CreatePanel';
 import { CopyId } from '../ui/CopyId';
@@ -129,6 +130,7 @@ function ConfigurationDetail({ namespaceId, configurationId }: { namespaceId: st
             <pre className="json" tabIndex={0} aria-label="Values">{JSON.stringify(found.values, null, 2)}</pre>
           </section>
           <EditConfigurationForm key={found.id} configuration={found} secrets={secrets.data?.secrets ?? []} />
+          <GenerationHistory configurationId={found.id} />
           <section aria-labelledby="configuration-delete-title" className="section">
             <h2 id="configuration-delete-title">Delete</h2>
             <DeleteConfigurationButton namespaceId={namespaceId} configuration={found} />

@@ -1,12 +1,13 @@
 'use client';
 
 import { useId, useMemo, useState, type FormEvent } from 'react';
-import { diffBindings, diffValues, shortJson } from '../../lib/config-diff';
+import { diffBindings, diffValues } from '../../lib/config-diff';
 import { configurationKeys, parseValues, updateConfiguration, type Configuration } from '../../lib/configurations';
 import { isFieldError } from '../../lib/errors';
 import { secretKeys, type Secret } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
+import { ChangeItems } from './ChangeItems';
 import { BindingsEditor, newBindingRow, toBindingInputs, type BindingRow } from './BindingsEditor';
 
 function rowsOf(configuration: Configuration): BindingRow[] {
@@ -124,26 +125,7 @@ export function EditConfigurationForm({
             ) : null}
             {changeCount > 0 ? (
               <ul aria-label="Changes to save">
-                {(changes.values ?? []).map((c) => (
-                  <li key={`v${c.path}`} data-change={c.change}>
-                    <span className="badge">{c.change}</span> <code>{c.path}</code>
-                    {c.change === 'changed' ? (
-                      <>
-                        : <code>{shortJson(c.before)}</code> → <code>{shortJson(c.after)}</code>
-                      </>
-                    ) : c.change === 'added' ? (
-                      <>
-                        : <code>{shortJson(c.after)}</code>
-                      </>
-                    ) : null}
-                  </li>
-                ))}
-                {changes.bindings.map((c) => (
-                  <li key={`b${c.envName}`} data-change={c.change}>
-                    <span className="badge">{c.change}</span> binding <code>{c.envName}</code>
-                    {c.change === 'changed' ? ` from ${secretName(c.before)} to ${secretName(c.after)}` : c.change === 'added' ? ` to ${secretName(c.after)}` : ` (was ${secretName(c.before)})`}
-                  </li>
-                ))}
+                <ChangeItems changes={{ values: changes.values ?? [], bindings: changes.bindings }} secretName={secretName} />
               </ul>
             ) : null}
           </section>

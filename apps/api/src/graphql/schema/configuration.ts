@@ -8,10 +8,12 @@ import {
   type ConfigurationView,
 } from '../../services/configurations.ts';
 import { deleteConfiguration } from '../../services/delete-configuration.ts';
+import { listGenerations, type ConfigurationGenerationView } from '../../services/configuration-generations.ts';
 import { actorOf, builder } from '../builder.ts';
-import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
+import { decodeNumberCursor, encodeNumberCursor, pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { ErrorInterface } from './errors.ts';
 import { NamespaceRef } from './namespace.ts';
+import { PrincipalRef } from './principal.ts';
 import { SecretRef, SecretReferenceRef } from './secret.ts';
 
 export const ConfigurationRef = builder.objectRef<ConfigurationView>('Configuration');
@@ -49,6 +51,40 @@ builder.node(ConfigurationRef, {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
+
+const ConfigurationGenerationRef = builder.objectRef<ConfigurationGenerationView>('ConfigurationGeneration').implement({
+  description: 'One accepted generation of a configuration (C5), as it was written: values (references only) and bindings as references.',
+  fields: (t) => ({
+    generation: t.exposeInt('generation'),
+    values: t.field({ type: 'JSON', description: 'The native OpenClaw document at this generation: references only.', resolve: (g) => g.values }),
+    secretBindings: t.field({ type: [SecretBindingRef], description: "Each binding's secret is null when the caller may not read it.", resolve: (g) => g.secretBindings }),
+    createdBy: t.field({
+      type: PrincipalRef,
+      nullable: true,
+      description: 'Who made this generation.',
+      resolve: (g, _a, ctx) => ctx.loaders.principal.load(g.createdById),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.objectField(ConfigurationRef, 'generations', (t) =>
+  t.connection(
+    {
+      type: ConfigurationGenerationRef,
+      description: 'The accepted generations, newest first (same access as the configuration).',
+      resolve: async (cfg, args, ctx) => {
+        const page = pageRequest(args, decodeNumberCursor);
+        // The first page, as a list of configurations asks for it, is batched across them (loaders.ts).
+        if (page.direction === 'forward' && !page.after && !page.before) {
+          return toConnection(await ctx.loaders.generationPages.load({ configurationId: cfg.id, namespaceId: cfg.namespaceId, generation: cfg.generation, size: page.size }), encodeNumberCursor);
+        }
+        return toConnection(await listGenerations(ctx.deps.db, cfg, page), encodeNumberCursor);
+      },
+    },
+    { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
+  ),
+);
 
 builder.objectField(NamespaceRef, 'configurations', (t) =>
   t.connection(
