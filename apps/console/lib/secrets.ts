@@ -63,6 +63,41 @@ export function namespaceSecretsQueryOptions(namespaceId: string, args: PageArgs
   });
 }
 
+// Query: the secret picker's options ---------------------------------------------------------------
+
+/** The picker asks for one page by name prefix: it works the same with five secrets or fifty thousand. */
+export const SECRET_OPTIONS_PAGE_SIZE = 20;
+
+export const SecretOptionsQuery = gql(`
+  query SecretOptions($id: ID!, $first: Int, $namePrefix: String) {
+    namespace(id: $id) {
+      id
+      secrets(first: $first, namePrefix: $namePrefix) {
+        edges { node { id name version } } pageInfo { hasNextPage endCursor } totalCount
+      }
+    }
+  }
+`);
+
+export type SecretOption = NonNullable<ResultOf<typeof SecretOptionsQuery>['namespace']>['secrets']['edges'][number]['node'];
+
+/** Secret names are lowercase (S1), so a search for "Mod" means "mod". */
+export function secretSearchPrefix(text: string): string | null {
+  return text.trim().toLowerCase() || null;
+}
+
+export function secretOptionsQueryOptions(namespaceId: string, namePrefix: string | null) {
+  // Under byNamespace: creating, rotating or deleting a secret refreshes the picker's pages too.
+  return queryOptions({
+    queryKey: [...secretKeys.byNamespace(namespaceId), 'options', namePrefix] as const,
+    queryFn: async ({ signal }) => {
+      const data = await graphql(SecretOptionsQuery, { id: namespaceId, first: SECRET_OPTIONS_PAGE_SIZE, namePrefix }, signal);
+      return data.namespace ? toPage(data.namespace.secrets) : null;
+    },
+    staleTime: 10_000,
+  });
+}
+
 // Mutation: createSecret ---------------------------------------------------------------------------
 
 export const CreateSecretMutation = gql(`

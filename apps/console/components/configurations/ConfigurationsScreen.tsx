@@ -6,7 +6,6 @@ import { useSearchParams } from 'next/navigation';
 import { configurationQueryOptions, namespaceConfigurationsQueryOptions } from '../../lib/configurations';
 import { useCan } from '../../lib/can';
 import { usePaging } from '../../lib/paging';
-import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, namespaceHref, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { DeleteConfigurationButton } from './DeleteConfigurationButton';
@@ -33,7 +32,6 @@ export function ConfigurationsScreen() {
 function NamespaceConfigurations({ namespaceId }: { namespaceId: string }) {
   const paging = usePaging();
   const query = useQuery({ ...namespaceConfigurationsQueryOptions(namespaceId, paging.args), placeholderData: (previous) => previous });
-  const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
   const mayCreate = useCan('create', 'configuration', namespaceId);
   const { data, error, isPending } = query;
   const namespace = data?.namespace ?? null;
@@ -51,10 +49,9 @@ function NamespaceConfigurations({ namespaceId }: { namespaceId: string }) {
       </p>
       {error ? <QueryErrorAlert error={error} what="this namespace's configurations" retry={() => query.refetch()} /> : null}
       {data === null ? <UnknownNamespace namespaceId={namespaceId} /> : null}
-      {secrets.error ? <QueryErrorAlert error={secrets.error} what="the namespace's secrets" retry={() => secrets.refetch()} /> : null}
       {namespace && mayCreate !== false ? (
         <CreatePanel label="New configuration" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix}>
-          <CreateConfigurationForm namespace={namespace} secrets={secrets.data?.secrets ?? []} />
+          <CreateConfigurationForm namespace={namespace} />
         </CreatePanel>
       ) : null}
       {data !== null && !error ? (
@@ -85,14 +82,13 @@ function NamespaceConfigurations({ namespaceId }: { namespaceId: string }) {
 function ConfigurationDetail({ namespaceId, configurationId }: { namespaceId: string; configurationId: string }) {
   const query = useQuery(configurationQueryOptions(configurationId));
   const { data: configuration, error, isPending } = query;
-  const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
   const found = configuration && configuration.namespace && configuration.namespace.id === namespaceId ? configuration : null;
   const name = found?.name ?? configurationId;
 
   return (
     <>
       <NamespaceHeader
-        namespace={found?.namespace ?? secrets.data?.namespace ?? null}
+        namespace={found?.namespace ?? null}
         namespaceId={namespaceId}
         section="configurations"
         title={found ? `Configuration ${found.name}` : 'Configuration'}
@@ -128,7 +124,7 @@ function ConfigurationDetail({ namespaceId, configurationId }: { namespaceId: st
             <h2 id="values-title">Values</h2>
             <pre className="json" tabIndex={0} aria-label="Values">{JSON.stringify(found.values, null, 2)}</pre>
           </section>
-          <EditConfigurationForm key={found.id} configuration={found} secrets={secrets.data?.secrets ?? []} />
+          <EditConfigurationForm key={found.id} namespaceId={namespaceId} configuration={found} />
           <section aria-labelledby="configuration-delete-title" className="section">
             <h2 id="configuration-delete-title">Delete</h2>
             <DeleteConfigurationButton namespaceId={namespaceId} configuration={found} />
