@@ -32,6 +32,7 @@ const optionsQueries = (requests: Request[]) =>
 test('S1 C1 the secret picker finds one secret among 60 by name prefix, asking the API for one page of 20, with loading, error and retry states', async ({
   page,
   stack,
+  snap,
 }) => {
   test.setTimeout(300_000);
   await signIn(page, stack.bootstrapApiKey);
@@ -56,6 +57,7 @@ test('S1 C1 the secret picker finds one secret among 60 by name prefix, asking t
     await expect(secretOptions(page, PICKER).getByRole('option')).toHaveCount(20);
     await expect(secretOptions(page, PICKER).getByRole('option').first()).toHaveAccessibleName('bulk-000 v1');
     await expect(page.getByTestId('secret-picker-popup')).toContainText('The first 20 of 60: type more of the name to narrow.');
+    await snap('picker-first-page');
     await axe(page, 'secret picker open with a page of options');
   });
 
@@ -97,6 +99,7 @@ test('S1 C1 the secret picker finds one secret among 60 by name prefix, asking t
     await expect(secretOptions(page, PICKER)).toHaveAttribute('aria-busy', 'true');
     const failure = page.getByTestId('secret-picker-popup').getByRole('alert');
     await expect(failure).toContainText('Could not search the secrets', { timeout: 20_000 });
+    await snap('picker-search-failed');
     await axe(page, 'secret picker search failed');
     failing = false;
     await failure.getByRole('button', { name: 'Retry' }).click();
@@ -122,6 +125,7 @@ test('S1 C1 the secret picker finds one secret among 60 by name prefix, asking t
 test('S1 S3 P1 C1 a secret created inside the picker is chosen and bound; its canary value appears nowhere in the DOM, the responses or the saved configuration', async ({
   page,
   stack,
+  snap,
 }) => {
   test.setTimeout(300_000);
   const canary = `canary-${randomUUID()}`;
@@ -146,6 +150,7 @@ test('S1 S3 P1 C1 a secret created inside the picker is chosen and bound; its ca
     await expect(page.getByTestId('secret-picker-popup')).toContainText('No secret’s name starts with “fresh token”.');
     const create = secretOptions(page, PICKER).getByRole('option', { name: 'Create secret “Fresh Token”…' });
     await expect(create).toBeVisible();
+    await snap('picker-no-match');
     await axe(page, 'secret picker with no match');
     await create.click();
   });
@@ -156,6 +161,7 @@ test('S1 S3 P1 C1 a secret created inside the picker is chosen and bound; its ca
     await expect(form.getByLabel('Name', { exact: true })).toHaveValue('Fresh Token');
     await expect(valueField).toHaveAttribute('type', 'password');
     await expect(valueField).toBeFocused();
+    await snap('inline-create');
     await axe(page, 'inline create secret form');
   });
 
@@ -167,6 +173,7 @@ test('S1 S3 P1 C1 a secret created inside the picker is chosen and bound; its ca
     await form.getByLabel('Name', { exact: true }).fill('taken-name');
     await valueField.press('Enter');
     await expect(form.getByRole('alert').filter({ hasText: 'Conflict' })).toHaveAttribute('data-error-code', 'NAME_TAKEN');
+    await snap('inline-create-refused');
     await axe(page, 'inline create secret refused');
     await expect(page.getByLabel('Configuration name')).toHaveValue('inline-gateway');
     await expect(page.getByLabel('Env name of binding 1')).toHaveValue('INLINE_TOKEN');
@@ -224,6 +231,7 @@ test('S1 S3 P1 C1 a secret created inside the picker is chosen and bound; its ca
 test('C1 a secret is chosen by keyboard alone: arrows move the active option, Enter chooses without submitting, Escape closes, focus stays visible', async ({
   page,
   stack,
+  snap,
 }) => {
   await signIn(page, stack.bootstrapApiKey);
   const namespaceId = await createReadyNamespace(page, `e2e-kbpick-${Date.now().toString(36)}`);
@@ -314,6 +322,7 @@ test('C1 a secret is chosen by keyboard alone: arrows move the active option, En
 test('S1 the secret picker at 390 px in dark mode: popup open, no match and the inline create form pass axe, fit the screen and show focus', async ({
   page,
   stack,
+  snap,
 }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.emulateMedia({ colorScheme: 'dark' });
@@ -327,6 +336,7 @@ test('S1 the secret picker at 390 px in dark mode: popup open, no match and the 
   await page.keyboard.press('ArrowDown');
   await expectVisibleFocus(page, 'picker open at 390 px, dark');
   await noSidewaysScroll(page, 'picker open at 390 px, dark');
+  await snap('picker-open-390-dark');
   await axe(page, 'picker open at 390 px, dark');
 
   await picker(page).fill('nothing-here');
@@ -339,6 +349,7 @@ test('S1 the secret picker at 390 px in dark mode: popup open, no match and the 
   await expect(form.getByLabel('Value', { exact: true })).toBeFocused();
   await expectVisibleFocus(page, 'inline create value at 390 px, dark');
   await noSidewaysScroll(page, 'inline create form at 390 px, dark');
+  await snap('inline-create-390-dark');
   await axe(page, 'inline create form at 390 px, dark');
   await page.keyboard.press('Escape');
   await expect(form).toHaveCount(0);
