@@ -173,6 +173,8 @@ test('S1 S3 P1 C1 a secret created inside the picker is chosen and bound; its ca
     await form.getByLabel('Name', { exact: true }).fill('taken-name');
     await valueField.press('Enter');
     await expect(form.getByRole('alert').filter({ hasText: 'Conflict' })).toHaveAttribute('data-error-code', 'NAME_TAKEN');
+    // Refused, the value stays in its field to retry with, but only there: never in the markup.
+    expect(await page.content()).not.toContain(canary);
     await snap('inline-create-refused');
     await axe(page, 'inline create secret refused');
     await expect(page.getByLabel('Configuration name')).toHaveValue('inline-gateway');
