@@ -281,6 +281,7 @@ test('C1 a secret is chosen by keyboard alone: arrows move the active option, En
     await expect.poll(activeName).toBe('Create secret “kb-”…');
     await expect(picker(page)).toBeFocused();
     await expectVisibleFocus(page, 'secret picker with an active option');
+    await snap('keyboard-active-option');
   });
 
   await test.step('Escape closes without choosing; ArrowDown opens again', async () => {
