@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Page, Request, Response } from '@playwright/test';
 import { axe, noSidewaysScroll } from '../support/a11y';
-import { createReadyNamespace, openCreate, secretOptions, signIn } from '../support/console';
+import { createReadyNamespace, openCreate, pickSecret, secretOptions, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { expectVisibleFocus } from '../support/focus';
 import { createSecretsInPage, gqlInPage } from '../support/graphql';
@@ -29,7 +29,7 @@ const optionsQueries = (requests: Request[]) =>
     .filter((r) => r.url().endsWith('/graphql') && (r.postData() ?? '').includes('query SecretOptions'))
     .map((r) => (JSON.parse(r.postData()!) as { variables: { first: number; namePrefix: string | null } }).variables);
 
-test('S1 C1 the secret picker finds one secret among 60 by name prefix, asking the API for one page of 20, with loading, error and retry states', async ({
+test('S1 C1 C5 the secret picker finds one secret among 60 by name prefix, asking the API for one page of 20, with loading, error and retry states; the edit form rebinds through it', async ({
   page,
   stack,
   snap,
@@ -119,6 +119,21 @@ test('S1 C1 the secret picker finds one secret among 60 by name prefix, asking t
       { id: namespaceId },
     );
     expect(saved.namespace.configurations.edges[0]!.node.secretBindings).toEqual([{ envName: 'PICKED_TOKEN', source: { id: ids[59] } }]);
+  });
+
+  await test.step('C1 C5 the edit form starts from the bound secret and rebinds through the picker, naming both in the changes', async () => {
+    await page.getByRole('link', { name: 'Open configuration picked' }).click();
+    await expect(picker(page)).toHaveValue('bulk-059');
+    await pickSecret(page, PICKER, 'bulk-042');
+    await expect(page.getByRole('list', { name: 'Changes to save' })).toContainText('binding PICKED_TOKEN from bulk-059 to bulk-042');
+    await page.getByRole('button', { name: 'Save configuration' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Now at generation 2.' })).toBeVisible();
+    const saved = await gqlInPage<{ namespace: { configurations: { edges: { node: { secretBindings: { source: { id: string } }[] } }[] } } }>(
+      page,
+      'query($id: ID!) { namespace(id: $id) { configurations(first: 5) { edges { node { secretBindings { source { id } } } } } } }',
+      { id: namespaceId },
+    );
+    expect(saved.namespace.configurations.edges[0]!.node.secretBindings).toEqual([{ source: { id: ids[42] } }]);
   });
 });
 
