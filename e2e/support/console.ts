@@ -55,6 +55,28 @@ export async function createSecret(page: Page, namespaceId: string, name: string
   return (await rowId(row, 'sec').innerText()).trim();
 }
 
+/**
+ * Chooses a secret in a secret picker as a user does: types the name, waits for the API's matches
+ * and clicks the option (the picker shows a page of names starting with what was typed).
+ */
+export async function pickSecret(page: Page, label: string, secretName: string): Promise<void> {
+  const picker = page.getByRole('combobox', { name: label, exact: true });
+  await picker.fill(secretName);
+  const option = secretOptions(page, label).getByRole('option', { name: new RegExp(`^${escapeRegExp(secretName)} v\\d+$`) });
+  await option.click();
+  await expect(picker).toHaveValue(secretName);
+  await expect(picker).toHaveAttribute('aria-expanded', 'false');
+}
+
+/** The listbox of a secret picker. */
+export function secretOptions(page: Page, label: string): Locator {
+  return page.getByRole('listbox', { name: `${label}: matching secrets`, exact: true });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** Creates a configuration binding one secret on the Configurations tab and returns its id. */
 export async function createConfiguration(
   page: Page,
@@ -67,7 +89,7 @@ export async function createConfiguration(
   await page.getByLabel('Configuration name').fill(name);
   await page.getByRole('button', { name: 'Add binding' }).click();
   await page.getByLabel('Env name of binding 1').fill(binding.envName);
-  await page.getByLabel('Secret of binding 1').selectOption({ label: binding.secretName });
+  await pickSecret(page, 'Secret of binding 1', binding.secretName);
   await page.getByRole('button', { name: 'Create configuration' }).click();
   await expect(page.getByRole('status').filter({ hasText: `Configuration ${name} created` })).toBeVisible();
   const row = page.getByRole('row', { name: new RegExp(name) });

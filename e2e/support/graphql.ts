@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect, type Page } from '@playwright/test';
 
 /** A GraphQL call with the page's session cookie (same origin), for setting up what a test is not about. */
@@ -61,4 +62,19 @@ export async function deployToActive(page: Page, agentId: string, timeout = 120_
     )
     .toBe('ACTIVE');
   return deployed.deployAgent.revision!.id;
+}
+
+/** Creates secrets by name through GraphQL (random values) and returns their ids in the same order. */
+export async function createSecretsInPage(page: Page, namespaceId: string, names: readonly string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const name of names) {
+    const data = await gqlInPage<{ createSecret: { __typename: string; secret?: { id: string } } }>(
+      page,
+      'mutation($input: CreateSecretInput!) { createSecret(input: $input) { __typename ... on CreateSecretSuccess { secret { id } } ... on Error { code message } } }',
+      { input: { namespaceId, name, value: `e2e-${randomUUID()}` } },
+    );
+    expect(data.createSecret.__typename, JSON.stringify(data.createSecret)).toBe('CreateSecretSuccess');
+    ids.push(data.createSecret.secret!.id);
+  }
+  return ids;
 }

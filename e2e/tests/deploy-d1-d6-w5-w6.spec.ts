@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect as rawExpect, type Page } from '@playwright/test';
-import { confirmByTyping, createReadyNamespace, openCreate, rowId, signIn } from '../support/console';
+import { confirmByTyping, createReadyNamespace, openCreate, pickSecret, rowId, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { gqlInPage } from '../support/graphql';
 import { gatewayDeployment, kubeRequest } from '../support/kube';
@@ -53,7 +53,7 @@ test('D6 A3 D2 D4 W4 W5 W6 deploy journey: the checks show the missing grant, "G
     await page.getByLabel('Values (JSON)').fill(JSON.stringify(nativeDocument, null, 2));
     await page.getByRole('button', { name: 'Add binding' }).click();
     await page.getByLabel('Env name of binding 1').fill(ENV_NAME);
-    await page.getByLabel('Secret of binding 1').selectOption({ label: 'deploy-token' });
+    await pickSecret(page, 'Secret of binding 1', 'deploy-token');
     await page.getByRole('button', { name: 'Create configuration' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Configuration deploy-gateway created' })).toBeVisible();
   });

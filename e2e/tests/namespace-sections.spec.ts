@@ -1,5 +1,5 @@
 import { expect, test } from '../support/fixtures';
-import { confirmByTyping, createConfiguration, createReadyNamespace, createSecret, openCreate, signIn } from '../support/console';
+import { confirmByTyping, createConfiguration, createReadyNamespace, createSecret, openCreate, pickSecret, signIn } from '../support/console';
 
 test('C1 C2 C4 C5 a configuration binds a secret, a reserved env name is refused on its row, and a save from a stale generation shows CONFLICT', async ({
   page,
@@ -32,7 +32,7 @@ test('C1 C2 C4 C5 a configuration binds a secret, a reserved env name is refused
     await page.getByLabel('Values (JSON)').fill('{"agents": {"defaults": {"model": "anthropic/claude"}}}');
     await page.getByRole('button', { name: 'Add binding' }).click();
     await page.getByLabel('Env name of binding 1').fill('OPENAI_API_KEY');
-    await page.getByLabel('Secret of binding 1').selectOption({ label: 'model-token' });
+    await pickSecret(page, 'Secret of binding 1', 'model-token');
     await page.getByRole('button', { name: 'Create configuration' }).click();
     const refused = page.getByRole('alert').filter({ hasText: 'Invalid input' });
     await expect(refused).toHaveAttribute('data-error-code', 'RESERVED_BINDING_NAME');
@@ -131,7 +131,7 @@ test('A1 A3 an agent using a configuration and a harness credential shows its se
     await page.getByLabel('Agent name').fill('helper');
     await page.getByLabel('Configuration').selectOption({ label: 'gateway' });
     await page.getByLabel('Provider').selectOption('anthropic');
-    await page.getByLabel('Credential secret').selectOption({ label: 'anthropic-key' });
+    await pickSecret(page, 'Credential secret', 'anthropic-key');
     await page.getByLabel('Enabled').check();
     await page.getByLabel('skills').check();
     await snap('agent-form');

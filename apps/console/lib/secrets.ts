@@ -21,7 +21,8 @@ export type SecretReference = Secret['reference'];
 
 // Query: one namespace with a page of its secrets --------------------------------------------------
 
-/** The pickers (bindings, grants, harness auth) offer the first hundred by name. */
+/** Screens that name secrets from one list (the grant form's select, an agent's grants) read the first hundred by name;
+ * bindings and harness auth choose through SecretPicker, which asks by prefix instead. */
 export const SECRETS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: SECRETS_PAGE_SIZE, after: null, namePrefix: null };
 
@@ -60,6 +61,41 @@ export function namespaceSecretsQueryOptions(namespaceId: string, args: PageArgs
       const status = query.state.data?.namespace.status;
       return pollWhileProvisioning(status ? [status] : undefined);
     },
+  });
+}
+
+// Query: the secret picker's options ---------------------------------------------------------------
+
+/** The picker asks for one page by name prefix: it works the same with five secrets or fifty thousand. */
+export const SECRET_OPTIONS_PAGE_SIZE = 20;
+
+export const SecretOptionsQuery = gql(`
+  query SecretOptions($id: ID!, $first: Int, $namePrefix: String) {
+    namespace(id: $id) {
+      id
+      secrets(first: $first, namePrefix: $namePrefix) {
+        edges { node { id name version } } pageInfo { hasNextPage endCursor } totalCount
+      }
+    }
+  }
+`);
+
+export type SecretOption = NonNullable<ResultOf<typeof SecretOptionsQuery>['namespace']>['secrets']['edges'][number]['node'];
+
+/** Secret names are lowercase (S1), so a search for "Mod" means "mod". */
+export function secretSearchPrefix(text: string): string | null {
+  return text.trim().toLowerCase() || null;
+}
+
+export function secretOptionsQueryOptions(namespaceId: string, namePrefix: string | null) {
+  // Under byNamespace: creating, rotating or deleting a secret refreshes the picker's pages too.
+  return queryOptions({
+    queryKey: [...secretKeys.byNamespace(namespaceId), 'options', namePrefix] as const,
+    queryFn: async ({ signal }) => {
+      const data = await graphql(SecretOptionsQuery, { id: namespaceId, first: SECRET_OPTIONS_PAGE_SIZE, namePrefix }, signal);
+      return data.namespace ? toPage(data.namespace.secrets) : null;
+    },
+    staleTime: 10_000,
   });
 }
 

@@ -1,6 +1,7 @@
 'use client';
 
 import { useId, useMemo, useState, type KeyboardEvent } from 'react';
+import { nextActive } from '../../lib/combobox';
 
 export type PrincipalOption = { id: string; label: string };
 
@@ -54,14 +55,10 @@ export function SubjectPicker({
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
-    if (event.key === 'ArrowDown') {
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
       event.preventDefault();
       setOpen(true);
-      setActive((i) => (matches.length === 0 ? -1 : (i + 1) % matches.length));
-    } else if (event.key === 'ArrowUp') {
-      event.preventDefault();
-      setOpen(true);
-      setActive((i) => (matches.length === 0 ? -1 : i <= 0 ? matches.length - 1 : i - 1));
+      setActive((i) => nextActive(i, event.key as 'ArrowDown' | 'ArrowUp', matches.length));
     } else if (event.key === 'Enter' && expanded && active >= 0 && matches[active]) {
       // Choosing an option must not submit the form.
       event.preventDefault();

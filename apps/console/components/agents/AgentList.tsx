@@ -5,7 +5,6 @@ import { namespaceAgentsQueryOptions } from '../../lib/agents';
 import { namespaceConfigurationsQueryOptions } from '../../lib/configurations';
 import { useCan } from '../../lib/can';
 import { usePaging } from '../../lib/paging';
-import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { AgentTable } from './AgentTable';
@@ -24,7 +23,6 @@ function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
   const paging = usePaging();
   const query = useQuery({ ...namespaceAgentsQueryOptions(namespaceId, paging.args), placeholderData: (previous) => previous });
   const configurations = useQuery(namespaceConfigurationsQueryOptions(namespaceId));
-  const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
   const mayCreate = useCan('create', 'agent', namespaceId);
   const { data, error, isPending } = query;
   const namespace = data?.namespace ?? null;
@@ -43,14 +41,9 @@ function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
       {error ? <QueryErrorAlert error={error} what="this namespace's agents" retry={() => query.refetch()} /> : null}
       {data === null ? <UnknownNamespace namespaceId={namespaceId} /> : null}
       {configurations.error ? <QueryErrorAlert error={configurations.error} what="the configurations" retry={() => configurations.refetch()} /> : null}
-      {secrets.error ? <QueryErrorAlert error={secrets.error} what="the secrets" retry={() => secrets.refetch()} /> : null}
       {namespace && mayCreate !== false ? (
         <CreatePanel label="New agent" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix}>
-          <CreateAgentForm
-            namespaceId={namespaceId}
-            configurations={configurations.data?.configurations ?? []}
-            secrets={secrets.data?.secrets ?? []}
-          />
+          <CreateAgentForm namespaceId={namespaceId} configurations={configurations.data?.configurations ?? []} />
         </CreatePanel>
       ) : null}
       {data !== null && !error ? (

@@ -4,23 +4,25 @@ import { useId, useState, type FormEvent } from 'react';
 import { agentKeys, createAgent, HARNESS_PROVIDERS, SELF_CONFIGURE_ACTIONS, type CreateAgentInput } from '../../lib/agents';
 import type { ConfigurationSummary } from '../../lib/configurations';
 import { isFieldError } from '../../lib/errors';
-import { secretKeys, type Secret } from '../../lib/secrets';
+import { secretKeys } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
+import { SecretPicker, type PickedSecret } from '../secrets/SecretPicker';
 import { ServicePrincipalCallout } from './ServicePrincipalCallout';
 
 export function CreateAgentForm({
   namespaceId,
   configurations,
-  secrets,
 }: {
   namespaceId: string;
   configurations: ConfigurationSummary[];
-  secrets: Pick<Secret, 'id' | 'name'>[];
 }) {
   const id = useId();
   const [provider, setProvider] = useState('');
   const [selfConfigure, setSelfConfigure] = useState(false);
+  const [harnessSecret, setHarnessSecret] = useState<PickedSecret | null>(null);
+  // A new picker after each created agent: form.reset() does not reach a controlled field.
+  const [pickerKey, setPickerKey] = useState(0);
   const [consumedSecrets, setConsumedSecrets] = useState<{ id: string; name: string }[]>([]);
 
   const mutation = useResultMutation({
@@ -34,7 +36,7 @@ export function CreateAgentForm({
     const form = event.currentTarget;
     const fields = new FormData(form);
     const configurationId = String(fields.get('configurationId') ?? '');
-    const harnessSecretId = String(fields.get('harnessSecretId') ?? '');
+    const harnessSecretId = harnessSecret?.id ?? '';
     const input: CreateAgentInput = { namespaceId, name: String(fields.get('name') ?? '').trim() };
     if (configurationId) input.configurationId = configurationId;
     if (provider) input.harnessAuth = { provider, source: { id: harnessSecretId } };
@@ -49,7 +51,7 @@ export function CreateAgentForm({
       consumed.set(binding.source.id, binding.secret?.name ?? binding.source.id);
     }
     if (provider && harnessSecretId) {
-      consumed.set(harnessSecretId, secrets.find((s) => s.id === harnessSecretId)?.name ?? harnessSecretId);
+      consumed.set(harnessSecretId, harnessSecret?.name ?? harnessSecretId);
     }
 
     mutation.submit(input, {
@@ -57,6 +59,8 @@ export function CreateAgentForm({
         form.reset();
         setProvider('');
         setSelfConfigure(false);
+        setHarnessSecret(null);
+        setPickerKey((key) => key + 1);
         setConsumedSecrets([...consumed].map(([secretId, name]) => ({ id: secretId, name })));
       },
     });
@@ -117,24 +121,16 @@ export function CreateAgentForm({
                   ))}
                 </select>
               </div>
-              <div className="field">
-                <label htmlFor={`${id}-harness-secret`}>Credential secret</label>
-                <select
-                  id={`${id}-harness-secret`}
-                  name="harnessSecretId"
-                  defaultValue=""
-                  disabled={!provider}
-                  required={Boolean(provider)}
-                  aria-invalid={isFieldError(failure, 'source') || undefined}
-                >
-                  <option value="">Choose a secret…</option>
-                  {secrets.map((secret) => (
-                    <option key={secret.id} value={secret.id}>
-                      {secret.name}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <SecretPicker
+                key={pickerKey}
+                namespaceId={namespaceId}
+                label="Credential secret"
+                value={harnessSecret}
+                onChange={setHarnessSecret}
+                disabled={!provider}
+                required={Boolean(provider)}
+                invalid={isFieldError(failure, 'source')}
+              />
             </div>
             <p className="hint">The provider decides the env name the credential is delivered under.</p>
           </fieldset>

@@ -1,27 +1,27 @@
 'use client';
 
 import { useId } from 'react';
-import type { Secret } from '../../lib/secrets';
+import { SecretPicker, type PickedSecret } from '../secrets/SecretPicker';
 
-export type BindingRow = { key: number; envName: string; secretId: string };
+export type BindingRow = { key: number; envName: string; secret: PickedSecret | null };
 
 let nextKey = 0;
-export function newBindingRow(envName = '', secretId = ''): BindingRow {
+export function newBindingRow(envName = '', secret: PickedSecret | null = null): BindingRow {
   nextKey += 1;
-  return { key: nextKey, envName, secretId };
+  return { key: nextKey, envName, secret };
 }
 
 /** The rows of envName → secret a configuration delivers to its gateway as env (never as values). */
 export function BindingsEditor({
+  namespaceId,
   rows,
   onChange,
-  secrets,
   disabled,
   invalidField,
 }: {
+  namespaceId: string;
   rows: BindingRow[];
   onChange: (rows: BindingRow[]) => void;
-  secrets: Pick<Secret, 'id' | 'name'>[];
   disabled?: boolean;
   /** The API's ValidationError field, e.g. "secretBindings[1].envName", to mark that row's input. */
   invalidField?: string | null;
@@ -69,26 +69,15 @@ export function BindingsEditor({
                   />
                 </td>
                 <td>
-                  <label className="visually-hidden" htmlFor={`${id}-secret-${row.key}`}>
-                    Secret of binding {index + 1}
-                  </label>
-                  <select
-                    id={`${id}-secret-${row.key}`}
-                    value={row.secretId}
+                  <SecretPicker
+                    namespaceId={namespaceId}
+                    label={`Secret of binding ${index + 1}`}
+                    hideLabel
+                    value={row.secret}
+                    onChange={(secret) => update(row.key, { secret })}
                     required
-                    aria-invalid={invalid(index, 'source')}
-                    onChange={(event) => update(row.key, { secretId: event.target.value })}
-                  >
-                    <option value="">Choose a secret…</option>
-                    {secrets.map((secret) => (
-                      <option key={secret.id} value={secret.id}>
-                        {secret.name}
-                      </option>
-                    ))}
-                    {row.secretId && !secrets.some((s) => s.id === row.secretId) ? (
-                      <option value={row.secretId}>{row.secretId} (not readable)</option>
-                    ) : null}
-                  </select>
+                    invalid={invalid(index, 'source')}
+                  />
                 </td>
                 <td className="actions">
                   <button
@@ -108,13 +97,11 @@ export function BindingsEditor({
       <button type="button" className="button secondary" onClick={() => onChange([...rows, newBindingRow()])}>
         Add binding
       </button>
-      {secrets.length === 0 ? (
-        <p className="hint">This namespace has no secrets yet: create one on the Secrets tab first.</p>
-      ) : null}
+      <p className="hint">Type to search the namespace&apos;s secrets by name; a name that does not exist yet can be created here.</p>
     </fieldset>
   );
 }
 
 export function toBindingInputs(rows: BindingRow[]) {
-  return rows.map((row) => ({ envName: row.envName.trim(), source: { id: row.secretId } }));
+  return rows.map((row) => ({ envName: row.envName.trim(), source: { id: row.secret?.id ?? '' } }));
 }

@@ -3,23 +3,27 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
+import { lazy, Suspense } from 'react';
 import { configurationQueryOptions, namespaceConfigurationsQueryOptions } from '../../lib/configurations';
 import { useCan } from '../../lib/can';
 import { usePaging } from '../../lib/paging';
-import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, namespaceHref, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { DeleteConfigurationButton } from './DeleteConfigurationButton';
 import { ConfigurationTable } from './ConfigurationTable';
 import { CreateConfigurationForm } from './CreateConfigurationForm';
 import { EditConfigurationForm } from './EditConfigurationForm';
-import { GenerationHistory } from './GenerationHistory';
 import { SecretBindingsTable } from './SecretBindingsTable';
 import { CreatePanel } from '../ui/CreatePanel';
 import { CopyId } from '../ui/CopyId';
 import { ListSearch, Pager } from '../ui/ListControls';
 import { RelativeTime } from '../ui/RelativeTime';
 import { TableSkeleton } from '../ui/Skeleton';
+
+// A configuration's history is below its editor and read on demand: its chunk loads with the detail
+// page, not with the route, which keeps /configurations inside its first-load budget
+// (scripts/size-budgets.json), as AgentsScreen does for its list and detail.
+const GenerationHistory = lazy(() => import('./GenerationHistory').then((m) => ({ default: m.GenerationHistory })));
 
 // /configurations?namespace=ns_… lists and creates; adding &id=cfg_… opens one configuration.
 export function ConfigurationsScreen() {
@@ -34,7 +38,6 @@ export function ConfigurationsScreen() {
 function NamespaceConfigurations({ namespaceId }: { namespaceId: string }) {
   const paging = usePaging();
   const query = useQuery({ ...namespaceConfigurationsQueryOptions(namespaceId, paging.args), placeholderData: (previous) => previous });
-  const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
   const mayCreate = useCan('create', 'configuration', namespaceId);
   const { data, error, isPending } = query;
   const namespace = data?.namespace ?? null;
@@ -52,10 +55,9 @@ function NamespaceConfigurations({ namespaceId }: { namespaceId: string }) {
       </p>
       {error ? <QueryErrorAlert error={error} what="this namespace's configurations" retry={() => query.refetch()} /> : null}
       {data === null ? <UnknownNamespace namespaceId={namespaceId} /> : null}
-      {secrets.error ? <QueryErrorAlert error={secrets.error} what="the namespace's secrets" retry={() => secrets.refetch()} /> : null}
       {namespace && mayCreate !== false ? (
         <CreatePanel label="New configuration" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix}>
-          <CreateConfigurationForm namespace={namespace} secrets={secrets.data?.secrets ?? []} />
+          <CreateConfigurationForm namespace={namespace} />
         </CreatePanel>
       ) : null}
       {data !== null && !error ? (
@@ -86,14 +88,13 @@ function NamespaceConfigurations({ namespaceId }: { namespaceId: string }) {
 function ConfigurationDetail({ namespaceId, configurationId }: { namespaceId: string; configurationId: string }) {
   const query = useQuery(configurationQueryOptions(configurationId));
   const { data: configuration, error, isPending } = query;
-  const secrets = useQuery(namespaceSecretsQueryOptions(namespaceId));
   const found = configuration && configuration.namespace && configuration.namespace.id === namespaceId ? configuration : null;
   const name = found?.name ?? configurationId;
 
   return (
     <>
       <NamespaceHeader
-        namespace={found?.namespace ?? secrets.data?.namespace ?? null}
+        namespace={found?.namespace ?? null}
         namespaceId={namespaceId}
         section="configurations"
         title={found ? `Configuration ${found.name}` : 'Configuration'}
@@ -129,8 +130,10 @@ function ConfigurationDetail({ namespaceId, configurationId }: { namespaceId: st
             <h2 id="values-title">Values</h2>
             <pre className="json" tabIndex={0} aria-label="Values">{JSON.stringify(found.values, null, 2)}</pre>
           </section>
-          <EditConfigurationForm key={found.id} configuration={found} secrets={secrets.data?.secrets ?? []} />
-          <GenerationHistory configurationId={found.id} />
+          <EditConfigurationForm key={found.id} namespaceId={namespaceId} configuration={found} />
+          <Suspense fallback={<TableSkeleton label="Loading history…" rows={3} />}>
+            <GenerationHistory configurationId={found.id} />
+          </Suspense>
           <section aria-labelledby="configuration-delete-title" className="section">
             <h2 id="configuration-delete-title">Delete</h2>
             <DeleteConfigurationButton namespaceId={namespaceId} configuration={found} />

@@ -5,20 +5,13 @@ import { useId, useState, type FormEvent } from 'react';
 import { configurationKeys, createConfiguration, parseValues } from '../../lib/configurations';
 import { isFieldError } from '../../lib/errors';
 import type { Namespace } from '../../lib/namespaces';
-import type { Secret } from '../../lib/secrets';
 import { secretKeys } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { namespaceHref } from '../namespaces/NamespaceHeader';
 import { BindingsEditor, toBindingInputs, type BindingRow } from './BindingsEditor';
 
-export function CreateConfigurationForm({
-  namespace,
-  secrets,
-}: {
-  namespace: Pick<Namespace, 'id' | 'name'>;
-  secrets: Pick<Secret, 'id' | 'name'>[];
-}) {
+export function CreateConfigurationForm({ namespace }: { namespace: Pick<Namespace, 'id' | 'name'> }) {
   const id = useId();
   const [name, setName] = useState('');
   const [valuesText, setValuesText] = useState('{}');
@@ -97,9 +90,9 @@ export function CreateConfigurationForm({
             ) : null}
           </div>
           <BindingsEditor
+            namespaceId={namespace.id}
             rows={rows}
             onChange={setRows}
-            secrets={secrets}
             invalidField={failure?.__typename === 'ValidationError' ? failure.field : null}
           />
           <button type="submit" className="button primary">

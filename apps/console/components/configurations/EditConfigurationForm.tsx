@@ -4,27 +4,23 @@ import { useId, useMemo, useState, type FormEvent } from 'react';
 import { diffBindings, diffValues } from '../../lib/config-diff';
 import { configurationKeys, parseValues, updateConfiguration, type Configuration } from '../../lib/configurations';
 import { isFieldError } from '../../lib/errors';
-import { secretKeys, type Secret } from '../../lib/secrets';
+import { secretKeys } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { ChangeItems } from './ChangeItems';
 import { BindingsEditor, newBindingRow, toBindingInputs, type BindingRow } from './BindingsEditor';
 
 function rowsOf(configuration: Configuration): BindingRow[] {
-  return configuration.secretBindings.map((binding) => newBindingRow(binding.envName, binding.source.id));
+  return configuration.secretBindings.map((binding) =>
+    newBindingRow(binding.envName, { id: binding.source.id, name: binding.secret?.name ?? null }),
+  );
 }
 
 /**
  * Edits against the generation that was read when the editor opened (C5): if someone saves in the
  * meantime, the API answers CONFLICT instead of silently overwriting their change.
  */
-export function EditConfigurationForm({
-  configuration,
-  secrets,
-}: {
-  configuration: Configuration;
-  secrets: Pick<Secret, 'id' | 'name'>[];
-}) {
+export function EditConfigurationForm({ namespaceId, configuration }: { namespaceId: string; configuration: Configuration }) {
   const id = useId();
   const [base, setBase] = useState(configuration);
   const [valuesText, setValuesText] = useState(() => JSON.stringify(configuration.values, null, 2));
@@ -59,7 +55,11 @@ export function EditConfigurationForm({
 
   const failure = mutation.failure;
   const stale = configuration.generation !== base.generation;
-  const secretName = (secretId: string | undefined) => secrets.find((s) => s.id === secretId)?.name ?? secretId ?? '';
+  // Names as the bindings read and the pickers chose them: no list of every secret is loaded.
+  const names = new Map<string, string>();
+  for (const binding of base.secretBindings) if (binding.secret) names.set(binding.source.id, binding.secret.name);
+  for (const row of rows) if (row.secret?.name) names.set(row.secret.id, row.secret.name);
+  const secretName = (secretId: string | undefined) => (secretId ? (names.get(secretId) ?? secretId) : '');
   // C5: what a save would change against the generation being edited, shown before the click.
   const changes = useMemo(() => {
     const parsed = parseValues(valuesText);
@@ -112,9 +112,9 @@ export function EditConfigurationForm({
             ) : null}
           </div>
           <BindingsEditor
+            namespaceId={namespaceId}
             rows={rows}
             onChange={setRows}
-            secrets={secrets}
             invalidField={failure?.__typename === 'ValidationError' ? failure.field : null}
           />
           <section aria-labelledby={`${id}-changes`} className="changes">
