@@ -9,7 +9,7 @@ import { FormOutcome } from '../feedback/FormOutcome';
 /**
  * Creates a secret from inside another form (a configuration's binding, an agent's harness auth),
  * so choosing a secret that does not exist yet does not mean leaving that form and losing its
- * input. It is a group, not a <form>: forms do not nest, and its Enter must not submit the form
+ * input. It is a group, not a form element: forms do not nest, and its Enter must not submit the form
  * around it. Its fields have no `name`, so the outer form's FormData never carries the value.
  * The value field is uncontrolled, as on the Secrets tab: the value never reaches React state or
  * a DOM attribute, and the field is emptied once the secret is stored.
