@@ -1,4 +1,4 @@
-import { confirmByTyping, createReadyNamespace, createSecret, signIn } from '../support/console';
+import { confirmByTyping, createReadyNamespace, createSecret, pickSecret, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { createUserInPage, gqlInPage } from '../support/graphql';
 
@@ -33,7 +33,7 @@ test('A2 journey (e): grant secret-operator on one secret, revoke it, then find 
     const roleOptions = await page.getByLabel('Role').locator('option').allInnerTexts();
     expect(roleOptions[0]).toMatch(/^secret-operator/);
     expect(roleOptions.at(-1)).toMatch(/^installation-admin/);
-    await page.getByLabel('Secret', { exact: true }).selectOption({ label: 'audited-token' });
+    await pickSecret(page, 'Secret', 'audited-token');
     await snap('grant-form');
     await page.getByRole('button', { name: 'Grant', exact: true }).click();
     await expect(page.getByTestId('grant-outcome')).toContainText(`Granted: secret-operator to ${userName}`);

@@ -1,5 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import { createReadyNamespace, createSecret, signIn } from '../support/console';
+import { createReadyNamespace, createSecret, secretOptions, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { expectVisibleFocus, tabUntil } from '../support/focus';
 import { createUserInPage, gqlInPage } from '../support/graphql';
@@ -62,10 +62,18 @@ for (const colorScheme of ['light', 'dark'] as const) {
       const oneSecret = page.getByLabel('Exactly one secret');
       await tabUntil(page, isFocused(oneSecret), 'the scope');
       await expect(oneSecret).toBeChecked();
-      const secret = page.getByLabel('Secret', { exact: true });
+      // The secret picker searches the namespace's secrets by prefix (any number of them).
+      const secret = page.getByRole('combobox', { name: 'Secret', exact: true });
       await tabUntil(page, isFocused(secret), 'the secret');
       await page.keyboard.type('kb-token');
-      await expect(secret).toHaveValue(secretId);
+      const option = secretOptions(page, 'Secret').getByRole('option', { name: /^kb-token v\d+$/ });
+      await expect(option).toBeVisible();
+      await page.keyboard.press('ArrowDown');
+      await expect(secret).toHaveAttribute('aria-activedescendant', (await option.getAttribute('id')) ?? 'missing');
+      await page.keyboard.press('Enter');
+      await expect(secret).toHaveValue('kb-token');
+      await expect(secret).toHaveAttribute('aria-expanded', 'false');
+      await expectVisibleFocus(page, 'secret after choosing');
       const grant = page.getByRole('button', { name: 'Grant', exact: true });
       await tabUntil(page, isFocused(grant), 'the Grant button');
       await snap(`${colorScheme}-keyboard-before-grant`);

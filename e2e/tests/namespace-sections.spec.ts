@@ -242,7 +242,7 @@ test('C1 A1 A2 an agent\'s service principal is granted operate on exactly the s
     await expect(page.getByLabel('Role')).toHaveValue('rol_secret-operator');
     await expect(page.getByLabel('Exactly one secret')).toBeChecked();
     await page.getByLabel('Role').selectOption({ label: 'secret-operator — operate secret' });
-    await page.getByLabel('Secret', { exact: true }).selectOption({ label: 'slack-token' });
+    await pickSecret(page, 'Secret', 'slack-token');
     await snap('grant-form');
     await page.getByRole('button', { name: 'Grant', exact: true }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Granted: secret-operator' })).toContainText('secret slack-token');

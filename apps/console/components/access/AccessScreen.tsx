@@ -78,7 +78,6 @@ function NamespaceAccess({ namespaceId, initial }: { namespaceId: string; initia
         <>
           <GrantAccessForm
             namespaceId={namespaceId}
-            secrets={secrets}
             names={names}
             principals={principals}
             initialSubjectId={initial.subject}

@@ -5,7 +5,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { accessKeys, describeScope, grantAccess, rolesQueryOptions, type AccessScopeInput, type Role } from '../../lib/access';
 import { agentKeys } from '../../lib/agents';
 import { isFieldError } from '../../lib/errors';
-import type { Secret } from '../../lib/secrets';
+import { SecretPicker, type PickedSecret } from '../secrets/SecretPicker';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
@@ -28,7 +28,6 @@ export const LEAST_PRIVILEGE_ROLE_ID = 'rol_secret-operator';
 /** A2: give a subject a role on exactly one secret (the default) or on the whole namespace. */
 export function GrantAccessForm({
   namespaceId,
-  secrets,
   names,
   principals,
   initialSubjectId,
@@ -36,7 +35,6 @@ export function GrantAccessForm({
   initialSecretId,
 }: {
   namespaceId: string;
-  secrets: Pick<Secret, 'id' | 'name'>[];
   names: ReadonlyMap<string, string>;
   principals: PrincipalOption[];
   initialSubjectId: string;
@@ -48,7 +46,9 @@ export function GrantAccessForm({
   const roles = useQuery(rolesQueryOptions(namespaceId));
   const [scopeKind, setScopeKind] = useState<'NAMESPACE' | 'RESOURCE'>('RESOURCE');
   const [roleId, setRoleId] = useState(initialRoleId || LEAST_PRIVILEGE_ROLE_ID);
-  const [secretId, setSecretId] = useState(initialSecretId);
+  // Searched in SQL by the picker, so a namespace with thousands of secrets can grant on any of them.
+  const [secret, setSecret] = useState<PickedSecret | null>(initialSecretId ? { id: initialSecretId, name: names.get(initialSecretId) ?? null } : null);
+  const secretId = secret?.id ?? '';
 
   const mutation = useResultMutation({
     mutationFn: grantAccess,
@@ -139,18 +139,8 @@ export function GrantAccessForm({
               The whole namespace
             </label>
             {scopeKind === 'RESOURCE' ? (
-              <div className="field spaced-top">
-                <label htmlFor={`${id}-secret`}>Secret</label>
-                <select id={`${id}-secret`} name="secretId" required value={secretId} onChange={(event) => setSecretId(event.target.value)}>
-                  <option value="" disabled>
-                    Choose a secret…
-                  </option>
-                  {secrets.map((secret) => (
-                    <option key={secret.id} value={secret.id}>
-                      {secret.name}
-                    </option>
-                  ))}
-                </select>
+              <div className="spaced-top">
+                <SecretPicker namespaceId={namespaceId} label="Secret" value={secret} onChange={setSecret} required allowCreate={false} />
               </div>
             ) : (
               <p className="alert notice spaced-top">

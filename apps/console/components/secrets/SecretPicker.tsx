@@ -31,6 +31,7 @@ export function SecretPicker({
   required,
   invalid,
   disabled,
+  allowCreate = true,
 }: {
   namespaceId: string;
   label: string;
@@ -41,6 +42,8 @@ export function SecretPicker({
   required?: boolean;
   invalid?: boolean;
   disabled?: boolean;
+  /** Offer "Create secret …" (a binding may name a secret that does not exist yet; a grant may not). */
+  allowCreate?: boolean;
 }) {
   const id = useId();
   const input = useRef<HTMLInputElement>(null);
@@ -67,7 +70,7 @@ export function SecretPicker({
 
   const wanted = text.trim();
   const options: Option[] = (page?.items ?? []).map((secret) => ({ kind: 'secret', secret }));
-  if (settled && wanted !== '' && mayCreate && !options.some((o) => o.kind === 'secret' && o.secret.name === wanted)) {
+  if (allowCreate && settled && wanted !== '' && mayCreate && !options.some((o) => o.kind === 'secret' && o.secret.name === wanted)) {
     options.push({ kind: 'create', name: wanted });
   }
   const secretCount = page?.items.length ?? 0;
