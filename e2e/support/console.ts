@@ -29,6 +29,9 @@ export async function createReadyNamespace(page: Page, name: string): Promise<st
   await page.getByLabel('Name', { exact: true }).fill(name);
   await page.getByRole('button', { name: 'Create namespace' }).click();
   await expect(page.getByRole('status').filter({ hasText: `Namespace ${name} created` })).toBeVisible();
+  // The list shows a page of 20, oldest first: once the suite has made more, a new namespace is on a
+  // later page. Find it as an administrator with many namespaces does, by its name.
+  await page.getByLabel('Search namespaces by name').fill(name);
   const row = page.getByRole('row', { name: new RegExp(name) });
   // Once in about twenty PostgreSQL runs (2026-11-29) the list refetched right after a successful
   // create lacked the new row and nothing polled again, though the API had it; a reload showed it.
@@ -38,6 +41,7 @@ export async function createReadyNamespace(page: Page, name: string): Promise<st
   } catch {
     console.warn(`createReadyNamespace: ${name} not listed as READY after its create succeeded; reloading`);
     await page.reload();
+    await page.getByLabel('Search namespaces by name').fill(name);
     await expect(row).toContainText('READY', { timeout: 30_000 });
   }
   return (await rowId(row, 'ns').innerText()).trim();

@@ -66,7 +66,10 @@ test('every screen, loaded, in light and dark and at 390 px: no serious or criti
   });
 
   const screens: [string, string, () => Promise<void>][] = [
-    ['namespaces', '/namespaces', () => expect(page.getByRole('row', { name: new RegExp(namespaceName) })).toBeVisible()],
+    ['namespaces', '/namespaces', async () => {
+      await page.getByLabel('Search namespaces by name').fill(namespaceName);
+      await expect(page.getByRole('row', { name: new RegExp(namespaceName) })).toBeVisible();
+    }],
     ['secrets', `/secrets?namespace=${namespaceId}`, () => expect(page.getByRole('button', { name: 'Rotate a11y-token' })).toBeVisible()],
     ['references', `/secrets?namespace=${namespaceId}&id=${secretId}`, () => expect(page.getByRole('list', { name: 'References of a11y-token' })).toBeVisible()],
     ['configurations', `/configurations?namespace=${namespaceId}`, () => expect(page.getByRole('link', { name: 'Open configuration a11y-gateway' })).toBeVisible()],
