@@ -104,7 +104,9 @@ function stable(value: unknown): unknown {
       const meta: Obj = {};
       for (const [mk, mv] of Object.entries(v as Obj)) {
         if (VOLATILE_METADATA.includes(mk)) continue;
-        if (mk === 'managedFields' && Array.isArray(mv)) meta[mk] = mv.map((e: Obj) => ({ ...e, time: 'T' }));
+        // Times differ by nature, and so does the order they give (L4: a real server sorts entries
+        // stamped in different seconds by time, the same second by manager): compared in one order.
+        if (mk === 'managedFields' && Array.isArray(mv)) meta[mk] = mv.map((e: Obj) => ({ ...e, time: 'T' })).sort(byEntry);
         else if (mk === 'continue' || mk === 'remainingItemCount') continue;
         else meta[mk] = stable(mv);
       }
@@ -114,6 +116,11 @@ function stable(value: unknown): unknown {
     }
   }
   return out;
+}
+
+function byEntry(a: Obj, b: Obj): number {
+  const key = (e: Obj) => `${e.operation}\u0000${e.manager}\u0000${e.subresource ?? ''}\u0000${e.apiVersion}`;
+  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 }
 
 function outcome(result: Outcome): Outcome {
