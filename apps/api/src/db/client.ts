@@ -62,10 +62,16 @@ function releasingOnFailedEnd(factory: PrismaPg): PrismaPg {
 }
 
 const pools = new WeakMap<Db, pg.Pool>();
+const queryHooks = new WeakMap<Db, NonNullable<DbOptions['onQuery']>>();
 
 /** The client's connection pool, for its use metrics (R6). */
 export function poolOf(db: Db): pg.Pool | undefined {
   return pools.get(db);
+}
+
+/** The client's query hook, which statements sent around Prisma (db/sql.ts) report to as well. */
+export function queryHookOf(db: Db): DbOptions['onQuery'] {
+  return queryHooks.get(db);
 }
 
 export function createDb(url: string, options: DbOptions = {}): Db {
@@ -75,6 +81,7 @@ export function createDb(url: string, options: DbOptions = {}): Db {
   const client = new PrismaClient({ adapter, log: options.onQuery ? [{ emit: 'event', level: 'query' }] : [] });
   if (options.onQuery) {
     const onQuery = options.onQuery;
+    queryHooks.set(client, onQuery);
     (client as unknown as { $on(e: 'query', cb: (ev: { query: string; params: string }) => void): void }).$on('query', (ev) => onQuery(ev.query, ev.params));
   }
   pools.set(client, pool);

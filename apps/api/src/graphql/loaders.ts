@@ -2,11 +2,12 @@ import DataLoader from 'dataloader';
 import type { AccessRequest, Decision } from '@occ/domain/access';
 import type { MissingGrant } from '@occ/domain/errors';
 import type { SecretConsumers } from '@occ/domain/errors';
+import { sql, sqlRows } from '../db/sql.ts';
 import { decider } from '../services/access.ts';
 import { canSeeBinding } from '../services/access-queries.ts';
 import { findBindings, type AccessBindingView } from '../services/access-scope.ts';
-import { agentsMissingGrants, toAgentView, type AgentView } from '../services/agents.ts';
-import { toConfigurationView, type ConfigurationView } from '../services/configurations.ts';
+import { agentsMissingGrants, toAgentView, type AgentRow, type AgentView } from '../services/agents.ts';
+import { configurationsById, type ConfigurationView } from '../services/configurations.ts';
 import { firstGenerationPages, type ConfigurationGenerationView, type FirstGenerationPageRequest } from '../services/configuration-generations.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import type { NamespaceView } from '../services/namespaces.ts';
@@ -14,7 +15,7 @@ import { staleRevisionsOf, visibleStaleConsumers, type StaleConsumers } from '..
 import { secretReferenceGraphs, type SecretReferenceGraph } from '../services/secret-references.ts';
 import type { PageOf } from '../services/pagination.ts';
 import { firstRevisionPages, toRevisionView, withRevisionSecrets, type FirstRevisionPageRequest, type RevisionView } from '../services/revisions.ts';
-import { consumersOfSecrets, toSecretView, type SecretView } from '../services/secrets.ts';
+import { consumersOfSecrets, toSecretView, type SecretRow, type SecretView } from '../services/secrets.ts';
 
 // Per-request batching: fields that point at other records (Agent.configuration, a binding's
 // secret, Agent.servicePrincipal …) load through these, so reading N agents costs a constant
@@ -65,18 +66,21 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
   return {
     may,
     namespace: new DataLoader(async (ids) => {
-      const rows = await deps.db.namespace.findMany({ where: { id: { in: [...ids] } } });
+      const rows = await sqlRows<NamespaceView>(deps.db, sql`SELECT * FROM "public"."Namespace" WHERE "id" = ANY(${[...ids]}::text[])`);
       return Promise.all(byId(ids, rows).map(async (r) => (r && (await may({ action: 'read', resourceKind: 'namespace', namespaceId: r.id, resourceId: r.id })).allowed ? r : null)));
     }),
-    secret: new DataLoader(async (ids) => readable<SecretView>('secret')(byId(ids, (await deps.db.secret.findMany({ where: { id: { in: [...ids] } } })).map(toSecretView)))),
+    secret: new DataLoader(async (ids) => readable<SecretView>('secret')(byId(ids, (await sqlRows<SecretRow>(deps.db, sql`SELECT * FROM "public"."Secret" WHERE "id" = ANY(${[...ids]}::text[])`)).map(toSecretView)))),
     configuration: new DataLoader(async (ids) =>
       readable<ConfigurationView>('configuration')(
-        byId(ids, (await deps.db.configuration.findMany({ where: { id: { in: [...ids] } }, include: { bindings: { select: { envName: true, secretId: true, deliveryType: true } } } })).map(toConfigurationView)),
+        byId(ids, await configurationsById(deps.db, ids)),
       ),
     ),
-    agent: new DataLoader(async (ids) => readable<AgentView>('agent')(byId(ids, (await deps.db.agent.findMany({ where: { id: { in: [...ids] } } })).map(toAgentView)))),
+    agent: new DataLoader(async (ids) => readable<AgentView>('agent')(byId(ids, (await sqlRows<AgentRow>(deps.db, sql`SELECT * FROM "public"."Agent" WHERE "id" = ANY(${[...ids]}::text[])`)).map(toAgentView)))),
     principal: new DataLoader(async (ids) => {
-      const rows = await deps.db.principal.findMany({ where: { id: { in: [...ids] } } });
+      const rows = await sqlRows<{ id: string; kind: 'HUMAN' | 'SERVICE'; name: string; disabledAt: Date | null; createdAt: Date }>(
+        deps.db,
+        sql`SELECT "id", "kind"::text AS "kind", "name", "disabledAt", "createdAt" FROM "public"."Principal" WHERE "id" = ANY(${[...ids]}::text[])`,
+      );
       return byId(ids, rows).map((p) => (p ? { principalId: p.id, kind: p.kind, name: p.name, disabledAt: p.disabledAt, createdAt: p.createdAt } : null));
     }),
     missingGrants: new DataLoader((agents) => agentsMissingGrants(deps.db, agents), { cacheKeyFn: (agent) => agent.id }),

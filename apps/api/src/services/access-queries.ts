@@ -2,7 +2,7 @@ import { ACTIONS, RESOURCE_KINDS, decide, type AccessRequest, type BindingView, 
 import { isId } from '@occ/domain/ids';
 import { isIdShaped } from '@occ/domain/text';
 import { NotFoundError, ValidationError } from '@occ/domain/errors';
-import type { Prisma } from '../generated/prisma/client.ts';
+import { join, sql, type Sql } from '../db/sql.ts';
 import { auditHiddenDenial, decider, loadBindings, permissionSets } from './access.ts';
 import { authorizeAny, bindingsPage, findBindings, isAction, isResourceKind, readBindingsRequests, type AccessBindingView, type Request } from './access-scope.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -29,32 +29,35 @@ async function readableBy(deps: Deps, actor: Actor): Promise<(binding: AccessBin
  * on the bound resource's kind covering that resource). access.test.ts checks it row for row
  * against canSeeBinding on generated grants.
  */
-export async function visibleBindingsWhere(deps: Deps, actor: Actor): Promise<Prisma.AccessBindingWhereInput> {
-  const setWhere = (set: ReadableSet, resource: boolean): Prisma.AccessBindingWhereInput | null =>
+export async function visibleBindingsWhere(deps: Deps, actor: Actor): Promise<Sql> {
+  // Over the bindings `b` (access-scope.ts, bindingsPage).
+  const setWhere = (set: ReadableSet, resource: boolean): Sql | null =>
     set.everywhere
-      ? {}
+      ? sql`TRUE`
       : set.namespaceIds.length > 0 || (resource && set.resourceIds.length > 0)
-        ? { OR: [{ namespaceId: { in: set.namespaceIds } }, ...(resource ? [{ resourceId: { in: set.resourceIds } }] : [])] }
+        ? resource
+          ? sql`(b."namespaceId" = ANY(${set.namespaceIds}::text[]) OR b."resourceId" = ANY(${set.resourceIds}::text[]))`
+          : sql`b."namespaceId" = ANY(${set.namespaceIds}::text[])`
         : null;
   const permitted = await permissionSets(deps.db, actor);
-  const any: Prisma.AccessBindingWhereInput[] = [{ subjectId: actor.principalId }];
+  const any: Sql[] = [sql`b."subjectId" = ${actor.principalId}`];
   const readBindings = setWhere(permitted('read', 'accessBinding'), false);
   if (readBindings) any.push(readBindings);
-  if (permitted('administer', 'installation').everywhere) any.push({ scopeKind: 'INSTALLATION' });
+  if (permitted('administer', 'installation').everywhere) any.push(sql`b."scopeKind" = 'INSTALLATION'`);
   const administerNamespaces = setWhere(permitted('administer', 'accessBinding'), false);
-  if (administerNamespaces) any.push({ AND: [{ scopeKind: 'NAMESPACE' }, administerNamespaces] });
+  if (administerNamespaces) any.push(sql`(b."scopeKind" = 'NAMESPACE' AND ${administerNamespaces})`);
   for (const kind of RESOURCE_KINDS) {
     const administerKind = setWhere(permitted('administer', kind), true);
-    if (administerKind) any.push({ AND: [{ scopeKind: 'RESOURCE', resourceKind: kind }, administerKind] });
+    if (administerKind) any.push(sql`(b."scopeKind" = 'RESOURCE' AND b."resourceKind" = ${kind} AND ${administerKind})`);
   }
-  return { OR: any };
+  return sql`(${join(any, ' OR ')})`;
 }
 
 /** A subject's bindings the actor may see, a keyset page in SQL (oldest first). */
 export async function bindingsOfSubjectPage(deps: Deps, actor: Actor, subjectId: string, page: PageRequest): Promise<PageOf<AccessBindingView>> {
   // An id no row can have matches nothing; the query still runs, so the answer's shape is one.
   const subject = isIdShaped(subjectId) ? subjectId : '';
-  return bindingsPage(deps.db, { AND: [{ subjectId: subject }, await visibleBindingsWhere(deps, actor)] }, page);
+  return bindingsPage(deps.db, sql`b."subjectId" = ${subject} AND ${await visibleBindingsWhere(deps, actor)}`, page);
 }
 
 

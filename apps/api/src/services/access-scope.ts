@@ -4,6 +4,7 @@ import { isId } from '@occ/domain/ids';
 import { isIdShaped } from '@occ/domain/text';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Db, Tx } from '../db/client.ts';
+import { sql, sqlCount, sqlRows, type Sql } from '../db/sql.ts';
 import { auditHiddenDenial, decider, deny, scopeOf } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
 import { resourceExists } from './resource-lookup.ts';
@@ -176,13 +177,41 @@ export function scopeColumns(scope: Scope) {
   };
 }
 
-/** One keyset page of the bindings matching `where` (oldest first), with their count on demand. */
-export function bindingsPage(db: Db | Tx, where: Prisma.AccessBindingWhereInput, page: PageRequest): Promise<PageOf<AccessBindingView>> {
+type FlatBindingRow = Omit<BindingRow, 'role' | 'subject'> & {
+  roleName: string;
+  roleBuiltIn: boolean;
+  roleNamespaceId: string | null;
+  rolePermissions: BindingRow['role']['permissions'];
+  roleCreatedAt: Date;
+  subjectKind: 'HUMAN' | 'SERVICE';
+  subjectName: string;
+  subjectDisabledAt: Date | null;
+  subjectCreatedAt: Date;
+};
+
+/** BINDING_SELECT in one statement: the binding `b` with its role and subject joined. */
+const BINDINGS_WITH_ROLE_AND_SUBJECT = sql`SELECT b."id", b."subjectId", b."roleId", b."scopeKind"::text AS "scopeKind", b."namespaceId", b."resourceKind", b."resourceId", b."createdById", b."createdAt",
+    r."name" AS "roleName", r."builtIn" AS "roleBuiltIn", r."namespaceId" AS "roleNamespaceId", r."permissions" AS "rolePermissions", r."createdAt" AS "roleCreatedAt",
+    p."kind"::text AS "subjectKind", p."name" AS "subjectName", p."disabledAt" AS "subjectDisabledAt", p."createdAt" AS "subjectCreatedAt"
+  FROM "public"."AccessBinding" b JOIN "public"."Role" r ON r."id" = b."roleId" JOIN "public"."Principal" p ON p."id" = b."subjectId"`;
+
+function unflatten(row: FlatBindingRow & { roleId: string }): BindingRow {
+  return {
+    ...row,
+    role: { id: row.roleId, name: row.roleName, builtIn: row.roleBuiltIn, namespaceId: row.roleNamespaceId, permissions: row.rolePermissions, createdAt: row.roleCreatedAt },
+    subject: { id: row.subjectId, kind: row.subjectKind, name: row.subjectName, disabledAt: row.subjectDisabledAt, createdAt: row.subjectCreatedAt },
+  };
+}
+
+/** One keyset page of the bindings `b` matching `where` (oldest first), with their count on demand. */
+export function bindingsPage(db: Db | Tx, where: Sql, page: PageRequest): Promise<PageOf<AccessBindingView>> {
   return keysetPage(
     page,
-    (q) => db.accessBinding.findMany({ where: { AND: [where, q.where as Prisma.AccessBindingWhereInput] }, select: BINDING_SELECT, orderBy: q.orderBy, take: q.take }),
-    () => db.accessBinding.count({ where }),
+    async (q) =>
+      (await sqlRows<FlatBindingRow & { roleId: string }>(db, sql`${BINDINGS_WITH_ROLE_AND_SUBJECT} WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`)).map(unflatten),
+    () => sqlCount(db, sql`SELECT count(*)::int AS n FROM "public"."AccessBinding" b WHERE ${where}`),
     toBindingView,
+    { field: 'createdAt', newestFirst: false, table: 'b' },
   );
 }
 

@@ -1,6 +1,7 @@
 import { decide, readableSet, type Action, type AccessRequest, type BindingView, type Decision, type Permission, type ReadableSet, type ResourceKind, type Scope } from '@occ/domain/access';
 import { ForbiddenError, NotFoundError } from '@occ/domain/errors';
 import { afterRollback, type Db, type Tx } from '../db/client.ts';
+import { sql, sqlRows } from '../db/sql.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 
@@ -32,11 +33,13 @@ export async function loadBindings(db: Db | Tx, subjectId: string): Promise<Bind
 
 /** The bindings of many subjects, with their roles, in one statement (loaders decide for a page of agents at once). */
 export async function loadBindingsOf(db: Db | Tx, subjectIds: readonly string[]): Promise<Map<string, BindingView[]>> {
-  const rows = await db.$queryRaw<Array<Omit<BindingRow, 'role'> & { roleId: string; roleName: string; permissions: unknown }>>`
-    SELECT b.id, b."subjectId", b."scopeKind"::text AS "scopeKind", b."namespaceId", b."resourceKind", b."resourceId",
-           r.id AS "roleId", r.name AS "roleName", r.permissions
-    FROM "AccessBinding" b JOIN "Role" r ON r.id = b."roleId"
-    WHERE b."subjectId" = ANY(${[...new Set(subjectIds)]}::text[])`;
+  const rows = await sqlRows<Omit<BindingRow, 'role'> & { roleId: string; roleName: string; permissions: unknown }>(
+    db,
+    sql`SELECT b.id, b."subjectId", b."scopeKind"::text AS "scopeKind", b."namespaceId", b."resourceKind", b."resourceId",
+               r.id AS "roleId", r.name AS "roleName", r.permissions
+        FROM "public"."AccessBinding" b JOIN "public"."Role" r ON r.id = b."roleId"
+        WHERE b."subjectId" = ANY(${[...new Set(subjectIds)]}::text[])`,
+  );
   const bySubject = new Map<string, BindingView[]>(subjectIds.map((id) => [id, []]));
   for (const row of rows) {
     bySubject.get(row.subjectId)?.push({

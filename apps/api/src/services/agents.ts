@@ -4,9 +4,10 @@ import { ConflictError, NotFoundError, ValidationError, type MissingGrant } from
 import { modelCredentialEnv, validateSelfConfigure, type SecretRef, type SelfConfigureAction } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
+import { and, sql, sqlCount, sqlRows } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, check, loadBindingsOf, readableBy, requireVisible } from './access.ts';
-import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
+import { keysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { requireOperableSecrets } from './configurations.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -33,6 +34,7 @@ export interface AgentView {
   updatedAt: Date;
 }
 
+export type AgentRow = Row;
 type Row = {
   id: string;
   namespaceId: string;
@@ -222,11 +224,11 @@ async function requireReadableAgent(deps: Deps, actor: Actor, id: string): Promi
 /** A page of the namespace's agents the actor may read, filtered and ordered in SQL. */
 export async function listAgents(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: { namePrefix?: string | null; status?: string | null } = {}): Promise<PageOf<AgentView>> {
   const readable = await readableBy(deps.db, actor, 'agent');
-  const where = { AND: [{ namespaceId }, readableWhere(readable), namePrefixWhere(filter.namePrefix), filter.status ? { status: filter.status } : {}] };
+  const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix), filter.status ? sql`"status" = ${filter.status}` : null]);
   return keysetPage(
     page,
-    (q) => deps.db.agent.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take }),
-    () => deps.db.agent.count({ where }),
+    (q) => sqlRows<Row>(deps.db, sql`SELECT * FROM "public"."Agent" WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
+    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."Agent" WHERE ${where}`),
     toAgentView,
   );
 }

@@ -1,7 +1,8 @@
 import type { ReadableSet } from '@occ/domain/access';
 import { readableBy } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
-import { keysetPage, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
+import { and, raw, sql, sqlCount, sqlRows, type Sql } from '../db/sql.ts';
+import { keysetPage, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 
 // The audit trail, read back (issue 13): newest first, as keyset pages in SQL, holding only the
 // events of scopes where the caller may read audit (installation administrators: all of them;
@@ -37,12 +38,14 @@ export interface AuditEventFilter {
   to?: Date | null;
 }
 
-function filterWhere(filter: AuditEventFilter): object[] {
-  const exact = (['actorId', 'action', 'resourceKind', 'resourceId', 'namespaceId', 'outcome'] as const)
-    .filter((k) => filter[k] !== null && filter[k] !== undefined)
-    .map((k) => ({ [k]: filter[k] }));
-  const at = { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) };
-  return Object.keys(at).length ? [...exact, { at }] : exact;
+const EXACT = ['actorId', 'action', 'resourceKind', 'resourceId', 'namespaceId', 'outcome'] as const;
+
+function filterWhere(filter: AuditEventFilter): Array<Sql | null> {
+  return [
+    ...EXACT.map((k) => (filter[k] === null || filter[k] === undefined ? null : k === 'outcome' ? sql`"outcome" = ${filter[k]}::"AuditOutcome"` : sql`${raw(`"${k}"`)} = ${filter[k]}`)),
+    filter.from ? sql`"at" >= ${filter.from}::timestamp(3)` : null,
+    filter.to ? sql`"at" < ${filter.to}::timestamp(3)` : null,
+  ];
 }
 
 export async function listAuditEvents(deps: Deps, actor: Actor, page: PageRequest, filter: AuditEventFilter = {}): Promise<PageOf<AuditEventView>> {
@@ -51,11 +54,11 @@ export async function listAuditEvents(deps: Deps, actor: Actor, page: PageReques
 
 /** One page for a readable set decided once (the NDJSON export reads many pages with one decision). */
 export async function auditEventsPage(deps: Deps, readable: ReadableSet, page: PageRequest, filter: AuditEventFilter): Promise<PageOf<AuditEventView>> {
-  const where = { AND: [readableWhere(readable), ...filterWhere(filter)] };
+  const where = and([readableSql(readable), ...filterWhere(filter)]);
   return keysetPage(
     page,
-    (q) => deps.db.auditEvent.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take }),
-    () => deps.db.auditEvent.count({ where }),
+    (q) => sqlRows<AuditEventView>(deps.db, sql`SELECT * FROM "public"."AuditEvent" WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
+    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."AuditEvent" WHERE ${where}`),
     (row): AuditEventView => ({
       id: row.id,
       at: row.at,

@@ -1,4 +1,5 @@
 import type { Db } from '../db/client.ts';
+import { sql, sqlRows } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { generateSessionToken, hashToken } from './api-keys.ts';
 import type { Actor } from './deps.ts';
@@ -28,14 +29,18 @@ interface KeyRow {
 async function keyInForce(db: Db, where: { keyHash: string } | { sessionHash: string; now: Date }): Promise<KeyRow | null> {
   const rows =
     'keyHash' in where
-      ? await db.$queryRaw<KeyRow[]>`
-          SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt"
-          FROM "ApiKey" k JOIN "Principal" p ON p.id = k."principalId"
-          WHERE k.hash = ${where.keyHash} AND k."revokedAt" IS NULL AND p."disabledAt" IS NULL`
-      : await db.$queryRaw<KeyRow[]>`
-          SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt"
-          FROM "Session" s JOIN "ApiKey" k ON k.id = s."apiKeyId" JOIN "Principal" p ON p.id = k."principalId"
-          WHERE s."tokenHash" = ${where.sessionHash} AND s."expiresAt" >= ${where.now} AND k."revokedAt" IS NULL AND p."disabledAt" IS NULL`;
+      ? await sqlRows<KeyRow>(
+          db,
+          sql`SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt"
+              FROM "public"."ApiKey" k JOIN "public"."Principal" p ON p.id = k."principalId"
+              WHERE k.hash = ${where.keyHash} AND k."revokedAt" IS NULL AND p."disabledAt" IS NULL`,
+        )
+      : await sqlRows<KeyRow>(
+          db,
+          sql`SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt"
+              FROM "public"."Session" s JOIN "public"."ApiKey" k ON k.id = s."apiKeyId" JOIN "public"."Principal" p ON p.id = k."principalId"
+              WHERE s."tokenHash" = ${where.sessionHash} AND s."expiresAt" >= ${where.now}::timestamp(3) AND k."revokedAt" IS NULL AND p."disabledAt" IS NULL`,
+        );
   return rows[0] ?? null;
 }
 

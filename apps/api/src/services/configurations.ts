@@ -7,10 +7,11 @@ import {
   type SecretBindingInput,
 } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
-import { transaction, type Tx } from '../db/client.ts';
+import { transaction, type Db, type Tx } from '../db/client.ts';
+import { and, sql, sqlCount, sqlRows } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, authorizeVisible, check, readableBy, requireVisible } from './access.ts';
-import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
+import { keysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { recordGeneration } from './configuration-generations.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -55,6 +56,16 @@ export function toConfigurationView(row: Row): ConfigurationView {
 }
 
 const withBindings = { bindings: { select: { envName: true, secretId: true, deliveryType: true } } } as const;
+
+/** A configuration row with its bindings, as withBindings reads them, in one statement (the read path, db/sql.ts). */
+export const CONFIGURATION_WITH_BINDINGS = sql`SELECT c.*, COALESCE((SELECT json_agg(json_build_object('envName', b."envName", 'secretId', b."secretId", 'deliveryType', b."deliveryType"))
+  FROM "public"."ConfigurationSecretBinding" b WHERE b."configurationId" = c."id"), '[]'::json) AS bindings FROM "public"."Configuration" c`;
+
+/** Configurations with their bindings, by id, in one statement. */
+export async function configurationsById(db: Db | Tx, ids: readonly string[]): Promise<ConfigurationView[]> {
+  const rows = await sqlRows<Row>(db, sql`${CONFIGURATION_WITH_BINDINGS} WHERE c."id" = ANY(${[...ids]}::text[])`);
+  return rows.map(toConfigurationView);
+}
 
 /**
  * C3 and C4: every source is a secret of this namespace (another namespace's is NOT_FOUND), and
@@ -196,11 +207,11 @@ async function requireReadableConfiguration(deps: Deps, actor: Actor, id: string
 /** A page of the namespace's configurations the actor may read, filtered and ordered in SQL. */
 export async function listConfigurations(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<ConfigurationView>> {
   const readable = await readableBy(deps.db, actor, 'configuration');
-  const where = { AND: [{ namespaceId }, readableWhere(readable), namePrefixWhere(filter.namePrefix)] };
+  const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix)]);
   return keysetPage(
     page,
-    (q) => deps.db.configuration.findMany({ where: { AND: [where, q.where] }, include: withBindings, orderBy: q.orderBy, take: q.take }),
-    () => deps.db.configuration.count({ where }),
+    (q) => sqlRows<Row>(deps.db, sql`${CONFIGURATION_WITH_BINDINGS} WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
+    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."Configuration" WHERE ${where}`),
     toConfigurationView,
   );
 }

@@ -4,13 +4,14 @@ import { kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
 import { validateNamespaceName } from '@occ/domain/validation';
 import { z } from 'zod';
 import { transaction, type Tx } from '../db/client.ts';
+import { and, sql, sqlCount, sqlRows } from '../db/sql.ts';
 import { ForeignNamespaceError } from '../drivers/kubernetes-namespaces.ts';
 import { newId } from '../ids.ts';
 import { defineWorkKind, PermanentWorkError, type WorkKind } from '../worker.ts';
 import { authorize, check, readableBy, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
-import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
+import { keysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 import { enqueue } from './work-queue.ts';
 
 export const PROVISION_NAMESPACE = 'namespace.provision';
@@ -117,7 +118,7 @@ export function provisionNamespaceKind(deps: Deps): WorkKind<z.infer<typeof Prov
 /** A namespace the caller may not read does not exist for them. */
 export async function getNamespace(deps: Deps, actor: Actor, id: string): Promise<NamespaceView | null> {
   if (!isId('namespace', id)) return null;
-  const row = await deps.db.namespace.findUnique({ where: { id } });
+  const [row] = await sqlRows<NamespaceView>(deps.db, sql`SELECT * FROM "public"."Namespace" WHERE "id" = ${id}`);
   if (!row) return null;
   const decision = await check(deps.db, actor, { action: 'read', resourceKind: 'namespace', namespaceId: id, resourceId: id });
   return decision.allowed ? row : null;
@@ -133,11 +134,11 @@ export async function requireNamespace(deps: Deps, actor: Actor, id: string): Pr
 export async function listNamespaces(deps: Deps, actor: Actor, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<NamespaceView>> {
   const readable = await readableBy(deps.db, actor, 'namespace');
   // A namespace is the namespace that holds it.
-  const where = { AND: [readableWhere(readable, 'id'), namePrefixWhere(filter.namePrefix)] };
+  const where = and([readableSql(readable, '"id"'), namePrefixSql(filter.namePrefix)]);
   return keysetPage(
     page,
-    (q) => deps.db.namespace.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take }),
-    () => deps.db.namespace.count({ where }),
+    (q) => sqlRows<NamespaceView>(deps.db, sql`SELECT * FROM "public"."Namespace" WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
+    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."Namespace" WHERE ${where}`),
     (row) => row,
   );
 }

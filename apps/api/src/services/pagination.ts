@@ -1,4 +1,5 @@
 import type { ReadableSet } from '@occ/domain/access';
+import { and, raw, sql, type Sql } from '../db/sql.ts';
 
 // Keyset pagination in SQL: every list is ordered by (createdAt, id), which never changes for a
 // row, so a cursor stays valid while rows are added or removed around it, and a page costs the
@@ -36,10 +37,27 @@ export interface KeysetQuery<F extends TimeField = 'createdAt'> {
   where: object;
   orderBy: Array<{ [K in F]: Direction } | { id: Direction }>;
   take: number;
+  /** The same cursor condition, order and row count in SQL, for lists read with sqlRows. */
+  sql: { where: Sql; orderBy: Sql; limit: number };
 }
 
 function beyond(field: TimeField, key: Keyset, op: 'gt' | 'lt'): object {
   return { OR: [{ [field]: { [op]: key.createdAt } }, { [field]: key.createdAt, id: { [op]: key.id } }] };
+}
+
+/** A column of the list's table, qualified by its alias in a statement that joins others. */
+function column(name: string, table: string | undefined): Sql {
+  return raw(table ? `${table}."${name}"` : `"${name}"`);
+}
+
+/**
+ * The cursor as a row comparison, `(time, id) > (t, i)`: PostgreSQL starts the index range at the
+ * cursor. The same condition written as `time > t OR (time = t AND id > i)` (as Prisma writes it)
+ * is a filter, so a page deep into the list read and threw away every row before it
+ * (graphql/list-plans.test.ts).
+ */
+function beyondSql(field: TimeField, key: Keyset, op: 'gt' | 'lt', table: string | undefined): Sql {
+  return sql`(${column(field, table)}, ${column('id', table)}) ${raw(op === 'gt' ? '>' : '<')} (${key.createdAt}::timestamp(3), ${key.id})`;
 }
 
 /**
@@ -51,6 +69,8 @@ function beyond(field: TimeField, key: Keyset, op: 'gt' | 'lt'): object {
 export interface KeysetOrder<F extends TimeField> {
   field: F;
   newestFirst: boolean;
+  /** The list table's alias, when its SQL statement joins other tables. */
+  table?: string;
 }
 
 const CREATION_ORDER: KeysetOrder<'createdAt'> = { field: 'createdAt', newestFirst: false };
@@ -62,14 +82,20 @@ export async function keysetPage<Row extends { id: string }, T, F extends TimeFi
   view: (row: Row) => T,
   order: KeysetOrder<F> = CREATION_ORDER as KeysetOrder<F>,
 ): Promise<PageOf<T>> {
-  const { field, newestFirst } = order;
+  const { field, newestFirst, table } = order;
   const conditions: object[] = [];
   if (page.after) conditions.push(beyond(field, page.after, newestFirst ? 'lt' : 'gt'));
   if (page.before) conditions.push(beyond(field, page.before, newestFirst ? 'gt' : 'lt'));
   const ascending = (page.direction === 'forward') !== newestFirst;
   const dir = ascending ? 'asc' : 'desc';
   const byTime = { [field]: dir } as { [K in F]: Direction };
-  const rows = await fetch({ where: { AND: conditions }, orderBy: [byTime, { id: dir }], take: page.size + 1 });
+  const sqlDir = raw(ascending ? ' ASC' : ' DESC');
+  const sqlQuery = {
+    where: and([page.after ? beyondSql(field, page.after, newestFirst ? 'lt' : 'gt', table) : null, page.before ? beyondSql(field, page.before, newestFirst ? 'gt' : 'lt', table) : null]),
+    orderBy: sql`${column(field, table)}${sqlDir}, ${column('id', table)}${sqlDir}`,
+    limit: page.size + 1,
+  };
+  const rows = await fetch({ where: { AND: conditions }, orderBy: [byTime, { id: dir }], take: page.size + 1, sql: sqlQuery });
   const more = rows.length > page.size;
   const kept = rows.slice(0, page.size);
   if (page.direction === 'backward') kept.reverse();
@@ -89,11 +115,14 @@ export function readableWhere(set: ReadableSet, namespaceField: 'namespaceId' | 
   return { OR: [{ [namespaceField]: { in: set.namespaceIds } }, { id: { in: set.resourceIds } }] };
 }
 
-/**
- * A name-prefix filter. Prisma turns startsWith into LIKE without escaping its wildcards
- * (prisma/prisma#19506), so `%`, `_` and the escape character itself are escaped here.
- */
-export function namePrefixWhere(prefix: string | null | undefined): object {
-  if (!prefix) return {};
-  return { name: { startsWith: prefix.replace(/[\\%_]/g, (c) => `\\${c}`) } };
+/** readableWhere in SQL; `namespaceColumn` names the row's namespace. */
+export function readableSql(set: ReadableSet, namespaceColumn: '"namespaceId"' | '"id"' = '"namespaceId"'): Sql | null {
+  if (set.everywhere) return null;
+  return sql`(${raw(namespaceColumn)} = ANY(${set.namespaceIds}::text[]) OR "id" = ANY(${set.resourceIds}::text[]))`;
+}
+
+/** namePrefixWhere in SQL, with the same escaping. */
+export function namePrefixSql(prefix: string | null | undefined): Sql | null {
+  if (!prefix) return null;
+  return sql`"name" LIKE ${`${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`;
 }

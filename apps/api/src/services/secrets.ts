@@ -20,7 +20,8 @@ import {
 import { validateSecretName, validateSecretValue } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { keysetPage, namePrefixWhere, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
+import { and, sql, sqlCount, sqlRows } from '../db/sql.ts';
+import { keysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 import { authorize, check, decider, readableBy, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import { commitOutcome } from './commit-outcome.ts';
@@ -41,7 +42,7 @@ export interface SecretView {
   updatedAt: Date;
 }
 
-type SecretRow = {
+export type SecretRow = {
   id: string;
   namespaceId: string;
   name: string;
@@ -362,17 +363,16 @@ export interface SecretFilter {
 /** A page of the namespace's secrets the actor may read, filtered and ordered in SQL. */
 export async function listSecrets(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: SecretFilter = {}): Promise<PageOf<SecretView>> {
   const readable = await readableBy(deps.db, actor, 'secret');
-  const inUse = { OR: [{ bindings: { some: {} } }, { harnessAgents: { some: {} } }] };
-  const used = filter.used === true ? inUse : filter.used === false ? { NOT: inUse } : {};
-  // The stale set is small (secrets rotated under a running revision) and needs a comparison
-  // across tables that Prisma's where cannot express: it is read first, then filtered in SQL.
+  const inUse = sql`(EXISTS (SELECT 1 FROM "public"."ConfigurationSecretBinding" b WHERE b."secretId" = "Secret"."id") OR EXISTS (SELECT 1 FROM "public"."Agent" a WHERE a."harnessSecretId" = "Secret"."id"))`;
+  const used = filter.used === true ? inUse : filter.used === false ? sql`NOT ${inUse}` : null;
+  // The stale set is small (secrets rotated under a running revision) and is read first.
   const staleIds = filter.stale === true || filter.stale === false ? await staleSecretIds(deps.db, namespaceId) : null;
-  const stale = filter.stale === true ? { id: { in: staleIds! } } : filter.stale === false ? { id: { notIn: staleIds! } } : {};
-  const where = { AND: [{ namespaceId }, readableWhere(readable), namePrefixWhere(filter.namePrefix), used, stale] };
+  const stale = filter.stale === true ? sql`"id" = ANY(${staleIds}::text[])` : filter.stale === false ? sql`NOT ("id" = ANY(${staleIds}::text[]))` : null;
+  const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix), used, stale]);
   return keysetPage(
     page,
-    (q) => deps.db.secret.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take }),
-    () => deps.db.secret.count({ where }),
+    (q) => sqlRows<SecretRow>(deps.db, sql`SELECT * FROM "public"."Secret" WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
+    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."Secret" WHERE ${where}`),
     toSecretView,
   );
 }

@@ -2,9 +2,10 @@ import { isId } from '@occ/domain/ids';
 import { ConflictError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { validateText } from '@occ/domain/text';
 import { transaction } from '../db/client.ts';
+import { and, sql, sqlCount, sqlRows } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, authorizeVisible, decider } from './access.ts';
-import { keysetPage, namePrefixWhere, type PageOf, type PageRequest } from './pagination.ts';
+import { keysetPage, namePrefixSql, type PageOf, type PageRequest } from './pagination.ts';
 import { generateApiKey } from './api-keys.ts';
 import type { ApiKeyView } from './api-keys-admin.ts';
 import { audit } from './audit.ts';
@@ -78,11 +79,12 @@ export async function createUser(deps: Deps, actor: Actor, input: { name: string
 export async function listUsers(deps: Deps, actor: Actor, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<PrincipalView>> {
   const may = await decider(deps.db, actor);
   const all = may(installation('read')).allowed || may(installation('administer')).allowed;
-  const where = { AND: [all ? { kind: 'HUMAN' as const } : { kind: 'HUMAN' as const, id: actor.principalId }, namePrefixWhere(filter.namePrefix)] };
+  const where = and([sql`"kind" = 'HUMAN'`, all ? null : sql`"id" = ${actor.principalId}`, namePrefixSql(filter.namePrefix)]);
+  const columns = sql`"id", "kind"::text AS "kind", "name", "disabledAt", "createdAt"`;
   return keysetPage(
     page,
-    (q) => deps.db.principal.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take }),
-    () => deps.db.principal.count({ where }),
+    (q) => sqlRows<Parameters<typeof toPrincipalView>[0]>(deps.db, sql`SELECT ${columns} FROM "public"."Principal" WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
+    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."Principal" WHERE ${where}`),
     toPrincipalView,
   );
 }
