@@ -7,8 +7,11 @@
 //   - the minimal hand-written SQL returning the same rows (pg, no ORM),
 //   - a bare graphql-yoga server answering a static list of the same size and shape (the share of
 //     any GraphQL gateway, which no SQL can remove).
-// It prints p50 and p95, and the ratio GraphQL / (SQL + bare gateway), whose target is 1.5; and the
-// large/small and deep/first ratios, whose target is 1.2. Nothing is asserted: the machine is shared.
+//   - the same SQL preceded by the two statements any gateway that authenticates and authorizes each
+//     request from the database must run first (the key with its principal, the caller's bindings).
+// It prints p50 and p95, and the ratio GraphQL / (SQL + bare gateway), whose target is 1.5, and the
+// same with the authenticated SQL; and the large/small and deep/first ratios, whose target is 1.2.
+// Nothing is asserted: the machine is shared.
 //
 // Sizes: OCC_BENCH_SMALL (100) and OCC_BENCH_LARGE (10,000) rows of each kind; OCC_BENCH_AUDIT
 // (1,000,000) audit events in the large namespace; OCC_BENCH_RUNS (100) measurements per cell.
@@ -26,6 +29,8 @@ import { createLogger } from '../../apps/api/src/log.ts';
 import { withDatabase } from '../../apps/api/src/test/database.ts';
 import { startRuntime } from '../../apps/api/src/runtime.ts';
 import { grantAccess } from '../../apps/api/src/services/access-grants.ts';
+import { hashToken } from '../../apps/api/src/services/api-keys.ts';
+import { createNamespace } from '../../apps/api/src/services/namespaces.ts';
 import { createHumanPrincipal } from '../../apps/api/src/services/principals.ts';
 import { fillNamespace, type FillResult } from '../../apps/api/src/seed/fill.ts';
 
@@ -105,6 +110,15 @@ const LISTS: List[] = [
     static: { field: 'accessBindings', type: 'type Item { id: ID! role: Role! scope: Scope! } type Role { id: ID! name: String! } type Scope { kind: String! resourceKind: String resourceId: String }', item: { role: { id: 'rol_secret-operator', name: 'secret-operator' }, scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: 'sec_1' } } },
   },
   {
+    name: 'namespaces',
+    gql: 'query($first: Int, $after: String) { namespaces(first: $first, after: $after) { edges { cursor node { id name status } } } }',
+    connection: (d) => d.namespaces,
+    sql: `SELECT id, name, status FROM "Namespace" WHERE ($1::text IS NULL OR true) AND ${KEYSET('createdAt')} ORDER BY "createdAt", id LIMIT ${PAGE + 1}`,
+    sqlArgs: () => [null],
+    keyset: { table: 'Namespace', time: 'createdAt', where: '($1::text IS NULL OR true)' },
+    static: { field: 'namespaces', type: 'type Item { id: ID! name: String! status: String! }', item: { name: 'namespace-00001', status: 'READY' } },
+  },
+  {
     name: 'audit events, unfiltered',
     gql: 'query($first: Int, $after: String) { auditEvents(first: $first, after: $after) { edges { cursor node { id at action outcome } } } }',
     connection: (d) => d.auditEvents,
@@ -173,23 +187,40 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t;
 }
 
+/**
+ * What any gateway that authenticates and authorizes each request from the database must read
+ * before the page: the key with its principal, and the principal's bindings with their roles.
+ */
+const AUTH_SQL = [
+  `SELECT k.id, p.id AS "principalId", p.kind, p.name, k."lastUsedAt" FROM "ApiKey" k JOIN "Principal" p ON p.id = k."principalId"
+   WHERE k.hash = $1 AND k."revokedAt" IS NULL AND p."disabledAt" IS NULL`,
+  `SELECT b.id, b."scopeKind", b."namespaceId", b."resourceKind", b."resourceId", r.id AS "roleId", r.permissions
+   FROM "AccessBinding" b JOIN "Role" r ON r.id = b."roleId" WHERE b."subjectId" = $1`,
+];
+
 async function measure(list: List, filled: Filled, after: Cursor | null, yogaUrl: string) {
   const vars = variables(filled, after?.gql ?? null);
   const sqlArgs = [...list.sqlArgs(filled), after?.sql[0] ?? null, after?.sql[1] ?? null];
+  const keyHash = hashToken(key);
   const yogaQuery = JSON.stringify({ query: `{ ${list.static.field}(first: ${PAGE}) { ${staticSelection(list.static.item)} } }` });
   const run = {
     gql: async () => list.connection(await gql(list.gql, vars)),
     sql: () => sql.query(list.sql, sqlArgs),
+    auth: async () => {
+      const [caller] = (await sql.query(AUTH_SQL[0]!, [keyHash])).rows as Array<{ principalId: string }>;
+      await sql.query(AUTH_SQL[1]!, [caller!.principalId]);
+      return sql.query(list.sql, sqlArgs);
+    },
     yoga: () => fetch(yogaUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: yogaQuery }).then((r) => r.json()),
   };
   for (let i = 0; i < 5; i++) for (const fn of Object.values(run)) await fn();
-  const samples = { gql: [] as number[], sql: [] as number[], yoga: [] as number[] };
+  const samples = { gql: [] as number[], sql: [] as number[], auth: [] as number[], yoga: [] as number[] };
   for (let i = 0; i < RUNS; i++) {
-    // Interleaved, the order rotating, so that drift in machine load hits all three alike.
-    const order = (['gql', 'sql', 'yoga'] as const).map((_, j, all) => all[(i + j) % 3]!);
+    // Interleaved, the order rotating, so that drift in machine load hits all four alike.
+    const order = (['gql', 'sql', 'auth', 'yoga'] as const).map((_, j, all) => all[(i + j) % 4]!);
     for (const which of order) samples[which].push(await time(run[which]));
   }
-  return { gql: stats(samples.gql), sql: stats(samples.sql), yoga: stats(samples.yoga) };
+  return { gql: stats(samples.gql), sql: stats(samples.sql), auth: stats(samples.auth), yoga: stats(samples.yoga) };
 }
 
 function staticSelection(item: Record<string, unknown>): string {
@@ -219,6 +250,10 @@ async function bareYoga(): Promise<{ url: string; server: Server }> {
   const server = createServer(yoga);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, server };
+}
+
+function wholeInstallation(list: List): boolean {
+  return list.name.startsWith('audit') || list.name === 'namespaces';
 }
 
 function ms(value: number): string {
@@ -258,6 +293,7 @@ const server = await listen(app, '127.0.0.1', 0);
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const key = runtime.installation.bootstrapApiKey!;
 const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+let namespaceCount = 2;
 
 try {
   const actor = { principalId: runtime.installation.bootstrapPrincipalId, kind: 'SERVICE' as const, name: 'bench', apiKeyId: 'bench' };
@@ -284,24 +320,42 @@ try {
   const small = await withGrantee(await fill('bench-small', SMALL, 0), 'small');
   const large = await withGrantee(await fill('bench-large', LARGE, AUDIT), 'large');
   await runtime.worker.stop();
+  // The namespaces list: LARGE namespaces in the installation, created through the service with the
+  // worker stopped (rows and their queued work; no Kubernetes namespace is made for them).
+  for (let i = namespaceCount; i < LARGE; i += 8) {
+    await Promise.all(Array.from({ length: Math.min(8, LARGE - i) }, (_, j) => createNamespace(runtime.deps, actor, { name: `bench-ns-${String(i + j).padStart(6, '0')}` })));
+    if (i % 1000 === 0) process.stderr.write(`namespaces ${i}/${LARGE} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  }
+  namespaceCount = Number((await sql.query('SELECT count(*) AS n FROM "Namespace"')).rows[0].n);
   await sql.query('ANALYZE');
 
   const yoga = await bareYoga();
   const rows: string[][] = [];
   for (const list of LISTS) {
     for (const [label, filled, size] of [['small', small, SMALL], ['large', large, LARGE]] as const) {
-      // Audit lists read the whole installation: one row each is enough.
-      if (list.name.startsWith('audit') && label === 'small') continue;
+      // Audit and namespace lists read the whole installation: one row each is enough.
+      if (wholeInstallation(list) && label === 'small') continue;
       const first = await measure(list, filled, null, yoga.url);
       const deepAfter = await deepCursor(list, filled);
       const deep = deepAfter ? await measure(list, filled, deepAfter, yoga.url) : null;
       for (const [page, m] of [['first', first], ['deep', deep]] as const) {
         if (!m) continue;
-        rows.push([list.name, `${label} (${list.name.startsWith('audit') ? `${AUDIT}+` : size})`, page, ms(m.gql.p50), ms(m.gql.p95), ms(m.sql.p50), ms(m.yoga.p50), (m.gql.p50 / (m.sql.p50 + m.yoga.p50)).toFixed(2)]);
+        rows.push([
+          list.name,
+          `${label} (${list.name.startsWith('audit') ? `${AUDIT}+` : wholeInstallation(list) ? namespaceCount : size})`,
+          page,
+          ms(m.gql.p50),
+          ms(m.gql.p95),
+          ms(m.sql.p50),
+          ms(m.auth.p50),
+          ms(m.yoga.p50),
+          (m.gql.p50 / (m.sql.p50 + m.yoga.p50)).toFixed(2),
+          (m.gql.p50 / (m.auth.p50 + m.yoga.p50)).toFixed(2),
+        ]);
       }
     }
   }
-  printTable(['list', 'rows', 'page', 'GraphQL p50', 'GraphQL p95', 'SQL p50', 'bare yoga p50', 'GraphQL / (SQL + yoga)'], rows);
+  printTable(['list', 'rows', 'page', 'GraphQL p50', 'GraphQL p95', 'SQL p50', 'SQL with auth p50', 'bare yoga p50', 'GraphQL / (SQL + yoga)', 'GraphQL / (SQL with auth + yoga)'], rows);
   printScaling(rows);
   await new Promise<void>((r) => yoga.server.close(() => r()));
 } finally {
