@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReadyNamespace, createSecretOk } from '../test/operations.ts';
+import { startTestStack, type TestStack } from '../test/stack.ts';
+
+// Issue 13: a request's round trips to the database, statement by statement. Authentication reads
+// the key, its principal and the caller's bindings in one statement; a list then costs what it
+// reads. n-plus-one.test.ts holds the count equal across sizes; this holds what the count is, so a
+// statement added to every request (a second read of the bindings, a lookup per field) fails here.
+
+let stack: TestStack;
+let statements: string[] = [];
+let nsId: string;
+
+beforeAll(async () => {
+  // An API key's lastUsedAt is written at most once a minute (authenticate.ts): not counted.
+  stack = await startTestStack({ onQuery: (sql) => void (/^UPDATE "public"\."ApiKey"/.test(sql) || statements.push(sql)) });
+  nsId = await createReadyNamespace(stack, 'round-trips');
+  for (const name of ['one', 'two', 'three']) await createSecretOk(stack, nsId, name, 'v');
+  await stack.runtime.worker.stop();
+});
+afterAll(() => stack?.close());
+
+/** The table each statement of one request reads (its FROM outside any parenthesis), in order. */
+async function tablesRead(query: string, variables: Record<string, unknown>): Promise<string[]> {
+  statements = [];
+  const result = await stack.gql(query, variables);
+  expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
+  return statements.map((statement) => {
+    let outer = statement;
+    while (/\([^()]*\)/.test(outer)) outer = outer.replace(/\([^()]*\)/g, '');
+    return /FROM "public"\."(\w+)"/.exec(outer)?.[1] ?? statement.slice(0, 40);
+  });
+}
+
+describe('P3 statements per request', () => {
+  it.each([
+    ['viewer', '{ viewer { id } }', ['ApiKey']],
+    ['a namespace', 'query($ns: ID!) { namespace(id: $ns) { id name } }', ['ApiKey', 'Namespace']],
+    ['a page of secrets', 'query($ns: ID!) { namespace(id: $ns) { secrets(first: 20) { edges { node { id name version } } } } }', ['ApiKey', 'Namespace', 'Secret']],
+    ['a page of namespaces', '{ namespaces(first: 20) { edges { node { id name } } } }', ['ApiKey', 'Namespace']],
+    ['a page of audit events', '{ auditEvents(first: 20) { edges { node { id action } } } }', ['ApiKey', 'AuditEvent']],
+  ])('P3 %s costs one statement to authenticate (key, principal and bindings together) and one per thing it reads', async (_name, query, tables) => {
+    await tablesRead(query, { ns: nsId }); // warm-up
+    expect(await tablesRead(query, { ns: nsId })).toEqual(tables);
+  });
+});
