@@ -1,7 +1,7 @@
 import { decide, readableSet, type Action, type AccessRequest, type BindingView, type Decision, type Permission, type ReadableSet, type ResourceKind, type Scope } from '@occ/domain/access';
 import { ForbiddenError, NotFoundError } from '@occ/domain/errors';
 import { afterRollback, type Db, type Tx } from '../db/client.ts';
-import { sql, sqlRows, type Sql } from '../db/sql.ts';
+import { sql, sqlRows } from '../db/sql.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 
@@ -31,26 +31,9 @@ export async function loadBindings(db: Db | Tx, subjectId: string): Promise<Bind
   return (await loadBindingsOf(db, [subjectId])).get(subjectId) ?? [];
 }
 
-/** A binding with its role, as one statement reads it (BINDINGS_OF_SUBJECT, loadBindingsOf). */
-export type BindingWithRoleRow = Omit<BindingRow, 'role'> & { roleId: string; roleName: string; permissions: unknown };
-
-export function toBindingView(row: BindingWithRoleRow): BindingView {
-  return { id: row.id, subjectId: row.subjectId, role: { id: row.roleId, name: row.roleName, permissions: row.permissions as Permission[] }, scope: scopeOf(row) };
-}
-
-/**
- * A subject's bindings with their roles as one JSON array of BindingWithRoleRow, for a statement
- * that reads the subject (authentication reads the caller's with its key: one round trip fewer).
- */
-export function bindingsOfSubjectJson(subjectId: Sql): Sql {
-  return sql`COALESCE((SELECT json_agg(json_build_object('id', b.id, 'subjectId', b."subjectId", 'scopeKind', b."scopeKind", 'namespaceId', b."namespaceId",
-      'resourceKind', b."resourceKind", 'resourceId', b."resourceId", 'roleId', r.id, 'roleName', r.name, 'permissions', r.permissions))
-    FROM "public"."AccessBinding" b JOIN "public"."Role" r ON r.id = b."roleId" WHERE b."subjectId" = ${subjectId}), '[]'::json)`;
-}
-
 /** The bindings of many subjects, with their roles, in one statement (loaders decide for a page of agents at once). */
 export async function loadBindingsOf(db: Db | Tx, subjectIds: readonly string[]): Promise<Map<string, BindingView[]>> {
-  const rows = await sqlRows<BindingWithRoleRow>(
+  const rows = await sqlRows<Omit<BindingRow, 'role'> & { roleId: string; roleName: string; permissions: unknown }>(
     db,
     sql`SELECT b.id, b."subjectId", b."scopeKind"::text AS "scopeKind", b."namespaceId", b."resourceKind", b."resourceId",
                r.id AS "roleId", r.name AS "roleName", r.permissions
@@ -58,7 +41,14 @@ export async function loadBindingsOf(db: Db | Tx, subjectIds: readonly string[])
         WHERE b."subjectId" = ANY(${[...new Set(subjectIds)]}::text[])`,
   );
   const bySubject = new Map<string, BindingView[]>(subjectIds.map((id) => [id, []]));
-  for (const row of rows) bySubject.get(row.subjectId)?.push(toBindingView(row));
+  for (const row of rows) {
+    bySubject.get(row.subjectId)?.push({
+      id: row.id,
+      subjectId: row.subjectId,
+      role: { id: row.roleId, name: row.roleName, permissions: row.permissions as Permission[] },
+      scope: scopeOf(row),
+    });
+  }
   return bySubject;
 }
 

@@ -1,6 +1,5 @@
 import type { Db } from '../db/client.ts';
-import { raw, sql, sqlRows } from '../db/sql.ts';
-import { bindingsOfSubjectJson, toBindingView, type BindingWithRoleRow } from './access.ts';
+import { sql, sqlRows } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { generateSessionToken, hashToken } from './api-keys.ts';
 import type { Actor } from './deps.ts';
@@ -21,11 +20,7 @@ interface KeyRow {
   kind: 'HUMAN' | 'SERVICE';
   name: string;
   lastUsedAt: Date | null;
-  bindings: BindingWithRoleRow[];
 }
-
-/** The caller's bindings, read with its key (access.ts reads them once per request from the memo). */
-const CALLER_BINDINGS = bindingsOfSubjectJson(raw('p.id'));
 
 /**
  * Every request authenticates, so the key and its principal are read in one statement, and only
@@ -36,13 +31,13 @@ async function keyInForce(db: Db, where: { keyHash: string } | { sessionHash: st
     'keyHash' in where
       ? await sqlRows<KeyRow>(
           db,
-          sql`SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt", ${CALLER_BINDINGS} AS bindings
+          sql`SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt"
               FROM "public"."ApiKey" k JOIN "public"."Principal" p ON p.id = k."principalId"
               WHERE k.hash = ${where.keyHash} AND k."revokedAt" IS NULL AND p."disabledAt" IS NULL`,
         )
       : await sqlRows<KeyRow>(
           db,
-          sql`SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt", ${CALLER_BINDINGS} AS bindings
+          sql`SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt"
               FROM "public"."Session" s JOIN "public"."ApiKey" k ON k.id = s."apiKeyId" JOIN "public"."Principal" p ON p.id = k."principalId"
               WHERE s."tokenHash" = ${where.sessionHash} AND s."expiresAt" >= ${where.now}::timestamp(3) AND k."revokedAt" IS NULL AND p."disabledAt" IS NULL`,
         );
@@ -50,13 +45,12 @@ async function keyInForce(db: Db, where: { keyHash: string } | { sessionHash: st
 }
 
 /**
- * The actor of one request. Its memo (the bindings read with its key, used by access.ts) lives as long as this object,
+ * The actor of one request. Its memo (bindings read once, access.ts) lives as long as this object,
  * and these functions make a new one for every request, so authorization stays a per-request
  * decision; code that acts outside a request builds actors without a memo and always reads afresh.
  */
 function requestActor(row: KeyRow): Actor {
-  const bindings = row.bindings.map(toBindingView);
-  return { principalId: row.principalId, kind: row.kind, name: row.name, apiKeyId: row.keyId, memo: { bindings: Promise.resolve(bindings) } };
+  return { principalId: row.principalId, kind: row.kind, name: row.name, apiKeyId: row.keyId, memo: {} };
 }
 
 /** A missing, unknown or revoked key, or a disabled principal, authenticates nobody. */
