@@ -15,6 +15,7 @@ let nsId: string;
 let captured: Array<{ sql: string; params: string }> = [];
 let granteeId: string;
 let historyCfgId: string;
+let busyAgentId: string;
 
 function rowsAt(i: number): Date {
   return new Date(Date.UTC(2026, 0, 1) + i * 1000);
@@ -61,6 +62,19 @@ beforeAll(async () => {
   await db.configurationGeneration.createMany({ data: Array.from({ length: ROWS }, (_, i) => ({ configurationId: historyCfgId, generation: i + 1, values: {}, createdById: boot, createdAt: rowsAt(i) })) });
   const others = await db.configuration.findMany({ where: { namespaceId: nsId, id: { not: historyCfgId } }, select: { id: true } });
   await db.configurationGeneration.createMany({ data: others.map((c) => ({ configurationId: c.id, generation: 1, values: {}, createdById: boot })) });
+  // One agent with 10,000 revisions, and 10,000 SelfConfig requests of agents (lists still read
+  // through Prisma, whose cursor needs the range bound pagination.ts adds).
+  busyAgentId = (await db.agent.findFirstOrThrow({ where: { namespaceId: nsId, name: 'a-0' }, select: { id: true } })).id;
+  await db.agentRevision.createMany({
+    data: Array.from({ length: ROWS }, (_, i) => ({
+      id: `rev_${randomUUID()}`, agentId: busyAgentId, namespaceId: nsId, number: i + 1, secretDriverId: 'kubernetes', servicePrincipalId: spns[0]!, createdById: boot, state: 'SUPERSEDED' as const, createdAt: rowsAt(i),
+    })),
+  });
+  await db.selfConfigRequest.createMany({
+    data: Array.from({ length: ROWS }, (_, i) => ({
+      id: `scr_${randomUUID()}`, uid: randomUUID(), k8sNamespace: 'occ-x', name: `r-${i}`, instanceRef: 'i', namespaceId: nsId, agentId: i % 2 ? busyAgentId : null, createdAt: rowsAt(i),
+    })),
+  });
   await db.$executeRawUnsafe('ANALYZE');
 }, 300_000);
 afterAll(() => stack?.close());
@@ -110,6 +124,19 @@ const CASES: Array<{ table: string; query: string; path: (d: Data) => { pageInfo
   { table: 'AuditEvent', query: `query($first: Int, $after: String) { auditEvents(first: $first, after: $after) { edges { node { id } } pageInfo { endCursor } } }`, path: (d) => d.auditEvents },
   { table: 'AuditEvent', query: `query($first: Int, $after: String, $ns: ID) { auditEvents(first: $first, after: $after, filter: { namespaceId: $ns }) { edges { node { id } } pageInfo { endCursor } } }`, path: (d) => d.auditEvents, vars: () => ({ ns: nsId }) },
   { table: 'AuditEvent', query: `query($first: Int, $after: String, $actor: ID) { auditEvents(first: $first, after: $after, filter: { actorId: $actor }) { edges { node { id } } pageInfo { endCursor } } }`, path: (d) => d.auditEvents, vars: () => ({ actor: stack.runtime.installation.bootstrapPrincipalId }) },
+  {
+    table: 'AgentRevision',
+    query: `query($agent: ID!, $first: Int, $after: String) { agent(id: $agent) { revisions(first: $first, after: $after) { edges { node { id } } pageInfo { endCursor } } } }`,
+    path: (d) => d.agent.revisions,
+    vars: () => ({ agent: busyAgentId }),
+  },
+  { table: 'SelfConfigRequest', query: `query($first: Int, $after: String) { selfConfigRequests(first: $first, after: $after) { edges { node { id } } pageInfo { endCursor } } }`, path: (d) => d.selfConfigRequests },
+  {
+    table: 'SelfConfigRequest',
+    query: `query($first: Int, $after: String, $agent: ID) { selfConfigRequests(first: $first, after: $after, agentId: $agent) { edges { node { id } } pageInfo { endCursor } } }`,
+    path: (d) => d.selfConfigRequests,
+    vars: () => ({ agent: busyAgentId }),
+  },
   {
     table: 'ConfigurationGeneration',
     query: `query($cfg: ID!, $first: Int, $after: String) { configuration(id: $cfg) { generations(first: $first, after: $after) { edges { node { generation } } pageInfo { endCursor } } } }`,

@@ -41,8 +41,15 @@ export interface KeysetQuery<F extends TimeField = 'createdAt'> {
   sql: { where: Sql; orderBy: Sql; limit: number };
 }
 
+/**
+ * The cursor for the lists still read through Prisma (revisions, SelfConfig requests), which cannot
+ * write a row comparison: the OR alone is a filter PostgreSQL applies to every row from the start
+ * of the range, so the inclusive bound on the time column is added for it to start the range at.
+ */
 function beyond(field: TimeField, key: Keyset, op: 'gt' | 'lt'): object {
-  return { OR: [{ [field]: { [op]: key.createdAt } }, { [field]: key.createdAt, id: { [op]: key.id } }] };
+  return {
+    AND: [{ [field]: { [`${op}e`]: key.createdAt } }, { OR: [{ [field]: { [op]: key.createdAt } }, { [field]: key.createdAt, id: { [op]: key.id } }] }],
+  };
 }
 
 /** A column of the list's table, qualified by its alias in a statement that joins others. */

@@ -132,7 +132,7 @@ export interface FirstRevisionPageRequest {
 /**
  * The first page (no cursor) of many agents' revisions at once, for a list of agents asking each
  * for its latest revisions: one statement picks each agent's newest `size + 1` readable rows (a
- * window per agent, on the (agentId, createdAt, id) index), one reads them, and totalCount, when
+ * LATERAL limit per agent, on the (agentId, createdAt, id) index), one reads them, and totalCount, when
  * asked, is one grouped count for all. A page with a cursor goes through listRevisions.
  */
 export async function firstRevisionPages(deps: Deps, actor: Actor, requests: readonly FirstRevisionPageRequest[]): Promise<Array<PageOf<RevisionView>>> {
@@ -144,13 +144,17 @@ export async function firstRevisionPages(deps: Deps, actor: Actor, requests: rea
   const counts = new Map<RevisionState | null, Promise<Map<string, number>>>();
   for (const [state, agentIds] of groups) {
     const stateFilter = state === null ? null : dbState(state);
-    const rows = await deps.db.$queryRaw<Array<{ id: string; agentId: string }>>`
-      SELECT id, "agentId" FROM (
-        SELECT id, "agentId", row_number() OVER (PARTITION BY "agentId" ORDER BY "createdAt" DESC, id DESC) AS n
-        FROM "AgentRevision"
-        WHERE "agentId" = ANY(${agentIds}::text[]) AND (${stateFilter}::text IS NULL OR state::text = ${stateFilter})
+    // Per agent, its newest rows straight off the (agentId, createdAt, id) index: a page reads
+    // `size + 1` rows however many revisions the agent has (a window over all of them read them all).
+    const rows = await deps.db.$queryRaw<Array<{ id: string; agentId: string; createdAt: Date }>>`
+      SELECT r.id, r."agentId", r."createdAt" FROM unnest(${agentIds}::text[]) AS a(id)
+      CROSS JOIN LATERAL (
+        SELECT id, "agentId", "createdAt" FROM "public"."AgentRevision"
+        WHERE "agentId" = a.id AND (${stateFilter}::text IS NULL OR state::text = ${stateFilter})
           AND (${readable.everywhere} OR "namespaceId" = ANY(${readable.namespaceIds}::text[]) OR id = ANY(${readable.resourceIds}::text[]))
-      ) ranked WHERE n <= ${size + 1} ORDER BY "agentId", n`;
+        ORDER BY "createdAt" DESC, id DESC LIMIT ${size + 1}
+      ) r`;
+    rows.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     for (const row of rows) picked.set(`${state}|${row.agentId}`, [...(picked.get(`${state}|${row.agentId}`) ?? []), row.id]);
   }
   const ids = [...picked.values()].flat();
