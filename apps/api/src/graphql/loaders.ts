@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { AccessRequest, Decision } from '@occ/domain/access';
 import type { MissingGrant } from '@occ/domain/errors';
 import type { SecretConsumers } from '@occ/domain/errors';
-import { sql, sqlRows } from '../db/sql.ts';
+import { raw, sql, sqlRows } from '../db/sql.ts';
 import { decider } from '../services/access.ts';
 import { canSeeBinding } from '../services/access-queries.ts';
 import { findBindings, type AccessBindingView } from '../services/access-scope.ts';
@@ -53,6 +53,8 @@ function byId<T extends { id: string }>(ids: readonly string[], rows: T[]): Arra
 }
 
 export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
+  const rowsWithIds = <Row>(table: 'Namespace' | 'Secret' | 'Agent', ids: readonly string[]) =>
+    sqlRows<Row>(deps.db, sql`SELECT * FROM ${raw(`"public"."${table}"`)} WHERE "id" = ANY(${[...ids]}::text[])`);
   let deciding: Promise<(r: Omit<AccessRequest, 'subjectId'>) => Decision> | null = null;
   const may = async (request: Omit<AccessRequest, 'subjectId'>): Promise<Decision> => {
     if (!actor) return { allowed: false, request: { ...request, subjectId: '' }, evidence: [] };
@@ -66,16 +68,16 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
   return {
     may,
     namespace: new DataLoader(async (ids) => {
-      const rows = await sqlRows<NamespaceView>(deps.db, sql`SELECT * FROM "public"."Namespace" WHERE "id" = ANY(${[...ids]}::text[])`);
+      const rows = await rowsWithIds<NamespaceView>('Namespace', ids);
       return Promise.all(byId(ids, rows).map(async (r) => (r && (await may({ action: 'read', resourceKind: 'namespace', namespaceId: r.id, resourceId: r.id })).allowed ? r : null)));
     }),
-    secret: new DataLoader(async (ids) => readable<SecretView>('secret')(byId(ids, (await sqlRows<SecretRow>(deps.db, sql`SELECT * FROM "public"."Secret" WHERE "id" = ANY(${[...ids]}::text[])`)).map(toSecretView)))),
+    secret: new DataLoader(async (ids) => readable<SecretView>('secret')(byId(ids, (await rowsWithIds<SecretRow>('Secret', ids)).map(toSecretView)))),
     configuration: new DataLoader(async (ids) =>
       readable<ConfigurationView>('configuration')(
         byId(ids, await configurationsById(deps.db, ids)),
       ),
     ),
-    agent: new DataLoader(async (ids) => readable<AgentView>('agent')(byId(ids, (await sqlRows<AgentRow>(deps.db, sql`SELECT * FROM "public"."Agent" WHERE "id" = ANY(${[...ids]}::text[])`)).map(toAgentView)))),
+    agent: new DataLoader(async (ids) => readable<AgentView>('agent')(byId(ids, (await rowsWithIds<AgentRow>('Agent', ids)).map(toAgentView)))),
     principal: new DataLoader(async (ids) => {
       const rows = await sqlRows<{ id: string; kind: 'HUMAN' | 'SERVICE'; name: string; disabledAt: Date | null; createdAt: Date }>(
         deps.db,

@@ -4,12 +4,12 @@ import { isId } from '@occ/domain/ids';
 import { isIdShaped } from '@occ/domain/text';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Db, Tx } from '../db/client.ts';
-import { sql, sqlCount, sqlRows, type Sql } from '../db/sql.ts';
+import { sql, type Sql } from '../db/sql.ts';
 import { auditHiddenDenial, decider, deny, scopeOf } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
 import { resourceExists } from './resource-lookup.ts';
 import { toPrincipalView, type PrincipalView } from './users.ts';
-import { keysetPage, type PageOf, type PageRequest } from './pagination.ts';
+import { sqlKeysetPage, type PageOf, type PageRequest } from './pagination.ts';
 
 // Scopes of access bindings as the administration use cases see them: parsing a requested scope,
 // and who may administer or read the bindings at one.
@@ -189,11 +189,11 @@ type FlatBindingRow = Omit<BindingRow, 'role' | 'subject'> & {
   subjectCreatedAt: Date;
 };
 
-/** BINDING_SELECT in one statement: the binding `b` with its role and subject joined. */
-const BINDINGS_WITH_ROLE_AND_SUBJECT = sql`SELECT b."id", b."subjectId", b."roleId", b."scopeKind"::text AS "scopeKind", b."namespaceId", b."resourceKind", b."resourceId", b."createdById", b."createdAt",
+/** BINDING_SELECT in one statement: the binding `b` with its role `r` and subject `p` joined. */
+const BINDING_COLUMNS = sql`b."id", b."subjectId", b."roleId", b."scopeKind"::text AS "scopeKind", b."namespaceId", b."resourceKind", b."resourceId", b."createdById", b."createdAt",
     r."name" AS "roleName", r."builtIn" AS "roleBuiltIn", r."namespaceId" AS "roleNamespaceId", r."permissions" AS "rolePermissions", r."createdAt" AS "roleCreatedAt",
-    p."kind"::text AS "subjectKind", p."name" AS "subjectName", p."disabledAt" AS "subjectDisabledAt", p."createdAt" AS "subjectCreatedAt"
-  FROM "public"."AccessBinding" b JOIN "public"."Role" r ON r."id" = b."roleId" JOIN "public"."Principal" p ON p."id" = b."subjectId"`;
+    p."kind"::text AS "subjectKind", p."name" AS "subjectName", p."disabledAt" AS "subjectDisabledAt", p."createdAt" AS "subjectCreatedAt"`;
+const BINDING_JOINS = sql`JOIN "public"."Role" r ON r."id" = b."roleId" JOIN "public"."Principal" p ON p."id" = b."subjectId"`;
 
 function unflatten(row: FlatBindingRow & { roleId: string }): BindingRow {
   return {
@@ -205,12 +205,11 @@ function unflatten(row: FlatBindingRow & { roleId: string }): BindingRow {
 
 /** One keyset page of the bindings `b` matching `where` (oldest first), with their count on demand. */
 export function bindingsPage(db: Db | Tx, where: Sql, page: PageRequest): Promise<PageOf<AccessBindingView>> {
-  return keysetPage(
+  return sqlKeysetPage(
+    db,
     page,
-    async (q) =>
-      (await sqlRows<FlatBindingRow & { roleId: string }>(db, sql`${BINDINGS_WITH_ROLE_AND_SUBJECT} WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`)).map(unflatten),
-    () => sqlCount(db, sql`SELECT count(*)::int AS n FROM "public"."AccessBinding" b WHERE ${where}`),
-    toBindingView,
+    { columns: BINDING_COLUMNS, table: sql`"public"."AccessBinding" b`, joins: BINDING_JOINS, where },
+    (row: FlatBindingRow & { roleId: string }) => toBindingView(unflatten(row)),
     { field: 'createdAt', newestFirst: false, table: 'b' },
   );
 }

@@ -4,10 +4,10 @@ import { ConflictError, NotFoundError, ValidationError, type MissingGrant } from
 import { modelCredentialEnv, validateSelfConfigure, type SecretRef, type SelfConfigureAction } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
-import { and, sql, sqlCount, sqlRows } from '../db/sql.ts';
+import { and, sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, check, loadBindingsOf, readableBy, requireVisible } from './access.ts';
-import { keysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
+import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { requireOperableSecrets } from './configurations.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -225,12 +225,7 @@ async function requireReadableAgent(deps: Deps, actor: Actor, id: string): Promi
 export async function listAgents(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: { namePrefix?: string | null; status?: string | null } = {}): Promise<PageOf<AgentView>> {
   const readable = await readableBy(deps.db, actor, 'agent');
   const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix), filter.status ? sql`"status" = ${filter.status}` : null]);
-  return keysetPage(
-    page,
-    (q) => sqlRows<Row>(deps.db, sql`SELECT * FROM "public"."Agent" WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
-    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."Agent" WHERE ${where}`),
-    toAgentView,
-  );
+  return sqlKeysetPage(deps.db, page, { columns: sql`*`, table: sql`"public"."Agent"`, where }, toAgentView);
 }
 
 /**

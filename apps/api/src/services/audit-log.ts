@@ -1,8 +1,8 @@
 import type { ReadableSet } from '@occ/domain/access';
 import { readableBy } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
-import { and, raw, sql, sqlCount, sqlRows, type Sql } from '../db/sql.ts';
-import { keysetPage, readableSql, type PageOf, type PageRequest } from './pagination.ts';
+import { and, raw, sql, type Sql } from '../db/sql.ts';
+import { sqlKeysetPage, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 
 // The audit trail, read back (issue 13): newest first, as keyset pages in SQL, holding only the
 // events of scopes where the caller may read audit (installation administrators: all of them;
@@ -55,11 +55,11 @@ export async function listAuditEvents(deps: Deps, actor: Actor, page: PageReques
 /** One page for a readable set decided once (the NDJSON export reads many pages with one decision). */
 export async function auditEventsPage(deps: Deps, readable: ReadableSet, page: PageRequest, filter: AuditEventFilter): Promise<PageOf<AuditEventView>> {
   const where = and([readableSql(readable), ...filterWhere(filter)]);
-  return keysetPage(
+  return sqlKeysetPage(
+    deps.db,
     page,
-    (q) => sqlRows<AuditEventView>(deps.db, sql`SELECT * FROM "public"."AuditEvent" WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
-    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."AuditEvent" WHERE ${where}`),
-    (row): AuditEventView => ({
+    { columns: sql`*`, table: sql`"public"."AuditEvent"`, where },
+    (row: AuditEventView): AuditEventView => ({
       id: row.id,
       at: row.at,
       actorId: row.actorId,

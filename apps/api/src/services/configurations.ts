@@ -8,10 +8,10 @@ import {
 } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
-import { and, sql, sqlCount, sqlRows } from '../db/sql.ts';
+import { and, sql, sqlRows } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, authorizeVisible, check, readableBy, requireVisible } from './access.ts';
-import { keysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
+import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { recordGeneration } from './configuration-generations.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -57,13 +57,14 @@ export function toConfigurationView(row: Row): ConfigurationView {
 
 const withBindings = { bindings: { select: { envName: true, secretId: true, deliveryType: true } } } as const;
 
-/** A configuration row with its bindings, as withBindings reads them, in one statement (the read path, db/sql.ts). */
-export const CONFIGURATION_WITH_BINDINGS = sql`SELECT c.*, COALESCE((SELECT json_agg(json_build_object('envName', b."envName", 'secretId', b."secretId", 'deliveryType', b."deliveryType"))
-  FROM "public"."ConfigurationSecretBinding" b WHERE b."configurationId" = c."id"), '[]'::json) AS bindings FROM "public"."Configuration" c`;
+/** A configuration `c` with its bindings, as withBindings reads them, in one statement (the read path, db/sql.ts). */
+const CONFIGURATION_COLUMNS = sql`c.*, COALESCE((SELECT json_agg(json_build_object('envName', b."envName", 'secretId', b."secretId", 'deliveryType', b."deliveryType"))
+  FROM "public"."ConfigurationSecretBinding" b WHERE b."configurationId" = c."id"), '[]'::json) AS bindings`;
+const CONFIGURATION_TABLE = sql`"public"."Configuration" c`;
 
 /** Configurations with their bindings, by id, in one statement. */
 export async function configurationsById(db: Db | Tx, ids: readonly string[]): Promise<ConfigurationView[]> {
-  const rows = await sqlRows<Row>(db, sql`${CONFIGURATION_WITH_BINDINGS} WHERE c."id" = ANY(${[...ids]}::text[])`);
+  const rows = await sqlRows<Row>(db, sql`SELECT ${CONFIGURATION_COLUMNS} FROM ${CONFIGURATION_TABLE} WHERE c."id" = ANY(${[...ids]}::text[])`);
   return rows.map(toConfigurationView);
 }
 
@@ -208,10 +209,5 @@ async function requireReadableConfiguration(deps: Deps, actor: Actor, id: string
 export async function listConfigurations(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<ConfigurationView>> {
   const readable = await readableBy(deps.db, actor, 'configuration');
   const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix)]);
-  return keysetPage(
-    page,
-    (q) => sqlRows<Row>(deps.db, sql`${CONFIGURATION_WITH_BINDINGS} WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
-    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."Configuration" WHERE ${where}`),
-    toConfigurationView,
-  );
+  return sqlKeysetPage(deps.db, page, { columns: CONFIGURATION_COLUMNS, table: CONFIGURATION_TABLE, where }, toConfigurationView);
 }

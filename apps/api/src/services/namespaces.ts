@@ -4,14 +4,14 @@ import { kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
 import { validateNamespaceName } from '@occ/domain/validation';
 import { z } from 'zod';
 import { transaction, type Tx } from '../db/client.ts';
-import { and, sql, sqlCount, sqlRows } from '../db/sql.ts';
+import { and, sql, sqlRows } from '../db/sql.ts';
 import { ForeignNamespaceError } from '../drivers/kubernetes-namespaces.ts';
 import { newId } from '../ids.ts';
 import { defineWorkKind, PermanentWorkError, type WorkKind } from '../worker.ts';
 import { authorize, check, readableBy, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
-import { keysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
+import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 import { enqueue } from './work-queue.ts';
 
 export const PROVISION_NAMESPACE = 'namespace.provision';
@@ -135,10 +135,5 @@ export async function listNamespaces(deps: Deps, actor: Actor, page: PageRequest
   const readable = await readableBy(deps.db, actor, 'namespace');
   // A namespace is the namespace that holds it.
   const where = and([readableSql(readable, '"id"'), namePrefixSql(filter.namePrefix)]);
-  return keysetPage(
-    page,
-    (q) => sqlRows<NamespaceView>(deps.db, sql`SELECT * FROM "public"."Namespace" WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
-    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."Namespace" WHERE ${where}`),
-    (row) => row,
-  );
+  return sqlKeysetPage(deps.db, page, { columns: sql`*`, table: sql`"public"."Namespace"`, where }, (row: NamespaceView) => row);
 }

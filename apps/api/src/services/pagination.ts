@@ -1,5 +1,6 @@
 import type { ReadableSet } from '@occ/domain/access';
-import { and, raw, sql, type Sql } from '../db/sql.ts';
+import type { Db, Tx } from '../db/client.ts';
+import { and, empty, raw, sql, sqlCount, sqlRows, type Sql } from '../db/sql.ts';
 
 // Keyset pagination in SQL: every list is ordered by (createdAt, id), which never changes for a
 // row, so a cursor stays valid while rows are added or removed around it, and a page costs the
@@ -120,6 +121,32 @@ export async function keysetPage<Row extends { id: string }, T, F extends TimeFi
 export function readableWhere(set: ReadableSet, namespaceField: 'namespaceId' | 'id' = 'namespaceId'): object {
   if (set.everywhere) return {};
   return { OR: [{ [namespaceField]: { in: set.namespaceIds } }, { id: { in: set.resourceIds } }] };
+}
+
+/** A list read with hand-written SQL (db/sql.ts): `table` may carry an alias that `columns`, `joins` and `where` use. */
+export interface SqlList {
+  columns: Sql;
+  table: Sql;
+  /** Joins the columns need; the count reads the table alone. */
+  joins?: Sql;
+  where: Sql;
+}
+
+/** keysetPage for a list read with SQL: the page statement and, when asked, the count. */
+export function sqlKeysetPage<Row extends { id: string }, T, F extends TimeField = 'createdAt'>(
+  db: Db | Tx,
+  page: PageRequest,
+  list: SqlList,
+  view: (row: Row) => T,
+  order?: KeysetOrder<F>,
+): Promise<PageOf<T>> {
+  return keysetPage(
+    page,
+    (q) => sqlRows<Row>(db, sql`SELECT ${list.columns} FROM ${list.table} ${list.joins ?? empty} WHERE ${list.where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
+    () => sqlCount(db, sql`SELECT count(*)::int AS n FROM ${list.table} WHERE ${list.where}`),
+    view,
+    order,
+  );
 }
 
 /** readableWhere in SQL; `namespaceColumn` names the row's namespace. */

@@ -20,8 +20,8 @@ import {
 import { validateSecretName, validateSecretValue } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { and, sql, sqlCount, sqlRows } from '../db/sql.ts';
-import { keysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
+import { and, sql } from '../db/sql.ts';
+import { namePrefixSql, readableSql, sqlKeysetPage, type PageOf, type PageRequest } from './pagination.ts';
 import { authorize, check, decider, readableBy, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import { commitOutcome } from './commit-outcome.ts';
@@ -369,12 +369,7 @@ export async function listSecrets(deps: Deps, actor: Actor, namespaceId: string,
   const staleIds = filter.stale === true || filter.stale === false ? await staleSecretIds(deps.db, namespaceId) : null;
   const stale = filter.stale === true ? sql`"id" = ANY(${staleIds}::text[])` : filter.stale === false ? sql`NOT ("id" = ANY(${staleIds}::text[]))` : null;
   const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix), used, stale]);
-  return keysetPage(
-    page,
-    (q) => sqlRows<SecretRow>(deps.db, sql`SELECT * FROM "public"."Secret" WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
-    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."Secret" WHERE ${where}`),
-    toSecretView,
-  );
+  return sqlKeysetPage(deps.db, page, { columns: sql`*`, table: sql`"public"."Secret"`, where }, toSecretView);
 }
 
 export async function isInstallationAdmin(deps: Deps, actor: Actor): Promise<boolean> {

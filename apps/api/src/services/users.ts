@@ -2,10 +2,10 @@ import { isId } from '@occ/domain/ids';
 import { ConflictError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { validateText } from '@occ/domain/text';
 import { transaction } from '../db/client.ts';
-import { and, sql, sqlCount, sqlRows } from '../db/sql.ts';
+import { and, sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, authorizeVisible, decider } from './access.ts';
-import { keysetPage, namePrefixSql, type PageOf, type PageRequest } from './pagination.ts';
+import { sqlKeysetPage, namePrefixSql, type PageOf, type PageRequest } from './pagination.ts';
 import { generateApiKey } from './api-keys.ts';
 import type { ApiKeyView } from './api-keys-admin.ts';
 import { audit } from './audit.ts';
@@ -81,12 +81,7 @@ export async function listUsers(deps: Deps, actor: Actor, page: PageRequest, fil
   const all = may(installation('read')).allowed || may(installation('administer')).allowed;
   const where = and([sql`"kind" = 'HUMAN'`, all ? null : sql`"id" = ${actor.principalId}`, namePrefixSql(filter.namePrefix)]);
   const columns = sql`"id", "kind"::text AS "kind", "name", "disabledAt", "createdAt"`;
-  return keysetPage(
-    page,
-    (q) => sqlRows<Parameters<typeof toPrincipalView>[0]>(deps.db, sql`SELECT ${columns} FROM "public"."Principal" WHERE ${where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
-    () => sqlCount(deps.db, sql`SELECT count(*)::int AS n FROM "public"."Principal" WHERE ${where}`),
-    toPrincipalView,
-  );
+  return sqlKeysetPage(deps.db, page, { columns, table: sql`"public"."Principal"`, where }, toPrincipalView);
 }
 
 /** A disabled user authenticates no more, by key or session. Disabling twice changes nothing. */
