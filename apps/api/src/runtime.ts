@@ -18,6 +18,7 @@ import { createMetrics, observeKubernetes, observePool, observeQueue, type Metri
 import { createTracing, traceKubernetes, type Tracing } from './observability/tracing.ts';
 import { kubernetesSelfConfigCluster } from './selfconfig/cluster.ts';
 import { createSelfConfigController, type SelfConfigController } from './selfconfig/controller.ts';
+import { startAuthCache } from './services/auth-cache.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
 import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
@@ -152,10 +153,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     // statements would then bind to each other's queries. One connection avoids that; PGlite runs
     // one statement at a time anyway.
     const poolSize = env.databaseUrl ? 8 : 1;
-    const db = createDb(options.connectVia ? await options.connectVia(databaseUrl) : databaseUrl, { onQuery: options.onQuery, poolSize });
+    const connectUrl = options.connectVia ? await options.connectVia(databaseUrl) : databaseUrl;
+    const db = createDb(connectUrl, { onQuery: options.onQuery, poolSize });
     // A connection lost in the middle of a transaction is never returned to the pool, and the
     // pool's end would wait for it forever: shutdown gives up after a few seconds.
     closers.push(() => Promise.race([db.$disconnect(), new Promise<void>((r) => setTimeout(r, 3000).unref())]));
+    // Keys, sessions and bindings kept between requests, forgotten on any change (auth-cache.ts).
+    // Embedded PGlite delivers no notification from one connection to another, so it has none.
+    if (env.databaseUrl) {
+      const authCache = startAuthCache(db, connectUrl, logger);
+      closers.push(() => authCache.close());
+      await authCache.ready;
+    }
     const metrics = createMetrics();
     const server = kubeConfig.getCurrentCluster()?.server;
     if (server) {

@@ -1,5 +1,6 @@
 import { getNamedType, isObjectType, parse, TypeInfo, visit, visitWithTypeInfo, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authCacheOf } from '../services/auth-cache.ts';
 import type { Actor } from '../services/deps.ts';
 import { fillNamespace, type FillResult } from '../seed/fill.ts';
 import { testDatabaseMode } from '../test/database.ts';
@@ -120,6 +121,8 @@ const LISTS: ListCase[] = [
 
 async function statementsFor(list: ListCase, size: number): Promise<number> {
   const { namespaceId } = filled.get(size)!;
+  // Counted cold, authentication included, on every database (auth-cache.ts keeps it otherwise).
+  authCacheOf(stack.runtime.db)?.clear();
   statements = 0;
   const result = await stack.gql(list.query, { id: namespaceId, first: PAGE });
   const count = statements;

@@ -3,6 +3,7 @@ import { ForbiddenError, NotFoundError } from '@occ/domain/errors';
 import { afterRollback, type Db, type Tx } from '../db/client.ts';
 import { sql, sqlRows } from '../db/sql.ts';
 import { audit } from './audit.ts';
+import { authCacheOf } from './auth-cache.ts';
 import type { Actor, Deps } from './deps.ts';
 
 type BindingRow = {
@@ -53,13 +54,24 @@ export async function loadBindingsOf(db: Db | Tx, subjectIds: readonly string[])
 }
 
 /**
- * The actor's bindings. A request's actor reads them once for all its reads; inside a transaction
- * they are always read afresh, so the re-checks under a lock (S7, C4, A2) see a revocation that
- * committed while the request ran.
+ * The actor's bindings. A request's actor reads them once for all its reads, and a process with an
+ * authentication cache (auth-cache.ts) once until any binding or role changes; inside a
+ * transaction they are always read afresh, so the re-checks under a lock (S7, C4, A2) see a
+ * revocation that committed while the request ran.
  */
 function actorBindings(db: Db | Tx, actor: Actor): Promise<BindingView[]> {
   if (!actor.memo || !('$transaction' in db)) return loadBindings(db, actor.principalId);
-  return (actor.memo.bindings ??= loadBindings(db, actor.principalId));
+  return (actor.memo.bindings ??= keptBindings(db, actor.principalId));
+}
+
+async function keptBindings(db: Db, principalId: string): Promise<BindingView[]> {
+  const cache = authCacheOf(db);
+  const kept = cache?.bindingsOf(principalId);
+  if (kept) return kept;
+  const token = cache?.begin() ?? 0;
+  const bindings = await loadBindings(db, principalId);
+  cache?.setBindings(token, principalId, bindings);
+  return bindings;
 }
 
 /**

@@ -2,31 +2,40 @@ import type { Db } from '../db/client.ts';
 import { sql, sqlRows } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { generateSessionToken, hashToken } from './api-keys.ts';
+import { authCacheOf, type KeyRow } from './auth-cache.ts';
 import type { Actor } from './deps.ts';
 
 const SESSION_HOURS = 12;
 /** lastUsedAt is for people reviewing keys, so it is written at most once a minute per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-async function markUsed(db: Db, key: { id: string; lastUsedAt: Date | null }): Promise<void> {
+/** Writes lastUsedAt when it is older than the resolution; a kept row (auth-cache.ts) moves with it. */
+async function markUsed(db: Db, row: KeyRow): Promise<void> {
   const now = Date.now();
-  if (key.lastUsedAt && now - key.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
-  await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } });
-}
-
-interface KeyRow {
-  keyId: string;
-  principalId: string;
-  kind: 'HUMAN' | 'SERVICE';
-  name: string;
-  lastUsedAt: Date | null;
+  if (row.lastUsedAt && now - row.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+  await db.apiKey.update({ where: { id: row.keyId }, data: { lastUsedAt: new Date(now) } });
+  row.lastUsedAt = new Date(now);
 }
 
 /**
  * Every request authenticates, so the key and its principal are read in one statement, and only
- * keys and principals still in force are found at all.
+ * keys and principals still in force are found at all. A process with an authentication cache
+ * (auth-cache.ts) reads a key or session once, until any key, session or principal changes.
  */
 async function keyInForce(db: Db, where: { keyHash: string } | { sessionHash: string; now: Date }): Promise<KeyRow | null> {
+  const cache = authCacheOf(db);
+  const kept = 'keyHash' in where ? cache?.key(where.keyHash) : cache?.session(where.sessionHash);
+  if (kept) return kept;
+  const token = cache?.begin() ?? 0;
+  const row = await readKeyInForce(db, where);
+  if (row && cache) {
+    if ('keyHash' in where) cache.setKey(token, where.keyHash, row);
+    else cache.setSession(token, where.sessionHash, row);
+  }
+  return row;
+}
+
+async function readKeyInForce(db: Db, where: { keyHash: string } | { sessionHash: string; now: Date }): Promise<KeyRow | null> {
   const rows =
     'keyHash' in where
       ? await sqlRows<KeyRow>(
@@ -37,7 +46,7 @@ async function keyInForce(db: Db, where: { keyHash: string } | { sessionHash: st
         )
       : await sqlRows<KeyRow>(
           db,
-          sql`SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt"
+          sql`SELECT k.id AS "keyId", p.id AS "principalId", p.kind::text AS kind, p.name, k."lastUsedAt", s."expiresAt"
               FROM "public"."Session" s JOIN "public"."ApiKey" k ON k.id = s."apiKeyId" JOIN "public"."Principal" p ON p.id = k."principalId"
               WHERE s."tokenHash" = ${where.sessionHash} AND s."expiresAt" >= ${where.now}::timestamp(3) AND k."revokedAt" IS NULL AND p."disabledAt" IS NULL`,
         );
@@ -58,7 +67,7 @@ export async function authenticateApiKey(db: Db, key: string): Promise<Actor | n
   if (!key.startsWith('occ_') || key.length > 200) return null;
   const row = await keyInForce(db, { keyHash: hashToken(key) });
   if (!row) return null;
-  await markUsed(db, { id: row.keyId, lastUsedAt: row.lastUsedAt });
+  await markUsed(db, row);
   return requestActor(row);
 }
 
@@ -74,7 +83,7 @@ export async function authenticateSession(db: Db, token: string): Promise<Actor 
   if (token.length === 0 || token.length > 200) return null;
   const row = await keyInForce(db, { sessionHash: hashToken(token), now: new Date() });
   if (!row) return null;
-  await markUsed(db, { id: row.keyId, lastUsedAt: row.lastUsedAt });
+  await markUsed(db, row);
   return requestActor(row);
 }
 

@@ -1,0 +1,217 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../ids.ts';
+import { createLogger } from '../log.ts';
+import { testDatabaseMode } from '../test/database.ts';
+import { createReadyNamespace, waitFor } from '../test/operations.ts';
+import { startTestStack, type TestStack } from '../test/stack.ts';
+import { hashToken } from './api-keys.ts';
+import { AuthCache, authCacheOf, ENTRY_TTL_MS, startAuthCache, type KeyRow } from './auth-cache.ts';
+import { createHumanPrincipal } from './principals.ts';
+
+// Issue 13: keys, sessions and the caller's bindings kept between requests (auth-cache.ts), and
+// forgotten on every change to them: from this process before the request that made it answers,
+// from another process as soon as its notification arrives; off whenever that cannot be known.
+
+const ROW: KeyRow = { keyId: 'key_1', principalId: 'hum_1', kind: 'HUMAN', name: 'Ada', lastUsedAt: null };
+
+describe('AuthCache', () => {
+  it('A2 keeps nothing while it is off, and forgets everything when it turns on or off', () => {
+    const cache = new AuthCache();
+    cache.setKey(cache.begin(), 'h', ROW);
+    expect(cache.key('h')).toBeUndefined();
+    cache.setLive(true);
+    cache.setKey(cache.begin(), 'h', ROW);
+    expect(cache.key('h')).toBe(ROW);
+    cache.setLive(false);
+    expect(cache.key('h')).toBeUndefined();
+    cache.setLive(true);
+    expect(cache.key('h')).toBeUndefined();
+  });
+
+  it('A2 a read that began before a change is not kept, for each kind of entry', () => {
+    const cache = new AuthCache();
+    cache.setLive(true);
+    const puts = [
+      (token: number) => cache.setKey(token, 'h', ROW),
+      (token: number) => cache.setSession(token, 'h', { ...ROW, expiresAt: new Date(Date.now() + 60_000) }),
+      (token: number) => cache.setBindings(token, 'hum_1', []),
+    ];
+    const gets = [() => cache.key('h'), () => cache.session('h'), () => cache.bindingsOf('hum_1')];
+    puts.forEach((put, i) => {
+      const token = cache.begin();
+      cache.changed('ApiKey');
+      put(token);
+      expect(gets[i]!()).toBeUndefined();
+      put(cache.begin());
+      expect(gets[i]!()).toBeDefined();
+      cache.changed('AccessBinding');
+      expect(gets[i]!()).toBeUndefined();
+    });
+  });
+
+  it('A2 nothing is trusted past its time to live, and a session not past its end', () => {
+    let now = 1_000_000;
+    const cache = new AuthCache(() => now);
+    cache.setLive(true);
+    cache.setKey(cache.begin(), 'k', ROW);
+    cache.setSession(cache.begin(), 's', { ...ROW, expiresAt: new Date(now + 1_000) });
+    now += 999;
+    expect(cache.key('k')).toBe(ROW);
+    expect(cache.session('s')).toBeDefined();
+    now += 2;
+    expect(cache.session('s')).toBeUndefined();
+    now += ENTRY_TTL_MS;
+    expect(cache.key('k')).toBeUndefined();
+  });
+});
+
+const postgres = testDatabaseMode() === 'postgres';
+
+describe('A2 P5 the authentication cache of a process', () => {
+  let stack: TestStack;
+  let other: pg.Client;
+  let nsId: string;
+  const statements: string[] = [];
+  beforeAll(async () => {
+    stack = await startTestStack({ onQuery: (sql) => void statements.push(sql) });
+    if (postgres) {
+      other = new pg.Client({ connectionString: stack.databaseUrl });
+      await other.connect();
+    }
+    nsId = await createReadyNamespace(stack, 'kept');
+  });
+  afterAll(async () => {
+    await other?.end();
+    await stack?.close();
+  });
+
+  const db = () => stack.runtime.db;
+  const cache = () => authCacheOf(db())!;
+  const reads = (table: string) => statements.filter((s) => s.includes(`FROM "public"."${table}"`)).length;
+
+  /** Runs `fn` and answers how many statements it sent that read `table`. */
+  async function readsDuring(table: string, fn: () => Promise<unknown>): Promise<number> {
+    const before = reads(table);
+    await fn();
+    return reads(table) - before;
+  }
+
+  it.runIf(!postgres)('A2 embedded PGlite delivers no notification from one connection to another, so no cache is kept and every request reads', async () => {
+    expect(authCacheOf(db())).toBeUndefined();
+    const probe = startAuthCache(db(), stack.databaseUrl, createLogger(() => undefined, 'error'));
+    await probe.ready;
+    expect(probe.cache.on).toBe(false);
+    await probe.close();
+    for (let i = 0; i < 3; i++) expect(await readsDuring('ApiKey', () => stack.gql('{ viewer { id } }'))).toBe(1);
+  });
+
+  it.runIf(postgres)('A2 on PostgreSQL the cache is on: a repeated request reads neither the key nor the bindings again', async () => {
+    expect(cache().on).toBe(true);
+    const page = () => stack.gql('query($ns: ID!) { namespace(id: $ns) { secrets(first: 5) { edges { node { id } } } } }', { ns: nsId });
+    await page();
+    expect(await readsDuring('ApiKey', page)).toBe(0);
+    expect(await readsDuring('AccessBinding', page)).toBe(0);
+  });
+
+  interface Subject {
+    principalId: string;
+    apiKey: string;
+    apiKeyId: string;
+    cookie: string;
+    roleId: string;
+    bindingId: string;
+  }
+
+  /** A user who reads the namespace through a role of its own, signed in once. */
+  async function subject(name: string): Promise<Subject> {
+    const made = await createHumanPrincipal(db(), name, 'test');
+    const roleId = newId('role');
+    await db().role.create({ data: { id: roleId, name: `reader-${roleId}`, permissions: [{ action: 'read', resourceKind: 'namespace' }] } });
+    const bindingId = newId('accessBinding');
+    await db().accessBinding.create({ data: { id: bindingId, subjectId: made.principalId, roleId, scopeKind: 'NAMESPACE', namespaceId: nsId, createdById: 'test' } });
+    const login = await stack.request('/auth/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: made.apiKey }) });
+    expect(login.status).toBe(204);
+    return { ...made, cookie: login.headers.get('set-cookie')!.split(';')[0]!, roleId, bindingId };
+  }
+
+  type Auth = { key?: string | null; cookie?: string };
+  const byKey = (s: Subject): Auth => ({ key: s.apiKey });
+  const bySession = (s: Subject): Auth => ({ key: null, cookie: s.cookie });
+  /** Whether the caller is still who it was and still reads the namespace. */
+  async function stillReads(s: Subject, auth: Auth, name: string): Promise<boolean> {
+    const result = await stack.gql('query($ns: ID!) { viewer { id name } namespace(id: $ns) { id } }', { ns: nsId }, auth);
+    return result.body.data?.viewer?.name === name && result.body.data?.namespace?.id === nsId;
+  }
+
+  // Every change the triggers announce that takes something away from a caller.
+  const changes: Array<{ what: string; auth: (s: Subject) => Auth; sql: (s: Subject) => [string, unknown[]] }> = [
+    { what: 'its API key revoked', auth: byKey, sql: (s) => ['UPDATE "ApiKey" SET "revokedAt" = now() WHERE id = $1', [s.apiKeyId]] },
+    { what: 'its API key deleted', auth: byKey, sql: (s) => ['DELETE FROM "ApiKey" WHERE id = $1', [s.apiKeyId]] },
+    { what: 'the key of its session revoked', auth: bySession, sql: (s) => ['UPDATE "ApiKey" SET "revokedAt" = now() WHERE id = $1', [s.apiKeyId]] },
+    { what: 'its session ended', auth: bySession, sql: (s) => ['DELETE FROM "Session" WHERE "tokenHash" = $1', [hashToken(decodeURIComponent(s.cookie.split('=')[1]!))]] },
+    { what: 'its session cut short', auth: bySession, sql: (s) => [`UPDATE "Session" SET "expiresAt" = now() - interval '1 minute' WHERE "apiKeyId" = $1`, [s.apiKeyId]] },
+    { what: 'its principal disabled', auth: byKey, sql: (s) => ['UPDATE "Principal" SET "disabledAt" = now() WHERE id = $1', [s.principalId]] },
+    { what: 'its principal renamed', auth: byKey, sql: (s) => [`UPDATE "Principal" SET name = name || ' (renamed)' WHERE id = $1`, [s.principalId]] },
+    { what: 'its binding revoked', auth: byKey, sql: (s) => ['DELETE FROM "AccessBinding" WHERE id = $1', [s.bindingId]] },
+    { what: 'its role emptied', auth: bySession, sql: (s) => [`UPDATE "Role" SET permissions = '[]' WHERE id = $1`, [s.roleId]] },
+  ];
+
+  // Another process is another connection; with embedded PGlite (one session shared by the
+  // connections of this process) a second client's statements would interleave with the pool's.
+  let n = 0;
+  describe.each([
+    ['this process', 'the very next request'],
+    ...(postgres ? [['another process', 'the next request once its notification arrived']] : []),
+  ])('A2 P5 a change committed by %s is seen by %s', (where) => {
+    it.each(changes)('$what', async ({ auth, sql }) => {
+      const name = `cached-${++n}`;
+      const s = await subject(name);
+      expect(await stillReads(s, auth(s), name)).toBe(true);
+      if (postgres) expect(await readsDuring('AccessBinding', () => stillReads(s, auth(s), name))).toBe(0);
+      const [text, values] = sql(s);
+      if (where === 'this process') {
+        await db().$executeRawUnsafe(text, ...values);
+      } else {
+        const seen: string[] = [];
+        const stop = postgres ? cache().watch((table) => seen.push(table)) : () => undefined;
+        await other.query(text, values);
+        if (postgres) await waitFor(async () => seen.length > 0, 'the change to be announced', 5_000);
+        stop();
+      }
+      expect(await stillReads(s, auth(s), name)).toBe(false);
+    });
+  });
+
+  it.runIf(postgres)('A2 a change rolled back announces nothing, and a key whose lastUsedAt alone moved announces nothing', async () => {
+    const s = await subject('quiet');
+    const seen: string[] = [];
+    const stop = cache().watch((table) => seen.push(table));
+    try {
+      await other.query('BEGIN');
+      await other.query('UPDATE "ApiKey" SET "revokedAt" = now() WHERE id = $1', [s.apiKeyId]);
+      await other.query('ROLLBACK');
+      await other.query(`UPDATE "ApiKey" SET "lastUsedAt" = now() - interval '1 hour' WHERE id = $1`, [s.apiKeyId]);
+      // A sentinel after both: once it arrived on a connection, anything committed before it had.
+      await other.query(`SELECT pg_notify('occ_auth_changed', 'sentinel')`);
+      await waitFor(async () => seen.includes('sentinel'), 'the sentinel', 5_000);
+      expect(seen.filter((t) => t !== 'sentinel')).toEqual([]);
+      expect(await stillReads(s, byKey(s), 'quiet')).toBe(true);
+    } finally {
+      stop();
+    }
+  });
+
+  it.runIf(postgres)('A2 P5 while its listener connection is lost nothing is kept and every request reads; it reconnects and keeps again', async () => {
+    const viewer = () => stack.gql('{ viewer { id } }');
+    await viewer();
+    expect(await readsDuring('ApiKey', viewer)).toBe(0);
+    const killed = await other.query(`SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = 'occ-auth-listener' AND datname = current_database()`);
+    expect(killed.rowCount).toBe(1);
+    await waitFor(async () => !cache().on, 'the cache to turn off', 5_000);
+    for (let i = 0; i < 3; i++) expect(await readsDuring('ApiKey', viewer)).toBe(1);
+    await waitFor(async () => cache().on, 'the cache to turn on again', 10_000);
+    await viewer();
+    expect(await readsDuring('ApiKey', viewer)).toBe(0);
+  });
+});
