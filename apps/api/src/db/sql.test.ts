@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { transaction } from './client.ts';
-import { sql, sqlCount, sqlRows } from './sql.ts';
+import { parseUtc, sql, sqlCount, sqlRows } from './sql.ts';
 
 // The read path's SQL (db/sql.ts) runs on the client's pool outside a transaction and through
 // Prisma inside one. Both must give the same rows with the same types, whatever the process's time
@@ -34,6 +34,24 @@ async function plantEvents(): Promise<{ ids: string[]; action: string }> {
 }
 
 describe('the read path in SQL', () => {
+  it('a timestamp(3) as PostgreSQL prints it is read as the instant written, for 3,000 generated instants from year 100 to 9999, every millisecond digit (trailing zeros printed short)', async () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const min = Date.UTC(100, 0, 1);
+    const max = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+    const instants = Array.from({ length: 3000 }, (_, i) => {
+      const at = new Date(Math.floor(min + random() * (max - min)));
+      // Every tenth with a whole second, every tenth a whole tenth: PostgreSQL prints those short.
+      if (i % 10 === 0) at.setUTCMilliseconds(0);
+      if (i % 10 === 1) at.setUTCMilliseconds(100 * (i % 9));
+      return at;
+    });
+    instants.push(new Date(Date.UTC(2026, 0, 1)), new Date('0050-06-15T12:00:00.123Z'), new Date('0100-01-01T00:00:00.000Z'), new Date('9999-12-31T23:59:59.999Z'));
+    const printed = await sqlRows<{ t: string }>(stack.runtime.db, sql`SELECT unnest(${instants.map((d) => d.toISOString())}::timestamp(3)[])::text AS t`);
+    expect(printed.some((r) => r.t.length === 23) && printed.some((r) => r.t.length < 23)).toBe(true);
+    expect(printed.map((r) => parseUtc(r.t).toISOString())).toEqual(instants.map((d) => d.toISOString()));
+  });
+
   it.each(ZONES)('the pool and a transaction read the same rows with the same types, and a Date parameter compares as UTC, with the process in time zone %s', async (zone) => {
     process.env.TZ = zone;
     const { ids, action } = await plantEvents();

@@ -23,7 +23,17 @@ export type Sql = Prisma.Sql;
  */
 const TIMESTAMP = 1114;
 const TIMESTAMP_ARRAY = 1115;
-function parseUtc(text: string): Date {
+export function parseUtc(text: string): Date {
+  // A page reads hundreds of these: the usual `YYYY-MM-DD HH:MM:SS.mmm` by its digits (several
+  // times faster than parsing a string into a Date), anything else as an ISO string.
+  if (text.length === 23 && text.charCodeAt(4) === 45 && text.charCodeAt(10) === 32 && text.charCodeAt(19) === 46) {
+    const d = (i: number) => text.charCodeAt(i) - 48;
+    const year = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
+    // Date.UTC reads years 0 to 99 as 1900 to 1999.
+    if (year >= 100) {
+      return new Date(Date.UTC(year, d(5) * 10 + d(6) - 1, d(8) * 10 + d(9), d(11) * 10 + d(12), d(14) * 10 + d(15), d(17) * 10 + d(18), d(20) * 100 + d(21) * 10 + d(22)));
+    }
+  }
   return new Date(`${text.replace(' ', 'T')}Z`);
 }
 const types: pg.CustomTypesConfig = {
