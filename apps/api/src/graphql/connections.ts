@@ -99,14 +99,24 @@ export interface Connection<T> {
 export function toConnection<T>(page: PageOf<T>): Connection<T>;
 export function toConnection<T, K>(page: PageOf<T, K>, encode: (key: K) => string): Connection<T>;
 export function toConnection<T, K>(page: PageOf<T, K>, encode: (key: K) => string = encodeCursor as never): Connection<T> {
-  const edges = page.edges.map(({ key, node }) => ({ cursor: encode(key), node }));
+  // A cursor is encoded when it is asked for (most pages ask for the end cursor only, or none).
+  const edges = page.edges.map(({ key, node }) => ({
+    node,
+    get cursor() {
+      return encode(key);
+    },
+  }));
   return {
     edges,
     pageInfo: {
       hasNextPage: page.hasNextPage,
       hasPreviousPage: page.hasPreviousPage,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges.at(-1)?.cursor ?? null;
+      },
     },
     totalCount: page.totalCount,
   };

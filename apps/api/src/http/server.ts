@@ -183,10 +183,15 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       res.writeHead(response.status, { ...headers, 'content-security-policy': graphiqlCsp(html) }).end(html);
       return;
     }
-    res.writeHead(response.status, headers);
-    if (response.body) {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+    const type = response.headers.get('content-type') ?? '';
+    if (!response.body || type.startsWith('application/json') || type.startsWith('application/graphql-response+json')) {
+      // A JSON answer is whole when yoga hands it over: one write, with its length, not a stream.
+      const whole = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+      res.writeHead(response.status, { ...headers, ...(whole ? { 'content-length': String(whole.length) } : {}) }).end(whole);
+      return;
     }
+    res.writeHead(response.status, headers);
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
     res.end();
   }
 
