@@ -213,7 +213,9 @@ async function measure(list: List, filled: Filled, after: Cursor | null, yogaUrl
     },
     yoga: () => fetch(yogaUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: yogaQuery }).then((r) => r.json()),
   };
-  for (let i = 0; i < 5; i++) for (const fn of Object.values(run)) await fn();
+  // Warm every path alike (V8 tiers a function up after some calls): with 5 rounds, the bare yoga
+  // server answered the first list measured in 3.6-4.5 ms and later lists of the same size in 2-3.
+  for (let i = 0; i < 25; i++) for (const fn of Object.values(run)) await fn();
   const samples = { gql: [] as number[], sql: [] as number[], auth: [] as number[], yoga: [] as number[] };
   for (let i = 0; i < RUNS; i++) {
     // Interleaved, the order rotating, so that drift in machine load hits all four alike.
