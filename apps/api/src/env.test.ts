@@ -17,13 +17,18 @@ function problemsOf(source: NodeJS.ProcessEnv, needs?: { kubernetes: boolean }):
 
 describe('configuration (R1)', () => {
   it('R1 every problem is named by its variable, all at once', () => {
-    const problems = problemsOf({ OCC_PORT: 'x', OCC_LOG_LEVEL: 'loud', OCC_LEADER_LEASE_SECONDS: '0', OCC_ALLOWED_ORIGINS: 'nope', OCC_MIGRATE_AT_START: 'perhaps', OCC_BOOTSTRAP_SECRET: 'Not/Valid', OCC_TENANT_SERVICE_ACCOUNT: 'occ-api', DATABASE_URL: 'mysql://x', OCC_METRICS_PORT: '70000', OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://user:hunter2@collector' });
-    for (const variable of ['OCC_PORT', 'OCC_LOG_LEVEL', 'OCC_LEADER_LEASE_SECONDS', 'OCC_ALLOWED_ORIGINS', 'OCC_MIGRATE_AT_START', 'OCC_BOOTSTRAP_SECRET', 'OCC_TENANT_SERVICE_ACCOUNT', 'DATABASE_URL', 'OCC_METRICS_PORT', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
-      expect(problems.filter((p) => p.startsWith(variable)), variable).toHaveLength(1);
-    }
-    expect(problems).toHaveLength(10);
+    const problems = problemsOf({ OCC_PORT: 'x', OCC_LOG_LEVEL: 'loud', OCC_LEADER_LEASE_SECONDS: '0', OCC_ALLOWED_ORIGINS: 'nope', OCC_MIGRATE_AT_START: 'perhaps', OCC_AUTH_CACHE: 'sometimes', OCC_BOOTSTRAP_SECRET: 'Not/Valid', OCC_TENANT_SERVICE_ACCOUNT: 'occ-api', DATABASE_URL: 'mysql://x', OCC_METRICS_PORT: '70000', OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://user:hunter2@collector' });
+    const variables = ['OCC_PORT', 'OCC_LOG_LEVEL', 'OCC_LEADER_LEASE_SECONDS', 'OCC_ALLOWED_ORIGINS', 'OCC_MIGRATE_AT_START', 'OCC_AUTH_CACHE', 'OCC_BOOTSTRAP_SECRET', 'OCC_TENANT_SERVICE_ACCOUNT', 'DATABASE_URL', 'OCC_METRICS_PORT', 'OTEL_EXPORTER_OTLP_ENDPOINT'];
+    for (const variable of variables) expect(problems.filter((p) => p.startsWith(variable)), variable).toHaveLength(1);
+    expect(problems).toHaveLength(variables.length);
     // A collector URL may carry credentials: never quoted back.
     expect(problems.join('\n')).not.toContain('hunter2');
+  });
+
+  it('A2 the authentication cache is on unless OCC_AUTH_CACHE=false', () => {
+    expect(readEnv({}).authCache).toBe(true);
+    expect(readEnv({ OCC_AUTH_CACHE: 'false' }).authCache).toBe(false);
+    expect(readEnv({ OCC_AUTH_CACHE: 'true' }).authCache).toBe(true);
   });
 
   it('K1 OCC_TENANT_SERVICE_ACCOUNT names the service account each provisioned namespace binds occ-tenant to; unset binds none', () => {

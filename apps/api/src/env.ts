@@ -26,6 +26,12 @@ export interface Env {
    * that every committed migration is applied. OCC_MIGRATE_AT_START=true|false overrides.
    */
   migrateAtStart: boolean;
+  /**
+   * Issue 13: keep keys, sessions and bindings between requests, forgotten on every change
+   * (services/auth-cache.ts; PostgreSQL only). OCC_AUTH_CACHE=false turns it off, for a database
+   * reached through a pooler that does not keep LISTEN sessions (PgBouncer in transaction mode).
+   */
+  authCache: boolean;
   /** R3: where a production bootstrap puts its key: OCC_BOOTSTRAP_SECRET=namespace/name. */
   bootstrapSecret: { namespace: string; name: string } | null;
   /**
@@ -222,6 +228,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     allowedOrigins: field(problems, [], () => origins(source.OCC_ALLOWED_ORIGINS)),
     logLevel: field(problems, 'info', () => logLevel(source.OCC_LOG_LEVEL)),
     migrateAtStart: field(problems, !production, () => bool('OCC_MIGRATE_AT_START', source.OCC_MIGRATE_AT_START, !production)),
+    authCache: field(problems, true, () => bool('OCC_AUTH_CACHE', source.OCC_AUTH_CACHE, true)),
     bootstrapSecret: field(problems, null, () => namespacedName('OCC_BOOTSTRAP_SECRET', source.OCC_BOOTSTRAP_SECRET)),
     tenantServiceAccount: field(problems, null, () => namespacedName('OCC_TENANT_SERVICE_ACCOUNT', source.OCC_TENANT_SERVICE_ACCOUNT)),
     bootstrapKeyFile: source.OCC_BOOTSTRAP_KEY_FILE ? path.resolve(source.OCC_BOOTSTRAP_KEY_FILE) : null,

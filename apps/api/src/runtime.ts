@@ -55,7 +55,7 @@ export interface Runtime {
 
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
   Partial<Pick<Env, 'inCluster'>> &
-  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'bootstrapSecret' | 'tenantServiceAccount' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'gatewayReadySeconds' | 'selfConfigTtlSeconds'>> &
+  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'authCache' | 'bootstrapSecret' | 'tenantServiceAccount' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'gatewayReadySeconds' | 'selfConfigTtlSeconds'>> &
   Partial<Pick<Env, 'webhookTls' | 'webhookHost' | 'webhookPort' | 'otlpEndpoint' | 'serviceName'>>;
 
 export interface RuntimeOptions {
@@ -160,7 +160,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     closers.push(() => Promise.race([db.$disconnect(), new Promise<void>((r) => setTimeout(r, 3000).unref())]));
     // Keys, sessions and bindings kept between requests, forgotten on any change (auth-cache.ts).
     // Embedded PGlite delivers no notification from one connection to another, so it has none.
-    if (env.databaseUrl) {
+    if (env.databaseUrl && env.authCache !== false) {
       const authCache = startAuthCache(db, connectUrl, logger);
       closers.push(() => authCache.close());
       await authCache.ready;

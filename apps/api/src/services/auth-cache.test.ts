@@ -114,6 +114,21 @@ describe('A2 P5 the authentication cache of a process', () => {
     expect(await readsDuring('AccessBinding', page)).toBe(0);
   });
 
+  it.runIf(postgres)('A2 OCC_AUTH_CACHE=false: the process keeps nothing, and every request reads the key again', async () => {
+    const read: string[] = [];
+    const off = await startTestStack({ worker: false, env: { authCache: false }, onQuery: (sql) => void read.push(sql) });
+    try {
+      expect(authCacheOf(off.runtime.db)).toBeUndefined();
+      for (let i = 0; i < 3; i++) {
+        const before = read.filter((s) => s.includes('FROM "public"."ApiKey"')).length;
+        expect((await off.gql('{ viewer { id } }')).body.data?.viewer?.id).toBe(off.runtime.installation.bootstrapPrincipalId);
+        expect(read.filter((s) => s.includes('FROM "public"."ApiKey"')).length - before).toBe(1);
+      }
+    } finally {
+      await off.close();
+    }
+  });
+
   interface Subject {
     principalId: string;
     apiKey: string;
