@@ -3,7 +3,7 @@ import { ForbiddenError, NotFoundError } from '@occ/domain/errors';
 import { afterRollback, type Db, type Tx } from '../db/client.ts';
 import { sql, sqlRows } from '../db/sql.ts';
 import { audit } from './audit.ts';
-import { authCacheOf } from './auth-cache.ts';
+import { remembered } from './auth-cache.ts';
 import type { Actor, Deps } from './deps.ts';
 
 type BindingRow = {
@@ -65,13 +65,7 @@ function actorBindings(db: Db | Tx, actor: Actor): Promise<BindingView[]> {
 }
 
 async function keptBindings(db: Db, principalId: string): Promise<BindingView[]> {
-  const cache = authCacheOf(db);
-  const kept = cache?.bindingsOf(principalId);
-  if (kept) return kept;
-  const token = cache?.begin() ?? 0;
-  const bindings = await loadBindings(db, principalId);
-  cache?.setBindings(token, principalId, bindings);
-  return bindings;
+  return (await remembered(db, 'bindings', principalId, () => loadBindings(db, principalId)))!;
 }
 
 /**

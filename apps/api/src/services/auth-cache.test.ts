@@ -1,3 +1,4 @@
+import type { BindingView } from '@occ/domain/access';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../ids.ts';
@@ -6,7 +7,7 @@ import { testDatabaseMode } from '../test/database.ts';
 import { createReadyNamespace, waitFor } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { hashToken } from './api-keys.ts';
-import { AuthCache, authCacheOf, ENTRY_TTL_MS, startAuthCache, type KeyRow } from './auth-cache.ts';
+import { AuthCache, authCacheOf, ENTRY_TTL_MS, startAuthCache, type KeyRow, type Kept, type Kind } from './auth-cache.ts';
 import { createHumanPrincipal } from './principals.ts';
 
 // Issue 13: keys, sessions and the caller's bindings kept between requests (auth-cache.ts), and
@@ -16,53 +17,79 @@ import { createHumanPrincipal } from './principals.ts';
 const ROW: KeyRow = { keyId: 'key_1', principalId: 'hum_1', kind: 'HUMAN', name: 'Ada', lastUsedAt: null };
 
 describe('AuthCache', () => {
-  it('A2 keeps nothing while it is off, and forgets everything when it turns on or off', () => {
+  /** Remembers `value` under (kind, id) and says whether it was read (true) or kept (false). */
+  function reader<K extends Kind>(cache: AuthCache, kind: K, id: string) {
+    return async (value: Kept[K] | null, during?: () => void): Promise<boolean> => {
+      let read = false;
+      await cache.remember(kind, id, async () => {
+        read = true;
+        during?.();
+        return value;
+      });
+      return read;
+    };
+  }
+  const session = (end: number): KeyRow => ({ ...ROW, expiresAt: new Date(end) });
+
+  it('A2 keeps nothing while it is off, and forgets everything when it turns on or off', async () => {
     const cache = new AuthCache();
-    cache.setKey(cache.begin(), 'h', ROW);
-    expect(cache.key('h')).toBeUndefined();
+    const key = reader(cache, 'key', 'h');
+    expect(await key(ROW)).toBe(true);
+    expect(await key(ROW)).toBe(true);
     cache.setLive(true);
-    cache.setKey(cache.begin(), 'h', ROW);
-    expect(cache.key('h')).toBe(ROW);
+    expect(await key(ROW)).toBe(true);
+    expect(await key(ROW)).toBe(false);
     cache.setLive(false);
-    expect(cache.key('h')).toBeUndefined();
+    expect(await key(ROW)).toBe(true);
     cache.setLive(true);
-    expect(cache.key('h')).toBeUndefined();
+    expect(await key(ROW)).toBe(true);
   });
 
-  it('A2 a read that began before a change is not kept, for each kind of entry', () => {
+  it('A2 a miss is never kept, and what is kept is handed back as it was read', async () => {
     const cache = new AuthCache();
     cache.setLive(true);
-    const puts = [
-      (token: number) => cache.setKey(token, 'h', ROW),
-      (token: number) => cache.setSession(token, 'h', { ...ROW, expiresAt: new Date(Date.now() + 60_000) }),
-      (token: number) => cache.setBindings(token, 'hum_1', []),
-    ];
-    const gets = [() => cache.key('h'), () => cache.session('h'), () => cache.bindingsOf('hum_1')];
-    puts.forEach((put, i) => {
-      const token = cache.begin();
-      cache.changed('ApiKey');
-      put(token);
-      expect(gets[i]!()).toBeUndefined();
-      put(cache.begin());
-      expect(gets[i]!()).toBeDefined();
-      cache.changed('AccessBinding');
-      expect(gets[i]!()).toBeUndefined();
-    });
+    const key = reader(cache, 'key', 'h');
+    expect(await key(null)).toBe(true);
+    expect(await key(null)).toBe(true);
+    await key(ROW);
+    expect(await cache.remember('key', 'h', async () => null)).toBe(ROW);
+    const bindings: BindingView[] = [];
+    await cache.remember('bindings', 'hum_1', async () => bindings);
+    expect(Object.isFrozen(await cache.remember('bindings', 'hum_1', async () => []))).toBe(true);
   });
 
-  it('A2 nothing is trusted past its time to live, and a session not past its end', () => {
-    let now = 1_000_000;
+  it('A2 a read that began before a change is not kept, for each kind of entry', async () => {
+    const cache = new AuthCache();
+    cache.setLive(true);
+    const kinds = [
+      [reader(cache, 'key', 'h'), ROW],
+      [reader(cache, 'session', 'h'), session(Date.now() + 60_000)],
+      [reader(cache, 'bindings', 'hum_1'), []],
+    ] as const;
+    for (const [read, value] of kinds) {
+      expect(await read(value as never, () => cache.changed('ApiKey'))).toBe(true);
+      expect(await read(value as never)).toBe(true);
+      expect(await read(value as never)).toBe(false);
+      cache.changed('AccessBinding');
+      expect(await read(value as never)).toBe(true);
+    }
+  });
+
+  it('A2 nothing is trusted past its time to live, and a session not past its end', async () => {
+    let now = Date.now();
     const cache = new AuthCache(() => now);
     cache.setLive(true);
-    cache.setKey(cache.begin(), 'k', ROW);
-    cache.setSession(cache.begin(), 's', { ...ROW, expiresAt: new Date(now + 1_000) });
+    const key = reader(cache, 'key', 'k');
+    const ends = reader(cache, 'session', 's');
+    await key(ROW);
+    await ends(session(now + 1_000));
     now += 999;
-    expect(cache.key('k')).toBe(ROW);
-    expect(cache.session('s')).toBeDefined();
+    expect(await key(ROW)).toBe(false);
+    expect(await ends(session(now + 1_000))).toBe(false);
     now += 2;
-    expect(cache.session('s')).toBeUndefined();
+    expect(await ends(session(now + 60_000))).toBe(true);
     now += ENTRY_TTL_MS;
-    expect(cache.key('k')).toBeUndefined();
+    expect(await key(ROW)).toBe(true);
   });
 });
 

@@ -48,12 +48,21 @@ export interface KeyRow {
 
 type Entry<T> = { value: T; at: number };
 
+/** What is kept, by kind: a key by its hash, a session by its token's hash, bindings by principal. */
+export interface Kept {
+  key: KeyRow;
+  session: KeyRow;
+  /** Frozen when kept. */
+  bindings: BindingView[];
+}
+export type Kind = keyof Kept;
+
+const inForce = (row: KeyRow, now: number) => row.expiresAt !== undefined && row.expiresAt.getTime() >= now;
+
 export class AuthCache {
   private live = false;
   private generation = 0;
-  private readonly keys = new Map<string, Entry<KeyRow>>();
-  private readonly sessions = new Map<string, Entry<KeyRow>>();
-  private readonly bindings = new Map<string, Entry<BindingView[]>>();
+  private readonly maps: { [K in Kind]: Map<string, Entry<Kept[K]>> } = { key: new Map(), session: new Map(), bindings: new Map() };
   private readonly watchers = new Set<(table: string) => void>();
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -65,9 +74,7 @@ export class AuthCache {
   /** Forgets everything, and any read in flight will not be kept. */
   clear(): void {
     this.generation++;
-    this.keys.clear();
-    this.sessions.clear();
-    this.bindings.clear();
+    for (const map of Object.values(this.maps)) map.clear();
   }
 
   setLive(live: boolean): void {
@@ -87,34 +94,22 @@ export class AuthCache {
     return () => void this.watchers.delete(fn);
   }
 
-  /** The token to hand back to a set: a read that began before a change is not kept. */
-  begin(): number {
-    return this.generation;
-  }
-
-  key(hash: string): KeyRow | undefined {
-    return this.get(this.keys, hash);
-  }
-
-  session(hash: string): KeyRow | undefined {
-    const row = this.get(this.sessions, hash);
-    return row && row.expiresAt && row.expiresAt.getTime() >= this.now() ? row : undefined;
-  }
-
-  bindingsOf(principalId: string): BindingView[] | undefined {
-    return this.get(this.bindings, principalId);
-  }
-
-  setKey(token: number, hash: string, row: KeyRow): void {
-    this.set(this.keys, token, hash, row);
-  }
-
-  setSession(token: number, hash: string, row: KeyRow): void {
-    this.set(this.sessions, token, hash, row);
-  }
-
-  setBindings(token: number, principalId: string, bindings: BindingView[]): void {
-    this.set(this.bindings, token, principalId, Object.freeze(bindings) as BindingView[]);
+  /**
+   * What `read` finds for `id`, kept: the kept value while the cache is on, not past its time to
+   * live and (a session) not past its end; else `read`'s answer, kept unless it is a miss or a
+   * change was seen while it was read (a read that began before the change may have missed it).
+   */
+  async remember<K extends Kind>(kind: K, id: string, read: () => Promise<Kept[K] | null>): Promise<Kept[K] | null> {
+    const map = this.maps[kind] as Map<string, Entry<Kept[K]>>;
+    const kept = this.get(map, id);
+    if (kept && !(kind === 'session' && !inForce(kept as KeyRow, this.now()))) return kept;
+    const token = this.generation;
+    const value = await read();
+    if (value !== null && this.live && token === this.generation) {
+      if (map.size >= MAX_ENTRIES) map.clear();
+      map.set(id, { value: kind === 'bindings' ? (Object.freeze(value) as Kept[K]) : value, at: this.now() });
+    }
+    return value;
   }
 
   private get<T>(map: Map<string, Entry<T>>, id: string): T | undefined {
@@ -127,12 +122,6 @@ export class AuthCache {
     }
     return entry.value;
   }
-
-  private set<T>(map: Map<string, Entry<T>>, token: number, id: string, value: T): void {
-    if (!this.live || token !== this.generation) return;
-    if (map.size >= MAX_ENTRIES) map.clear();
-    map.set(id, { value, at: this.now() });
-  }
 }
 
 const caches = new WeakMap<Db, AuthCache>();
@@ -140,6 +129,12 @@ const caches = new WeakMap<Db, AuthCache>();
 /** The client's authentication cache, when its process runs one (and it may still be off). */
 export function authCacheOf(db: object): AuthCache | undefined {
   return caches.get(db as Db);
+}
+
+/** `read`'s answer, kept by the client's authentication cache when its process runs one. */
+export function remembered<K extends Kind>(db: object, kind: K, id: string, read: () => Promise<Kept[K] | null>): Promise<Kept[K] | null> {
+  const cache = caches.get(db as Db);
+  return cache ? cache.remember(kind, id, read) : read();
 }
 
 export interface AuthCacheHandle {

@@ -2,7 +2,7 @@ import type { Db } from '../db/client.ts';
 import { sql, sqlRows } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { generateSessionToken, hashToken } from './api-keys.ts';
-import { authCacheOf, type KeyRow } from './auth-cache.ts';
+import { remembered, type KeyRow } from './auth-cache.ts';
 import type { Actor } from './deps.ts';
 
 const SESSION_HOURS = 12;
@@ -22,17 +22,9 @@ async function markUsed(db: Db, row: KeyRow): Promise<void> {
  * keys and principals still in force are found at all. A process with an authentication cache
  * (auth-cache.ts) reads a key or session once, until any key, session or principal changes.
  */
-async function keyInForce(db: Db, where: { keyHash: string } | { sessionHash: string; now: Date }): Promise<KeyRow | null> {
-  const cache = authCacheOf(db);
-  const kept = 'keyHash' in where ? cache?.key(where.keyHash) : cache?.session(where.sessionHash);
-  if (kept) return kept;
-  const token = cache?.begin() ?? 0;
-  const row = await readKeyInForce(db, where);
-  if (row && cache) {
-    if ('keyHash' in where) cache.setKey(token, where.keyHash, row);
-    else cache.setSession(token, where.sessionHash, row);
-  }
-  return row;
+function keyInForce(db: Db, where: { keyHash: string } | { sessionHash: string; now: Date }): Promise<KeyRow | null> {
+  const read = () => readKeyInForce(db, where);
+  return 'keyHash' in where ? remembered(db, 'key', where.keyHash, read) : remembered(db, 'session', where.sessionHash, read);
 }
 
 async function readKeyInForce(db: Db, where: { keyHash: string } | { sessionHash: string; now: Date }): Promise<KeyRow | null> {
