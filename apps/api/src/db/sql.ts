@@ -25,17 +25,24 @@ const TIMESTAMP = 1114;
 const TIMESTAMP_ARRAY = 1115;
 export function parseUtc(text: string): Date {
   // A page reads hundreds of these: the usual `YYYY-MM-DD HH:MM:SS.mmm` by its digits (several
-  // times faster than parsing a string into a Date), anything else as an ISO string.
+  // times faster than parsing a string into a Date), anything else as an ISO string. No closure is
+  // made per call: under tsx each one costs a keepNames call.
   if (text.length === 23 && text.charCodeAt(4) === 45 && text.charCodeAt(10) === 32 && text.charCodeAt(19) === 46) {
-    const d = (i: number) => text.charCodeAt(i) - 48;
-    const year = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
+    const year = digits(text, 0, 4);
     // Date.UTC reads years 0 to 99 as 1900 to 1999.
     if (year >= 100) {
-      return new Date(Date.UTC(year, d(5) * 10 + d(6) - 1, d(8) * 10 + d(9), d(11) * 10 + d(12), d(14) * 10 + d(15), d(17) * 10 + d(18), d(20) * 100 + d(21) * 10 + d(22)));
+      return new Date(Date.UTC(year, digits(text, 5, 2) - 1, digits(text, 8, 2), digits(text, 11, 2), digits(text, 14, 2), digits(text, 17, 2), digits(text, 20, 3)));
     }
   }
   return new Date(`${text.replace(' ', 'T')}Z`);
 }
+
+function digits(text: string, at: number, count: number): number {
+  let n = 0;
+  for (let i = at; i < at + count; i++) n = n * 10 + text.charCodeAt(i) - 48;
+  return n;
+}
+
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: string) => {
     if (oid === TIMESTAMP) return parseUtc;
