@@ -104,7 +104,9 @@ const LISTS: List[] = [
     name: 'access bindings of one subject',
     gql: 'query($grantee: ID!, $first: Int, $after: String) { accessBindings(subjectId: $grantee, first: $first, after: $after) { edges { cursor node { id role { id name } scope { kind resourceKind resourceId } } } } }',
     connection: (d) => d.accessBindings,
-    sql: `SELECT id, "roleId", "scopeKind", "resourceKind", "resourceId" FROM "AccessBinding" WHERE "subjectId" = $1 AND ${KEYSET('createdAt')} ORDER BY "createdAt", id LIMIT ${PAGE + 1}`,
+    // role { id name }: the role's name is the one column of another table the answer holds.
+    sql: `SELECT b.id, b."roleId", r.name AS "roleName", b."scopeKind", b."resourceKind", b."resourceId" FROM "AccessBinding" b JOIN "Role" r ON r.id = b."roleId"
+      WHERE b."subjectId" = $1 AND ($2::timestamp IS NULL OR (b."createdAt", b.id) > ($2::timestamp, $3::text)) ORDER BY b."createdAt", b.id LIMIT ${PAGE + 1}`,
     sqlArgs: (f) => [f.granteeId],
     keyset: { table: 'AccessBinding', time: 'createdAt', where: '"subjectId" = $1' },
     static: { field: 'accessBindings', type: 'type Item { id: ID! role: Role! scope: Scope! } type Role { id: ID! name: String! } type Scope { kind: String! resourceKind: String resourceId: String }', item: { role: { id: 'rol_secret-operator', name: 'secret-operator' }, scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: 'sec_1' } } },

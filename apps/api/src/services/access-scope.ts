@@ -178,10 +178,12 @@ export function scopeColumns(scope: Scope) {
 }
 
 type FlatBindingRow = Omit<BindingRow, 'role' | 'subject'> & {
+  roleId: string;
   roleName: string;
   roleBuiltIn: boolean;
   roleNamespaceId: string | null;
-  rolePermissions: BindingRow['role']['permissions'];
+  /** jsonb as text: parsed once per role in a page, not once per row. */
+  rolePermissions: string;
   roleCreatedAt: Date;
   subjectKind: 'HUMAN' | 'SERVICE';
   subjectName: string;
@@ -191,25 +193,36 @@ type FlatBindingRow = Omit<BindingRow, 'role' | 'subject'> & {
 
 /** BINDING_SELECT in one statement: the binding `b` with its role `r` and subject `p` joined. */
 const BINDING_COLUMNS = sql`b."id", b."subjectId", b."roleId", b."scopeKind"::text AS "scopeKind", b."namespaceId", b."resourceKind", b."resourceId", b."createdById", b."createdAt",
-    r."name" AS "roleName", r."builtIn" AS "roleBuiltIn", r."namespaceId" AS "roleNamespaceId", r."permissions" AS "rolePermissions", r."createdAt" AS "roleCreatedAt",
+    r."name" AS "roleName", r."builtIn" AS "roleBuiltIn", r."namespaceId" AS "roleNamespaceId", r."permissions"::text AS "rolePermissions", r."createdAt" AS "roleCreatedAt",
     p."kind"::text AS "subjectKind", p."name" AS "subjectName", p."disabledAt" AS "subjectDisabledAt", p."createdAt" AS "subjectCreatedAt"`;
 const BINDING_JOINS = sql`JOIN "public"."Role" r ON r."id" = b."roleId" JOIN "public"."Principal" p ON p."id" = b."subjectId"`;
 
-function unflatten(row: FlatBindingRow & { roleId: string }): BindingRow {
-  return {
-    ...row,
-    role: { id: row.roleId, name: row.roleName, builtIn: row.roleBuiltIn, namespaceId: row.roleNamespaceId, permissions: row.rolePermissions, createdAt: row.roleCreatedAt },
-    subject: { id: row.subjectId, kind: row.subjectKind, name: row.subjectName, disabledAt: row.subjectDisabledAt, createdAt: row.subjectCreatedAt },
-  };
-}
-
-/** One keyset page of the bindings `b` matching `where` (oldest first), with their count on demand. */
+/**
+ * One keyset page of the bindings `b` matching `where` (oldest first), with their count on demand.
+ * A page's bindings share a few roles and subjects (a subject's page has one subject), so each
+ * role and subject is built once per page and shared by its rows.
+ */
 export function bindingsPage(db: Db | Tx, where: Sql, page: PageRequest): Promise<PageOf<AccessBindingView>> {
+  const roles = new Map<string, RoleRow>();
+  const subjects = new Map<string, PrincipalView>();
+  const view = (row: FlatBindingRow): AccessBindingView => {
+    let role = roles.get(row.roleId);
+    if (!role) {
+      role = { id: row.roleId, name: row.roleName, builtIn: row.roleBuiltIn, namespaceId: row.roleNamespaceId, permissions: JSON.parse(row.rolePermissions) as Permission[], createdAt: row.roleCreatedAt };
+      roles.set(row.roleId, role);
+    }
+    let subject = subjects.get(row.subjectId);
+    if (!subject) {
+      subject = toPrincipalView({ id: row.subjectId, kind: row.subjectKind, name: row.subjectName, disabledAt: row.subjectDisabledAt, createdAt: row.subjectCreatedAt });
+      subjects.set(row.subjectId, subject);
+    }
+    return { id: row.id, subjectId: row.subjectId, subject, role, scope: scopeOf(row), createdById: row.createdById, createdAt: row.createdAt };
+  };
   return sqlKeysetPage(
     db,
     page,
     { columns: BINDING_COLUMNS, table: sql`"public"."AccessBinding" b`, joins: BINDING_JOINS, where },
-    (row: FlatBindingRow & { roleId: string }) => toBindingView(unflatten(row)),
+    view,
     { field: 'createdAt', newestFirst: false, table: 'b' },
   );
 }
