@@ -54,3 +54,37 @@ describe('P3 statements per request', () => {
     expect(await tablesRead(query, { ns: nsId })).toEqual(kept);
   });
 });
+
+describe('P3 a page reads the columns its fields need', () => {
+  let secretId: string;
+  beforeAll(async () => {
+    const secrets = await stack.gql('query($ns: ID!) { namespace(id: $ns) { secrets(first: 1) { edges { node { id } } } } }', { ns: nsId });
+    secretId = secrets.body.data!.namespace.secrets.edges[0].node.id;
+    const created = await stack.gql('mutation($input: CreateConfigurationInput!) { createConfiguration(input: $input) { __typename } }', {
+      input: { namespaceId: nsId, name: 'reads', values: { channels: { telegram: { enabled: true } } }, secretBindings: [{ envName: 'BOT_TOKEN', source: { id: secretId } }] },
+    });
+    expect(created.body.data?.createConfiguration.__typename).toBe('CreateConfigurationSuccess');
+  });
+
+  // Each case: the node's selection, and whether the page's statement may read values, bindings.
+  it.each([
+    ['names only', 'id name generation', false, false],
+    ['values', 'id values', true, false],
+    ['bindings', 'secretBindings { envName }', false, true],
+    ['both, under an alias', 'v: values b: secretBindings { envName }', true, true],
+    ['both, through fragments', '... on Configuration { ...Parts }', true, true],
+  ])('P3 configurations, %s: values and bindings are read only when asked for, and answered when they are', async (_what, selection, values, bindings) => {
+    statements = [];
+    const fragment = selection.includes('...Parts') ? ' fragment Parts on Configuration { values secretBindings { envName } }' : '';
+    const query = `query($ns: ID!) { namespace(id: $ns) { configurations(first: 5) { edges { node { ${selection} } } } } }${fragment}`;
+    const result = await stack.gql(query, { ns: nsId });
+    expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
+    const page = statements.find((s) => /FROM "public"\."Configuration" c/.test(s))!;
+    expect(page).toBeDefined();
+    expect(/c\."values"|c\.\*/.test(page)).toBe(values);
+    expect(page.includes('ConfigurationSecretBinding')).toBe(bindings);
+    const node = result.body.data!.namespace.configurations.edges[0].node;
+    if (values) expect(node.values ?? node.v).toEqual({ channels: { telegram: { enabled: true } } });
+    if (bindings) expect(node.secretBindings ?? node.b).toEqual([{ envName: 'BOT_TOKEN' }]);
+  });
+});

@@ -8,7 +8,7 @@ import {
 } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
-import { and, sql, sqlRows } from '../db/sql.ts';
+import { and, join, sql, sqlRows } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, authorizeVisible, check, readableBy, requireVisible } from './access.ts';
 import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
@@ -47,19 +47,44 @@ export function toConfigurationView(row: Row): ConfigurationView {
     name: row.name,
     generation: row.generation,
     values: row.values as Record<string, unknown>,
-    secretBindings: [...row.bindings]
-      .sort((a, b) => a.envName.localeCompare(b.envName))
-      .map((b) => ({ envName: b.envName, source: { kind: 'secret', namespaceId: row.namespaceId, id: b.secretId }, delivery: { type: b.deliveryType as 'env' } })),
+    secretBindings: bindingsOf(row),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
 }
 
+function bindingsOf(row: Pick<Row, 'namespaceId' | 'bindings'>): SecretBinding[] {
+  return [...row.bindings]
+    .sort((a, b) => a.envName.localeCompare(b.envName))
+    .map((b) => ({ envName: b.envName, source: { kind: 'secret', namespaceId: row.namespaceId, id: b.secretId }, delivery: { type: b.deliveryType as 'env' } }));
+}
+
+/** What a page of configurations reads besides each row's own scalar columns. */
+export interface ConfigurationReads {
+  values: boolean;
+  secretBindings: boolean;
+}
+
+/** A view of a row read without some of its parts: reading a part it lacks is a fault, loudly. */
+function toPartialView(row: Omit<Row, 'values' | 'bindings'> & Partial<Pick<Row, 'values' | 'bindings'>>): ConfigurationView {
+  const missing = (part: string) => () => {
+    throw new Error(`Configuration ${row.id}: ${part} was not read for this list (configurations.ts, ConfigurationReads)`);
+  };
+  const view = { id: row.id, namespaceId: row.namespaceId, name: row.name, generation: row.generation, createdAt: row.createdAt, updatedAt: row.updatedAt } as ConfigurationView;
+  if (row.values !== undefined) view.values = row.values as Record<string, unknown>;
+  else Object.defineProperty(view, 'values', { get: missing('values'), enumerable: false });
+  if (row.bindings !== undefined) view.secretBindings = bindingsOf({ namespaceId: row.namespaceId, bindings: row.bindings });
+  else Object.defineProperty(view, 'secretBindings', { get: missing('secretBindings'), enumerable: false });
+  return view;
+}
+
 const withBindings = { bindings: { select: { envName: true, secretId: true, deliveryType: true } } } as const;
 
 /** A configuration `c` with its bindings, as withBindings reads them, in one statement (the read path, db/sql.ts). */
-const CONFIGURATION_COLUMNS = sql`c.*, COALESCE((SELECT json_agg(json_build_object('envName', b."envName", 'secretId', b."secretId", 'deliveryType', b."deliveryType"))
+const BINDINGS_COLUMN = sql`COALESCE((SELECT json_agg(json_build_object('envName', b."envName", 'secretId', b."secretId", 'deliveryType', b."deliveryType"))
   FROM "public"."ConfigurationSecretBinding" b WHERE b."configurationId" = c."id"), '[]'::json) AS bindings`;
+const CONFIGURATION_COLUMNS = sql`c.*, ${BINDINGS_COLUMN}`;
+const SCALAR_COLUMNS = sql`c."id", c."namespaceId", c."name", c."generation", c."createdAt", c."updatedAt"`;
 const CONFIGURATION_TABLE = sql`"public"."Configuration" c`;
 
 /** Configurations with their bindings, by id, in one statement. */
@@ -206,8 +231,21 @@ async function requireReadableConfiguration(deps: Deps, actor: Actor, id: string
 }
 
 /** A page of the namespace's configurations the actor may read, filtered and ordered in SQL. */
-export async function listConfigurations(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<ConfigurationView>> {
+/**
+ * A page of the namespace's configurations the actor may read. Each row's values document and
+ * bindings are read only when `reads` asks for them (a list of names and generations reads
+ * neither); the rows' views throw if a part that was not read is used.
+ */
+export async function listConfigurations(
+  deps: Deps,
+  actor: Actor,
+  namespaceId: string,
+  page: PageRequest,
+  filter: { namePrefix?: string | null } = {},
+  reads: ConfigurationReads = { values: true, secretBindings: true },
+): Promise<PageOf<ConfigurationView>> {
   const readable = await readableBy(deps.db, actor, 'configuration');
   const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix)]);
-  return sqlKeysetPage(deps.db, page, { columns: CONFIGURATION_COLUMNS, table: CONFIGURATION_TABLE, where }, toConfigurationView);
+  const columns = join([SCALAR_COLUMNS, ...(reads.values ? [sql`c."values"`] : []), ...(reads.secretBindings ? [BINDINGS_COLUMN] : [])], ', ');
+  return sqlKeysetPage(deps.db, page, { columns, table: CONFIGURATION_TABLE, where }, toPartialView);
 }

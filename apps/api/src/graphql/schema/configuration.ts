@@ -11,6 +11,7 @@ import { deleteConfiguration } from '../../services/delete-configuration.ts';
 import { listGenerations, type ConfigurationGenerationView } from '../../services/configuration-generations.ts';
 import { actorOf, builder } from '../builder.ts';
 import { decodeNumberCursor, encodeNumberCursor, pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
+import { selects } from '../lookahead.ts';
 import { ErrorInterface } from './errors.ts';
 import { NamespaceRef } from './namespace.ts';
 import { PrincipalRef } from './principal.ts';
@@ -91,7 +92,13 @@ builder.objectField(NamespaceRef, 'configurations', (t) =>
     {
       type: ConfigurationRef,
       args: { namePrefix: t.arg.string() },
-      resolve: async (ns, args, ctx) => toConnection(await listConfigurations(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix') })),
+      resolve: async (ns, args, ctx, info) =>
+        toConnection(
+          await listConfigurations(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix') }, {
+            values: selects(info, ['edges', 'node', 'values']),
+            secretBindings: selects(info, ['edges', 'node', 'secretBindings']),
+          }),
+        ),
     },
     { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
   ),
