@@ -225,6 +225,37 @@ describe('A2 P5 the authentication cache of a process', () => {
     });
   });
 
+  // Namespace rows are kept too (namespaces.ts, getNamespace): a change to one, from either
+  // place, is answered by the next request (after its notification, from another process).
+  describe.each([
+    ['this process', 'the very next request'],
+    ...(postgres ? [['another process', 'the next request once its notification arrived']] : []),
+  ])('A2 a namespace changed by %s is answered as changed by %s', (where) => {
+    const change = async (text: string, values: unknown[]) => {
+      if (where === 'this process') return void (await db().$executeRawUnsafe(text, ...values));
+      const seen: string[] = [];
+      const stop = cache().watch((table) => seen.push(table));
+      await other.query(text, values);
+      await waitFor(async () => seen.includes('Namespace'), 'the change to be announced', 5_000);
+      stop();
+    };
+    const read = async (id: string) => (await stack.gql('query($ns: ID!) { namespace(id: $ns) { id name status } }', { ns: id })).body.data?.namespace;
+
+    it('its status, its name, then the row deleted', async () => {
+      const id = newId('namespace');
+      const name = `kept-${id.slice(-8)}`;
+      await db().$executeRawUnsafe(`INSERT INTO "Namespace" (id, name, "k8sName", status, "createdById", "updatedAt") VALUES ($1, $2, $2, 'READY', 'test', now())`, id, name);
+      expect(await read(id)).toEqual({ id, name, status: 'READY' });
+      if (postgres) expect(await readsDuring('Namespace', () => read(id))).toBe(0);
+      await change(`UPDATE "Namespace" SET status = 'FAILED' WHERE id = $1`, [id]);
+      expect(await read(id)).toEqual({ id, name, status: 'FAILED' });
+      await change(`UPDATE "Namespace" SET name = name || '-renamed' WHERE id = $1`, [id]);
+      expect(await read(id)).toEqual({ id, name: `${name}-renamed`, status: 'FAILED' });
+      await change(`DELETE FROM "Namespace" WHERE id = $1`, [id]);
+      expect(await read(id)).toBeNull();
+    });
+  });
+
   it.runIf(postgres)('A2 a change rolled back announces nothing, and a key whose lastUsedAt alone moved announces nothing', async () => {
     const s = await subject('quiet');
     const seen: string[] = [];

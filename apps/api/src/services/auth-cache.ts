@@ -3,6 +3,7 @@ import type { BindingView } from '@occ/domain/access';
 import pg from 'pg';
 import { poolOf, type Db } from '../db/client.ts';
 import type { Logger } from '../log.ts';
+import type { NamespaceView } from './namespaces.ts';
 
 // Issue 13: every request authenticates its key (or session) and most read the caller's
 // bindings: two statements that, measured, were about a quarter of a page of secrets. An API
@@ -20,6 +21,9 @@ import type { Logger } from '../log.ts';
 // - A read that began before a change and ends after it keeps nothing (the generation moved).
 // - Nothing is kept longer than ENTRY_TTL_MS, a bound should a notification ever be lost.
 // - A miss is never kept: a key that is not found is read again on its next use.
+//
+// Namespace rows are kept the same way (their own migration, …_namespace_change_notifications):
+// every namespaced page is reached through namespace(id), and namespaces change seldom.
 //
 // Reads inside a transaction never use it (access.ts): the re-checks under a lock see what is
 // committed. With embedded PGlite no notification crosses connections, so the cache stays off.
@@ -54,6 +58,8 @@ export interface Kept {
   session: KeyRow;
   /** Frozen when kept. */
   bindings: BindingView[];
+  /** A namespace's row by its id (namespaces.ts, getNamespace); frozen when kept. */
+  namespace: NamespaceView;
 }
 export type Kind = keyof Kept;
 
@@ -62,7 +68,7 @@ const inForce = (row: KeyRow, now: number) => row.expiresAt !== undefined && row
 export class AuthCache {
   private live = false;
   private generation = 0;
-  private readonly maps: { [K in Kind]: Map<string, Entry<Kept[K]>> } = { key: new Map(), session: new Map(), bindings: new Map() };
+  private readonly maps: { [K in Kind]: Map<string, Entry<Kept[K]>> } = { key: new Map(), session: new Map(), bindings: new Map(), namespace: new Map() };
   private readonly watchers = new Set<(table: string) => void>();
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -107,7 +113,7 @@ export class AuthCache {
     const value = await read();
     if (value !== null && this.live && token === this.generation) {
       if (map.size >= MAX_ENTRIES) map.clear();
-      map.set(id, { value: kind === 'bindings' ? (Object.freeze(value) as Kept[K]) : value, at: this.now() });
+      map.set(id, { value: kind === 'bindings' || kind === 'namespace' ? (Object.freeze(value) as Kept[K]) : value, at: this.now() });
     }
     return value;
   }

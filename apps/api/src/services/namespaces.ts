@@ -10,6 +10,7 @@ import { newId } from '../ids.ts';
 import { defineWorkKind, PermanentWorkError, type WorkKind } from '../worker.ts';
 import { authorize, check, readableBy, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
+import { remembered } from './auth-cache.ts';
 import type { Actor, Deps } from './deps.ts';
 import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 import { enqueue } from './work-queue.ts';
@@ -118,7 +119,7 @@ export function provisionNamespaceKind(deps: Deps): WorkKind<z.infer<typeof Prov
 /** A namespace the caller may not read does not exist for them. */
 export async function getNamespace(deps: Deps, actor: Actor, id: string): Promise<NamespaceView | null> {
   if (!isId('namespace', id)) return null;
-  const [row] = await sqlRows<NamespaceView>(deps.db, sql`SELECT * FROM "public"."Namespace" WHERE "id" = ${id}`);
+  const row = await remembered(deps.db, 'namespace', id, async () => (await sqlRows<NamespaceView>(deps.db, sql`SELECT * FROM "public"."Namespace" WHERE "id" = ${id}`))[0] ?? null);
   if (!row) return null;
   const decision = await check(deps.db, actor, { action: 'read', resourceKind: 'namespace', namespaceId: id, resourceId: id });
   return decision.allowed ? row : null;
