@@ -230,7 +230,6 @@ async function requireReadableConfiguration(deps: Deps, actor: Actor, id: string
   );
 }
 
-/** A page of the namespace's configurations the actor may read, filtered and ordered in SQL. */
 /**
  * A page of the namespace's configurations the actor may read. Each row's values document and
  * bindings are read only when `reads` asks for them (a list of names and generations reads
