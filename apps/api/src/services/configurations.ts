@@ -8,7 +8,7 @@ import {
 } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
-import { and, join, sql, sqlRows } from '../db/sql.ts';
+import { and, join, sql, sqlRows, type Sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, authorizeVisible, check, readableBy, requireVisible } from './access.ts';
 import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
@@ -41,22 +41,7 @@ type Row = {
 };
 
 export function toConfigurationView(row: Row): ConfigurationView {
-  return {
-    id: row.id,
-    namespaceId: row.namespaceId,
-    name: row.name,
-    generation: row.generation,
-    values: row.values as Record<string, unknown>,
-    secretBindings: bindingsOf(row),
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
-
-function bindingsOf(row: Pick<Row, 'namespaceId' | 'bindings'>): SecretBinding[] {
-  return [...row.bindings]
-    .sort((a, b) => a.envName.localeCompare(b.envName))
-    .map((b) => ({ envName: b.envName, source: { kind: 'secret', namespaceId: row.namespaceId, id: b.secretId }, delivery: { type: b.deliveryType as 'env' } }));
+  return toPartialView(row);
 }
 
 /** What a page of configurations reads besides each row's own scalar columns. */
@@ -65,7 +50,10 @@ export interface ConfigurationReads {
   secretBindings: boolean;
 }
 
-/** A view of a row read without some of its parts: reading a part it lacks is a fault, loudly. */
+/**
+ * A view of a row, which may have been read without some of its parts (ConfigurationReads):
+ * reading a part it lacks is a fault, loudly, never an empty answer.
+ */
 function toPartialView(row: Omit<Row, 'values' | 'bindings'> & Partial<Pick<Row, 'values' | 'bindings'>>): ConfigurationView {
   const missing = (part: string) => () => {
     throw new Error(`Configuration ${row.id}: ${part} was not read for this list (configurations.ts, ConfigurationReads)`);
@@ -73,18 +61,26 @@ function toPartialView(row: Omit<Row, 'values' | 'bindings'> & Partial<Pick<Row,
   const view = { id: row.id, namespaceId: row.namespaceId, name: row.name, generation: row.generation, createdAt: row.createdAt, updatedAt: row.updatedAt } as ConfigurationView;
   if (row.values !== undefined) view.values = row.values as Record<string, unknown>;
   else Object.defineProperty(view, 'values', { get: missing('values'), enumerable: false });
-  if (row.bindings !== undefined) view.secretBindings = bindingsOf({ namespaceId: row.namespaceId, bindings: row.bindings });
-  else Object.defineProperty(view, 'secretBindings', { get: missing('secretBindings'), enumerable: false });
+  if (row.bindings !== undefined) {
+    view.secretBindings = [...row.bindings]
+      .sort((a, b) => a.envName.localeCompare(b.envName))
+      .map((b) => ({ envName: b.envName, source: { kind: 'secret', namespaceId: row.namespaceId, id: b.secretId }, delivery: { type: b.deliveryType as 'env' } }));
+  } else Object.defineProperty(view, 'secretBindings', { get: missing('secretBindings'), enumerable: false });
   return view;
 }
 
 const withBindings = { bindings: { select: { envName: true, secretId: true, deliveryType: true } } } as const;
 
-/** A configuration `c` with its bindings, as withBindings reads them, in one statement (the read path, db/sql.ts). */
+/** A configuration `c`'s bindings as one JSON column, as withBindings reads them (the read path, db/sql.ts). */
 const BINDINGS_COLUMN = sql`COALESCE((SELECT json_agg(json_build_object('envName', b."envName", 'secretId', b."secretId", 'deliveryType', b."deliveryType"))
   FROM "public"."ConfigurationSecretBinding" b WHERE b."configurationId" = c."id"), '[]'::json) AS bindings`;
-const CONFIGURATION_COLUMNS = sql`c.*, ${BINDINGS_COLUMN}`;
 const SCALAR_COLUMNS = sql`c."id", c."namespaceId", c."name", c."generation", c."createdAt", c."updatedAt"`;
+
+/** The columns of a configuration `c` that a view needs, with the parts `reads` asks for. */
+function configurationColumns(reads: ConfigurationReads): Sql {
+  return join([SCALAR_COLUMNS, ...(reads.values ? [sql`c."values"`] : []), ...(reads.secretBindings ? [BINDINGS_COLUMN] : [])], ', ');
+}
+const CONFIGURATION_COLUMNS = configurationColumns({ values: true, secretBindings: true });
 const CONFIGURATION_TABLE = sql`"public"."Configuration" c`;
 
 /** Configurations with their bindings, by id, in one statement. */
@@ -245,6 +241,5 @@ export async function listConfigurations(
 ): Promise<PageOf<ConfigurationView>> {
   const readable = await readableBy(deps.db, actor, 'configuration');
   const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix)]);
-  const columns = join([SCALAR_COLUMNS, ...(reads.values ? [sql`c."values"`] : []), ...(reads.secretBindings ? [BINDINGS_COLUMN] : [])], ', ');
-  return sqlKeysetPage(deps.db, page, { columns, table: CONFIGURATION_TABLE, where }, toPartialView);
+  return sqlKeysetPage(deps.db, page, { columns: configurationColumns(reads), table: CONFIGURATION_TABLE, where }, toPartialView);
 }
