@@ -40,10 +40,11 @@ export async function visibleBindingsWhere(deps: Deps, actor: Actor): Promise<Sq
           : sql`b."namespaceId" = ANY(${set.namespaceIds}::text[])`
         : null;
   const permitted = await permissionSets(deps.db, actor);
+  const readAll = permitted('read', 'accessBinding');
   // Who reads bindings everywhere sees every binding: no clause for the planner to fold away.
-  if (permitted('read', 'accessBinding').everywhere) return sql`TRUE`;
+  if (readAll.everywhere) return sql`TRUE`;
   const any: Sql[] = [sql`b."subjectId" = ${actor.principalId}`];
-  const readBindings = setWhere(permitted('read', 'accessBinding'), false);
+  const readBindings = setWhere(readAll, false);
   if (readBindings) any.push(readBindings);
   if (permitted('administer', 'installation').everywhere) any.push(sql`b."scopeKind" = 'INSTALLATION'`);
   const administerNamespaces = setWhere(permitted('administer', 'accessBinding'), false);
