@@ -108,7 +108,7 @@ export class AuthCache {
   async remember<K extends Kind>(kind: K, id: string, read: () => Promise<Kept[K] | null>): Promise<Kept[K] | null> {
     const map = this.maps[kind] as Map<string, Entry<Kept[K]>>;
     const kept = this.get(map, id);
-    if (kept && !(kind === 'session' && !inForce(kept as KeyRow, this.now()))) return kept;
+    if (kept && (kind !== 'session' || inForce(kept as KeyRow, this.now()))) return kept;
     const token = this.generation;
     const value = await read();
     if (value !== null && this.live && token === this.generation) {
