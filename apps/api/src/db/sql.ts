@@ -77,6 +77,22 @@ export async function sqlCount(db: Db | Tx, query: Sql): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
+/**
+ * Columns of the table aliased `alias` under prefixed names (`c."id" AS "c.id"`), for a statement
+ * that joins tables whose columns share names. `columns` are constants of this code.
+ */
+export function prefixed(alias: string, columns: readonly string[]): Sql {
+  return raw(columns.map((c) => `${alias}."${c}" AS "${alias}.${c}"`).join(', '));
+}
+
+/** The columns `prefixed` read, from one row, under their own names; null where the join found no row (the first column is null). */
+export function unprefixed<T>(row: Record<string, unknown>, alias: string, columns: readonly string[]): T | null {
+  if (row[`${alias}.${columns[0]}`] == null) return null;
+  const out: Record<string, unknown> = {};
+  for (const c of columns) out[c] = row[`${alias}.${c}`];
+  return out as T;
+}
+
 /** Conditions joined by AND; none is true. */
 export function and(conditions: Array<Sql | null | undefined>): Sql {
   const kept = conditions.filter((c): c is Sql => c !== null && c !== undefined && c !== empty);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authCacheOf } from '../services/auth-cache.ts';
 import { testDatabaseMode } from '../test/database.ts';
-import { createReadyNamespace, createSecretOk } from '../test/operations.ts';
+import { CREATE_AGENT, CREATE_CONFIGURATION, binding, createReadyNamespace, createSecretOk, payload } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
 // Issue 13: a request's round trips to the database, statement by statement. Authentication reads
@@ -88,5 +88,39 @@ describe('P3 a page reads the columns its fields need', () => {
     const node = result.body.data!.namespace.configurations.edges[0].node;
     if (values) expect(node.values ?? node.v).toEqual({ channels: { telegram: { enabled: true } } });
     if (bindings) expect(node.secretBindings ?? node.b).toEqual([{ envName: 'BOT_TOKEN' }]);
+  });
+});
+
+describe('P3 a page of agents reads what it shows of their configurations in its own statement', () => {
+  beforeAll(async () => {
+    const secret = (await createSecretOk(stack, nsId, 'agent-page-token', 'v')).id;
+    const configuration = payload(
+      await stack.gql(CREATE_CONFIGURATION, { input: { namespaceId: nsId, name: 'agent-page', values: { channels: { telegram: { enabled: true } } }, secretBindings: [binding('BOT_TOKEN', secret)] } }),
+      'createConfiguration',
+    ).configuration.id;
+    payload(await stack.gql(CREATE_AGENT, { input: { namespaceId: nsId, name: 'agent-page', configurationId: configuration } }), 'createAgent');
+  });
+
+  // Each case: the node's selection, and which of Configuration, its bindings, their secrets the page's statement joins.
+  it.each([
+    ['names only', 'id name', [false, false, false]],
+    ['the configuration', 'configuration { id name }', [true, false, false]],
+    ['its values', 'configuration { values }', [true, false, false]],
+    ['its bindings', 'configuration { secretBindings { envName } }', [true, true, false]],
+    ['their secrets', 'configuration { secretBindings { envName secret { id name } } }', [true, true, true]],
+    ['their secrets, through a fragment and an alias', '...F', [true, true, true]],
+  ])('P3 agents with %s: one statement reads the page and what it shows', async (_what, selection, [configuration, bindings, secrets]) => {
+    const fragment = selection === '...F' ? ' fragment F on Agent { c: configuration { secretBindings { s: secret { name } } } }' : '';
+    statements = [];
+    const result = await stack.gql(`query($ns: ID!) { namespace(id: $ns) { agents(first: 5) { edges { node { ${selection} } } } } }${fragment}`, { ns: nsId });
+    expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
+    const reading = statements.filter((s) => /"public"\."(Agent|Configuration|ConfigurationSecretBinding|Secret)"/.test(s));
+    expect(reading).toHaveLength(1);
+    expect(reading[0]).toContain('"public"."Agent"');
+    expect(reading[0]!.includes('"public"."Configuration"')).toBe(configuration);
+    expect(reading[0]!.includes('"public"."ConfigurationSecretBinding"')).toBe(bindings);
+    expect(reading[0]!.includes('"public"."Secret"')).toBe(secrets);
+    const node = result.body.data!.namespace.agents.edges[0].node;
+    if (secrets) expect(JSON.stringify(node)).toContain('agent-page-token');
   });
 });

@@ -9,7 +9,7 @@ import { newId } from '../ids.ts';
 import { authorize, check, loadBindingsOf, readableBy, requireVisible } from './access.ts';
 import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
-import { requireOperableSecrets } from './configurations.ts';
+import { configurationJoin, joinedConfiguration, requireOperableSecrets, type ConfigurationView, type JoinedConfigurationReads } from './configurations.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { requireNamespace } from './namespaces.ts';
@@ -32,6 +32,12 @@ export interface AgentView {
   status: string;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * Read in the same statement as the agent (a page of agents whose fields ask for it): its
+   * configuration, null when it has none or the caller may not read it. Without it, the request's
+   * loader reads the configuration.
+   */
+  joined?: { configuration: ConfigurationView | null };
 }
 
 export type AgentRow = Row;
@@ -221,11 +227,48 @@ async function requireReadableAgent(deps: Deps, actor: Actor, id: string): Promi
   );
 }
 
-/** A page of the namespace's agents the actor may read, filtered and ordered in SQL. */
-export async function listAgents(deps: Deps, actor: Actor, namespaceId: string, page: PageRequest, filter: { namePrefix?: string | null; status?: string | null } = {}): Promise<PageOf<AgentView>> {
+/** What a page of agents reads with them in its one statement: each agent's configuration (and what of it), or nothing else. */
+export interface AgentReads {
+  configuration: JoinedConfigurationReads | null;
+}
+
+/**
+ * A page of the namespace's agents the actor may read, filtered and ordered in SQL. With
+ * `reads.configuration`, each agent's configuration (and its bindings' secrets) comes in the same
+ * statement, on `joined`, filtered by what the actor may read: a page that shows them costs one
+ * statement, not three in a row.
+ */
+export async function listAgents(
+  deps: Deps,
+  actor: Actor,
+  namespaceId: string,
+  page: PageRequest,
+  filter: { namePrefix?: string | null; status?: string | null } = {},
+  reads: AgentReads = { configuration: null },
+): Promise<PageOf<AgentView>> {
   const readable = await readableBy(deps.db, actor, 'agent');
   const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix), filter.status ? sql`"status" = ${filter.status}` : null]);
-  return sqlKeysetPage(deps.db, page, { columns: sql`*`, table: sql`"public"."Agent"`, where }, toAgentView);
+  const list = { columns: sql`*`, table: sql`"public"."Agent" a`, where };
+  const cfg = reads.configuration;
+  if (!cfg) return sqlKeysetPage(deps.db, page, list, toAgentView);
+  const sets = { configuration: await readableBy(deps.db, actor, 'configuration'), secret: await readableBy(deps.db, actor, 'secret') };
+  const group = (rows: Array<Record<string, unknown>>): Array<Row & { joined: NonNullable<AgentView['joined']> }> => {
+    const agents: Array<Row & { joined: NonNullable<AgentView['joined']> }> = [];
+    // An agent's rows (one per binding) lie side by side: the statement orders by the agent.
+    for (let i = 0; i < rows.length; ) {
+      let j = i + 1;
+      while (j < rows.length && rows[j]!.id === rows[i]!.id) j++;
+      const own = rows.slice(i, j);
+      agents.push({ ...(own[0] as Row), joined: { configuration: joinedConfiguration(own, cfg, sets) } });
+      i = j;
+    }
+    return agents;
+  };
+  return sqlKeysetPage(deps.db, page, { ...list, joined: { ...configurationJoin(sql`a."configurationId"`, cfg), group } }, (row) => ({ ...toAgentView(row), joined: row.joined }), {
+    field: 'createdAt',
+    newestFirst: false,
+    table: 'a',
+  });
 }
 
 /**

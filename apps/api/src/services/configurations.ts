@@ -8,7 +8,8 @@ import {
 } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
-import { and, join, sql, sqlRows, type Sql } from '../db/sql.ts';
+import { covers, type ReadableSet } from '@occ/domain/access';
+import { and, empty, join, prefixed, sql, sqlRows, unprefixed, type Sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, authorizeVisible, check, readableBy, requireVisible } from './access.ts';
 import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
@@ -17,6 +18,7 @@ import { recordGeneration } from './configuration-generations.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { requireNamespace } from './namespaces.ts';
+import { SECRET_COLUMNS, toSecretView, type SecretRow, type SecretView } from './secrets.ts';
 
 export interface ConfigurationView {
   id: string;
@@ -24,10 +26,17 @@ export interface ConfigurationView {
   name: string;
   generation: number;
   values: Record<string, unknown>;
-  secretBindings: SecretBinding[];
+  secretBindings: BindingView[];
   createdAt: Date;
   updatedAt: Date;
 }
+
+/**
+ * A binding, and, when it was read in the same statement as the configuration (an agents page,
+ * configurationJoin), its secret: null when the caller may not read it. Without `joined`, the
+ * secret is for the request's loader to read.
+ */
+export type BindingView = SecretBinding & { joined?: { secret: SecretView | null } };
 
 type Row = {
   id: string;
@@ -37,7 +46,7 @@ type Row = {
   values: unknown;
   createdAt: Date;
   updatedAt: Date;
-  bindings: Array<{ envName: string; secretId: string; deliveryType: string }>;
+  bindings: Array<{ envName: string; secretId: string; deliveryType: string; joined?: { secret: SecretView | null } }>;
 };
 
 export function toConfigurationView(row: Row): ConfigurationView {
@@ -64,7 +73,11 @@ function toPartialView(row: Omit<Row, 'values' | 'bindings'> & Partial<Pick<Row,
   if (row.bindings !== undefined) {
     view.secretBindings = [...row.bindings]
       .sort((a, b) => a.envName.localeCompare(b.envName))
-      .map((b) => ({ envName: b.envName, source: { kind: 'secret', namespaceId: row.namespaceId, id: b.secretId }, delivery: { type: b.deliveryType as 'env' } }));
+      .map((b) => {
+        const binding: BindingView = { envName: b.envName, source: { kind: 'secret', namespaceId: row.namespaceId, id: b.secretId }, delivery: { type: b.deliveryType as 'env' } };
+        if (b.joined) binding.joined = b.joined;
+        return binding;
+      });
   } else Object.defineProperty(view, 'secretBindings', { get: missing('secretBindings'), enumerable: false });
   return view;
 }
@@ -81,6 +94,61 @@ function configurationColumns(reads: ConfigurationReads): Sql {
   return join([SCALAR_COLUMNS, ...(reads.values ? [sql`c."values"`] : []), ...(reads.secretBindings ? [BINDINGS_COLUMN] : [])], ', ');
 }
 const CONFIGURATION_COLUMNS = configurationColumns({ values: true, secretBindings: true });
+
+/** What a statement that reads another table's rows reads of each one's configuration: ConfigurationReads, and the bindings' secrets. */
+export interface JoinedConfigurationReads extends ConfigurationReads {
+  /** Each binding's secret (only with secretBindings). */
+  secrets: boolean;
+}
+
+const SCALARS = ['id', 'namespaceId', 'name', 'generation', 'createdAt', 'updatedAt'] as const;
+const BINDING_COLUMNS = ['envName', 'secretId', 'deliveryType'] as const;
+
+/**
+ * The joins and columns that read, beside each row of a statement, the configuration whose id is
+ * `on` (alias c), its bindings (b, one row each) and their secrets (s), as `reads` asks: read back
+ * from the rows with joinedConfiguration.
+ */
+export function configurationJoin(on: Sql, reads: JoinedConfigurationReads): { columns: Sql; from: Sql } {
+  const bindings = reads.secretBindings;
+  const secrets = bindings && reads.secrets;
+  return {
+    columns: join([
+      prefixed('c', reads.values ? [...SCALARS, 'values'] : SCALARS),
+      ...(bindings ? [prefixed('b', BINDING_COLUMNS)] : []),
+      ...(secrets ? [prefixed('s', SECRET_COLUMNS)] : []),
+    ], ', '),
+    from: sql`LEFT JOIN "public"."Configuration" c ON c."id" = ${on}
+      ${bindings ? sql`LEFT JOIN "public"."ConfigurationSecretBinding" b ON b."configurationId" = c."id"` : empty}
+      ${secrets ? sql`LEFT JOIN "public"."Secret" s ON s."id" = b."secretId"` : empty}`,
+  };
+}
+
+/**
+ * The configuration configurationJoin read beside one row (`rows`: that row once per binding):
+ * null when there is none or the caller may not read it (`readable`), and each binding's secret
+ * null when the caller may not read that. The view throws if a part `reads` did not ask for is used.
+ */
+export function joinedConfiguration(
+  rows: ReadonlyArray<Record<string, unknown>>,
+  reads: JoinedConfigurationReads,
+  readable: { configuration: ReadableSet; secret: ReadableSet },
+): ConfigurationView | null {
+  const first = rows[0] && unprefixed<Omit<Row, 'bindings'>>(rows[0], 'c', reads.values ? [...SCALARS, 'values'] : SCALARS);
+  if (!first || !covers(readable.configuration, first)) return null;
+  if (!reads.secretBindings) return toPartialView(first);
+  const bindings: Row['bindings'] = [];
+  for (const row of rows) {
+    const binding = unprefixed<Row['bindings'][number]>(row, 'b', BINDING_COLUMNS);
+    if (!binding) continue;
+    if (reads.secrets) {
+      const secret = unprefixed<SecretRow>(row, 's', SECRET_COLUMNS);
+      binding.joined = { secret: secret && covers(readable.secret, secret) ? toSecretView(secret) : null };
+    }
+    bindings.push(binding);
+  }
+  return toPartialView({ ...first, bindings });
+}
 const CONFIGURATION_TABLE = sql`"public"."Configuration" c`;
 
 /** Configurations with their bindings, by id, in one statement. */

@@ -124,25 +124,39 @@ export function readableWhere(set: ReadableSet, namespaceField: 'namespaceId' | 
 }
 
 /** A list read with hand-written SQL (db/sql.ts): `table` may carry an alias that `columns`, `joins` and `where` use. */
-export interface SqlList {
+export interface SqlList<Row = unknown> {
   columns: Sql;
   table: Sql;
   /** Joins the columns need; the count reads the table alone. */
   joins?: Sql;
   where: Sql;
+  /**
+   * Rows of other tables read with the page in the same statement: the page becomes a CTE named
+   * as the order's table alias, `from` joins it to them and `columns` reads theirs (prefixed, so
+   * that names do not collide). A page row may come back several times (once per joined row, side
+   * by side in the page's order); `group` folds them into one row each.
+   */
+  joined?: { columns: Sql; from: Sql; group: (rows: Array<Record<string, unknown>>) => Row[] };
 }
 
 /** keysetPage for a list read with SQL: the page statement and, when asked, the count. */
 export function sqlKeysetPage<Row extends { id: string }, T, F extends TimeField = 'createdAt'>(
   db: Db | Tx,
   page: PageRequest,
-  list: SqlList,
+  list: SqlList<Row>,
   view: (row: Row) => T,
   order?: KeysetOrder<F>,
 ): Promise<PageOf<T>> {
+  const { joined } = list;
   return keysetPage(
     page,
-    (q) => sqlRows<Row>(db, sql`SELECT ${list.columns} FROM ${list.table} ${list.joins ?? empty} WHERE ${list.where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`),
+    (q) => {
+      const pageSql = sql`SELECT ${list.columns} FROM ${list.table} ${list.joins ?? empty} WHERE ${list.where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`;
+      if (!joined) return sqlRows<Row>(db, pageSql);
+      if (!order?.table) throw new Error('sqlKeysetPage: a list with joined rows names its table alias in its order');
+      const alias = raw(order.table);
+      return sqlRows<Record<string, unknown>>(db, sql`WITH ${alias} AS (${pageSql}) SELECT ${alias}.*, ${joined.columns} FROM ${alias} ${joined.from} ORDER BY ${q.sql.orderBy}`).then(joined.group);
+    },
     () => sqlCount(db, sql`SELECT count(*)::int AS n FROM ${list.table} WHERE ${list.where}`),
     view,
     order,

@@ -56,6 +56,9 @@ export type SecretRow = {
   updatedAt: Date;
 };
 
+/** SecretRow's columns, for a statement that reads them beside another table's (db/sql.ts `prefixed`). */
+export const SECRET_COLUMNS: ReadonlyArray<keyof SecretRow> = ['id', 'namespaceId', 'name', 'version', 'driverId', 'backendNamespace', 'backendName', 'backendKey', 'backendUid', 'createdAt', 'updatedAt'];
+
 export function toSecretView(row: SecretRow): SecretView {
   return {
     id: row.id,

@@ -2,6 +2,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@
 import { createAgent, getAgent, listAgents, updateAgent, type AgentView } from '../../services/agents.ts';
 import { actorOf, builder } from '../builder.ts';
 import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
+import { selects } from '../lookahead.ts';
 import { AccessBindingRef } from './access.ts';
 import { ConfigurationRef, SecretRefInput } from './configuration.ts';
 import { MissingGrantRef } from './errors.ts';
@@ -37,7 +38,7 @@ builder.node(AgentRef, {
     configuration: t.field({
       type: ConfigurationRef,
       nullable: true,
-      resolve: (a, _x, ctx) => (a.configurationId ? ctx.loaders.configuration.load(a.configurationId) : null),
+      resolve: (a, _x, ctx) => (a.joined ? a.joined.configuration : a.configurationId ? ctx.loaders.configuration.load(a.configurationId) : null),
     }),
     harnessAuth: t.field({ type: HarnessAuthRef, nullable: true, resolve: (a) => a.harnessAuth }),
     selfConfigure: t.field({ type: SelfConfigureRef, resolve: (a) => a.selfConfigure }),
@@ -64,8 +65,14 @@ builder.objectField(NamespaceRef, 'agents', (t) =>
     {
       type: AgentRef,
       args: { namePrefix: t.arg.string(), status: t.arg.string({ description: 'Only agents in this status.' }) },
-      resolve: async (ns, args, ctx) =>
-        toConnection(await listAgents(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix'), status: textFilter(args.status, 'status') })),
+      resolve: async (ns, args, ctx, info) => {
+        // A page that shows each agent's configuration reads it, and its bindings' secrets, in the
+        // page's own statement (services/agents.ts AgentReads).
+        const at = (...path: string[]) => selects(info, ['edges', 'node', 'configuration', ...path]);
+        const configuration = at() ? { values: at('values'), secretBindings: at('secretBindings'), secrets: at('secretBindings', 'secret') } : null;
+        const filter = { namePrefix: textFilter(args.namePrefix, 'namePrefix'), status: textFilter(args.status, 'status') };
+        return toConnection(await listAgents(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), filter, { configuration }));
+      },
     },
     { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
   ),

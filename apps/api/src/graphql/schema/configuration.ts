@@ -5,6 +5,7 @@ import {
   getConfiguration,
   listConfigurations,
   updateConfiguration,
+  type BindingView,
   type ConfigurationView,
 } from '../../services/configurations.ts';
 import { deleteConfiguration } from '../../services/delete-configuration.ts';
@@ -23,7 +24,7 @@ const BindingDeliveryRef = builder.objectRef<SecretBinding['delivery']>('Binding
   fields: (t) => ({ type: t.exposeString('type') }),
 });
 
-const SecretBindingRef = builder.objectRef<SecretBinding>('SecretBinding').implement({
+const SecretBindingRef = builder.objectRef<BindingView>('SecretBinding').implement({
   description: 'envName → secret, delivered to the gateway as env through secretKeyRef (never as a value).',
   fields: (t) => ({
     envName: t.exposeString('envName'),
@@ -33,7 +34,7 @@ const SecretBindingRef = builder.objectRef<SecretBinding>('SecretBinding').imple
       type: SecretRef,
       nullable: true,
       description: 'The bound secret, when the caller may read it.',
-      resolve: (b, _args, ctx) => ctx.loaders.secret.load(b.source.id),
+      resolve: (b, _args, ctx) => (b.joined ? b.joined.secret : ctx.loaders.secret.load(b.source.id)),
     }),
   }),
 });
