@@ -6,7 +6,9 @@
 //   - the GraphQL request through the full HTTP stack (the product as `npm start` serves it),
 //   - the minimal hand-written SQL returning the same rows (pg, no ORM),
 //   - a bare graphql-yoga server answering a static list of the same size and shape (the share of
-//     any GraphQL gateway, which no SQL can remove).
+//     any GraphQL gateway, which no SQL can remove): a connection of edges, each with a cursor and
+//     a node, ids as long as the product's, so that it writes (and the client parses) an answer as
+//     large as the product's.
 //   - the same SQL preceded by the two statements any gateway that authenticates and authorizes each
 //     request from the database must run first (the key with its principal, the caller's bindings).
 // It prints p50 and p95, and the ratio GraphQL / (SQL + bare gateway), whose target is 1.5, and the
@@ -17,7 +19,7 @@
 // (1,000,000) audit events in the large namespace; OCC_BENCH_RUNS (100) measurements per cell.
 // Filling 10,000 of each through the services takes minutes; progress goes to stderr.
 
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
@@ -58,9 +60,12 @@ interface List {
   sqlArgs(filled: Filled): unknown[];
   /** The list's table, order and filter ($1 as in `sql`), to find the row a deep page starts after. */
   keyset: { table: string; time: string; where: string; desc?: boolean };
-  /** The same shape as a static list, for the bare gateway. */
-  static: { field: string; type: string; item: Record<string, unknown> };
+  /** The same shape as a static list, for the bare gateway; `prefix` makes ids of the product's kind and length. */
+  static: { field: string; type: string; prefix: string; item: Record<string, unknown> };
 }
+
+/** An id as long as the product's (`sec_` and a UUID). */
+const uid = (prefix: string) => `${prefix}_${randomUUID()}`;
 
 const KEYSET = (time: string, desc = false) => `($2::timestamp IS NULL OR ("${time}", id) ${desc ? '<' : '>'} ($2::timestamp, $3::text))`;
 
@@ -72,7 +77,7 @@ const LISTS: List[] = [
     sql: `SELECT id, name, version, "updatedAt" FROM "Secret" WHERE "namespaceId" = $1 AND ${KEYSET('createdAt')} ORDER BY "createdAt", id LIMIT ${PAGE + 1}`,
     sqlArgs: (f) => [f.namespaceId],
     keyset: { table: 'Secret', time: 'createdAt', where: '"namespaceId" = $1' },
-    static: { field: 'secrets', type: 'type Item { id: ID! name: String! version: Int! updatedAt: String! }', item: { name: 'secret-00001', version: 1, updatedAt: new Date().toISOString() } },
+    static: { field: 'secrets', prefix: 'sec', type: 'type Item { id: ID! name: String! version: Int! updatedAt: String! }', item: { name: 'secret-00001', version: 1, updatedAt: new Date().toISOString() } },
   },
   {
     name: 'agents with configuration and its bindings\u2019 secrets',
@@ -87,8 +92,9 @@ const LISTS: List[] = [
     keyset: { table: 'Agent', time: 'createdAt', where: '"namespaceId" = $1' },
     static: {
       field: 'agents',
+      prefix: 'agt',
       type: 'type Item { id: ID! name: String! configuration: Cfg } type Cfg { id: ID! name: String! secretBindings: [Binding!]! } type Binding { envName: String! secret: Sec } type Sec { id: ID! name: String! }',
-      item: { name: 'agent-00001', configuration: { id: 'cfg_1', name: 'configuration-00001', secretBindings: [{ envName: 'TELEGRAM_BOT_TOKEN', secret: { id: 'sec_1', name: 'secret-00001' } }] } },
+      item: { name: 'agent-00001', configuration: { id: uid('cfg'), name: 'configuration-00001', secretBindings: [{ envName: 'TELEGRAM_BOT_TOKEN', secret: { id: uid('sec'), name: 'secret-00001' } }] } },
     },
   },
   {
@@ -98,7 +104,7 @@ const LISTS: List[] = [
     sql: `SELECT id, name, generation FROM "Configuration" WHERE "namespaceId" = $1 AND ${KEYSET('createdAt')} ORDER BY "createdAt", id LIMIT ${PAGE + 1}`,
     sqlArgs: (f) => [f.namespaceId],
     keyset: { table: 'Configuration', time: 'createdAt', where: '"namespaceId" = $1' },
-    static: { field: 'configurations', type: 'type Item { id: ID! name: String! generation: Int! }', item: { name: 'configuration-00001', generation: 1 } },
+    static: { field: 'configurations', prefix: 'cfg', type: 'type Item { id: ID! name: String! generation: Int! }', item: { name: 'configuration-00001', generation: 1 } },
   },
   {
     name: 'access bindings of one subject',
@@ -109,7 +115,7 @@ const LISTS: List[] = [
       WHERE b."subjectId" = $1 AND ($2::timestamp IS NULL OR (b."createdAt", b.id) > ($2::timestamp, $3::text)) ORDER BY b."createdAt", b.id LIMIT ${PAGE + 1}`,
     sqlArgs: (f) => [f.granteeId],
     keyset: { table: 'AccessBinding', time: 'createdAt', where: '"subjectId" = $1' },
-    static: { field: 'accessBindings', type: 'type Item { id: ID! role: Role! scope: Scope! } type Role { id: ID! name: String! } type Scope { kind: String! resourceKind: String resourceId: String }', item: { role: { id: 'rol_secret-operator', name: 'secret-operator' }, scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: 'sec_1' } } },
+    static: { field: 'accessBindings', prefix: 'bnd', type: 'type Item { id: ID! role: Role! scope: Scope! } type Role { id: ID! name: String! } type Scope { kind: String! resourceKind: String resourceId: String }', item: { role: { id: 'rol_secret-operator', name: 'secret-operator' }, scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: uid('sec') } } },
   },
   {
     name: 'namespaces',
@@ -118,7 +124,7 @@ const LISTS: List[] = [
     sql: `SELECT id, name, status FROM "Namespace" WHERE ($1::text IS NULL OR true) AND ${KEYSET('createdAt')} ORDER BY "createdAt", id LIMIT ${PAGE + 1}`,
     sqlArgs: () => [null],
     keyset: { table: 'Namespace', time: 'createdAt', where: '($1::text IS NULL OR true)' },
-    static: { field: 'namespaces', type: 'type Item { id: ID! name: String! status: String! }', item: { name: 'namespace-00001', status: 'READY' } },
+    static: { field: 'namespaces', prefix: 'ns', type: 'type Item { id: ID! name: String! status: String! }', item: { name: 'namespace-00001', status: 'READY' } },
   },
   {
     name: 'audit events, unfiltered',
@@ -127,7 +133,7 @@ const LISTS: List[] = [
     sql: `SELECT id, at, action, outcome FROM "AuditEvent" WHERE ($1::text IS NULL OR true) AND ${KEYSET('at', true)} ORDER BY at DESC, id DESC LIMIT ${PAGE + 1}`,
     sqlArgs: () => [null],
     keyset: { table: 'AuditEvent', time: 'at', where: '($1::text IS NULL OR true)', desc: true },
-    static: { field: 'auditEvents', type: 'type Item { id: ID! at: String! action: String! outcome: String! }', item: { at: new Date().toISOString(), action: 'secret.read', outcome: 'SUCCESS' } },
+    static: { field: 'auditEvents', prefix: 'aud', type: 'type Item { id: ID! at: String! action: String! outcome: String! }', item: { at: new Date().toISOString(), action: 'secret.read', outcome: 'SUCCESS' } },
   },
   {
     name: 'audit events, by actor',
@@ -136,7 +142,7 @@ const LISTS: List[] = [
     sql: `SELECT id, at, action, outcome FROM "AuditEvent" WHERE "actorId" = $1 AND ${KEYSET('at', true)} ORDER BY at DESC, id DESC LIMIT ${PAGE + 1}`,
     sqlArgs: (f) => [f.principalIds[0] ?? null],
     keyset: { table: 'AuditEvent', time: 'at', where: '"actorId" = $1', desc: true },
-    static: { field: 'auditEvents', type: 'type Item { id: ID! at: String! action: String! outcome: String! }', item: { at: new Date().toISOString(), action: 'secret.read', outcome: 'SUCCESS' } },
+    static: { field: 'auditEvents', prefix: 'aud', type: 'type Item { id: ID! at: String! action: String! outcome: String! }', item: { at: new Date().toISOString(), action: 'secret.read', outcome: 'SUCCESS' } },
   },
 ];
 
@@ -204,7 +210,7 @@ async function measure(list: List, filled: Filled, after: Cursor | null, yogaUrl
   const vars = variables(filled, after?.gql ?? null);
   const sqlArgs = [...list.sqlArgs(filled), after?.sql[0] ?? null, after?.sql[1] ?? null];
   const keyHash = hashToken(key);
-  const yogaQuery = JSON.stringify({ query: `{ ${list.static.field}(first: ${PAGE}) { ${staticSelection(list.static.item)} } }` });
+  const yogaQuery = JSON.stringify({ query: `{ ${list.static.field}(first: ${PAGE}) { edges { cursor node { ${staticSelection(list.static.item)} } } } }` });
   const run = {
     gql: async () => list.connection(await gql(list.gql, vars)),
     sql: () => sql.query(list.sql, sqlArgs),
@@ -236,18 +242,22 @@ function staticSelection(item: Record<string, unknown>): string {
   return ['id', ...fields].filter((f, i, all) => all.indexOf(f) === i).join(' ');
 }
 
-/** A bare graphql-yoga server answering each list's shape with a static page of PAGE items. */
+/** A bare graphql-yoga server answering each list's shape with a static page of PAGE edges. */
 async function bareYoga(): Promise<{ url: string; server: Server }> {
-  // Each list's Item type gets its own name in one schema.
+  // Each list's types get their own names in one schema.
   const typeDefs: string[] = [];
   const resolvers: Record<string, Record<string, unknown>> = { Query: {} };
   const fields: string[] = [];
   LISTS.forEach((list, i) => {
     const suffix = `_${i}`;
     typeDefs.push(list.static.type.replace(/\b(Item|Cfg|Binding|Sec)\b/g, (m) => m + suffix));
-    fields.push(`${list.static.field}${suffix}(first: Int): [Item${suffix}!]!`);
-    const page = Array.from({ length: PAGE }, (_, j) => ({ id: `id_${j}`, ...list.static.item }));
-    resolvers.Query![`${list.static.field}${suffix}`] = () => page;
+    typeDefs.push(`type Edge${suffix} { cursor: String! node: Item${suffix}! } type Connection${suffix} { edges: [Edge${suffix}!]! }`);
+    fields.push(`${list.static.field}${suffix}(first: Int): Connection${suffix}!`);
+    const edges = Array.from({ length: PAGE }, () => {
+      const id = uid(list.static.prefix);
+      return { cursor: encodeCursor({ createdAt: new Date(), id }), node: { id, ...list.static.item } };
+    });
+    resolvers.Query![`${list.static.field}${suffix}`] = () => ({ edges });
     list.static.field = `${list.static.field}${suffix}`;
   });
   const yoga = createYoga({ schema: createSchema({ typeDefs: [...typeDefs, `type Query { ${fields.join(' ')} }`], resolvers }), logging: false });
