@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { buildSchema, execute, parse, type GraphQLResolveInfo } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { selects } from './lookahead.ts';
+import { fieldsAt, selects } from './lookahead.ts';
 
 // selects() against what graphql-js actually resolves: for generated documents (fields, aliases,
 // inline and named fragments, nested in any order), `selects(info, path)` must be true whenever
@@ -53,8 +53,8 @@ function render(parent: string, sels: Sel[], fragments: string[]): string {
     .join(' ');
 }
 
-describe('selects', () => {
-  it('is true for every path execution reaches, through aliases and fragments, for generated documents', async () => {
+describe('selects and fieldsAt', () => {
+  it('selects is true for every path execution reaches, and fieldsAt names exactly the fields it asks a node for, through aliases and fragments, for generated documents', async () => {
     const paths = [['edges', 'node', 'values'], ['edges', 'node', 'bindings'], ['edges', 'node', 'bindings', 'envName'], ['edges', 'cursor'], ['totalCount']];
     await fc.assert(
       fc.asyncProperty(fc.array(selection('list', 1), { minLength: 1, maxLength: 3 }), async (sels) => {
@@ -63,7 +63,7 @@ describe('selects', () => {
         let info: GraphQLResolveInfo | null = null;
         const asked = new Set<string>();
         const at = (path: string) => (value: unknown) => (asked.add(path), value);
-        const item = { id: '1', name: 'n', get values() { asked.add('edges.node.values'); return 'v'; }, get bindings() { asked.add('edges.node.bindings'); return [{ get envName() { asked.add('edges.node.bindings.envName'); return 'E'; } }]; } };
+        const item = { get id() { asked.add('edges.node.id'); return '1'; }, get name() { asked.add('edges.node.name'); return 'n'; }, get values() { asked.add('edges.node.values'); return 'v'; }, get bindings() { asked.add('edges.node.bindings'); return [{ get envName() { asked.add('edges.node.bindings.envName'); return 'E'; } }]; } };
         const result = await execute({
           schema,
           document: parse(document),
@@ -79,6 +79,9 @@ describe('selects', () => {
           if (asked.has(path.join('.'))) expect(selects(info!, path), `${path.join('.')} in ${document}`).toBe(true);
           else expect(selects(info!, path), `${path.join('.')} not in ${document}`).toBe(false);
         }
+        // fieldsAt: exactly the fields of a node that execution asked for (__typename aside).
+        const nodeFields = [...asked].filter((p) => /^edges\.node\.\w+$/.test(p)).map((p) => p.split('.')[2]).sort();
+        expect([...fieldsAt(info!, ['edges', 'node'])].filter((f) => f !== '__typename').sort(), document).toEqual(nodeFields);
       }),
       { numRuns: 500 },
     );

@@ -32,3 +32,30 @@ function within(info: Pick<GraphQLResolveInfo, 'fragments'>, set: SelectionSetNo
   }
   return false;
 }
+
+/**
+ * The names of the fields selected directly below `path` (through fragments and aliases; aliased
+ * fields by their own names): `fieldsAt(info, ['edges', 'node'])` is what each node is asked for.
+ * Empty when `path` itself is not selected.
+ */
+export function fieldsAt(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, path: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  for (const node of info.fieldNodes) if (node.selectionSet) collect(info, node.selectionSet, path, names, new Set());
+  return names;
+}
+
+function collect(info: Pick<GraphQLResolveInfo, 'fragments'>, set: SelectionSetNode, path: readonly string[], names: Set<string>, seen: Set<string>): void {
+  const [name, ...rest] = path;
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (name === undefined) names.add(selection.name.value);
+      else if (selection.name.value === name && selection.selectionSet) collect(info, selection.selectionSet, rest, names, seen);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      collect(info, selection.selectionSet, path, names, seen);
+    } else {
+      const fragment = info.fragments[selection.name.value];
+      if (!fragment || seen.has(fragment.name.value)) continue;
+      collect(info, fragment.selectionSet, path, names, new Set([...seen, fragment.name.value]));
+    }
+  }
+}

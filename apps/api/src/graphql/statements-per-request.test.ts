@@ -124,3 +124,19 @@ describe('P3 a page of agents reads what it shows of their configurations in its
     if (secrets) expect(JSON.stringify(node)).toContain('agent-page-token');
   });
 });
+
+describe('P3 an agents page reads the secret columns its selection needs', () => {
+  it.each([
+    ['id name', ['name'], ['version', 'backendUid']],
+    ['version updatedAt', ['version', 'updatedAt'], ['name', 'backendUid']],
+    // A field with no entry in secret.ts SECRET_FIELD_COLUMNS reads the whole row.
+    ['name backendLocator { uid }', ['name', 'version', 'backendUid'], []],
+  ])('P3 secret { %s }', async (selection, read, unread) => {
+    statements = [];
+    const result = await stack.gql(`query($ns: ID!) { namespace(id: $ns) { agents(first: 5) { edges { node { configuration { secretBindings { secret { ${selection} } } } } } } } }`, { ns: nsId });
+    expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
+    const page = statements.find((s) => s.includes('"public"."Agent"'))!;
+    for (const column of ['id', 'namespaceId', ...read]) expect(page).toContain(`s."${column}"`);
+    for (const column of unread) expect(page).not.toContain(`s."${column}"`);
+  });
+});

@@ -18,7 +18,7 @@ import { recordGeneration } from './configuration-generations.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { requireNamespace } from './namespaces.ts';
-import { SECRET_COLUMNS, toSecretView, type SecretRow, type SecretView } from './secrets.ts';
+import { SECRET_COLUMNS, toPartialSecretView, type SecretRow, type SecretView } from './secrets.ts';
 
 export interface ConfigurationView {
   id: string;
@@ -97,12 +97,17 @@ const CONFIGURATION_COLUMNS = configurationColumns({ values: true, secretBinding
 
 /** What a statement that reads another table's rows reads of each one's configuration: ConfigurationReads, and the bindings' secrets. */
 export interface JoinedConfigurationReads extends ConfigurationReads {
-  /** Each binding's secret (only with secretBindings). */
-  secrets: boolean;
+  /** Each binding's secret, with these of its columns (only with secretBindings), or none. */
+  secrets: ReadonlyArray<keyof SecretRow> | null;
 }
 
 const SCALARS = ['id', 'namespaceId', 'name', 'generation', 'createdAt', 'updatedAt'] as const;
 const BINDING_COLUMNS = ['envName', 'secretId', 'deliveryType'] as const;
+
+/** A secret's id and namespace (which decide whether the caller may read it), then the columns asked for. */
+function secretColumns(asked: ReadonlyArray<keyof SecretRow>): Array<keyof SecretRow> {
+  return ['id', 'namespaceId', ...SECRET_COLUMNS.filter((c) => c !== 'id' && c !== 'namespaceId' && asked.includes(c))];
+}
 
 /**
  * The joins and columns that read, beside each row of a statement, the configuration whose id is
@@ -111,12 +116,12 @@ const BINDING_COLUMNS = ['envName', 'secretId', 'deliveryType'] as const;
  */
 export function configurationJoin(on: Sql, reads: JoinedConfigurationReads): { columns: Sql; from: Sql } {
   const bindings = reads.secretBindings;
-  const secrets = bindings && reads.secrets;
+  const secrets = bindings && reads.secrets ? secretColumns(reads.secrets) : null;
   return {
     columns: join([
       prefixed('c', reads.values ? [...SCALARS, 'values'] : SCALARS),
       ...(bindings ? [prefixed('b', BINDING_COLUMNS)] : []),
-      ...(secrets ? [prefixed('s', SECRET_COLUMNS)] : []),
+      ...(secrets ? [prefixed('s', secrets)] : []),
     ], ', '),
     from: sql`LEFT JOIN "public"."Configuration" c ON c."id" = ${on}
       ${bindings ? sql`LEFT JOIN "public"."ConfigurationSecretBinding" b ON b."configurationId" = c."id"` : empty}
@@ -142,8 +147,8 @@ export function joinedConfiguration(
     const binding = unprefixed<Row['bindings'][number]>(row, 'b', BINDING_COLUMNS);
     if (!binding) continue;
     if (reads.secrets) {
-      const secret = unprefixed<SecretRow>(row, 's', SECRET_COLUMNS);
-      binding.joined = { secret: secret && covers(readable.secret, secret) ? toSecretView(secret) : null };
+      const secret = unprefixed<SecretRow>(row, 's', secretColumns(reads.secrets));
+      binding.joined = { secret: secret && covers(readable.secret, secret) ? toPartialSecretView(secret) : null };
     }
     bindings.push(binding);
   }

@@ -2,13 +2,13 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@
 import { createAgent, getAgent, listAgents, updateAgent, type AgentView } from '../../services/agents.ts';
 import { actorOf, builder } from '../builder.ts';
 import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
-import { selects } from '../lookahead.ts';
+import { fieldsAt, selects } from '../lookahead.ts';
 import { AccessBindingRef } from './access.ts';
 import { ConfigurationRef, SecretRefInput } from './configuration.ts';
 import { MissingGrantRef } from './errors.ts';
 import { NamespaceRef } from './namespace.ts';
 import { PrincipalRef } from './principal.ts';
-import { SecretRef, SecretReferenceRef } from './secret.ts';
+import { SecretRef, SecretReferenceRef, secretColumnsFor } from './secret.ts';
 
 export const AgentRef = builder.objectRef<AgentView>('Agent');
 
@@ -69,7 +69,8 @@ builder.objectField(NamespaceRef, 'agents', (t) =>
         // A page that shows each agent's configuration reads it, and its bindings' secrets, in the
         // page's own statement (services/agents.ts AgentReads).
         const at = (...path: string[]) => selects(info, ['edges', 'node', 'configuration', ...path]);
-        const configuration = at() ? { values: at('values'), secretBindings: at('secretBindings'), secrets: at('secretBindings', 'secret') } : null;
+        const secrets = secretColumnsFor(fieldsAt(info, ['edges', 'node', 'configuration', 'secretBindings', 'secret']));
+        const configuration = at() ? { values: at('values'), secretBindings: at('secretBindings'), secrets } : null;
         const filter = { namePrefix: textFilter(args.namePrefix, 'namePrefix'), status: textFilter(args.status, 'status') };
         return toConnection(await listAgents(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), filter, { configuration }));
       },

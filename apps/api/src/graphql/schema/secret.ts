@@ -16,8 +16,10 @@ import {
   deleteSecret,
   getSecret,
   isInstallationAdmin,
+  SECRET_COLUMNS,
   secretReference,
   updateSecret,
+  type SecretRow,
   type SecretUpdateResult,
   type SecretView,
 } from '../../services/secrets.ts';
@@ -43,6 +45,36 @@ const SecretBackendLocatorRef = builder.objectRef<SecretBackendRef>('SecretBacke
 });
 
 export const SecretRef = builder.objectRef<SecretView>('Secret');
+
+/**
+ * The columns of its row each field of Secret needs (besides id and namespaceId, always read), for
+ * a list that reads secrets with only the columns its selection needs (an agents page's joined
+ * secrets). A field not named here needs the whole row: a field added later is safe by default.
+ */
+const SECRET_FIELD_COLUMNS: Record<string, ReadonlyArray<keyof SecretRow>> = {
+  __typename: [],
+  id: [],
+  name: ['name'],
+  version: ['version'],
+  createdAt: ['createdAt'],
+  updatedAt: ['updatedAt'],
+  reference: [],
+  namespace: [],
+  consumers: [],
+  staleConsumers: [],
+};
+
+/** The columns a selection of Secret's fields needs (fieldsAt), or null for none selected. */
+export function secretColumnsFor(fields: ReadonlySet<string>): ReadonlyArray<keyof SecretRow> | null {
+  if (fields.size === 0) return null;
+  const columns = new Set<keyof SecretRow>();
+  for (const field of fields) {
+    const needs = SECRET_FIELD_COLUMNS[field];
+    if (!needs) return SECRET_COLUMNS;
+    for (const c of needs) columns.add(c);
+  }
+  return [...columns];
+}
 
 builder.node(SecretRef, {
   id: { resolve: (s) => s.id },
