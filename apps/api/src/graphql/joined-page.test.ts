@@ -119,6 +119,17 @@ describe('P3 P6 a page of agents with their configurations in one statement', ()
     for (const reader of readers.keys()) await samePage(fields, reader);
   });
 
+  it('P3 a backward page and a page after a cursor join the same rows to the same agents', async () => {
+    const fields = 'id configuration { id name secretBindings { envName secret { id name } } }';
+    const all = await stack.gql(`query($ns: ID!) { namespace(id: $ns) { agents(first: 5) { edges { cursor node { ${fields} } } } } }`, { ns: namespace });
+    const edges = all.body.data!.namespace.agents.edges as Array<{ cursor: string; node: unknown }>;
+    expect(edges).toHaveLength(agents.length);
+    const last = await stack.gql(`query($ns: ID!) { namespace(id: $ns) { agents(last: 3) { edges { node { ${fields} } } } } }`, { ns: namespace });
+    expect(last.body.data!.namespace.agents.edges.map((e: { node: unknown }) => e.node)).toEqual(edges.slice(-3).map((e) => e.node));
+    const after = await stack.gql(`query($ns: ID!, $after: String) { namespace(id: $ns) { agents(first: 2, after: $after) { edges { node { ${fields} } } } } }`, { ns: namespace, after: edges[1]!.cursor });
+    expect(after.body.data!.namespace.agents.edges.map((e: { node: unknown }) => e.node)).toEqual(edges.slice(2, 4).map((e) => e.node));
+  });
+
   it('P3 P6 for any selection and reader, the page answers each agent as agent(id) does through the loaders', async () => {
     await fc.assert(fc.asyncProperty(selection, fc.constantFrom(...readers.keys()), samePage), { numRuns: 100 });
   }, 120_000);

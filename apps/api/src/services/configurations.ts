@@ -154,6 +154,7 @@ export function joinedConfiguration(
   }
   return toPartialView({ ...first, bindings });
 }
+
 const CONFIGURATION_TABLE = sql`"public"."Configuration" c`;
 
 /** Configurations with their bindings, by id, in one statement. */
