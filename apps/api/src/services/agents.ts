@@ -9,7 +9,7 @@ import { newId } from '../ids.ts';
 import { authorize, check, loadBindingsOf, readableBy, requireVisible } from './access.ts';
 import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
-import { configurationJoin, joinedConfiguration, requireOperableSecrets, type ConfigurationView, type JoinedConfigurationReads } from './configurations.ts';
+import { configurationJoin, requireOperableSecrets, type ConfigurationView, type JoinedConfigurationReads } from './configurations.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { requireNamespace } from './namespaces.ts';
@@ -251,24 +251,23 @@ export async function listAgents(
   const list = { columns: sql`*`, table: sql`"public"."Agent" a`, where };
   const cfg = reads.configuration;
   if (!cfg) return sqlKeysetPage(deps.db, page, list, toAgentView);
-  const sets = { configuration: await readableBy(deps.db, actor, 'configuration'), secret: await readableBy(deps.db, actor, 'secret') };
-  const group = (rows: Array<Record<string, unknown>>): Array<Row & { joined: NonNullable<AgentView['joined']> }> => {
-    const agents: Array<Row & { joined: NonNullable<AgentView['joined']> }> = [];
+  const readableParts = { configuration: await readableBy(deps.db, actor, 'configuration'), secret: await readableBy(deps.db, actor, 'secret') };
+  const { columns, from, view } = configurationJoin(sql`a."configurationId"`, cfg, readableParts);
+  const group = (rows: Array<Record<string, unknown>>): AgentView[] => {
+    const agents: AgentView[] = [];
     // An agent's rows (one per binding) lie side by side: the statement orders by the agent.
     for (let i = 0; i < rows.length; ) {
       let j = i + 1;
       while (j < rows.length && rows[j]!.id === rows[i]!.id) j++;
       const own = rows.slice(i, j);
-      agents.push({ ...(own[0] as Row), joined: { configuration: joinedConfiguration(own, cfg, sets) } });
+      const agent = toAgentView(own[0] as Row);
+      agent.joined = { configuration: view(own) };
+      agents.push(agent);
       i = j;
     }
     return agents;
   };
-  return sqlKeysetPage(deps.db, page, { ...list, joined: { ...configurationJoin(sql`a."configurationId"`, cfg), group } }, (row) => ({ ...toAgentView(row), joined: row.joined }), {
-    field: 'createdAt',
-    newestFirst: false,
-    table: 'a',
-  });
+  return sqlKeysetPage(deps.db, page, { ...list, joined: { columns, from, group } }, (agent) => agent, { field: 'createdAt', newestFirst: false, table: 'a' });
 }
 
 /**

@@ -111,48 +111,42 @@ function secretColumns(asked: ReadonlyArray<keyof SecretRow>): Array<keyof Secre
 
 /**
  * The joins and columns that read, beside each row of a statement, the configuration whose id is
- * `on` (alias c), its bindings (b, one row each) and their secrets (s), as `reads` asks: read back
- * from the rows with joinedConfiguration.
+ * `on` (alias c), its bindings (b, one row each) and their secrets (s), as `reads` asks; and `view`,
+ * which reads them back: given one row of the statement once per binding, the configuration, null
+ * when there is none or the caller may not read it (`readable`), each binding's secret null when
+ * the caller may not read that. The view throws if a part `reads` did not ask for is used.
  */
-export function configurationJoin(on: Sql, reads: JoinedConfigurationReads): { columns: Sql; from: Sql } {
+export function configurationJoin(
+  on: Sql,
+  reads: JoinedConfigurationReads,
+  readable: { configuration: ReadableSet; secret: ReadableSet },
+): { columns: Sql; from: Sql; view: (rows: ReadonlyArray<Record<string, unknown>>) => ConfigurationView | null } {
+  const scalars = reads.values ? [...SCALARS, 'values'] : SCALARS;
   const bindings = reads.secretBindings;
   const secrets = bindings && reads.secrets ? secretColumns(reads.secrets) : null;
+  const view = (rows: ReadonlyArray<Record<string, unknown>>): ConfigurationView | null => {
+    const first = rows[0] && unprefixed<Omit<Row, 'bindings'>>(rows[0], 'c', scalars);
+    if (!first || !covers(readable.configuration, first)) return null;
+    if (!bindings) return toPartialView(first);
+    const read: Row['bindings'] = [];
+    for (const row of rows) {
+      const binding = unprefixed<Row['bindings'][number]>(row, 'b', BINDING_COLUMNS);
+      if (!binding) continue;
+      if (secrets) {
+        const secret = unprefixed<SecretRow>(row, 's', secrets);
+        binding.joined = { secret: secret && covers(readable.secret, secret) ? toPartialSecretView(secret) : null };
+      }
+      read.push(binding);
+    }
+    return toPartialView({ ...first, bindings: read });
+  };
   return {
-    columns: join([
-      prefixed('c', reads.values ? [...SCALARS, 'values'] : SCALARS),
-      ...(bindings ? [prefixed('b', BINDING_COLUMNS)] : []),
-      ...(secrets ? [prefixed('s', secrets)] : []),
-    ], ', '),
+    columns: join([prefixed('c', scalars), ...(bindings ? [prefixed('b', BINDING_COLUMNS)] : []), ...(secrets ? [prefixed('s', secrets)] : [])], ', '),
     from: sql`LEFT JOIN "public"."Configuration" c ON c."id" = ${on}
       ${bindings ? sql`LEFT JOIN "public"."ConfigurationSecretBinding" b ON b."configurationId" = c."id"` : empty}
       ${secrets ? sql`LEFT JOIN "public"."Secret" s ON s."id" = b."secretId"` : empty}`,
+    view,
   };
-}
-
-/**
- * The configuration configurationJoin read beside one row (`rows`: that row once per binding):
- * null when there is none or the caller may not read it (`readable`), and each binding's secret
- * null when the caller may not read that. The view throws if a part `reads` did not ask for is used.
- */
-export function joinedConfiguration(
-  rows: ReadonlyArray<Record<string, unknown>>,
-  reads: JoinedConfigurationReads,
-  readable: { configuration: ReadableSet; secret: ReadableSet },
-): ConfigurationView | null {
-  const first = rows[0] && unprefixed<Omit<Row, 'bindings'>>(rows[0], 'c', reads.values ? [...SCALARS, 'values'] : SCALARS);
-  if (!first || !covers(readable.configuration, first)) return null;
-  if (!reads.secretBindings) return toPartialView(first);
-  const bindings: Row['bindings'] = [];
-  for (const row of rows) {
-    const binding = unprefixed<Row['bindings'][number]>(row, 'b', BINDING_COLUMNS);
-    if (!binding) continue;
-    if (reads.secrets) {
-      const secret = unprefixed<SecretRow>(row, 's', secretColumns(reads.secrets));
-      binding.joined = { secret: secret && covers(readable.secret, secret) ? toPartialSecretView(secret) : null };
-    }
-    bindings.push(binding);
-  }
-  return toPartialView({ ...first, bindings });
 }
 
 const CONFIGURATION_TABLE = sql`"public"."Configuration" c`;
