@@ -78,14 +78,14 @@ const SECRET_VIEW_COLUMNS: Record<Exclude<keyof SecretView, 'id' | 'namespaceId'
  * non-null, and graphql/joined-page.test.ts asks each one alone.
  */
 export function toPartialSecretView(row: Pick<SecretRow, 'id' | 'namespaceId'> & Partial<SecretRow>): SecretView {
-  if (SECRET_COLUMNS.every((c) => row[c] !== undefined)) return toSecretView(row as SecretRow);
-  const view: Partial<SecretView> = { id: row.id, namespaceId: row.namespaceId };
+  // toSecretView makes each field; only those whose columns were all read are kept.
+  const full = toSecretView(row as SecretRow);
+  if (SECRET_COLUMNS.every((c) => row[c] !== undefined)) return full;
+  const view: Record<string, unknown> = { id: row.id, namespaceId: row.namespaceId };
   for (const [field, columns] of Object.entries(SECRET_VIEW_COLUMNS) as Array<[keyof typeof SECRET_VIEW_COLUMNS, ReadonlyArray<keyof SecretRow>]>) {
-    if (columns.some((c) => row[c] === undefined)) continue;
-    if (field === 'backend') view.backend = { k8sNamespace: row.backendNamespace!, name: row.backendName!, key: row.backendKey!, uid: row.backendUid! };
-    else (view as Record<string, unknown>)[field] = row[columns[0]!];
+    if (columns.every((c) => row[c] !== undefined)) view[field] = full[field];
   }
-  return view as SecretView;
+  return view as unknown as SecretView;
 }
 
 export function toSecretView(row: SecretRow): SecretView {
