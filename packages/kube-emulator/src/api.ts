@@ -556,7 +556,11 @@ export class KubeApi {
   }
 
   private scopeOf(target: Target): Scope {
-    return { subresource: target.subresource, statusIsSubresource: target.type.subresources.status };
+    return {
+      subresource: target.subresource,
+      statusIsSubresource: target.type.subresources.status,
+      statusWritesAnnotations: strategyFor(target.type).statusWritesAnnotations === true,
+    };
   }
 
   private setManagedFields(object: KubeObject, managed: ManagedFields): void {
@@ -597,6 +601,10 @@ export class KubeApi {
       next = clone(old);
       if (incoming.status === undefined) delete next.status;
       else next.status = incoming.status;
+      if (strategy.statusWritesAnnotations) {
+        if (incoming.metadata.annotations === undefined) delete next.metadata.annotations;
+        else next.metadata.annotations = incoming.metadata.annotations;
+      }
       strategy.prepareForStatusUpdate?.(next, old, type);
     } else if (target.subresource === 'scale') {
       next = clone(old);
@@ -663,7 +671,8 @@ export class KubeApi {
       // rest.BeforeUpdate: a client cannot change the generation; the stored one (if any) stays.
       if (old.metadata.generation === undefined) delete typed.metadata.generation;
       else typed.metadata.generation = old.metadata.generation;
-    } else if (!jsonEqual(generationContent(typed, strategy), generationContent(old, strategy))) {
+    } else if (target.subresource !== 'status' && !jsonEqual(generationContent(typed, strategy), generationContent(old, strategy))) {
+      // A status strategy never bumps the generation, whatever metadata it lets through.
       typed.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     // An update that changes nothing is not written: same resourceVersion, no watch event.

@@ -117,6 +117,36 @@ describe('deployments', () => {
     expect(withStatus.metadata?.generation).toBe(1);
   });
 
+  it("E3 /status takes annotations too, as the deployment controller writes its revision there; labels, spec and the generation stay", async () => {
+    await cluster.apps.createNamespacedDeployment({ namespace: ns, body: gateway('gw-rev') });
+    const patched = await cluster.apps.patchNamespacedDeploymentStatus(
+      {
+        name: 'gw-rev',
+        namespace: ns,
+        body: { metadata: { annotations: { 'deployment.kubernetes.io/revision': '1' }, labels: { app: 'other' } }, spec: { replicas: 9 }, status: { observedGeneration: 1 } },
+        fieldManager: 'deployment-controller',
+      },
+      mergePatch,
+    );
+    expect(patched.metadata?.annotations).toEqual({ 'deployment.kubernetes.io/revision': '1' });
+    expect(patched.metadata?.labels).toEqual({ app: 'gw-rev' });
+    expect(patched.spec?.replicas).toBe(1);
+    expect(patched.metadata?.generation).toBe(1);
+    expect(patched.status?.observedGeneration).toBe(1);
+    const entry = patched.metadata?.managedFields?.find((m) => m.manager === 'deployment-controller');
+    // D7: 1.20 also records the labels and spec it dropped as owned by the /status updater (D9: no subresource there).
+    const dropped = cluster.target === 'real';
+    expect(entry?.fieldsV1).toEqual({
+      'f:metadata': { 'f:annotations': { '.': {}, 'f:deployment.kubernetes.io/revision': {} }, ...(dropped ? { 'f:labels': { 'f:app': {} } } : {}) },
+      ...(dropped ? { 'f:spec': { 'f:replicas': {} } } : {}),
+      'f:status': { 'f:observedGeneration': {} },
+    });
+    if (cluster.target === 'emulator') expect(entry).toMatchObject({ operation: 'Update', subresource: 'status' });
+    // The main resource still bumps the generation for an annotation (it is copied to ReplicaSets).
+    const annotated = await cluster.apps.patchNamespacedDeployment({ name: 'gw-rev', namespace: ns, body: { metadata: { annotations: { note: 'x' } } } }, mergePatch);
+    expect(annotated.metadata?.generation).toBe(2);
+  });
+
   it('E1 /scale reads and sets replicas', async () => {
     await cluster.apps.createNamespacedDeployment({ namespace: ns, body: gateway('gw-e', 2) });
     const scale = await cluster.apps.readNamespacedDeploymentScale({ name: 'gw-e', namespace: ns });

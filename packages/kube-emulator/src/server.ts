@@ -5,7 +5,7 @@
  * tls.ts, rule E5).
  *
  * Emulates (rule E1): core/v1 namespaces, secrets, configmaps, events; coordination.k8s.io/v1
- * leases; apps/v1 deployments (with /status and /scale); apiextensions.k8s.io/v1 customresourcedefinitions, whose custom resources
+ * leases; apps/v1 deployments (with /status, which takes annotations as a real server's does, and /scale); apiextensions.k8s.io/v1 customresourcedefinitions, whose custom resources
  * become servable (namespaced or cluster-scoped, every served version, /status when declared).
  * Verbs: get; list (label and field selectors, limit/continue); watch (replay from a bounded
  * history of recent writes, 410 Expired beyond it, selector transitions as ADDED/DELETED); create

@@ -173,6 +173,7 @@ export const deploymentStrategy: Strategy = {
   validateName: dns1123Subdomain,
   hasGeneration: true,
   generationCountsAnnotations: true,
+  statusWritesAnnotations: true,
   prepareForCreate(object) {
     defaultDeployment(object);
     object.status = {};

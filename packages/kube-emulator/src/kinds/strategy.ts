@@ -30,6 +30,13 @@ export interface Strategy {
    * copies annotations to ReplicaSets, so it must see them change; pkg/registry/apps/deployment).
    */
   generationCountsAnnotations?: boolean;
+  /**
+   * A /status write may change metadata.annotations as well as status. A real Deployment's status
+   * strategy resets only spec and labels, and the deployment controller writes its
+   * `deployment.kubernetes.io/revision` annotation that way (UpdateStatus), so that the annotation
+   * does not bump metadata.generation. Otherwise a /status write changes status alone.
+   */
+  statusWritesAnnotations?: boolean;
   /** PUT of a missing object creates it (true for Events only). */
   allowCreateOnUpdate: boolean;
   /** DELETE answers the deleted object; otherwise a Status Success naming it. */

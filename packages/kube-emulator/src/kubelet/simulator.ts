@@ -1,38 +1,72 @@
 // The kubelet simulator (rule E3): a controller that plays kubelet and deployment controller for
 // gateway Deployments, through client-node watches only, so it runs against the embedded server
 // and a real API server alike. A gateway Deployment is one labelled
-// app.kubernetes.io/component=openclaw-gateway (GATEWAY_LABEL_SELECTOR; overridable). For each,
-// it keeps a ReplicaSet per template and its Pods as the controllers would, reports each Pod's
-// containers as its kubelet does (running, or waiting with CreateContainerConfigError and the
-// kubelet's message when a non-optional secretKeyRef or configMapKeyRef does not resolve), and
-// writes the Deployment's status and conditions as the deployment controller does, including
-// ProgressDeadlineExceeded (gateway-status.ts). It re-evaluates when a Deployment, Secret or
-// ConfigMap changes, and writes only what differs from what is there.
+// app.kubernetes.io/component=openclaw-gateway (GATEWAY_LABEL_SELECTOR; overridable).
 //
-// Secrets are watched for their key names only: values are dropped as each event arrives, so
-// the process that runs the simulator holds no secret value beyond the moment of decoding.
+// As the deployment controller, it keeps the ReplicaSet of each template, found among those the
+// Deployment owns by comparing templates without the pod-template-hash label, so that after a
+// restart it adopts what exists; a new one is named by the hash of the template's canonical form and
+// numbered by `deployment.kubernetes.io/revision` (a template rolled back to gets a new number), and
+// the Deployment carries its current revision (written through /status, as the controller does, so
+// its generation does not move) and the status and conditions the controller writes, including
+// ProgressDeadlineExceeded. Old ReplicaSets keep their Pods until the new one is available. As the
+// ReplicaSet controller, it makes Pods from the ReplicaSet's template: its labels and annotations.
+//
+// As the kubelet (gateway-status.ts, pod-config.ts), it mounts volumes, then resolves each
+// container's environment: Pods wait with ContainerCreating and FailedMount events, or
+// CreateContainerConfigError and Failed events (events.ts), with the kubelet's words. When a
+// container starts, its environment and files are read from the Secrets and ConfigMaps (one GET
+// each) and kept in memory, shown to tests by `containers()` and `serveView()` (container-view.ts),
+// never written anywhere. A running container keeps running.
+//
+// It re-evaluates when a Deployment, Secret or ConfigMap changes or a Pod goes away, and writes only
+// what differs from what is there. Secrets are watched for their key names only: values are dropped
+// as each event arrives, so the process holds no secret value but what a started container was given.
 
-import { randomBytes } from 'node:crypto';
-import { AppsV1Api, CoreV1Api, makeInformer, Watch, type KubeConfig, type V1Deployment, type V1Pod, type V1ReplicaSet } from '@kubernetes/client-node';
-import { setHeaderOptions, PatchStrategy } from '@kubernetes/client-node';
+import {
+  ApiException,
+  AppsV1Api,
+  CoreV1Api,
+  makeInformer,
+  PatchStrategy,
+  setHeaderOptions,
+  Watch,
+  type KubeConfig,
+  type V1Deployment,
+  type V1Pod,
+  type V1ReplicaSet,
+} from '@kubernetes/client-node';
 import { kubeTimestamp } from '../types.ts';
+import { ContainerView, containersQuery, serveContainerView, type ContainerFilter, type RunningContainer, type ServedView } from './container-view.ts';
+import { PodEvents } from './events.ts';
 import {
   deploymentStatus,
-  podStatus,
+  findNewReplicaSet,
+  kubeletReport,
+  maxRevision,
+  newReplicaSetAnnotations,
+  podStatusKey,
   podTemplateHash,
-  type ConfigSource,
+  POD_TEMPLATE_HASH_LABEL,
+  replicasAnnotations,
+  REVISION_ANNOTATION,
   type DeploymentCondition,
   type GatewayDeployment,
   type GatewayStatus,
-  type PodSpec,
+  type KubeletPod,
   type RolloutCounts,
 } from './gateway-status.ts';
-
-/** The five characters the ReplicaSet controller appends to a Pod's name. */
-function randomSuffix(): string {
-  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
-  return Array.from(randomBytes(5), (b) => alphabet[b % alphabet.length]).join('');
-}
+import {
+  containerEnvironment,
+  containerFiles,
+  keysOfValues,
+  referencedConfig,
+  type ConfigKeys,
+  type ConfigObject,
+  type ConfigSource,
+  type ConfigValues,
+  type PodSpec,
+} from './pod-config.ts';
 
 export const GATEWAY_LABEL_KEY = 'app.kubernetes.io/component';
 export const GATEWAY_LABEL_VALUE = 'openclaw-gateway';
@@ -41,28 +75,46 @@ export const GATEWAY_LABEL_SELECTOR = `${GATEWAY_LABEL_KEY}=${GATEWAY_LABEL_VALU
 export interface KubeletSimulatorOptions {
   /** Which Deployments to run; GATEWAY_LABEL_SELECTOR by default. */
   labelSelector?: string;
-  /** Field manager of the status writes; "kubelet-simulator" by default. */
+  /** Field manager of every write; "kubelet-simulator" by default. */
   fieldManager?: string;
+  /** The node its events name as their source host; "kubelet-simulator" by default. */
+  nodeName?: string;
   clock?: () => Date;
-  /** How long to wait before retrying a failed status write or a broken watch (1000 ms by default). */
+  /** How long to wait before retrying a failed write or a broken watch (1000 ms by default). */
   retryDelayMs?: number;
   onError?: (error: unknown) => void;
 }
 
 export interface KubeletSimulator {
+  /** The running containers of the namespace's Pods that exist now: what each was started with. */
+  containers(namespace: string, filter?: ContainerFilter): RunningContainer[];
+  /** The same view over loopback HTTP, for tests in another process (fetchContainers). Closed by stop(). */
+  serveView(): Promise<ServedView>;
   stop(): Promise<void>;
+}
+
+/** Reads a simulator's view served by `serveView()`: the same answer as `containers()` in its own process. */
+export async function fetchContainers(url: string, namespace: string, filter: ContainerFilter = {}): Promise<RunningContainer[]> {
+  const response = await fetch(`${url}${containersQuery(namespace, filter)}`);
+  if (!response.ok) throw new Error(`container view answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as RunningContainer[];
 }
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 interface Listed {
   metadata?: { resourceVersion?: string };
-  items: { metadata?: { name?: string; namespace?: string }; data?: Record<string, string>; binaryData?: Record<string, string> }[];
+  items: { metadata?: { name?: string; namespace?: string; resourceVersion?: string }; data?: Record<string, string>; binaryData?: Record<string, string> }[];
 }
 
-/** A list-and-watch of Secrets or ConfigMaps that keeps only which keys each one has. */
+/**
+ * A list-and-watch of Secrets or ConfigMaps that keeps only which keys each one has. A watch that
+ * ends or idles out (client-node's 30 s inactivity timeout) resumes from the last resourceVersion
+ * seen; it lists again only after 410 Expired or a failure, as client-go's reflector does.
+ */
 class KeyIndex {
-  private readonly keys = new Map<string, Set<string>>();
+  private readonly keys = new Map<string, ConfigKeys>();
+  private resourceVersion: string | undefined;
   private abort: AbortController | undefined;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
@@ -76,21 +128,29 @@ class KeyIndex {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  get(namespace: string, name: string): ReadonlySet<string> | undefined {
+  get(namespace: string, name: string): ConfigKeys | undefined {
     return this.keys.get(`${namespace}/${name}`);
   }
 
   async start(): Promise<void> {
-    const listed = await this.list();
-    const before = new Set(this.keys.keys());
-    this.keys.clear();
-    for (const item of listed.items) this.keys.set(this.keyOf(item), this.keyNames(item));
-    for (const key of new Set([...before, ...this.keys.keys()])) this.notify(key);
+    if (this.resourceVersion === undefined) {
+      const listed = await this.list();
+      const before = new Set(this.keys.keys());
+      this.keys.clear();
+      for (const item of listed.items) this.keys.set(this.keyOf(item), this.keyNames(item));
+      for (const key of new Set([...before, ...this.keys.keys()])) this.notify(key);
+      this.resourceVersion = listed.metadata?.resourceVersion ?? '';
+    }
     if (this.stopped) return;
     this.abort = await new Watch(this.kubeConfig).watch(
       this.path,
-      { resourceVersion: listed.metadata?.resourceVersion, allowWatchBookmarks: true },
-      (type: string, object: Listed['items'][number]) => {
+      { resourceVersion: this.resourceVersion, allowWatchBookmarks: true },
+      (type: string, object: Listed['items'][number] & { code?: number }) => {
+        if (type === 'ERROR') {
+          if (object.code === 410) this.resourceVersion = undefined;
+          return;
+        }
+        this.resourceVersion = object.metadata?.resourceVersion ?? this.resourceVersion;
         if (type === 'ADDED' || type === 'MODIFIED') this.keys.set(this.keyOf(object), this.keyNames(object));
         else if (type === 'DELETED') this.keys.delete(this.keyOf(object));
         else return;
@@ -98,8 +158,12 @@ class KeyIndex {
       },
       (error: unknown) => {
         if (this.stopped) return;
-        if (error) this.onError(error);
-        this.timer = setTimeout(() => void this.start().catch((e: unknown) => this.retry(e)), error ? this.retryDelayMs : 0);
+        const failed = error !== null && error !== undefined && (error as { name?: string }).name !== 'TimeoutError';
+        if (failed) {
+          this.onError(error);
+          this.resourceVersion = undefined;
+        }
+        this.timer = setTimeout(() => void this.start().catch((e: unknown) => this.retry(e)), failed ? this.retryDelayMs : 0);
       },
     );
   }
@@ -113,6 +177,7 @@ class KeyIndex {
   private retry(error: unknown): void {
     if (this.stopped) return;
     this.onError(error);
+    this.resourceVersion = undefined;
     this.timer = setTimeout(() => void this.start().catch((e: unknown) => this.retry(e)), this.retryDelayMs);
   }
 
@@ -120,8 +185,8 @@ class KeyIndex {
     return `${item.metadata?.namespace ?? ''}/${item.metadata?.name ?? ''}`;
   }
 
-  private keyNames(item: Listed['items'][number]): Set<string> {
-    return new Set([...Object.keys(item.data ?? {}), ...Object.keys(item.binaryData ?? {})]);
+  private keyNames(item: Listed['items'][number]): ConfigKeys {
+    return { data: new Set(Object.keys(item.data ?? {})), binaryData: new Set(Object.keys(item.binaryData ?? {})) };
   }
 
   private notify(key: string): void {
@@ -164,6 +229,21 @@ function stamped(desired: DeploymentCondition[], current: V1Deployment['status']
   });
 }
 
+/** The uid of an object's controller (its ownerReference with controller: true). */
+function controllerUid(object: { metadata?: { ownerReferences?: Array<{ uid?: string; controller?: boolean }> } }): string | undefined {
+  return object.metadata?.ownerReferences?.find((r) => r.controller === true)?.uid;
+}
+
+function controllerRef(kind: string, object: { metadata?: { name?: string; uid?: string } }) {
+  return [{ apiVersion: 'apps/v1', kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }];
+}
+
+function notFound(error: unknown): boolean {
+  return error instanceof ApiException && error.code === 404;
+}
+
+const decoded = (data: Record<string, string> | undefined) => Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+
 export async function startKubeletSimulator(kubeConfig: KubeConfig, options: KubeletSimulatorOptions = {}): Promise<KubeletSimulator> {
   const apps = kubeConfig.makeApiClient(AppsV1Api);
   const core = kubeConfig.makeApiClient(CoreV1Api);
@@ -172,11 +252,21 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
   const clock = options.clock ?? (() => new Date());
   const retryDelayMs = options.retryDelayMs ?? 1000;
   const onError = options.onError ?? (() => undefined);
+  const view = new ContainerView();
+  const events = new PodEvents(core, clock, options.nodeName ?? 'kubelet-simulator', fieldManager);
+  const served = new Set<ServedView>();
   let stopped = false;
 
   const pending = new Set<string>();
   let draining: Promise<void> | undefined;
   const retries = new Set<NodeJS.Timeout>();
+  const later = (run: () => void): void => {
+    const timer = setTimeout(() => {
+      retries.delete(timer);
+      run();
+    }, retryDelayMs);
+    retries.add(timer);
+  };
 
   const deployments = makeInformer(
     kubeConfig,
@@ -184,6 +274,8 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
     () => apps.listDeploymentForAllNamespaces({ labelSelector }),
     labelSelector,
   );
+  // Pods are watched for what goes away: the view forgets them, and their ReplicaSet makes new ones.
+  const pods = makeInformer(kubeConfig, '/api/v1/pods', () => core.listPodForAllNamespaces());
   const enqueueNamespace = (namespace: string): void => {
     for (const d of deployments.list(namespace)) enqueue(`${namespace}/${d.metadata?.name ?? ''}`);
   };
@@ -193,7 +285,7 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
     keysOf: (kind, namespace, name) => (kind === 'Secret' ? secrets : configMaps).get(namespace, name),
   };
 
-  // When each rollout (Deployment uid + template hash) started, for its progress deadline.
+  // When each rollout (Deployment uid + ReplicaSet) started, for its progress deadline.
   const progressSince = new Map<string, number>();
   const deadlineTimers = new Map<string, NodeJS.Timeout>();
 
@@ -205,7 +297,7 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
     const name = deployment.metadata?.name ?? '';
     const uid = deployment.metadata?.uid ?? '';
     const now = clock();
-    const counts = await rollOut(deployment as V1Deployment & GatewayDeployment, namespace, now);
+    const { counts, revision } = await rollOut(deployment as V1Deployment & GatewayDeployment, namespace, now);
     const rolloutKey = `${uid}/${counts.newReplicaSet}`;
     const desired = deployment.spec?.replicas ?? 1;
     const complete = counts.updatedReplicas === desired && counts.availableReplicas >= desired && counts.replicas === desired;
@@ -226,99 +318,199 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
       }
     }
     const desiredStatus = deploymentStatus(deployment as GatewayDeployment, counts, exceeded);
-    if (sameStatus(desiredStatus, deployment.status)) return;
-    const status = { ...desiredStatus, conditions: stamped(desiredStatus.conditions, deployment.status, kubeTimestamp(now)) };
-    await apps.patchNamespacedDeploymentStatus({ name, namespace, body: { status }, fieldManager }, mergePatch);
+    // SetDeploymentRevision: the controller writes the annotation with UpdateStatus, so the spec's generation stays.
+    const writeRevision = revision !== '' && deployment.metadata?.annotations?.[REVISION_ANNOTATION] !== revision;
+    const statusSame = sameStatus(desiredStatus, deployment.status);
+    if (statusSame && !writeRevision) return;
+    const body = {
+      ...(writeRevision ? { metadata: { annotations: { [REVISION_ANNOTATION]: revision } } } : {}),
+      ...(statusSame ? {} : { status: { ...desiredStatus, conditions: stamped(desiredStatus.conditions, deployment.status, kubeTimestamp(now)) } }),
+    };
+    await apps.patchNamespacedDeploymentStatus({ name, namespace, body, fieldManager }, mergePatch);
   }
 
   /**
-   * What the deployment controller and the kubelet would have done by now: a ReplicaSet per
-   * template (named by its pod-template-hash, owned by the Deployment) with its Pods (owned by
-   * the ReplicaSet), each Pod's status as its kubelet reports it. Old ReplicaSets keep their Pods
-   * until the new one is available (maxUnavailable 0 for one replica), then scale to zero.
+   * What the deployment controller, the ReplicaSet controller and the kubelet would have done by
+   * now: the template's ReplicaSet, found or made, with its Pods, each Pod's status as its kubelet
+   * reports it. Old ReplicaSets keep their Pods until the new one is available (maxUnavailable 0
+   * for one replica), then scale to zero.
    */
-  async function rollOut(deployment: V1Deployment & GatewayDeployment, namespace: string, now: Date): Promise<RolloutCounts> {
-    const name = deployment.metadata?.name ?? '';
+  async function rollOut(deployment: V1Deployment & GatewayDeployment, namespace: string, now: Date): Promise<{ counts: RolloutCounts; revision: string }> {
     const desired = deployment.spec?.replicas ?? 1;
-    const hash = podTemplateHash(deployment.spec?.template);
-    const newName = `${name}-${hash}`;
-    const owner = (kind: string, object: { metadata?: { name?: string; uid?: string } }, apiVersion: string) => [
-      { apiVersion, kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true },
-    ];
-    const owned = (o: { metadata?: { ownerReferences?: Array<{ uid?: string }> } }, ownerUid: string | undefined) => (o.metadata?.ownerReferences ?? []).some((r) => r.uid === ownerUid);
-    const sets = (await apps.listNamespacedReplicaSet({ namespace })).items.filter((rs) => owned(rs, deployment.metadata?.uid));
-    const pods = (await core.listNamespacedPod({ namespace })).items;
-    let current = sets.find((rs) => rs.metadata?.name === newName);
-    const templateLabels = { ...(deployment.spec?.template?.metadata?.labels ?? {}), 'pod-template-hash': hash };
-    if (!current) {
-      current = await apps.createNamespacedReplicaSet({
-        namespace,
-        body: {
-          metadata: { name: newName, labels: templateLabels, ownerReferences: owner('Deployment', deployment, 'apps/v1') },
-          spec: {
-            replicas: desired,
-            selector: { matchLabels: { ...(deployment.spec?.selector?.matchLabels ?? {}), 'pod-template-hash': hash } },
-            template: { ...(deployment.spec?.template ?? {}), metadata: { ...(deployment.spec?.template?.metadata ?? {}), labels: templateLabels } },
-          },
-        },
-        fieldManager,
-      });
-    }
-    const podsOf = (rs: V1ReplicaSet) => pods.filter((p) => owned(p, rs.metadata?.uid));
-    const podReady = (p: V1Pod) => (p.status?.containerStatuses ?? []).length > 0 && (p.status?.containerStatuses ?? []).every((c) => c.ready);
-    // The new ReplicaSet's Pods, created or removed to its size, each with its kubelet status.
-    const newPods = podsOf(current);
-    for (const extra of newPods.slice(desired)) await core.deleteNamespacedPod({ name: extra.metadata?.name ?? '', namespace }).catch(() => undefined);
+    const uid = deployment.metadata?.uid;
+    const sets = (await apps.listNamespacedReplicaSet({ namespace })).items.filter((rs) => controllerUid(rs) === uid && !rs.metadata?.deletionTimestamp);
+    const allPods = (await core.listNamespacedPod({ namespace })).items.filter((p) => !p.metadata?.deletionTimestamp);
+    const found = findNewReplicaSet(deployment.spec?.template, sets);
+    const olds = sets.filter((rs) => rs !== found);
+    const current = found ? await annotateReplicaSet(found, deployment, namespace, maxRevision(olds)) : await createReplicaSet(deployment, namespace, maxRevision(olds));
+    const newName = current.metadata?.name ?? '';
+    const podsOf = (rs: V1ReplicaSet) => allPods.filter((p) => controllerUid(p) === rs.metadata?.uid);
+
+    // The new ReplicaSet's Pods, made or removed to its size (removing those not running first, then the newest).
+    const rank = (p: V1Pod) => (p.status?.phase === 'Running' ? 1 : 0);
+    const created = (p: V1Pod) => String(p.metadata?.creationTimestamp instanceof Date ? p.metadata.creationTimestamp.toISOString() : (p.metadata?.creationTimestamp ?? ''));
+    const newPods = podsOf(current).sort((a, b) => rank(b) - rank(a) || created(a).localeCompare(created(b)));
+    for (const extra of newPods.slice(desired)) await deletePod(extra, namespace);
     const keptPods = newPods.slice(0, desired);
-    for (let i = keptPods.length; i < desired; i++) {
-      keptPods.push(
-        await core.createNamespacedPod({
-          namespace,
-          body: {
-            metadata: { name: `${newName}-${randomSuffix()}`, labels: templateLabels, ownerReferences: owner('ReplicaSet', current, 'apps/v1') },
-            spec: (deployment.spec?.template?.spec ?? { containers: [] }) as V1Pod['spec'],
-          },
-          fieldManager,
-        }),
-      );
-    }
+    for (let i = keptPods.length; i < desired; i++) keptPods.push(await createPod(current, namespace));
     let newReady = 0;
-    for (const pod of keptPods) {
-      const status = podStatus((pod.spec ?? {}) as PodSpec, namespace, source, kubeTimestamp(now));
-      if (status.phase === 'Running') newReady++;
-      const same = pod.status?.phase === status.phase && JSON.stringify((pod.status?.containerStatuses ?? []).map((c) => [c.name, c.ready, c.state?.waiting?.message ?? null])) === JSON.stringify(status.containerStatuses.map((c) => [c.name, c.ready, c.state.waiting?.message ?? null]));
-      if (!same) await core.patchNamespacedPodStatus({ name: pod.metadata?.name ?? '', namespace, body: { status }, fieldManager }, mergePatch);
-    }
-    await scaleReplicaSet(current, namespace, desired, newReady);
+    for (const pod of keptPods) if (await runPod(pod, namespace, now)) newReady++;
+    await scaleReplicaSet(current, deployment, namespace, desired, newReady);
+
     // Old ReplicaSets keep serving until the new one is available.
     let oldPods = 0;
     let oldReady = 0;
     let oldDesired = 0;
-    for (const rs of sets.filter((x) => x.metadata?.name !== newName)) {
+    for (const rs of olds) {
       const rsPods = podsOf(rs);
       if (newReady >= desired || desired === 0) {
-        for (const p of rsPods) await core.deleteNamespacedPod({ name: p.metadata?.name ?? '', namespace }).catch(() => undefined);
-        await scaleReplicaSet(rs, namespace, 0, 0);
+        for (const p of rsPods) await deletePod(p, namespace);
+        await scaleReplicaSet(rs, deployment, namespace, 0, 0);
         continue;
       }
       oldPods += rsPods.length;
-      oldReady += rsPods.filter(podReady).length;
+      for (const p of rsPods) if (await runPod(p, namespace, now)) oldReady++;
       oldDesired += rs.spec?.replicas ?? 0;
     }
     return {
-      newReplicaSet: newName,
-      replicas: keptPods.length + oldPods,
-      updatedReplicas: keptPods.length,
-      readyReplicas: newReady + oldReady,
-      availableReplicas: newReady + oldReady,
-      desiredTotal: desired + oldDesired,
+      counts: {
+        newReplicaSet: newName,
+        replicas: keptPods.length + oldPods,
+        updatedReplicas: keptPods.length,
+        readyReplicas: newReady + oldReady,
+        availableReplicas: newReady + oldReady,
+        desiredTotal: desired + oldDesired,
+      },
+      revision: current.metadata?.annotations?.[REVISION_ANNOTATION] ?? '',
     };
   }
 
-  async function scaleReplicaSet(rs: V1ReplicaSet, namespace: string, replicas: number, ready: number): Promise<void> {
+  /** getNewReplicaSet for a template without one: `<deployment>-<hash>`, owned by the Deployment. */
+  async function createReplicaSet(deployment: V1Deployment & GatewayDeployment, namespace: string, maxOldRevision: number): Promise<V1ReplicaSet> {
+    const template = deployment.spec?.template ?? {};
+    const hash = podTemplateHash(template);
+    const name = `${deployment.metadata?.name ?? ''}-${hash}`;
+    const labels = { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash };
+    const selector = deployment.spec?.selector ?? {};
+    const body: V1ReplicaSet = {
+      metadata: { name, labels, annotations: newReplicaSetAnnotations(deployment, {}, maxOldRevision, false), ownerReferences: controllerRef('Deployment', deployment) },
+      spec: {
+        replicas: deployment.spec?.replicas ?? 1,
+        ...(deployment.spec?.minReadySeconds !== undefined ? { minReadySeconds: deployment.spec.minReadySeconds } : {}),
+        selector: { ...selector, matchLabels: { ...(selector.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash } },
+        template: { ...template, metadata: { ...(template.metadata ?? {}), labels } },
+      },
+    };
+    try {
+      return await apps.createNamespacedReplicaSet({ namespace, body, fieldManager });
+    } catch (error) {
+      if (!(error instanceof ApiException && error.code === 409)) throw error;
+      // Ours already, made by an evaluation whose list did not show it yet; otherwise a hash collision.
+      const existing = await apps.readNamespacedReplicaSet({ name, namespace });
+      if (controllerUid(existing) === deployment.metadata?.uid && findNewReplicaSet(template, [existing])) return existing;
+      throw new Error(`ReplicaSet ${namespace}/${name} exists with another template or owner (pod-template-hash collision)`);
+    }
+  }
+
+  /** SetNewReplicaSetAnnotations on the template's existing ReplicaSet: the Deployment's annotations, a new revision on rollback. */
+  async function annotateReplicaSet(rs: V1ReplicaSet, deployment: V1Deployment & GatewayDeployment, namespace: string, maxOldRevision: number): Promise<V1ReplicaSet> {
+    const current = rs.metadata?.annotations ?? {};
+    const wanted = newReplicaSetAnnotations(deployment, current, maxOldRevision, true);
+    const changed = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => current[key] !== value));
+    if (Object.keys(changed).length === 0) return rs;
+    return apps.patchNamespacedReplicaSet({ name: rs.metadata?.name ?? '', namespace, body: { metadata: { annotations: changed } }, fieldManager }, mergePatch);
+  }
+
+  /** controller.GetPodFromTemplate: the ReplicaSet template's labels, annotations and spec, a generated name. */
+  async function createPod(rs: V1ReplicaSet, namespace: string): Promise<V1Pod> {
+    const template = rs.spec?.template ?? {};
+    return core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: {
+          generateName: `${rs.metadata?.name ?? ''}-`,
+          labels: { ...(template.metadata?.labels ?? {}) },
+          ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
+          ownerReferences: controllerRef('ReplicaSet', rs),
+        },
+        spec: template.spec ?? { containers: [] },
+      },
+      fieldManager,
+    });
+  }
+
+  async function deletePod(pod: V1Pod, namespace: string): Promise<void> {
+    await core.deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace }).catch((error: unknown) => {
+      if (!notFound(error)) throw error;
+    });
+    podGone(pod.metadata?.uid ?? '');
+  }
+
+  function podGone(uid: string): void {
+    view.forget(uid);
+    events.forget(uid);
+  }
+
+  /** The Secrets and ConfigMaps a Pod names, read now (a container starts with what is there now). */
+  async function readConfig(namespace: string, spec: PodSpec): Promise<ConfigValues> {
+    const found = new Map<string, ConfigObject>();
+    for (const { kind, name } of referencedConfig(spec)) {
+      try {
+        if (kind === 'Secret') {
+          const secret = await core.readNamespacedSecret({ name, namespace });
+          found.set(`${kind}/${name}`, { data: decoded(secret.data), binaryData: {} });
+        } else {
+          const configMap = await core.readNamespacedConfigMap({ name, namespace });
+          found.set(`${kind}/${name}`, { data: { ...(configMap.data ?? {}) }, binaryData: decoded(configMap.binaryData) });
+        }
+      } catch (error) {
+        if (!notFound(error)) throw error;
+      }
+    }
+    return { valuesOf: (kind, name) => found.get(`${kind}/${name}`) };
+  }
+
+  /** One Pod as its kubelet runs it: its events, its running containers in the view, its status. Answers whether it is ready. */
+  async function runPod(pod: V1Pod, namespace: string, now: Date): Promise<boolean> {
+    const spec = (pod.spec ?? {}) as PodSpec;
+    const uid = pod.metadata?.uid ?? '';
+    if (view.isGone(uid)) return false;
+    let report = kubeletReport(pod as KubeletPod, source, kubeTimestamp(now));
+    let values: ConfigValues | undefined;
+    if (report.starting.length > 0) {
+      // Decide on what the containers would start with, not on the index of a moment ago.
+      values = await readConfig(namespace, spec);
+      report = kubeletReport(pod as KubeletPod, keysOfValues(values), kubeTimestamp(now));
+    }
+    view.refresh(pod);
+    // Containers that start now, and those found running (by a simulator before this one) not yet in the view.
+    const unseen = report.status.containerStatuses.filter((c) => c.state.running && !view.has(uid, c.name)).map((c) => c.name);
+    if (unseen.length > 0) {
+      values ??= await readConfig(namespace, spec);
+      for (const name of unseen) {
+        const container = (spec.containers ?? []).find((c) => c.name === name) ?? {};
+        view.record(pod, name, { env: containerEnvironment(pod as KubeletPod, container, values), files: containerFiles(spec, container, values) });
+      }
+    }
+    await events.sync(pod, report.events);
+    if (podStatusKey(pod.status) !== podStatusKey(report.status)) {
+      try {
+        await core.patchNamespacedPodStatus({ name: pod.metadata?.name ?? '', namespace, body: { status: report.status }, fieldManager }, mergePatch);
+      } catch (error) {
+        if (!notFound(error)) throw error;
+        // Deleted since the list: its ReplicaSet makes another on the evaluation its deletion queues.
+        podGone(uid);
+        return false;
+      }
+    }
+    return report.status.phase === 'Running';
+  }
+
+  async function scaleReplicaSet(rs: V1ReplicaSet, deployment: GatewayDeployment, namespace: string, replicas: number, ready: number): Promise<void> {
     const name = rs.metadata?.name ?? '';
     if ((rs.spec?.replicas ?? 0) !== replicas) {
-      await apps.patchNamespacedReplicaSet({ name, namespace, body: { spec: { replicas } }, fieldManager }, mergePatch);
+      const body = { metadata: { annotations: replicasAnnotations(deployment) }, spec: { replicas } };
+      await apps.patchNamespacedReplicaSet({ name, namespace, body, fieldManager }, mergePatch);
     }
     const status = { replicas, fullyLabeledReplicas: replicas, readyReplicas: ready, availableReplicas: ready, observedGeneration: rs.metadata?.generation ?? 1 };
     const s = rs.status;
@@ -339,11 +531,7 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
           await reconcile(next);
         } catch (error) {
           onError(error);
-          const timer = setTimeout(() => {
-            retries.delete(timer);
-            enqueue(next);
-          }, retryDelayMs);
-          retries.add(timer);
+          later(() => enqueue(next));
         }
       }
     })().finally(() => {
@@ -355,29 +543,51 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
   const onDeployment = (d: V1Deployment): void => enqueue(`${d.metadata?.namespace ?? ''}/${d.metadata?.name ?? ''}`);
   deployments.on('add', onDeployment);
   deployments.on('update', onDeployment);
-  deployments.on('error', (error: unknown) => {
-    if (stopped) return;
-    onError(error);
-    const timer = setTimeout(() => {
-      retries.delete(timer);
-      void deployments.start().catch(onError);
-    }, retryDelayMs);
-    retries.add(timer);
+  deployments.on('delete', (d: V1Deployment) => {
+    for (const key of [...progressSince.keys()].filter((k) => k.startsWith(`${d.metadata?.uid ?? ''}/`))) {
+      progressSince.delete(key);
+      clearTimeout(deadlineTimers.get(key));
+      deadlineTimers.delete(key);
+    }
   });
+  pods.on('delete', (pod: V1Pod) => {
+    podGone(pod.metadata?.uid ?? '');
+    enqueueNamespace(pod.metadata?.namespace ?? '');
+  });
+  for (const informer of [deployments, pods] as const) {
+    informer.on('error', (error: unknown) => {
+      if (stopped) return;
+      onError(error);
+      later(() => void informer.start().catch(onError));
+    });
+  }
 
   // References resolve against the indexes, so fill them before the first evaluation.
-  await Promise.all([secrets.start(), configMaps.start()]);
+  await Promise.all([secrets.start(), configMaps.start(), pods.start()]);
   await deployments.start();
 
   return {
+    containers: (namespace, filter) => view.containers(namespace, filter),
+    async serveView() {
+      const endpoint = await serveContainerView(view);
+      served.add(endpoint);
+      return {
+        url: endpoint.url,
+        close: async () => {
+          served.delete(endpoint);
+          await endpoint.close();
+        },
+      };
+    },
     async stop() {
       stopped = true;
       for (const timer of retries) clearTimeout(timer);
       for (const timer of deadlineTimers.values()) clearTimeout(timer);
       secrets.stop();
       configMaps.stop();
-      await deployments.stop();
+      await Promise.all([deployments.stop(), pods.stop()]);
       await draining;
+      await Promise.all([...served].map((endpoint) => endpoint.close()));
     },
   };
 }

@@ -45,6 +45,8 @@ export interface Scope {
   subresource?: 'status' | 'scale';
   /** The main resource of a kind with a status subresource ignores status. */
   statusIsSubresource: boolean;
+  /** A /status write owns the annotations it changes too (Deployments; strategy.ts). */
+  statusWritesAnnotations?: boolean;
 }
 
 /** Fields the apiserver never tracks (fieldmanager's stripMeta). */
@@ -60,11 +62,13 @@ const STRIPPED = new Set(
 );
 
 const STATUS = 'f:status';
+const ANNOTATIONS = 'f:metadata\u0000f:annotations';
 
 function inScope(path: string, scope: Scope): boolean {
   if (STRIPPED.has(path)) return false;
   const isStatus = path === STATUS || path.startsWith(`${STATUS}\u0000`);
-  if (scope.subresource === 'status') return isStatus;
+  const isAnnotation = path === ANNOTATIONS || path.startsWith(`${ANNOTATIONS}\u0000`);
+  if (scope.subresource === 'status') return isStatus || (scope.statusWritesAnnotations === true && isAnnotation);
   return !(scope.statusIsSubresource && isStatus);
 }
 
