@@ -1,8 +1,10 @@
+import type { Takeover } from './composition.ts';
 import type { RenderRevision } from './revision-render.ts';
 
 // The port through which the worker runs a revision on a compute backend (DESIGN.md §2: drivers
 // are interfaces in the domain). The secret context (W3) is built by the worker from Secret
-// metadata for each run, handed to the driver, and never persisted.
+// metadata for each run, handed to the driver, and never persisted. A revision only ever writes its
+// fields into the agent's one desired state (RC1); the reconciler makes the gateway follow.
 
 export interface RevisionSource {
   secretId: string;
@@ -20,23 +22,48 @@ export interface ComputeRevisionContext {
 }
 
 export type GatewayReadiness =
-  | { state: 'ready' }
+  /** The instance reports this revision's generation running and Ready. */
+  | { state: 'ready'; generation: number }
   | { state: 'progressing'; message: string }
-  /** The gateway cannot start (a container waits on config it cannot get, or the deadline passed). */
-  | { state: 'failed'; reason: string; message: string };
+  /** The gateway of this generation cannot start (a blocking Degraded reason), or the instance is gone. */
+  | { state: 'failed'; reason: string; message: string }
+  /** The instance no longer holds this revision's fields: a newer revision, or a stop, replaced them. */
+  | { state: 'replaced'; message: string };
+
+export interface AppliedRevision {
+  /** The instance generation the apply produced (or found, when nothing changed). */
+  generation: number;
+  /** RC3: what the apply took from the agent. */
+  takeovers: Takeover[];
+}
 
 export interface ComputeDriver {
   /**
-   * Checks that every source is the object recorded (present, labelled ours, same uid); throws
-   * BackendIdentityChanged or BackendObjectMissing otherwise, having created nothing.
+   * D3 W4: checks that every source is the object recorded (present, labelled ours, same uid, its
+   * value not changed outside the product since); throws BackendIdentityChanged or
+   * BackendObjectMissing otherwise, having created nothing.
    */
   verifySources(context: ComputeRevisionContext): Promise<void>;
-  /** ServiceAccount, OpenClawInstance, the immutable ConfigMap and the model-auth Secret (D5); idempotent. */
+  /**
+   * W4 D5: the revision-owned model-auth Secret, and a server-side dry run of the instance apply
+   * (refused fields fail here, before activation). Changes nothing the gateway runs. Idempotent.
+   */
   prepareRevision(revision: RenderRevision, context: ComputeRevisionContext): Promise<void>;
-  /** Applies the gateway Deployment of this revision (replacing the previous one's); idempotent. */
-  activateRevision(revision: RenderRevision, context: ComputeRevisionContext): Promise<void>;
-  /** Reads readiness as a cluster shows it: the Deployment's conditions and its Pods' container statuses. */
-  gatewayReadiness(revision: RenderRevision, context: ComputeRevisionContext): Promise<GatewayReadiness>;
+  /** RC3 explainDeploy: what applying the revision now would take from the agent; writes nothing. */
+  previewTakeovers(revision: RenderRevision, context: ComputeRevisionContext): Promise<Takeover[]>;
+  /**
+   * RC1 RC3 W5: releases the agent's literals of the names the revision binds, then applies the
+   * revision's fields to the instance as occ-controller (force), recording each takeover as an
+   * event on the instance. Idempotent.
+   */
+  applyRevision(revision: RenderRevision, context: ComputeRevisionContext): Promise<AppliedRevision>;
+  /**
+   * W5: waits, up to `timeoutMs` or until `signal` aborts, for the instance to report the
+   * revision's `generation` (or a later one of the same revision) Ready, from the status the
+   * reconciler writes; answers sooner when it fails or is replaced, and `progressing` when the
+   * time is up (the caller owns the deadline).
+   */
+  awaitRevision(revision: RenderRevision, context: ComputeRevisionContext, generation: number, timeoutMs: number, signal: AbortSignal): Promise<GatewayReadiness>;
   /** D5: deletes the model-auth Secrets of the agent's revisions other than `keepNumber` (null: all). */
   retireModelAuth(agentId: string, k8sNamespace: string, keepNumber: number | null): Promise<void>;
 }

@@ -50,6 +50,17 @@ export function secretBackendName(namespaceId: string, secretId: string, randomS
   return `occ-${uuidOf(namespaceId).slice(0, 8)}-${uuidOf(secretId)}-${randomSuffix}`;
 }
 
+const BACKEND_NAME = /occ-[0-9a-f]{8}-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-[a-z0-9]{6,12}(?![a-z0-9])/g;
+
+/**
+ * S4 D4: a message with every secret backend name in it replaced by the product's secret id, which
+ * the name embeds (secretBackendName). Kubelet and Deployment messages name the Kubernetes Secret
+ * they could not read; stored messages (revision failures, agent runtime, audit) name the secret.
+ */
+export function withoutBackendNames(message: string): string {
+  return message.replace(BACKEND_NAME, (_all, uuid: string) => `sec_${uuid}`);
+}
+
 export interface ObservedMeta {
   uid?: string;
   labels?: Record<string, string>;

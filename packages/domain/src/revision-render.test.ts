@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_ID_LABEL, gatewayConfigMapName, harnessSecretName, INSTALLATION_ID_LABEL } from './kubernetes-names.ts';
+import { harnessSecretName, INSTALLATION_ID_LABEL } from './kubernetes-names.ts';
 import { freezeRevision, type FrozenRevision } from './revision.ts';
-import {
-  GATEWAY_COMPONENT,
-  GATEWAY_COMPONENT_LABEL,
-  MODEL_AUTH_CONTAINER,
-  renderConfigMap,
-  renderGatewayDeployment,
-  renderInstance,
-  renderModelAuthSecret,
-  renderSelfConfigRoleBinding,
-  renderServiceAccount,
-  type RenderContext,
-} from './revision-render.ts';
+import { instanceBody, renderModelAuthSecret, type RenderContext } from './revision-render.ts';
 
 const ns = 'ns_00000000-0000-4000-8000-000000000001';
 const agentId = 'agt_00000000-0000-4000-8000-0000000000aa';
@@ -69,46 +58,9 @@ const context: RenderContext = {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered objects are loose by design
 type Any = any;
 
-describe('render', () => {
-  it('W4 the gateway container alone gets secretKeyRef env, exactly the bound names, key value, optional false', () => {
-    const d: Any = renderGatewayDeployment(revision(), context);
-    const [gateway, modelAuth] = d.spec.template.spec.containers;
-    expect(gateway.name).toBe('gateway');
-    expect(gateway.env.filter((e: Any) => e.valueFrom)).toEqual([
-      { name: 'GITHUB_TOKEN', valueFrom: { secretKeyRef: { name: 'occ-gh', key: 'value', optional: false } } },
-      { name: 'TELEGRAM_TOKEN', valueFrom: { secretKeyRef: { name: 'occ-tele', key: 'value', optional: false } } },
-    ]);
-    expect(modelAuth.name).toBe(MODEL_AUTH_CONTAINER);
-    expect(JSON.stringify(modelAuth)).not.toContain('secretKeyRef');
-    // No container reads the source of the model key directly: only the revision-owned copy is mounted.
-    expect(JSON.stringify(d)).not.toContain('occ-model');
-    expect(d.metadata.labels[GATEWAY_COMPONENT_LABEL]).toBe(GATEWAY_COMPONENT);
-    expect(d.spec.selector.matchLabels[AGENT_ID_LABEL]).toBe('00000000-0000-4000-8000-0000000000aa');
-    expect(d.spec.template.spec.volumes).toContainEqual({ name: 'config', configMap: { name: gatewayConfigMapName(agentId, 5) } });
-  });
-
-  it('D5 the model-auth Secret is the revision\'s own, mounted only into the model-auth container', () => {
-    const d: Any = renderGatewayDeployment(revision(), context);
-    const mountsOf = (c: Any) => (c.volumeMounts ?? []).map((m: Any) => m.name);
-    const [gateway, modelAuth] = d.spec.template.spec.containers;
-    expect(mountsOf(modelAuth)).toEqual(['model-auth']);
-    expect(mountsOf(gateway)).not.toContain('model-auth');
-    expect(d.spec.template.spec.volumes).toContainEqual({ name: 'model-auth', secret: { secretName: harnessSecretName(agentId, 5), optional: false } });
-    const s: Any = renderModelAuthSecret(revision(), context, 'sk-ü-canary');
-    expect(s.metadata.name).toBe(harnessSecretName(agentId, 5));
-    expect(Buffer.from(s.data.value, 'base64').toString('utf8')).toBe('sk-ü-canary');
-    expect(s.immutable).toBe(true);
-  });
-
-  it('D5 without harnessAuth there is no model-auth container, volume or Secret', () => {
-    const d: Any = renderGatewayDeployment(revision({ harness: false }), context);
-    expect(d.spec.template.spec.containers.map((c: Any) => c.name)).toEqual(['gateway']);
-    expect(JSON.stringify(d)).not.toContain('model-auth');
-    expect(() => renderModelAuthSecret(revision({ harness: false }), context, 'x')).toThrow();
-  });
-
-  it('W4 the OpenClawInstance carries the bindings as secretKeyRef env, skills, workspace files and config.raw from the values', () => {
-    const i: Any = renderInstance(revision(), context);
+describe('a revision\'s fields on the instance (RC1, W4)', () => {
+  it('W4 RC1 the OpenClawInstance carries the bindings as secretKeyRef env, skills, workspace files and config keys from the values, and names the revision and its model-auth Secret', () => {
+    const i: Any = instanceBody(revision(), context);
     expect(i).toMatchObject({ apiVersion: 'openclaw.rocks/v1alpha1', kind: 'OpenClawInstance', metadata: { name: 'agent-00000000-0000-4000-8000-0000000000aa', namespace: 'occ-ns' } });
     expect(i.spec.skills).toEqual(['github', 'weather']);
     expect(i.spec.workspace.initialFiles).toEqual({ 'AGENTS.md': '# be kind' });
@@ -118,36 +70,37 @@ describe('render', () => {
       { name: 'GITHUB_TOKEN', valueFrom: { secretKeyRef: { name: 'occ-gh', key: 'value', optional: false } } },
       { name: 'TELEGRAM_TOKEN', valueFrom: { secretKeyRef: { name: 'occ-tele', key: 'value', optional: false } } },
     ]);
+    expect(i.spec.revision).toEqual({ id: context.revisionId, number: 5 });
+    expect(i.spec.replicas).toBe(1);
+    expect(i.spec.modelAuth).toEqual({ provider: 'openai', secretName: harnessSecretName(agentId, 5) });
     expect(i.metadata.labels[INSTALLATION_ID_LABEL]).toBe('inst-1');
+    // The model key's source is never named on the instance: only the revision-owned copy is.
+    expect(JSON.stringify(i)).not.toContain('occ-model');
   });
 
-  it('W4 the ConfigMap is immutable, named per revision, and holds the native document with references only', () => {
-    const c: Any = renderConfigMap(revision(), context);
-    expect(c.metadata.name).toBe(gatewayConfigMapName(agentId, 5));
-    expect(c.immutable).toBe(true);
-    expect(JSON.parse(c.data['openclaw.json'])).toEqual(values);
-    expect(c.data['openclaw.json']).not.toContain('occ-tele');
+  it('RC3 a revision sends only what its configuration sets: no empty list, map or document a manager would then own', () => {
+    const bare = freezeRevision({
+      agent: { id: agentId, namespaceId: ns, servicePrincipalId: 'spn_00000000-0000-4000-8000-000000000009', harnessProvider: null, harnessSecretId: null, selfConfigure: { enabled: false, allowedActions: [] } },
+      configuration: null,
+      secretVersions: new Map(),
+      secretDriverId: 'kubernetes-secret/v1',
+      previousNumber: 0,
+      createdById: 'prn_00000000-0000-4000-8000-000000000001',
+    });
+    const i: Any = instanceBody(bare, context);
+    expect(Object.keys(i.spec).sort()).toEqual(['image', 'replicas', 'revision', 'selfConfigure']);
+    expect(i.spec.selfConfigure).toEqual({ enabled: false });
   });
 
-  it('W4 the ServiceAccount mounts no token unless selfConfigure is enabled, and shares the instance name (SC5)', () => {
-    const off: Any = renderServiceAccount(revision(), context);
-    const on: Any = renderServiceAccount(revision({ selfConfigure: true }), context);
-    expect(off.automountServiceAccountToken).toBe(false);
-    expect(on.automountServiceAccountToken).toBe(true);
-    expect(off.metadata.name).toBe((renderInstance(revision(), context) as Any).metadata.name);
-    expect((renderGatewayDeployment(revision(), context) as Any).spec.template.spec.automountServiceAccountToken).toBe(false);
-  });
-
-  it('SC5 with selfConfigure enabled the agent\'s ServiceAccount, and only it, is bound to occ-selfconfig-agent in its own namespace; disabled, no binding', () => {
-    expect(renderSelfConfigRoleBinding(revision(), context)).toBeNull();
-    const binding: Any = renderSelfConfigRoleBinding(revision({ selfConfigure: true }), context);
-    const account: Any = renderServiceAccount(revision({ selfConfigure: true }), context);
-    expect(binding.metadata).toMatchObject({ namespace: context.k8sNamespace, labels: account.metadata.labels });
-    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'occ-selfconfig-agent' });
-    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: account.metadata.name, namespace: context.k8sNamespace }]);
+  it('D5 the model-auth Secret is the revision\'s own, immutable, and holds the value', () => {
+    const s: Any = renderModelAuthSecret(revision(), context, 'sk-ü-canary');
+    expect(s.metadata.name).toBe(harnessSecretName(agentId, 5));
+    expect(Buffer.from(s.data.value, 'base64').toString('utf8')).toBe('sk-ü-canary');
+    expect(s.immutable).toBe(true);
+    expect(() => renderModelAuthSecret(revision({ harness: false }), context, 'x')).toThrow();
   });
 
   it('W3 a secret missing from the run\'s context is a bug, never a guessed name', () => {
-    expect(() => renderGatewayDeployment(revision(), { ...context, secretNames: new Map() })).toThrow(/no Secret for/);
+    expect(() => instanceBody(revision(), { ...context, secretNames: new Map() })).toThrow(/no Secret for/);
   });
 });

@@ -1,13 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pathOf, toFieldsV1, valueElement, keyElement } from './fieldsv1.ts';
+import { leafPaths } from './composition.ts';
+import { fieldOwnership } from './field-ownership.ts';
+import { fieldElement, pathOf, toFieldsV1, valueElement, keyElement } from './fieldsv1.ts';
 import {
   PROTECTED_ENV_NAMES,
   SELF_CONFIG_MANAGER,
   appliedMessage,
-  fieldOwnership,
-  mergePatch,
   parseSelfConfigSpec,
+  releaseEnvBody,
+  setAt,
+  valueAt,
   planSelfConfig,
   skippedRemovalsStatus,
   type InstanceSnapshot,
@@ -20,7 +23,7 @@ function spec(partial: Partial<SelfConfigSpec> = {}): SelfConfigSpec {
   return { instanceRef: 'agent-1', addSkills: [], removeSkills: [], configPatch: null, addWorkspaceFiles: {}, removeWorkspaceFiles: [], addEnvVars: [], removeEnvVars: [], ...partial };
 }
 
-type Owned = { skills?: string[]; env?: string[]; files?: string[]; raw?: boolean };
+type Owned = { skills?: string[]; env?: string[]; files?: string[]; config?: string[][] };
 
 function entry(manager: string, operation: 'Apply' | 'Update', owned: Owned) {
   const paths: string[] = [];
@@ -30,7 +33,7 @@ function entry(manager: string, operation: 'Apply' | 'Update', owned: Owned) {
     paths.push(pathOf(item), pathOf([...item, 'f:name']), pathOf([...item, 'f:value']));
   }
   for (const f of owned.files ?? []) paths.push(pathOf(['f:spec', 'f:workspace', 'f:initialFiles', `f:${f}`]));
-  if (owned.raw) paths.push(pathOf(['f:spec', 'f:config', 'f:raw']));
+  for (const p of owned.config ?? []) paths.push(pathOf(['f:spec', 'f:config', 'f:raw', ...p.map(fieldElement)]));
   return { manager, operation, apiVersion: 'openclaw.rocks/v1alpha1', time: '2026-11-30T20:00:00Z', fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(new Set(paths)) };
 }
 
@@ -96,14 +99,15 @@ describe('SelfConfig decisions in SC3 order', () => {
 
 describe('SelfConfig protection (SC4)', () => {
   it('SC4 a configPatch touching gateway is Failed naming the key; gateway deeper down is not the protected key', () => {
-    const live = instance({ config: { raw: { gateway: { auth: { mode: 'token' } } } } }, []);
+    const live = instance({ config: { raw: { gateway: { auth: { mode: 'token' } } } } }, [entry('occ-controller', 'Apply', { config: [['gateway', 'auth', 'mode']] })]);
     const touched = planSelfConfig(spec({ configPatch: { gateway: { auth: { mode: 'none' } } } }), live, NO_CONTEXT);
     expect(touched).toMatchObject({ phase: 'Failed', reason: 'ProtectedConfigKey' });
     expect(touched.phase !== 'Apply' && touched.message).toContain('"gateway"');
     expect(planSelfConfig(spec({ configPatch: { gateway: null } }), live, NO_CONTEXT)).toMatchObject({ phase: 'Failed' });
     const nested = planSelfConfig(spec({ configPatch: { channels: { gateway: 1 } } }), live, NO_CONTEXT);
     expect(nested.phase).toBe('Apply');
-    expect(nested.phase === 'Apply' && nested.body.spec).toEqual({ config: { raw: { gateway: { auth: { mode: 'token' } }, channels: { gateway: 1 } } } });
+    // K2: the document is granular, so the body holds the agent's own keys only, never the gateway block.
+    expect(nested.phase === 'Apply' && nested.body.spec).toEqual({ config: { raw: { channels: { gateway: 1 } } } });
   });
 
   it.each(PROTECTED_ENV_NAMES.map((n) => [n]))('SC4 env name %s is protected, to set and to remove', (name) => {
@@ -129,7 +133,7 @@ describe('SelfConfig protection (SC4)', () => {
 
 describe('SelfConfig apply body (SC6) and skipped removals (SC7)', () => {
   const managers = [
-    entry('occ-controller', 'Apply', { skills: ['base', 'shared'], env: ['LOG_LEVEL'], files: ['AGENTS.md'], raw: true }),
+    entry('occ-controller', 'Apply', { skills: ['base', 'shared'], env: ['LOG_LEVEL'], files: ['AGENTS.md'], config: [['channels']] }),
     entry(SELF_CONFIG_MANAGER, 'Apply', { skills: ['mine', 'shared'], env: ['MY_VAR'], files: ['notes.md'] }),
     entry('kubectl-edit', 'Update', { skills: ['edited'] }),
   ];
@@ -191,14 +195,69 @@ describe('SelfConfig apply body (SC6) and skipped removals (SC7)', () => {
     ]);
   });
 
-  it('SC6 an add replaces the value of an env var; config.raw is re-sent only by the manager that owns it', () => {
+  it('SC6 an add replaces the value of an env var; config keys are re-sent only by the manager that owns them', () => {
     const decision = planSelfConfig(spec({ addEnvVars: [{ name: 'MY_VAR', value: 'v2' }] }), live, NO_CONTEXT);
     if (decision.phase !== 'Apply') throw new Error(decision.message);
     expect(decision.body.spec).toMatchObject({ env: [{ name: 'MY_VAR', value: 'v2' }] });
     expect(decision.body.spec).not.toHaveProperty('config');
-    const owningRaw = instance({ config: { raw: { a: 1 } } }, [entry(SELF_CONFIG_MANAGER, 'Apply', { raw: true })]);
-    const again = planSelfConfig(spec({ addSkills: ['x'] }), owningRaw, NO_CONTEXT);
+    const owningA = instance({ config: { raw: { a: 1, b: { c: 2 } } } }, [entry(SELF_CONFIG_MANAGER, 'Apply', { config: [['a']] }), entry('occ-controller', 'Apply', { config: [['b', 'c']] })]);
+    const again = planSelfConfig(spec({ addSkills: ['x'] }), owningA, NO_CONTEXT);
     expect(again.phase === 'Apply' && again.body.spec).toEqual({ skills: ['x'], config: { raw: { a: 1 } } });
+  });
+
+  it('SC6 SC7 K2 a configPatch works on the keys this manager holds: a null removes mine, and is skipped naming the owners for a key only others hold', () => {
+    const snapshot = instance({ config: { raw: { tools: { x: 1, y: 2, w: 5 }, model: 'm' } } }, [
+      entry(SELF_CONFIG_MANAGER, 'Apply', { config: [['tools', 'x'], ['tools', 'w']] }),
+      entry('occ-controller', 'Apply', { config: [['tools', 'y'], ['model'], ['tools', 'w']] }),
+    ]);
+    const decision = planSelfConfig(spec({ configPatch: { tools: { x: null, y: null, w: null, z: 3 }, model: 'n', absent: null } }), snapshot, NO_CONTEXT);
+    if (decision.phase !== 'Apply') throw new Error(decision.message);
+    expect(decision.body.spec).toEqual({ config: { raw: { tools: { z: 3 }, model: 'n' } } });
+    expect(decision.skipped.map((k) => [k.kind, k.name, k.why, k.managers.map((m) => m.manager)])).toEqual([
+      ['config', 'tools.y', 'not-owned', ['occ-controller']],
+      ['config', 'tools.w', 'shared', ['occ-controller']],
+      ['config', 'absent', 'absent', []],
+    ]);
+    expect(appliedMessage(decision.skipped)).toContain('config "tools.y"');
+  });
+
+  it('SC6 property: a configPatch body holds exactly my kept keys and the patch, never a key only others hold (generated)', () => {
+    const key = fc.constantFrom('a', 'b', 'c');
+    const paths = fc.uniqueArray(fc.array(key, { minLength: 1, maxLength: 3 }), { maxLength: 5, selector: (p) => p.join('.') });
+    fc.assert(
+      fc.property(paths, paths, fc.dictionary(key, fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 2 }))), (mine, theirs, patch) => {
+        // A document where no path is a prefix of another (leaves only).
+        const raw: Record<string, unknown> = {};
+        const leaves = [...mine, ...theirs].filter((p, i, all) => !all.some((q, j) => j !== i && q.length > p.length && p.every((k, n) => q[n] === k)));
+        for (const p of leaves) setAt(raw, p, 7);
+        const owned = (list: string[][]) => list.filter((p) => leaves.some((l) => l.join('.') === p.join('.')));
+        fc.pre(Object.keys(patch).length > 0);
+        const snapshot = instance({ config: { raw } }, [entry(SELF_CONFIG_MANAGER, 'Apply', { config: owned(mine) }), entry('other', 'Apply', { config: owned(theirs) })]);
+        const decision = planSelfConfig(spec({ configPatch: patch }), snapshot, NO_CONTEXT);
+        if (decision.phase !== 'Apply') throw new Error(decision.message);
+        const body = ((decision.body.spec as { config?: { raw?: Record<string, unknown> } }).config?.raw ?? {}) as Record<string, unknown>;
+        const sent = leafPaths(body).map((p) => p.join('.'));
+        const patched = Object.keys(patch).filter((k) => patch[k] !== null);
+        const nulled = Object.keys(patch).filter((k) => patch[k] === null);
+        for (const p of sent) {
+          const top = p.split('.')[0]!;
+          expect(patched.includes(top) || (owned(mine).some((m) => m.join('.') === p) && !nulled.includes(top))).toBe(true);
+        }
+        for (const m of owned(mine)) if (!Object.hasOwn(patch, m[0]!)) expect(valueAt(body, m)).toBe(7);
+        for (const k of nulled) {
+          const mineBelow = owned(mine).some((m) => m[0] === k);
+          const othersBelow = owned(theirs).some((t) => t[0] === k);
+          if (othersBelow || !mineBelow) expect(decision.skipped.some((s) => s.kind === 'config' && s.name === k)).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('RC3 releasing the agent\'s literal for a name keeps everything else the agent holds', () => {
+    const body = releaseEnvBody(live, ['MY_VAR']);
+    expect(body.spec).toEqual({ skills: ['shared', 'mine'], workspace: { initialFiles: { 'notes.md': 'n' } } });
+    expect(body.metadata).toMatchObject({ resourceVersion: '42' });
   });
 
   it('SC6 property: the body never holds an item only other managers own, and holds every item this manager keeps', () => {
@@ -221,9 +280,9 @@ describe('SelfConfig apply body (SC6) and skipped removals (SC7)', () => {
 });
 
 describe('field ownership (item × manager)', () => {
-  it('SC7 lists every skill, env var, workspace file and config.raw with the managers that own it', () => {
+  it('SC7 K2 lists every skill, env var, workspace file and config key with the managers that own it', () => {
     const items = fieldOwnership([
-      entry('occ-controller', 'Apply', { skills: ['a'], raw: true }),
+      entry('occ-controller', 'Apply', { skills: ['a'], config: [['tools', 'x'], ['a.b']] }),
       entry(SELF_CONFIG_MANAGER, 'Apply', { skills: ['a', 'b'], env: ['X'], files: ['f.md'] }),
       { manager: 'status-writer', operation: 'Update', subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:phase': {} } } },
     ]);
@@ -232,11 +291,8 @@ describe('field ownership (item × manager)', () => {
       { kind: 'skill', name: 'b', owners: [{ manager: SELF_CONFIG_MANAGER, operation: 'Apply' }] },
       { kind: 'envVar', name: 'X', owners: [{ manager: SELF_CONFIG_MANAGER, operation: 'Apply' }] },
       { kind: 'workspaceFile', name: 'f.md', owners: [{ manager: SELF_CONFIG_MANAGER, operation: 'Apply' }] },
-      { kind: 'config', name: 'config.raw', owners: [{ manager: 'occ-controller', operation: 'Apply' }] },
+      { kind: 'config', name: '"a.b"', path: ['a.b'], owners: [{ manager: 'occ-controller', operation: 'Apply' }] },
+      { kind: 'config', name: 'tools.x', path: ['tools', 'x'], owners: [{ manager: 'occ-controller', operation: 'Apply' }] },
     ]);
-  });
-
-  it('SC6 configPatch merges as RFC 7386: null deletes, objects merge, the rest replaces', () => {
-    expect(mergePatch({ a: { b: 1, c: 2 }, d: [1] }, { a: { b: null, e: 3 }, d: [2] })).toEqual({ a: { c: 2, e: 3 }, d: [2] });
   });
 });

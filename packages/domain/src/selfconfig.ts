@@ -1,5 +1,6 @@
 import { reservedEnvName, validateConfigurationValues } from './configuration.ts';
-import { childrenAt, fromFieldsV1, pathOf, type FieldSet, type JsonObject } from './fieldsv1.ts';
+import { configPathString, configPaths, fieldOwnership, managerEntries, type FieldOwner, type ItemKind } from './field-ownership.ts';
+import type { JsonObject } from './fieldsv1.ts';
 import { textProblem, describeTextProblem } from './text.ts';
 
 // SelfConfig planning (rules SC1, SC3, SC4, SC6, SC7): what a request asks, whether it may, and
@@ -204,76 +205,6 @@ export function requestedCategories(spec: SelfConfigSpec): SelfConfigCategory[] 
   return out;
 }
 
-// ---- field ownership (SC6, SC7) ---------------------------------------------------------------
-
-export type ItemKind = 'skill' | 'envVar' | 'workspaceFile' | 'config';
-export type Operation = 'Apply' | 'Update';
-
-export interface FieldOwner {
-  manager: string;
-  operation: Operation;
-}
-
-export interface OwnedItem {
-  kind: ItemKind;
-  name: string;
-  owners: FieldOwner[];
-}
-
-const SKILLS_PATH = ['f:spec', 'f:skills'];
-const ENV_PATH = ['f:spec', 'f:env'];
-const FILES_PATH = ['f:spec', 'f:workspace', 'f:initialFiles'];
-const RAW_PATH = pathOf(['f:spec', 'f:config', 'f:raw']);
-export const CONFIG_RAW_ITEM = 'config.raw';
-
-interface Entry extends FieldOwner {
-  set: FieldSet;
-}
-
-/** The managers of the main resource (status is a subresource, tracked apart and irrelevant here). */
-function entriesOf(managedFields: unknown): Entry[] {
-  if (!Array.isArray(managedFields)) return [];
-  const out: Entry[] = [];
-  for (const raw of managedFields) {
-    if (!isObject(raw) || typeof raw.manager !== 'string' || (typeof raw.subresource === 'string' && raw.subresource !== '')) continue;
-    out.push({ manager: raw.manager, operation: raw.operation === 'Apply' ? 'Apply' : 'Update', set: fromFieldsV1(raw.fieldsV1) });
-  }
-  return out;
-}
-
-/** The items one field set owns, at or below each item's path (owning a part keeps the item alive). */
-function itemsOf(set: FieldSet): Array<{ kind: ItemKind; name: string }> {
-  const out: Array<{ kind: ItemKind; name: string }> = [];
-  for (const { element } of childrenAt(set, SKILLS_PATH)) {
-    if (element.type === 'value' && typeof element.value === 'string') out.push({ kind: 'skill', name: element.value });
-  }
-  for (const { element } of childrenAt(set, ENV_PATH)) {
-    if (element.type === 'key' && typeof element.key.name === 'string') out.push({ kind: 'envVar', name: element.key.name });
-  }
-  for (const { element } of childrenAt(set, FILES_PATH)) {
-    if (element.type === 'field') out.push({ kind: 'workspaceFile', name: element.name });
-  }
-  if (set.has(RAW_PATH)) out.push({ kind: 'config', name: CONFIG_RAW_ITEM });
-  return out;
-}
-
-const itemKey = (kind: ItemKind, name: string) => `${kind}\u0000${name}`;
-
-/** Item × manager: for each skill, env var, workspace file and config.raw, who owns it and how. */
-export function fieldOwnership(managedFields: unknown): OwnedItem[] {
-  const byItem = new Map<string, OwnedItem>();
-  for (const entry of entriesOf(managedFields)) {
-    for (const item of itemsOf(entry.set)) {
-      const key = itemKey(item.kind, item.name);
-      const owned = byItem.get(key) ?? { ...item, owners: [] };
-      if (!owned.owners.some((o) => o.manager === entry.manager && o.operation === entry.operation)) owned.owners.push({ manager: entry.manager, operation: entry.operation });
-      byItem.set(key, owned);
-    }
-  }
-  const order: ItemKind[] = ['skill', 'envVar', 'workspaceFile', 'config'];
-  return [...byItem.values()].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
 // ---- planning (SC3, SC4, SC6, SC7) ------------------------------------------------------------
 
 /** What the controller reads of the instance: a fresh GET, managedFields included. */
@@ -291,7 +222,7 @@ export interface PlanContext {
 }
 
 export interface SkippedRemoval {
-  kind: Exclude<ItemKind, 'config'>;
+  kind: ItemKind;
   name: string;
   /** The managers that keep the item; empty when the item is not there at all. */
   managers: FieldOwner[];
@@ -317,16 +248,6 @@ export function protectedConfigKeys(patch: JsonObject | null): string[] {
   return Object.keys(patch).filter((key) => PROTECTED_CONFIG_KEYS.includes(key));
 }
 
-/** RFC 7386 JSON merge patch: null deletes a key, objects merge, anything else replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const out: JsonObject = isObject(target) ? { ...target } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete out[key];
-    else out[key] = mergePatch(out[key], value);
-  }
-  return out;
-}
 
 function selfConfigureOf(spec: JsonObject): { enabled: boolean; allowedActions: string[] } {
   const sc = isObject(spec.selfConfigure) ? spec.selfConfigure : {};
@@ -346,6 +267,42 @@ export function describeSkipped(s: SkippedRemoval): string {
   if (s.why === 'absent') return `removal of ${what} skipped: not present`;
   if (s.why === 'shared') return `removal of ${what} skipped: also owned by ${describeOwners(s.managers)}; kept`;
   return `removal of ${what} skipped: owned by ${describeOwners(s.managers)}, not by ${SELF_CONFIG_MANAGER}`;
+}
+
+const itemKey = (kind: ItemKind, name: string) => `${kind}\u0000${name}`;
+
+/** The value at a key path of a document, or undefined. */
+export function valueAt(doc: unknown, path: readonly string[]): unknown {
+  let node: unknown = doc;
+  for (const key of path) {
+    if (!isObject(node) || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+/** Sets a key path, making (or replacing non-objects with) objects on the way. */
+export function setAt(doc: JsonObject, path: readonly string[], value: unknown): void {
+  let node = doc;
+  for (const key of path.slice(0, -1)) {
+    if (!isObject(node[key])) node[key] = {};
+    node = node[key] as JsonObject;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+function deleteAt(doc: JsonObject, path: readonly string[]): void {
+  const parent = valueAt(doc, path.slice(0, -1));
+  if (isObject(parent)) delete parent[path[path.length - 1]!];
+}
+
+/** Removes empty objects at every level: an applied empty map would be owned as a node of its own. */
+function pruneEmpty(doc: JsonObject): void {
+  for (const [key, value] of Object.entries(doc)) {
+    if (!isObject(value)) continue;
+    pruneEmpty(value);
+    if (Object.keys(value).length === 0) delete doc[key];
+  }
 }
 
 /**
@@ -378,10 +335,21 @@ export function planSelfConfig(spec: SelfConfigSpec, instance: InstanceSnapshot 
     }
   }
 
+  const { body, skipped } = applyBody(spec, instance, liveEnv);
+  return { phase: 'Apply', body, skipped, categories };
+}
+
+/**
+ * SC6: the apply body of openclaw-selfconfig: everything it owns today, in every category, plus the
+ * adds, minus the removes; items only others own are never sent, and their removal is skipped
+ * (SC7). With a resourceVersion precondition: a concurrent writer makes the apply a 409.
+ */
+function applyBody(spec: SelfConfigSpec, instance: InstanceSnapshot, liveEnv: JsonObject[]): { body: JsonObject; skipped: SkippedRemoval[] } {
   const ownership = fieldOwnership(instance.managedFields);
   const ownersOf = new Map(ownership.map((o) => [itemKey(o.kind, o.name), o.owners]));
-  const mine = (kind: ItemKind, name: string) => (ownersOf.get(itemKey(kind, name)) ?? []).some((o) => o.manager === SELF_CONFIG_MANAGER && o.operation === 'Apply');
-  const others = (kind: ItemKind, name: string) => (ownersOf.get(itemKey(kind, name)) ?? []).filter((o) => !(o.manager === SELF_CONFIG_MANAGER && o.operation === 'Apply'));
+  const isMe = (o: FieldOwner) => o.manager === SELF_CONFIG_MANAGER && o.operation === 'Apply';
+  const mine = (kind: ItemKind, name: string) => (ownersOf.get(itemKey(kind, name)) ?? []).some(isMe);
+  const others = (kind: ItemKind, name: string) => (ownersOf.get(itemKey(kind, name)) ?? []).filter((o) => !isMe(o));
   const skipped: SkippedRemoval[] = [];
   const removal = (kind: SkippedRemoval['kind'], name: string, present: boolean): boolean => {
     const rest = others(kind, name);
@@ -426,10 +394,43 @@ export function planSelfConfig(spec: SelfConfigSpec, instance: InstanceSnapshot 
   for (const [path, content] of Object.entries(spec.addWorkspaceFiles)) if (!removeFiles.has(path)) files[path] = content;
   if (Object.keys(files).length > 0) specOut.workspace = { initialFiles: files };
 
-  // config.raw (atomic): patched when asked, else re-sent only if this manager owns it today.
+  // The config document (granular at every level, K2): the keys this manager owns today with their
+  // live values, then the patch (RFC 7386): a null removes a key this manager holds, and is skipped,
+  // naming the owners, for a key only others hold (SC7).
   const config = isObject(instance.spec.config) ? instance.spec.config : {};
-  if (spec.configPatch !== null) specOut.config = { raw: mergePatch(config.raw ?? {}, spec.configPatch) };
-  else if (mine('config', CONFIG_RAW_ITEM) && config.raw !== undefined) specOut.config = { raw: config.raw };
+  const liveRaw = isObject(config.raw) ? config.raw : {};
+  const entries = managerEntries(instance.managedFields);
+  const minePaths = entries.filter(isMe).flatMap((e) => configPaths(e.set));
+  const otherPaths = entries.filter((e) => !isMe(e)).flatMap((e) => configPaths(e.set).map((path) => ({ path, owner: { manager: e.manager, operation: e.operation } })));
+  const raw: JsonObject = {};
+  for (const path of minePaths) {
+    const value = valueAt(liveRaw, path);
+    if (value !== undefined) setAt(raw, path, value);
+  }
+  if (spec.configPatch !== null) {
+    const walk = (patch: JsonObject, prefix: string[]) => {
+      for (const [key, value] of Object.entries(patch)) {
+        const path = [...prefix, key];
+        if (value === null) {
+          const below = (p: string[]) => p.length >= path.length && path.every((k, i) => p[i] === k);
+          const mineHere = minePaths.some(below);
+          const owners: FieldOwner[] = [];
+          for (const o of otherPaths) if (below(o.path) && !owners.some((x) => x.manager === o.owner.manager && x.operation === o.owner.operation)) owners.push(o.owner);
+          if (mineHere) deleteAt(raw, path);
+          if (owners.length > 0) skipped.push({ kind: 'config', name: configPathString(path), managers: owners, why: mineHere ? 'shared' : 'not-owned' });
+          else if (!mineHere) skipped.push({ kind: 'config', name: configPathString(path), managers: [], why: valueAt(liveRaw, path) === undefined ? 'absent' : 'not-owned' });
+        } else if (isObject(value)) {
+          if (!isObject(valueAt(raw, path))) setAt(raw, path, {});
+          walk(value, path);
+        } else {
+          setAt(raw, path, value);
+        }
+      }
+    };
+    walk(spec.configPatch, []);
+  }
+  pruneEmpty(raw);
+  if (Object.keys(raw).length > 0) specOut.config = { raw };
 
   const body: JsonObject = {
     apiVersion: OPENCLAW_API_VERSION,
@@ -438,7 +439,17 @@ export function planSelfConfig(spec: SelfConfigSpec, instance: InstanceSnapshot 
     metadata: { name: instance.name, namespace: instance.namespace, resourceVersion: instance.resourceVersion },
     spec: specOut,
   };
-  return { phase: 'Apply', body, skipped, categories };
+  return { body, skipped };
+}
+
+/**
+ * RC3: the openclaw-selfconfig body that lets go of the agent's literal env values for `envNames`
+ * (a deploy is about to bind them) and keeps everything else the agent holds.
+ */
+export function releaseEnvBody(instance: InstanceSnapshot, envNames: readonly string[]): JsonObject {
+  const liveEnv = Array.isArray(instance.spec.env) ? instance.spec.env.filter(isObject) : [];
+  const none: SelfConfigSpec = { instanceRef: instance.name, addSkills: [], removeSkills: [], configPatch: null, addWorkspaceFiles: {}, removeWorkspaceFiles: [], addEnvVars: [], removeEnvVars: [...envNames] };
+  return applyBody(none, instance, liveEnv).body;
 }
 
 /** SC7: the status message of an applied request, listing every skipped removal. */

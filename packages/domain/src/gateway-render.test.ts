@@ -1,0 +1,189 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, contentHash, sha256Hex } from './content-hash.ts';
+import { fieldElement, keyElement, pathOf, toFieldsV1 } from './fieldsv1.ts';
+import {
+  GATEWAY_COMPONENT,
+  GATEWAY_COMPONENT_LABEL,
+  INSTANCE_GENERATION_ANNOTATION,
+  MODEL_AUTH_CONTAINER,
+  PLATFORM_ENV_NAMES,
+  renderGateway,
+  TEMPLATE_HASH_ANNOTATION,
+  type InstanceObject,
+} from './gateway-render.ts';
+import { reservedEnvName } from './configuration.ts';
+import { AGENT_ID_LABEL, FIELD_MANAGER, INSTALLATION_ID_LABEL, MANAGED_BY, MANAGED_BY_LABEL, NAMESPACE_ID_LABEL } from './kubernetes-names.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered objects are loose by design
+type Any = any;
+
+const uuid = '00000000-0000-4000-8000-0000000000aa';
+const labels = { [MANAGED_BY_LABEL]: MANAGED_BY, [INSTALLATION_ID_LABEL]: 'inst-1', [NAMESPACE_ID_LABEL]: '00000000-0000-4000-8000-000000000001', [AGENT_ID_LABEL]: uuid };
+
+/** A managedFields entry owning these env items' parts ('value' or 'valueFrom'). */
+function envEntry(manager: string, operation: 'Apply' | 'Update', parts: Array<[string, 'value' | 'valueFrom']>) {
+  const set = new Set<string>();
+  for (const [name, part] of parts) {
+    const item = [fieldElement('spec'), fieldElement('env'), keyElement({ name }, ['name'])];
+    set.add(pathOf([...item, fieldElement('name')]));
+    set.add(pathOf(part === 'value' ? [...item, fieldElement('value')] : [...item, fieldElement('valueFrom'), fieldElement('secretKeyRef')]));
+  }
+  return { manager, operation, apiVersion: 'openclaw.rocks/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(set) };
+}
+
+function instance(spec: Record<string, unknown>, managedFields: unknown[] = [], generation = 3): InstanceObject {
+  return { metadata: { name: `agent-${uuid}`, namespace: 'occ-ns', uid: 'uid-1', generation, labels, managedFields }, spec };
+}
+
+const ref = (name: string) => ({ secretKeyRef: { name, key: 'value', optional: false } });
+
+describe('content hashes', () => {
+  it('RC2 sha256Hex is SHA-256: equal to node:crypto for any text (generated)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (text) => {
+        expect(sha256Hex(text)).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+      }),
+      { numRuns: 300 },
+    );
+    for (const n of [55, 56, 63, 64, 65, 119, 120]) expect(sha256Hex('a'.repeat(n))).toBe(createHash('sha256').update('a'.repeat(n)).digest('hex'));
+  });
+
+  it('RC2 canonical JSON ignores key order at every level and nothing else (generated)', () => {
+    const shuffle = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(shuffle);
+      if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value as object).reverse().map(([k, v]) => [k, shuffle(v)]));
+      return value;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(shuffle(value))).toBe(canonicalJson(value));
+        expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+    );
+  });
+});
+
+describe('the gateway rendered from the instance alone (RC2)', () => {
+  const spec = {
+    image: 'ghcr.io/openclaw/openclaw:1',
+    replicas: 1,
+    revision: { id: 'rev_1', number: 4 },
+    skills: ['weather', 'github'],
+    env: [{ name: 'GITHUB_TOKEN', valueFrom: ref('occ-gh') }, { name: 'MY_FLAG', value: 'on' }],
+    workspace: { initialFiles: { 'AGENTS.md': '# be kind', 'notes/today.md': 'hi' } },
+    config: { raw: { agents: { defaults: { model: 'openai/gpt-6-astra' } }, tools: { x: 1 } } },
+    selfConfigure: { enabled: true, allowedActions: ['skills'] },
+    modelAuth: { provider: 'openai', secretName: `model-auth-${uuid}-4` },
+  };
+  const admitted = [envEntry(FIELD_MANAGER, 'Apply', [['GITHUB_TOKEN', 'valueFrom']]), envEntry('openclaw-selfconfig', 'Apply', [['MY_FLAG', 'value']])];
+
+  it('RC2 every child is named from the agent, labelled as the instance, and owned by it (controller)', () => {
+    const r: Any = renderGateway(instance(spec, admitted));
+    for (const child of [r.configMap, r.deployment, r.serviceAccount, r.roleBinding]) {
+      expect(child.metadata.namespace).toBe('occ-ns');
+      expect(child.metadata.labels).toMatchObject(labels);
+      expect(child.metadata.ownerReferences).toEqual([{ apiVersion: 'openclaw.rocks/v1alpha1', kind: 'OpenClawInstance', name: `agent-${uuid}`, uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
+    }
+    expect(r.deployment.metadata.name).toBe(`gateway-${uuid}`);
+    expect(r.serviceAccount.metadata.name).toBe(`agent-${uuid}`);
+    expect(r.deployment.metadata.labels[GATEWAY_COMPONENT_LABEL]).toBe(GATEWAY_COMPONENT);
+    expect(r.deployment.metadata.annotations[INSTANCE_GENERATION_ANNOTATION]).toBe('3');
+    expect(r.deployment.spec.template.metadata.annotations['openclaw.rocks/revision-id']).toBe('rev_1');
+  });
+
+  it('RC2 the ConfigMap is immutable and named by its content: key order does not change it, any content change does', () => {
+    const r: Any = renderGateway(instance(spec, admitted));
+    expect(r.configMap.immutable).toBe(true);
+    expect(r.configMap.metadata.name).toBe(`gateway-config-${uuid}-${contentHash(r.configMap.data)}`);
+    expect(JSON.parse(r.configMap.data['openclaw.json'])).toEqual(spec.config.raw);
+    expect(JSON.parse(r.configMap.data['skills.json'])).toEqual(['github', 'weather']);
+    const reordered: Any = renderGateway(instance({ ...spec, skills: ['github', 'weather'], config: { raw: { tools: { x: 1 }, agents: { defaults: { model: 'openai/gpt-6-astra' } } } } }, admitted));
+    expect(reordered.configMapName).toBe(r.configMapName);
+    for (const change of [{ skills: ['weather'] }, { config: { raw: { tools: { x: 2 } } } }, { workspace: { initialFiles: { 'AGENTS.md': '# be kinder' } } }]) {
+      expect(renderGateway(instance({ ...spec, ...change }, admitted)).configMapName).not.toBe(r.configMapName);
+    }
+    // The workspace files are mounted at their paths, from keys a ConfigMap accepts.
+    const workspace = r.deployment.spec.template.spec.volumes.find((v: Any) => v.name === 'workspace');
+    expect(workspace.configMap.items.map((i: Any) => i.path).sort()).toEqual(['AGENTS.md', 'notes/today.md']);
+    for (const item of workspace.configMap.items) expect(item.key).toMatch(/^[-._a-zA-Z0-9]+$/);
+  });
+
+  it('SC10 RC2 a spec change that changes what runs changes the pod template (Pods roll); a generation alone does not', () => {
+    const a: Any = renderGateway(instance(spec, admitted, 3));
+    const b: Any = renderGateway(instance(spec, admitted, 4));
+    expect(b.templateHash).toBe(a.templateHash);
+    expect(b.deployment.metadata.annotations[INSTANCE_GENERATION_ANNOTATION]).toBe('4');
+    const c: Any = renderGateway(instance({ ...spec, skills: ['weather'] }, admitted, 5));
+    expect(c.templateHash).not.toBe(a.templateHash);
+    expect(c.deployment.spec.template.metadata.annotations[TEMPLATE_HASH_ANNOTATION]).toBe(c.templateHash);
+  });
+
+  it('D5 W4 the model-auth Secret named in the spec is mounted into the model-auth container alone; the gateway gets the admitted references and literals', () => {
+    const r: Any = renderGateway(instance(spec, admitted));
+    const [gateway, modelAuth] = r.deployment.spec.template.spec.containers;
+    expect(modelAuth.name).toBe(MODEL_AUTH_CONTAINER);
+    expect(modelAuth.volumeMounts.map((m: Any) => m.name)).toEqual(['model-auth']);
+    expect(gateway.volumeMounts.map((m: Any) => m.name)).not.toContain('model-auth');
+    expect(r.deployment.spec.template.spec.volumes).toContainEqual({ name: 'model-auth', secret: { secretName: `model-auth-${uuid}-4`, optional: false } });
+    expect(gateway.env.filter((e: Any) => !PLATFORM_ENV_NAMES.includes(e.name))).toEqual([
+      { name: 'GITHUB_TOKEN', valueFrom: ref('occ-gh') },
+      { name: 'MY_FLAG', value: 'on' },
+    ]);
+    expect(JSON.stringify(modelAuth)).not.toContain('secretKeyRef');
+    const none: Any = renderGateway(instance({ ...spec, modelAuth: undefined }, admitted));
+    expect(none.deployment.spec.template.spec.containers.map((c: Any) => c.name)).toEqual(['gateway']);
+  });
+
+  it('D2 RC4 a secret reference only occ-controller admitted is delivered: one written by anyone else is left out and reported (matrix)', () => {
+    const writers: Array<[string, 'Apply' | 'Update']> = [
+      ['kubectl-patch', 'Update'],
+      ['kubectl', 'Apply'],
+      ['openclaw-selfconfig', 'Apply'],
+      ['kubectl-edit', 'Update'],
+      [FIELD_MANAGER, 'Update'],
+      [FIELD_MANAGER, 'Apply'],
+    ];
+    for (const [manager, operation] of writers) {
+      const r = renderGateway(instance({ ...spec, env: [{ name: 'STOLEN', valueFrom: ref('someone-elses') }] }, [envEntry(manager, operation, [['STOLEN', 'valueFrom']])]));
+      const env = (r.deployment as Any).spec.template.spec.containers[0].env.map((e: Any) => e.name);
+      if (manager === FIELD_MANAGER) {
+        expect(env, `${manager} ${operation}`).toContain('STOLEN');
+        expect(r.ignoredEnv).toEqual([]);
+      } else {
+        expect(env, `${manager} ${operation}`).not.toContain('STOLEN');
+        expect(r.ignoredEnv).toEqual([{ name: 'STOLEN', reason: 'unadmitted-reference', owners: [{ manager, operation }] }]);
+      }
+    }
+    // No owner recorded at all (managedFields stripped) is not an admission either.
+    expect(renderGateway(instance({ ...spec, env: [{ name: 'STOLEN', valueFrom: ref('x') }] }, [])).ignoredEnv).toHaveLength(1);
+  });
+
+  it('RC3 an env item holding both a literal and a reference delivers the reference alone, and says so', () => {
+    const both = [envEntry(FIELD_MANAGER, 'Apply', [['X', 'valueFrom']]), envEntry('openclaw-selfconfig', 'Apply', [['X', 'value']])];
+    const r = renderGateway(instance({ ...spec, env: [{ name: 'X', value: 'lit', valueFrom: ref('occ-x') }] }, both));
+    const x = (r.deployment as Any).spec.template.spec.containers[0].env.filter((e: Any) => e.name === 'X');
+    expect(x).toEqual([{ name: 'X', valueFrom: ref('occ-x') }]);
+    expect(r.ignoredEnv.map((i) => i.reason)).toEqual(['value-and-reference']);
+  });
+
+  it('SC5 W6 selfConfigure decides the token and the SelfConfig RoleBinding; spec.replicas the replicas', () => {
+    const on: Any = renderGateway(instance(spec, admitted));
+    expect(on.serviceAccount.automountServiceAccountToken).toBe(true);
+    expect(on.roleBinding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'occ-selfconfig-agent' });
+    expect(on.roleBinding.subjects).toEqual([{ kind: 'ServiceAccount', name: `agent-${uuid}`, namespace: 'occ-ns' }]);
+    const off: Any = renderGateway(instance({ ...spec, selfConfigure: { enabled: false }, replicas: 0 }, admitted));
+    expect(off.roleBinding).toBeNull();
+    expect(off.serviceAccount.automountServiceAccountToken).toBe(false);
+    expect(off.deployment.spec.replicas).toBe(0);
+    expect(off.deployment.spec.template.spec.automountServiceAccountToken).toBe(false);
+  });
+
+  it('C2 SC4 every env name the platform renders into the gateway is reserved (a binding or an agent can never set it)', () => {
+    const r: Any = renderGateway(instance(spec, admitted));
+    const names = r.deployment.spec.template.spec.containers.flatMap((c: Any) => c.env.map((e: Any) => e.name));
+    for (const name of [...PLATFORM_ENV_NAMES]) expect(names).toContain(name);
+    for (const name of PLATFORM_ENV_NAMES) expect(reservedEnvName(name), name).not.toBeNull();
+  });
+});

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { renderGateway, REVISION_ID_ANNOTATION, TEMPLATE_HASH_ANNOTATION, type InstanceObject } from './gateway-render.ts';
+import { BLOCKING_REASONS, instanceStatus, revisionReadiness, sameStatus, type ObservedDeployment, type ObservedPod } from './instance-status.ts';
+import { AGENT_ID_LABEL, INSTALLATION_ID_LABEL, REVISION_NUMBER_LABEL } from './kubernetes-names.ts';
+
+const uuid = '00000000-0000-4000-8000-0000000000aa';
+const now = '2026-12-02T18:00:00Z';
+
+function instance(spec: Record<string, unknown>, generation = 2): InstanceObject {
+  return { metadata: { name: `agent-${uuid}`, namespace: 'ns', uid: 'u', generation, labels: { [AGENT_ID_LABEL]: uuid, [INSTALLATION_ID_LABEL]: 'i' } }, spec };
+}
+
+const spec = { image: 'img', replicas: 1, revision: { id: 'rev_b', number: 2 } };
+const render = renderGateway(instance(spec));
+
+function deployment(overrides: { hash?: string; available?: boolean; progressing?: { status: string; reason: string } } = {}): ObservedDeployment {
+  const ok = overrides.available ?? true;
+  return {
+    metadata: { generation: 5 },
+    spec: { replicas: 1, template: { metadata: { annotations: { [TEMPLATE_HASH_ANNOTATION]: overrides.hash ?? render.templateHash } } } },
+    status: {
+      observedGeneration: 5,
+      replicas: 1,
+      updatedReplicas: 1,
+      availableReplicas: ok ? 1 : 0,
+      conditions: [
+        { type: 'Available', status: ok ? 'True' : 'False' },
+        { type: 'Progressing', status: overrides.progressing?.status ?? 'True', reason: overrides.progressing?.reason ?? 'NewReplicaSetAvailable' },
+      ],
+    },
+  };
+}
+
+function pod(hash: string, state: 'running' | { reason: string; message: string }, revision = { id: 'rev_b', number: 2 }): ObservedPod {
+  return {
+    metadata: { name: `p-${Math.random()}`, annotations: { [TEMPLATE_HASH_ANNOTATION]: hash, [REVISION_ID_ANNOTATION]: revision.id }, labels: { [REVISION_NUMBER_LABEL]: String(revision.number) } },
+    status: { containerStatuses: [state === 'running' ? { name: 'gateway', ready: true, state: { running: {} } } : { name: 'gateway', ready: false, state: { waiting: state } }] },
+  };
+}
+
+const condition = (s: ReturnType<typeof instanceStatus>, type: string) => s.conditions.find((c) => c.type === type)!;
+
+describe('the instance status the reconciler writes (RC2)', () => {
+  it('RC2 W5 a rolled-out gateway with its Pods ready reports Ready, the generation and the revision they run', () => {
+    const s = instanceStatus(2, render, { deployment: deployment(), pods: [pod(render.templateHash, 'running')], missingMounts: [], applyError: null }, now);
+    expect(s).toMatchObject({ observedGeneration: 2, phase: 'Running', configMap: render.configMapName, running: { revision: { id: 'rev_b', number: 2 }, generation: 2, readyReplicas: 1 } });
+    expect(condition(s, 'Ready')).toMatchObject({ status: 'True', reason: 'GatewayReady', observedGeneration: 2 });
+    expect(condition(s, 'Degraded')).toMatchObject({ status: 'False' });
+    expect(revisionReadiness({ metadata: { generation: 2 }, spec, status: s }, 'rev_b', 2)).toEqual({ state: 'ready', generation: 2 });
+  });
+
+  it('SC10 RC2 while the new template rolls out, the old Pods still serve: running names their revision, not the new generation', () => {
+    const s = instanceStatus(2, render, { deployment: deployment({ available: true }), pods: [pod('old-hash', 'running', { id: 'rev_a', number: 1 }), pod(render.templateHash, { reason: 'ContainerCreating', message: '' })], missingMounts: [], applyError: null }, now);
+    expect(s.phase).toBe('Progressing');
+    expect(s.running).toEqual({ revision: { id: 'rev_a', number: 1 }, generation: null, readyReplicas: 1 });
+    expect(condition(s, 'Ready')).toMatchObject({ status: 'False', reason: 'RollingOut' });
+    expect(revisionReadiness({ spec, status: s }, 'rev_b', 2).state).toBe('progressing');
+  });
+
+  it('W5 RC2 a current Pod that cannot start is Degraded with the kubelet reason, and fails the revision at that generation (each blocking reason)', () => {
+    for (const reason of ['CreateContainerConfigError', 'ImagePullBackOff', 'CrashLoopBackOff', 'ErrImagePull', 'InvalidImageName', 'CreateContainerError']) {
+      const s = instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [pod(render.templateHash, { reason, message: `the kubelet says ${reason}` })], missingMounts: [], applyError: null }, now);
+      expect(condition(s, 'Degraded')).toMatchObject({ status: 'True', reason });
+      expect(BLOCKING_REASONS).toContain(reason);
+      expect(revisionReadiness({ spec, status: s }, 'rev_b', 2)).toEqual({ state: 'failed', reason, message: `container gateway: the kubelet says ${reason}` });
+      // The same status said of an older generation does not fail a newer revision's apply.
+      expect(revisionReadiness({ spec, status: s }, 'rev_b', 3).state).toBe('progressing');
+    }
+  });
+
+  it('RC4 W5 a volume that cannot mount, a refused child and an exceeded deadline are blocking; an unadmitted reference is shown but not blocking', () => {
+    const mount = instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [pod(render.templateHash, { reason: 'ContainerCreating', message: '' })], missingMounts: ['MountVolume.SetUp failed for volume "model-auth" : secret "m" not found'], applyError: null }, now);
+    expect(condition(mount, 'Degraded')).toMatchObject({ status: 'True', reason: 'FailedMount' });
+    const refused = instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [], missingMounts: [], applyError: 'the API server refused the Deployment' }, now);
+    expect(condition(refused, 'Degraded').reason).toBe('ApplyFailed');
+    const stuck = instanceStatus(2, render, { deployment: deployment({ available: false, progressing: { status: 'False', reason: 'ProgressDeadlineExceeded' } }), pods: [], missingMounts: [], applyError: null }, now);
+    expect(condition(stuck, 'Degraded').reason).toBe('ProgressDeadlineExceeded');
+    expect(condition(stuck, 'Progressing')).toMatchObject({ status: 'False', reason: 'ProgressDeadlineExceeded' });
+    const foreign = renderGateway({ ...instance({ ...spec, env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'n', key: 'value' } } }] }), metadata: { ...instance(spec).metadata, managedFields: [] } });
+    const shown = instanceStatus(2, foreign, { deployment: deployment({ hash: foreign.templateHash }), pods: [pod(foreign.templateHash, 'running')], missingMounts: [], applyError: null }, now);
+    expect(condition(shown, 'Ready').status).toBe('True');
+    expect(condition(shown, 'Degraded')).toMatchObject({ status: 'True', reason: 'UnadmittedReference' });
+    expect(revisionReadiness({ spec, status: shown }, 'rev_b', 2).state).toBe('ready');
+  });
+
+  it('RC4 RC5 no Deployment is GatewayMissing; zero replicas is ScaledToZero; neither is Ready', () => {
+    const missing = instanceStatus(2, render, { deployment: null, pods: [], missingMounts: [], applyError: null }, now);
+    expect(missing.phase).toBe('Missing');
+    expect(condition(missing, 'Ready')).toMatchObject({ status: 'False', reason: 'GatewayMissing' });
+    const stopped = renderGateway(instance({ ...spec, replicas: 0 }));
+    const s = instanceStatus(2, stopped, { deployment: deployment({ hash: stopped.templateHash }), pods: [], missingMounts: [], applyError: null }, now);
+    expect(s.phase).toBe('Stopped');
+    expect(condition(s, 'Ready').reason).toBe('ScaledToZero');
+    expect(revisionReadiness({ spec: { ...spec, replicas: 0 }, status: s }, 'rev_b', 2).state).toBe('replaced');
+  });
+
+  it('W5 another revision on the instance, or no instance, ends the wait', () => {
+    expect(revisionReadiness({ spec: { revision: { id: 'rev_c' } } }, 'rev_b', 2).state).toBe('replaced');
+    expect(revisionReadiness(null, 'rev_b', 2)).toMatchObject({ state: 'failed', reason: 'InstanceMissing' });
+  });
+
+  it('RC2 a condition that keeps its status keeps its transition time; the reconciler writes only a change', () => {
+    const observed = { deployment: deployment(), pods: [pod(render.templateHash, 'running')], missingMounts: [], applyError: null };
+    const first = instanceStatus(2, render, observed, now);
+    const second = instanceStatus(2, render, observed, '2026-12-02T19:00:00Z', first.conditions);
+    expect(second.conditions.map((c) => c.lastTransitionTime)).toEqual(first.conditions.map((c) => c.lastTransitionTime));
+    expect(sameStatus(second, JSON.parse(JSON.stringify(first)))).toBe(true);
+    const changed = instanceStatus(2, render, { ...observed, pods: [] }, '2026-12-02T19:00:00Z', first.conditions);
+    expect(sameStatus(changed, first)).toBe(false);
+    expect(changed.conditions.find((c) => c.type === 'Ready')!.lastTransitionTime).toBe('2026-12-02T19:00:00Z');
+  });
+});
