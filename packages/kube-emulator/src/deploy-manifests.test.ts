@@ -50,7 +50,8 @@ describe('deploy/ manifests', () => {
     expect(crds).toEqual((await readCrdFiles([OPENCLAW_CRD_DIR])) as KubeObject[]);
     const spec = crds[0]!.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
     expect(spec.skills['x-kubernetes-list-type']).toBe('set');
-    expect(spec.config.properties.raw['x-kubernetes-map-type']).toBe('atomic');
+    expect(spec.config.properties.raw['x-kubernetes-preserve-unknown-fields']).toBe(true);
+    expect(spec.config.properties.raw['x-kubernetes-map-type']).toBeUndefined();
   });
 
   it('E8 the API runs two replicas, probed on /healthz and /readyz, with resources, as non-root on a read-only root filesystem', () => {
@@ -95,7 +96,9 @@ describe('deploy/ manifests', () => {
 
   it('E8 no cluster-wide secret access: the ClusterRoles bound cluster-wide grant no verb on secrets', () => {
     const clusterBound = objects.filter((o) => o.kind === 'ClusterRoleBinding').map((b) => b.roleRef.name as string);
-    expect(clusterBound).toEqual(['occ-provisioner']);
+    expect(clusterBound.sort()).toEqual(['occ-controller-read', 'occ-provisioner']);
+    // RC2: the reconciler's caches read cluster-wide, and only read.
+    for (const r of rulesOf('ClusterRole', 'occ-controller-read')) expect(r.verbs.filter((v: string) => !['get', 'list', 'watch'].includes(v))).toEqual([]);
     for (const name of clusterBound) {
       expect(rulesOf('ClusterRole', name).filter((r) => r.resources.includes('secrets') || r.resources.includes('*'))).toEqual([]);
     }

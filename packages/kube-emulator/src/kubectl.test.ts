@@ -128,7 +128,7 @@ describe('kubectl against the emulator', () => {
     const instance = { apiVersion: 'openclaw.rocks/v1alpha1', kind: 'OpenClawInstance', metadata: { name: 'demo', namespace: ns }, spec: { image: 'gw:1', model: 'gpt' } };
     await ok(['create', '-f', '-'], JSON.stringify(instance));
     const lines = (await ok(['get', 'oci', '-n', ns])).trim().split('\n');
-    expect(lines[0]?.split(/\s+/)).toEqual(['NAME', 'IMAGE', 'MODEL', 'READY', 'AGE']);
+    expect(lines[0]?.split(/\s+/)).toEqual(['NAME', 'IMAGE', 'MODEL', 'REVISION', 'READY', 'REASON', 'AGE']);
     expect(lines[1]).toMatch(/^demo\s+gw:1\s+gpt\s+\d+s$/);
     await ok(['create', 'configmap', 'two', '-n', ns, '--from-literal=a=1', '--from-literal=b=2']);
     const configMaps = (await ok(['get', 'configmaps', '-n', ns])).trim().split('\n');

@@ -27,7 +27,7 @@ function instance(name: string, spec: Obj): Obj {
 }
 
 describe('OpenClaw CRDs in deploy/crds', () => {
-  it('K2 declare skills a set, env a map keyed by name, workspace.initialFiles a granular map and config.raw an atomic map', () => {
+  it('K2 declare skills a set, env a map keyed by name, workspace.initialFiles a granular map and the config document a granular map at every level', () => {
     expect(files.map((c) => c.metadata.name)).toEqual([`openclawinstances.${GROUP}`, `openclawselfconfigs.${GROUP}`]);
     const spec = specSchema(`openclawinstances.${GROUP}`);
     expect(spec.skills).toMatchObject({ type: 'array', 'x-kubernetes-list-type': 'set', maxItems: 20 });
@@ -35,7 +35,13 @@ describe('OpenClaw CRDs in deploy/crds', () => {
     expect(spec.env.items.properties.valueFrom.properties.secretKeyRef['x-kubernetes-map-type']).toBe('atomic');
     expect(spec.env.items.properties.valueFrom.properties.configMapKeyRef['x-kubernetes-map-type']).toBe('atomic');
     expect(spec.workspace.properties.initialFiles).toMatchObject({ 'x-kubernetes-map-type': 'granular', maxProperties: 50 });
-    expect(spec.config.properties.raw).toMatchObject({ 'x-kubernetes-map-type': 'atomic', 'x-kubernetes-preserve-unknown-fields': true });
+    // RC3: no map type (granular) and no schema below it: deduced, so each key at any depth is owned on its own.
+    expect(spec.config.properties.raw).toMatchObject({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    expect(spec.config.properties.raw['x-kubernetes-map-type']).toBeUndefined();
+    expect(spec.config.properties.raw.properties).toBeUndefined();
+    // What a revision names and the revision-owned model-auth Secret are atomic: one value each.
+    expect(spec.revision['x-kubernetes-map-type']).toBe('atomic');
+    expect(spec.modelAuth['x-kubernetes-map-type']).toBe('atomic');
     expect(spec.selfConfigure.properties.allowedActions.items.enum).toEqual(['skills', 'config', 'workspaceFiles', 'envVars']);
   });
 
@@ -43,7 +49,7 @@ describe('OpenClaw CRDs in deploy/crds', () => {
     const crd = await preloaded.extensions.readCustomResourceDefinition({ name: `openclawinstances.${GROUP}` });
     const version = crd.spec.versions[0];
     expect(version?.schema?.openAPIV3Schema?.properties?.spec?.properties?.skills?.x_kubernetes_list_type).toBe('set');
-    expect(version?.additionalPrinterColumns?.map((c) => c.name)).toEqual(['Image', 'Model', 'Ready', 'Age']);
+    expect(version?.additionalPrinterColumns?.map((c) => c.name)).toEqual(['Image', 'Model', 'Revision', 'Ready', 'Reason', 'Age']);
     const resources = await preloaded.custom.getAPIResources({ group: GROUP, version: VERSION });
     // On the E8 lane other files add CRDs of their own to this group: there, only these two kinds'.
     const ours = (name: string) => preloaded.target === 'emulator' || /^openclaw(instances|selfconfigs)(\/status)?$/.test(name);

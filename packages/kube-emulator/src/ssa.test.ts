@@ -196,26 +196,46 @@ describe('server-side apply scenarios', () => {
     ]);
   });
 
-  it('E2 atomic values are replaced whole and owned as one field: config.raw and a secretKeyRef', async () => {
+  it('E2 atomic values are replaced whole and owned as one field: an atomic map (spec.revision) and a secretKeyRef', async () => {
     const name = fresh();
     const ref = (secret: string) => ({ name: 'TOKEN', valueFrom: { secretKeyRef: { name: secret, key: 'value', optional: false } } });
-    await apply(name, 'alice', { config: { raw: { agents: { main: { model: 'a' } }, tools: ['x'] } }, env: [ref('s1')] });
+    await apply(name, 'alice', { revision: { id: 'rev_a', number: 1 }, env: [ref('s1')] });
     const replaced = await apply(name, 'alice', {
-      config: { raw: { agents: { main: { temperature: 1 } } } },
+      revision: { id: 'rev_b', number: 2 },
       env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's2', key: 'value' } } }],
     });
-    expect(replaced.spec.config.raw).toEqual({ agents: { main: { temperature: 1 } } });
+    expect(replaced.spec.revision).toEqual({ id: 'rev_b', number: 2 });
     expect(replaced.spec.env).toEqual([{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's2', key: 'value' } } }]);
     expectManaged(replaced, [
       entry('alice', 'Apply', {
         'f:spec': {
-          'f:config': { 'f:raw': {} },
           'f:env': { [k({ name: 'TOKEN' })]: { '.': {}, 'f:name': {}, 'f:valueFrom': { 'f:secretKeyRef': {} } } },
+          'f:revision': {},
         },
       }),
     ]);
-    const { body } = await apiFailure(apply(name, 'bob', { config: { raw: { agents: { main: { temperature: 1 } }, extra: true } } }));
-    expect(body.details?.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.config.raw' }]);
+    const { body } = await apiFailure(apply(name, 'bob', { revision: { id: 'rev_c', number: 3 } }));
+    expect(body.details?.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.revision' }]);
+  });
+
+  it('E2 K2 RC3 the config document is granular at every level: each manager owns the keys it set, dropping one removes only it, a conflict names the key, lists are atomic', async () => {
+    const name = fresh();
+    await apply(name, 'occ-controller', { config: { raw: { agents: { defaults: { model: 'a' } }, tools: { allow: ['x'] } } } });
+    await apply(name, 'openclaw-selfconfig', { config: { raw: { tools: { web: { enabled: true } } } } });
+    const both = await apply(name, 'occ-controller', { config: { raw: { agents: { defaults: { model: 'b' } }, tools: { allow: ['x', 'y'] } } } });
+    expect(both.spec.config.raw).toEqual({ agents: { defaults: { model: 'b' } }, tools: { allow: ['x', 'y'], web: { enabled: true } } });
+    expectManaged(both, [
+      entry('occ-controller', 'Apply', { 'f:spec': { 'f:config': { 'f:raw': { 'f:agents': { 'f:defaults': { 'f:model': {} } }, 'f:tools': { 'f:allow': {} } } } } }),
+      entry('openclaw-selfconfig', 'Apply', { 'f:spec': { 'f:config': { 'f:raw': { 'f:tools': { 'f:web': { 'f:enabled': {} } } } } } }),
+    ]);
+    // A key the other manager holds is a conflict naming its path.
+    const { body } = await apiFailure(apply(name, 'openclaw-selfconfig', { config: { raw: { tools: { web: { enabled: true } }, agents: { defaults: { model: 'c' } } } } }, false));
+    expect(body.details?.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "occ-controller"', field: '.spec.config.raw.agents.defaults.model' }]);
+    // Dropping its key removes only that key: the other manager's stay.
+    const dropped = await apply(name, 'openclaw-selfconfig', { config: { raw: { tools: { web: {} } } } });
+    expect(dropped.spec.config.raw.tools.allow).toEqual(['x', 'y']);
+    expect(dropped.spec.config.raw.agents).toEqual({ defaults: { model: 'b' } });
+    expect(dropped.spec.config.raw.tools.web?.enabled).toBeUndefined();
   });
 
   it('E2 granular map keys are owned one by one: dropping a key removes only that key', async () => {
