@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeEmulator } from '@occ/kube-emulator/server';
+import type { KubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
 import { createDb, poolOf, type Db } from './db/client.ts';
 import { assertSchemaCurrent, migrateDatabase } from './db/migrate.ts';
 import { KubernetesAgentObjectsDriver } from './drivers/kubernetes-agent-objects.ts';
@@ -22,7 +23,9 @@ import { startAuthCache } from './services/auth-cache.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
 import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
-import { deployRevisionKind } from './services/deploy-work.ts';
+import { awaitRevisionKind, deployRevisionKind, type DeployWorkOptions } from './services/deploy-work.ts';
+import { kubernetesInstanceCluster } from './instance/cluster.ts';
+import { createInstanceController, type InstanceController } from './instance/controller.ts';
 import { provisionNamespaceKind } from './services/namespaces.ts';
 import { startWorker, type Worker } from './worker.ts';
 
@@ -41,9 +44,13 @@ export interface Runtime {
   leader: Elector;
   /** The SelfConfig controller: runs only while `leader` leads (R4). */
   selfConfig: SelfConfigController;
+  /** The instance reconciler (RC2): runs only while `leader` leads (R4). */
+  instances: InstanceController;
   embedded: { postgres: boolean; kubernetes: boolean };
   /** The embedded API server, when there is one (tests inject faults through it, E4). */
   emulator: KubeEmulator | null;
+  /** Its kubelet simulator (E3): tests read running containers' resolved env and files through it. */
+  kubelet: KubeletSimulator | null;
   /** R6: what /metrics serves (cli/serve.ts listens for it on its own port). */
   metrics: Metrics;
   /** R6: OpenTelemetry tracing, enabled when env.otlpEndpoint is set. */
@@ -75,6 +82,10 @@ export interface RuntimeOptions {
   connectVia?: (databaseUrl: string) => Promise<string>;
   /** SC9: the SelfConfig controller's clock; tests move it to pass the TTL. */
   selfConfigClock?: () => Date;
+  /** Tests: hooks into the deploy work (RC7 interleavings). */
+  deployWork?: DeployWorkOptions;
+  /** The instance reconciler's resync period (30 s by default). */
+  instanceResyncMs?: number;
   /**
    * SC5: serve and register the SelfConfig webhook on loopback with certificates made in memory, as
    * the embedded server always does, also against a configured cluster. The E8 lane's real
@@ -105,6 +116,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
     let kubeConfig: KubeConfig;
     let emulator: KubeEmulator | null = null;
+    let kubelet: KubeletSimulator | null = null;
     if (env.kubeconfig) {
       kubeConfig = kubeConfigFromFile(env.kubeconfig);
     } else if (env.inCluster) {
@@ -127,8 +139,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       closers.push(() => kube.close());
       emulator = kube;
       kubeConfig = kube.kubeConfig();
-      const kubelet = await startKubeletSimulator(kubeConfig);
-      closers.push(async () => kubelet.stop());
+      const simulator = await startKubeletSimulator(kubeConfig);
+      kubelet = simulator;
+      closers.push(async () => simulator.stop());
       await writeFile(path.join(env.dataDir, 'kubeconfig.yaml'), kube.kubeconfigYaml(), { mode: 0o600 });
       logger.info('embedded Kubernetes API server started', { url: kube.url, kubeconfig: path.join(env.dataDir, 'kubeconfig.yaml') });
     }
@@ -206,7 +219,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const worker = startWorker({
       db,
       logger: logger.child({ component: 'worker' }),
-      kinds: [provisionNamespaceKind(deps), deployRevisionKind(deps)],
+      kinds: [provisionNamespaceKind(deps), deployRevisionKind(deps, options.deployWork), awaitRevisionKind(deps)],
       leaseSeconds: env.workLeaseSeconds ?? 30,
       onLeaseLost: () => metrics.leaseLosses.inc({ lease: 'work_item' }),
       ...(tracing.enabled ? { tracer: tracing.tracer } : {}),
@@ -225,6 +238,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       isLeader: () => leader?.isLeader() ?? false,
     });
     closers.push(() => selfConfig.stop());
+    const instances = createInstanceController({
+      cluster: kubernetesInstanceCluster(kubeConfig, installation.installationId, { onError: (error) => logger.debug('instance cache watch failed; restarting', { error }) }),
+      db,
+      logger: logger.child({ component: 'instances' }),
+      installationId: installation.installationId,
+      ...(options.instanceResyncMs ? { resyncMs: options.instanceResyncMs } : {}),
+      isLeader: () => leader?.isLeader() ?? false,
+    });
+    closers.push(() => instances.stop());
     // One Lease per installation, so two installations on one cluster elect apart (R3, R4).
     leader = createElector({
       kubeConfig,
@@ -234,11 +256,16 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       leaseDurationSeconds: env.leaderLeaseSeconds ?? 15,
       logger: logger.child({ component: 'leader' }),
       // Stepping down while stopping (the Lease is released) is not a loss. R4: what must run once
-      // (the SelfConfig controller) runs only on the leader.
+      // (the SelfConfig controller, the instance reconciler) runs only on the leader.
       onChange: (leading) => {
         if (!leading && !closing) metrics.leaseLosses.inc({ lease: 'leader' });
-        if (leading) selfConfig.start();
-        else void selfConfig.stop();
+        if (leading) {
+          selfConfig.start();
+          instances.start();
+        } else {
+          void selfConfig.stop();
+          void instances.stop();
+        }
       },
     });
     leader.start();
@@ -252,8 +279,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       worker,
       leader,
       selfConfig,
+      instances,
       embedded: { postgres: !env.databaseUrl, kubernetes: !env.kubeconfig },
       emulator,
+      kubelet,
       metrics,
       tracing,
       selfConfigWebhook,

@@ -1,5 +1,5 @@
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
-import { agentLabels, FIELD_MANAGER, gatewayDeploymentName } from '@occ/domain/kubernetes-names';
+import { agentInstanceName, agentLabels, FIELD_MANAGER } from '@occ/domain/kubernetes-names';
 import { BackendFailure, BackendOutcomeUnknown } from '@occ/domain/secret-driver';
 import { classifyKubeError, describeKubeFailure } from '../kube/errors.ts';
 
@@ -18,7 +18,7 @@ export interface RemovedObject {
 
 /** The lifecycle writes on an agent's objects that are not deploys: stop (W6) and delete. */
 export interface AgentObjectsDriver {
-  /** W6: the gateway Deployment at zero replicas; 'missing' when there is none (never deployed). */
+  /** W6: the agent's instance at zero replicas; 'missing' when there is none (never deployed). */
   scaleGatewayToZero(target: AgentTarget): Promise<'scaled' | 'missing'>;
   /** Every object labelled as this agent's in this installation, each deleted with a uid precondition. */
   removeAll(target: AgentTarget): Promise<RemovedObject[]>;
@@ -52,7 +52,8 @@ function fail(error: unknown, what: string): never {
  * Finds an agent's objects by its labels (agentLabels: installation, namespace and agent ids), so
  * it removes exactly what the deploy path created for this agent in this installation and nothing
  * that merely shares a name. Kinds are walked in an order where the gateway goes first: its Pods
- * stop referencing the Secrets and ConfigMaps before those go.
+ * stop referencing the Secrets and ConfigMaps before those go. (The instance's children would go
+ * with it by garbage collection; they are deleted here too, for a cluster whose collector lags.)
  */
 export class KubernetesAgentObjectsDriver implements AgentObjectsDriver {
   private readonly apps: AppsV1Api;
@@ -117,15 +118,20 @@ export class KubernetesAgentObjectsDriver implements AgentObjectsDriver {
       .join(',');
   }
 
+  /**
+   * W6 RC1: the agent's one desired state says zero replicas (spec.replicas, as occ-controller);
+   * the reconciler scales the gateway. A merge patch, not an apply: an apply of this one field as
+   * occ-controller would drop every other field the manager holds.
+   */
   async scaleGatewayToZero(target: AgentTarget): Promise<'scaled' | 'missing'> {
-    const name = gatewayDeploymentName(target.agentId);
-    // Only our gateway: the name alone could belong to an object someone else made.
-    const ours = (await this.kinds[0]!.list(target.k8sNamespace, this.selector(target)).catch((e: unknown) => fail(e, 'listing the gateway'))).find((d) => d.name === name);
+    const name = agentInstanceName(target.agentId);
+    // Only our instance: the name alone could belong to an object someone else made.
+    const ours = (await this.kinds[1]!.list(target.k8sNamespace, this.selector(target)).catch((e: unknown) => fail(e, 'listing the instance'))).find((d) => d.name === name);
     if (!ours) return 'missing';
     try {
-      await this.apps.patchNamespacedDeployment(
-        // The uid in the patch is a precondition: a Deployment recreated under the name is refused.
-        { namespace: target.k8sNamespace, name, body: { metadata: { uid: ours.uid }, spec: { replicas: 0 } }, fieldManager: FIELD_MANAGER },
+      await this.custom.patchNamespacedCustomObject(
+        // The uid in the patch is a precondition: an instance recreated under the name is refused.
+        { group: OPENCLAW_GROUP, version: OPENCLAW_VERSION, plural: 'openclawinstances', namespace: target.k8sNamespace, name, body: { metadata: { uid: ours.uid }, spec: { replicas: 0 } }, fieldManager: FIELD_MANAGER },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
       return 'scaled';

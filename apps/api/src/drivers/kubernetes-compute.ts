@@ -1,36 +1,35 @@
-import { AppsV1Api, CoreV1Api, KubernetesObjectApi, PatchStrategy, RbacAuthorizationV1Api, type KubeConfig, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
-import type { ComputeDriver, ComputeRevisionContext, GatewayReadiness } from '@occ/domain/compute-driver';
+import { randomBytes } from 'node:crypto';
+import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { describeTakeover, literalsToRelease, plannedTakeovers, type Takeover } from '@occ/domain/composition';
+import type { AppliedRevision, ComputeDriver, ComputeRevisionContext, GatewayReadiness } from '@occ/domain/compute-driver';
+import { foreignDataOwners } from '@occ/domain/field-ownership';
+import { revisionReadiness, type InstanceReading } from '@occ/domain/instance-status';
 import {
   AGENT_ID_LABEL,
+  agentInstanceName,
   backendIdentityMismatch,
   FIELD_MANAGER,
-  gatewayDeploymentName,
   harnessSecretName,
+  INSTALLATION_ID_LABEL,
   REVISION_NUMBER_LABEL,
   SECRET_VALUE_KEY,
-  INSTALLATION_ID_LABEL,
-  selfConfigRoleBindingName,
 } from '@occ/domain/kubernetes-names';
 import { uuidOf } from '@occ/domain/ids';
-import {
-  renderConfigMap,
-  renderGatewayDeployment,
-  renderInstance,
-  renderModelAuthSecret,
-  renderSelfConfigRoleBinding,
-  renderServiceAccount,
-  type RenderContext,
-  type RenderRevision,
-} from '@occ/domain/revision-render';
+import { instanceBody, INSTANCE_API_VERSION, renderModelAuthSecret, type RenderContext, type RenderRevision } from '@occ/domain/revision-render';
 import { BackendFailure, BackendIdentityChanged, BackendObjectMissing } from '@occ/domain/secret-driver';
+import { releaseEnvBody, SELF_CONFIG_MANAGER } from '@occ/domain/selfconfig';
+import type { JsonObject } from '@occ/domain/fieldsv1';
 import { classifyKubeError, describeKubeFailure } from '../kube/errors.ts';
 
-// The Compute driver on client-node (W4, W5, D5). Every object is applied with server-side apply
-// as occ-controller (force: the control plane owns these fields), so a retry is a no-op. The
-// model-auth Secret is the only object written with a value; it is read from the current source
-// here, server-side, and never passes through the database or a log.
+// The Compute driver on client-node (RC1, RC3, W4, W5, D5). A revision writes only its fields into
+// the agent's OpenClawInstance, with server-side apply as occ-controller (force: the control plane
+// owns these fields), so a retry is a no-op; the instance reconciler renders the gateway from the
+// instance. The model-auth Secret is the only object written with a value; it is read from the
+// current source here, server-side, and never passes through the database or a log.
 
-const ssa = { fieldManager: FIELD_MANAGER, force: true };
+const GROUP = 'openclaw.rocks';
+const VERSION = 'v1alpha1';
+const PLURAL = 'openclawinstances';
 
 function renderContext(context: ComputeRevisionContext): RenderContext {
   return {
@@ -47,31 +46,41 @@ function translate(error: unknown, what: string): never {
   throw new BackendFailure(`${what}: ${describeKubeFailure(classifyKubeError(error))}`);
 }
 
+/** The instance apply was refused as invalid (422): no retry mends it. */
+export class InstanceRefused extends Error {
+  override name = 'InstanceRefused';
+}
+
+type InstanceObject = { metadata: { name: string; namespace: string; uid: string; generation?: number; resourceVersion?: string; managedFields?: unknown }; spec?: JsonObject; status?: JsonObject };
+
 export class KubernetesComputeDriver implements ComputeDriver {
   private readonly objects: KubernetesObjectApi;
   private readonly core: CoreV1Api;
-  private readonly apps: AppsV1Api;
-  private readonly rbac: RbacAuthorizationV1Api;
+  private readonly custom: CustomObjectsApi;
 
   constructor(
-    kubeConfig: KubeConfig,
+    private readonly kubeConfig: KubeConfig,
     private readonly installationId: string,
   ) {
     this.objects = KubernetesObjectApi.makeApiClient(kubeConfig);
     this.core = kubeConfig.makeApiClient(CoreV1Api);
-    this.apps = kubeConfig.makeApiClient(AppsV1Api);
-    this.rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
   }
 
-  private async apply(object: Record<string, unknown>, what: string): Promise<void> {
+  private async apply(object: Record<string, unknown>, manager: string, options: { dryRun?: boolean; force?: boolean } = {}): Promise<InstanceObject> {
+    return (await this.objects.patch(object as KubernetesObject, undefined, options.dryRun ? 'All' : undefined, manager, options.force ?? true, PatchStrategy.ServerSideApply)) as unknown as InstanceObject;
+  }
+
+  private async getInstance(namespace: string, name: string): Promise<InstanceObject | null> {
     try {
-      await this.objects.patch(object as KubernetesObject, undefined, undefined, ssa.fieldManager, ssa.force, PatchStrategy.ServerSideApply);
+      return (await this.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name })) as InstanceObject;
     } catch (error) {
-      translate(error, what);
+      if (classifyKubeError(error).kind === 'object-not-found') return null;
+      translate(error, 'reading the OpenClawInstance');
     }
   }
 
-  /** Reads a source Secret and checks it is the recorded object; answers its decoded value. */
+  /** Reads a source Secret and checks it is the recorded object, unchanged outside the product; answers its decoded value. */
   private async readSource(context: ComputeRevisionContext, secretId: string): Promise<string> {
     const source = context.sources.find((s) => s.secretId === secretId);
     if (!source) throw new Error(`no source ${secretId} in the secret context`);
@@ -84,6 +93,8 @@ export class KubernetesComputeDriver implements ComputeDriver {
     }
     const mismatch = backendIdentityMismatch(live.metadata ?? {}, { namespaceId: source.namespaceId, secretId, installationId: this.installationId, uid: source.uid });
     if (mismatch) throw new BackendIdentityChanged(mismatch);
+    const outside = foreignDataOwners(live.metadata?.managedFields, FIELD_MANAGER);
+    if (outside.length > 0) throw new BackendIdentityChanged(`its value was changed outside the product by ${outside.map((o) => `${o.manager} (${o.operation})`).join(', ')}`);
     const encoded = live.data?.[SECRET_VALUE_KEY];
     if (encoded === undefined) throw new BackendIdentityChanged(`the Secret has no key ${SECRET_VALUE_KEY}`);
     return Buffer.from(encoded, 'base64').toString('utf8');
@@ -100,26 +111,19 @@ export class KubernetesComputeDriver implements ComputeDriver {
       }
       const mismatch = backendIdentityMismatch(live.metadata ?? {}, { namespaceId: source.namespaceId, secretId: source.secretId, installationId: this.installationId, uid: source.uid });
       if (mismatch) throw new BackendIdentityChanged(mismatch);
+      const outside = foreignDataOwners(live.metadata?.managedFields, FIELD_MANAGER);
+      if (outside.length > 0) throw new BackendIdentityChanged(`its value was changed outside the product by ${outside.map((o) => `${o.manager} (${o.operation})`).join(', ')}`);
     }
   }
 
   async prepareRevision(revision: RenderRevision, context: ComputeRevisionContext): Promise<void> {
-    const rc = renderContext(context);
-    await this.apply(renderServiceAccount(revision, rc), 'applying the ServiceAccount');
-    await this.ensureSelfConfigBinding(revision, rc);
-    await this.apply(renderInstance(revision, rc), 'applying the OpenClawInstance');
-    await this.apply(renderConfigMap(revision, rc), 'applying the gateway ConfigMap');
     if (revision.harnessAuth) await this.deliverHarnessAuth(revision, context);
-  }
-
-  /** SC5: the agent may file SelfConfig requests exactly while its revision enables selfConfigure. */
-  private async ensureSelfConfigBinding(revision: RenderRevision, rc: RenderContext): Promise<void> {
-    const binding = renderSelfConfigRoleBinding(revision, rc);
-    if (binding) return this.apply(binding, 'applying the SelfConfig RoleBinding');
     try {
-      await this.rbac.deleteNamespacedRoleBinding({ name: selfConfigRoleBindingName(revision.agentId), namespace: rc.k8sNamespace });
+      await this.apply(instanceBody(revision, renderContext(context)), FIELD_MANAGER, { dryRun: true });
     } catch (error) {
-      if (classifyKubeError(error).kind !== 'object-not-found') translate(error, 'removing the SelfConfig RoleBinding');
+      const failure = classifyKubeError(error);
+      if (failure.kind === 'refused' && failure.code === 422) throw new InstanceRefused('the API server refused the instance fields of this revision (422 Invalid)');
+      translate(error, 'checking the OpenClawInstance apply (dry run)');
     }
   }
 
@@ -139,56 +143,116 @@ export class KubernetesComputeDriver implements ComputeDriver {
     }
   }
 
-  async activateRevision(revision: RenderRevision, context: ComputeRevisionContext): Promise<void> {
-    await this.apply(renderGatewayDeployment(revision, renderContext(context)), 'applying the gateway Deployment');
+  async previewTakeovers(revision: RenderRevision, context: ComputeRevisionContext): Promise<Takeover[]> {
+    const live = await this.getInstance(context.k8sNamespace, agentInstanceName(revision.agentId));
+    return plannedTakeovers(live ? { spec: live.spec, managedFields: live.metadata.managedFields } : null, instanceBody(revision, renderContext(context)) as { spec?: JsonObject });
   }
 
-  async gatewayReadiness(revision: RenderRevision, context: ComputeRevisionContext): Promise<GatewayReadiness> {
-    const name = gatewayDeploymentName(revision.agentId);
-    let deployment;
-    try {
-      deployment = await this.apps.readNamespacedDeployment({ name, namespace: context.k8sNamespace });
-    } catch (error) {
-      translate(error, 'reading the gateway Deployment');
-    }
-    // A Pod of this revision that cannot start says why, as the kubelet wrote it.
-    const pods = await this.revisionPods(revision, context.k8sNamespace);
-    for (const pod of pods) {
-      for (const status of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
-        const waiting = status.state?.waiting;
-        if (waiting && ['CreateContainerConfigError', 'CreateContainerError', 'ErrImagePull', 'ImagePullBackOff', 'CrashLoopBackOff', 'InvalidImageName'].includes(waiting.reason ?? '')) {
-          return { state: 'failed', reason: waiting.reason ?? '', message: `container ${status.name}: ${waiting.message ?? waiting.reason}` };
+  async applyRevision(revision: RenderRevision, context: ComputeRevisionContext): Promise<AppliedRevision> {
+    const body = instanceBody(revision, renderContext(context));
+    const name = agentInstanceName(revision.agentId);
+    for (let attempt = 0; ; attempt++) {
+      const live = await this.getInstance(context.k8sNamespace, name);
+      const takeovers = plannedTakeovers(live ? { spec: live.spec, managedFields: live.metadata.managedFields } : null, body as { spec?: JsonObject });
+      const release = literalsToRelease(takeovers);
+      if (live && release.length > 0) {
+        // RC3: the agent's literal goes first, so the item never holds a value and a reference.
+        const snapshot = { name, namespace: context.k8sNamespace, resourceVersion: live.metadata.resourceVersion ?? '', spec: live.spec ?? {}, managedFields: live.metadata.managedFields };
+        try {
+          await this.apply(releaseEnvBody(snapshot, release), SELF_CONFIG_MANAGER, { force: false });
+        } catch (error) {
+          const failure = classifyKubeError(error);
+          if (failure.kind === 'conflict' && attempt < 5) continue;
+          translate(error, "releasing the agent's literal env values");
         }
       }
+      let applied: InstanceObject;
+      try {
+        applied = await this.apply(body, FIELD_MANAGER);
+      } catch (error) {
+        const failure = classifyKubeError(error);
+        if (failure.kind === 'refused' && failure.code === 422) throw new InstanceRefused('the API server refused the instance fields of this revision (422 Invalid)');
+        translate(error, 'applying the OpenClawInstance');
+      }
+      if (takeovers.length > 0) await this.event(applied, revision, takeovers);
+      return { generation: applied.metadata.generation ?? 1, takeovers };
     }
-    const generation = deployment.metadata?.generation ?? 0;
-    const status = deployment.status ?? {};
-    const conditions = status.conditions ?? [];
-    const progressing = conditions.find((c) => c.type === 'Progressing');
-    if (progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded') {
-      return { state: 'failed', reason: 'ProgressDeadlineExceeded', message: progressing.message ?? 'the Deployment exceeded its progress deadline' };
-    }
-    const replicas = deployment.spec?.replicas ?? 1;
-    const available = conditions.find((c) => c.type === 'Available');
-    // The deployment controller's own test for a finished rollout (kubectl rollout status).
-    const rolledOut =
-      (status.observedGeneration ?? 0) >= generation &&
-      (status.updatedReplicas ?? 0) >= replicas &&
-      (status.replicas ?? 0) <= (status.updatedReplicas ?? 0) &&
-      (status.availableReplicas ?? 0) >= replicas &&
-      available?.status === 'True';
-    if (rolledOut) return { state: 'ready' };
-    const why = available?.status === 'False' ? (available.message ?? available.reason ?? '') : `${status.availableReplicas ?? 0} of ${replicas} replicas available`;
-    return { state: 'progressing', message: why };
   }
 
-  private async revisionPods(revision: RenderRevision, namespace: string): Promise<V1Pod[]> {
-    const selector = `${AGENT_ID_LABEL}=${uuidOf(revision.agentId)},${REVISION_NUMBER_LABEL}=${revision.number}`;
+  /** RC3: a takeover is visible on the instance (kubectl describe, the console's events). */
+  private async event(instance: InstanceObject, revision: RenderRevision, takeovers: Takeover[]): Promise<void> {
+    const m = instance.metadata;
+    const now = new Date();
     try {
-      return (await this.core.listNamespacedPod({ namespace, labelSelector: selector })).items;
+      await this.core.createNamespacedEvent({
+        namespace: m.namespace,
+        body: {
+          metadata: { name: `${m.name}.${randomBytes(8).toString('hex')}`, namespace: m.namespace },
+          involvedObject: { apiVersion: INSTANCE_API_VERSION, kind: 'OpenClawInstance', name: m.name, namespace: m.namespace, uid: m.uid },
+          type: 'Warning',
+          reason: 'RevisionTookOverSelfConfig',
+          message: `revision ${revision.number}: ${takeovers.map(describeTakeover).join('; ')}`.slice(0, 1024),
+          source: { component: FIELD_MANAGER },
+          reportingComponent: FIELD_MANAGER,
+          reportingInstance: FIELD_MANAGER,
+          firstTimestamp: now,
+          lastTimestamp: now,
+          count: 1,
+        },
+      });
     } catch (error) {
-      translate(error, 'listing the gateway Pods');
+      translate(error, 'recording the takeover event');
     }
+  }
+
+  async awaitRevision(revision: RenderRevision, context: ComputeRevisionContext, generation: number, timeoutMs: number, signal: AbortSignal): Promise<GatewayReadiness> {
+    const name = agentInstanceName(revision.agentId);
+    const deadline = Date.now() + timeoutMs;
+    let last = 'waiting for the instance status';
+    while (!signal.aborted) {
+      const instance = await this.getInstance(context.k8sNamespace, name);
+      const readiness = revisionReadiness(instance as InstanceReading | null, context.revisionId, generation);
+      if (readiness.state !== 'progressing') return readiness;
+      last = readiness.message;
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      await this.changed(context.k8sNamespace, name, instance?.metadata.resourceVersion ?? '', Math.min(left, 10_000), signal);
+    }
+    return { state: 'progressing', message: last };
+  }
+
+  /** Resolves on the next change of the instance after `resourceVersion`, or after `ms`, or on abort. */
+  private changed(namespace: string, name: string, resourceVersion: string, ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let watch: AbortController | null = null;
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', finish);
+        watch?.abort();
+        resolve();
+      };
+      const timer = setTimeout(finish, ms);
+      signal.addEventListener('abort', finish);
+      new Watch(this.kubeConfig)
+        .watch(
+          `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}`,
+          { fieldSelector: `metadata.name=${name}`, ...(resourceVersion ? { resourceVersion } : {}), allowWatchBookmarks: false },
+          (type: string) => {
+            if (type !== 'BOOKMARK') finish();
+          },
+          () => finish(),
+        )
+        .then(
+          (controller) => {
+            watch = controller;
+            if (done) controller.abort();
+          },
+          () => finish(),
+        );
+    });
   }
 
   async retireModelAuth(agentId: string, k8sNamespace: string, keepNumber: number | null): Promise<void> {
@@ -200,11 +264,11 @@ export class KubernetesComputeDriver implements ComputeDriver {
       translate(error, 'listing model-auth Secrets');
     }
     for (const secret of listed.items) {
-      const name = secret.metadata?.name ?? '';
+      const secretName = secret.metadata?.name ?? '';
       const number = Number(secret.metadata?.labels?.[REVISION_NUMBER_LABEL]);
-      if (!Number.isInteger(number) || name !== harnessSecretName(agentId, number) || number === keepNumber) continue;
+      if (!Number.isInteger(number) || secretName !== harnessSecretName(agentId, number) || number === keepNumber) continue;
       try {
-        await this.core.deleteNamespacedSecret({ name, namespace: k8sNamespace, body: { preconditions: { uid: secret.metadata?.uid } } });
+        await this.core.deleteNamespacedSecret({ name: secretName, namespace: k8sNamespace, body: { preconditions: { uid: secret.metadata?.uid } } });
       } catch (error) {
         if (classifyKubeError(error).kind !== 'object-not-found') translate(error, 'deleting a retired model-auth Secret');
       }

@@ -6,7 +6,8 @@ import { raw, sql, sqlRows } from '../db/sql.ts';
 import { decider, permissionSets } from '../services/access.ts';
 import { canSeeBinding } from '../services/access-queries.ts';
 import { findBindings, type AccessBindingView } from '../services/access-scope.ts';
-import { agentsMissingGrants, toAgentView, type AgentRow, type AgentView } from '../services/agents.ts';
+import { agentRuntimes, type AgentRuntimeView } from '../services/agent-runtime.ts';
+import { agentRowsByIds, agentsMissingGrants, toAgentView, type AgentView } from '../services/agents.ts';
 import { configurationsById, type ConfigurationView } from '../services/configurations.ts';
 import { firstGenerationPages, type ConfigurationGenerationView, type FirstGenerationPageRequest } from '../services/configuration-generations.ts';
 import type { Actor, Deps } from '../services/deps.ts';
@@ -43,6 +44,8 @@ export interface Loaders {
   revisionPages: DataLoader<FirstRevisionPageRequest, PageOf<RevisionView>, string>;
   /** The first page of each configuration's generations (Configuration.generations without a cursor), for a page of configurations at once. */
   generationPages: DataLoader<FirstGenerationPageRequest, PageOf<ConfigurationGenerationView, number>, string>;
+  /** RC6: what the reconciler last observed of each agent's gateway (reached only through an agent the caller reads). */
+  agentRuntime: DataLoader<string, AgentRuntimeView | null>;
   /** The access bindings of a subject that the caller may read (its own, or at scopes it may read). */
   bindingsBySubject: DataLoader<string, AccessBindingView[]>;
 }
@@ -53,7 +56,7 @@ function byId<T extends { id: string }>(ids: readonly string[], rows: T[]): Arra
 }
 
 export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
-  const rowsWithIds = <Row>(table: 'Namespace' | 'Secret' | 'Agent', ids: readonly string[]) =>
+  const rowsWithIds = <Row>(table: 'Namespace' | 'Secret', ids: readonly string[]) =>
     sqlRows<Row>(deps.db, sql`SELECT * FROM ${raw(`"public"."${table}"`)} WHERE "id" = ANY(${[...ids]}::text[])`);
   let deciding: Promise<(r: Omit<AccessRequest, 'subjectId'>) => Decision> | null = null;
   const may = async (request: Omit<AccessRequest, 'subjectId'>): Promise<Decision> => {
@@ -85,7 +88,7 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
         byId(ids, await configurationsById(deps.db, ids)),
       ),
     ),
-    agent: new DataLoader(async (ids) => readable<AgentView>('agent')(byId(ids, (await rowsWithIds<AgentRow>('Agent', ids)).map(toAgentView)))),
+    agent: new DataLoader(async (ids) => readable<AgentView>('agent')(byId(ids, (await agentRowsByIds(deps.db, ids)).map(toAgentView)))),
     principal: new DataLoader(async (ids) => {
       const rows = await sqlRows<{ id: string; kind: 'HUMAN' | 'SERVICE'; name: string; disabledAt: Date | null; createdAt: Date }>(
         deps.db,
@@ -121,6 +124,10 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
     }),
     // Reached only through a Configuration the caller could read (its own read check).
     generationPages: new DataLoader((requests) => firstGenerationPages(deps.db, requests), { cacheKeyFn: (r) => `${r.configurationId}|${r.generation}|${r.size}` }),
+    agentRuntime: new DataLoader(async (agentIds) => {
+      const byAgent = await agentRuntimes(deps.db, agentIds);
+      return agentIds.map((id) => byAgent.get(id) ?? null);
+    }),
     bindingsBySubject: new DataLoader(async (subjectIds) => {
       if (!actor) return subjectIds.map(() => []);
       const visible = (await findBindings(deps.db, { subjectId: { in: [...subjectIds] } })).filter(

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import {
-  AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
   PatchStrategy,
@@ -13,8 +12,7 @@ import { classifyKubeError } from '../kube/errors.ts';
 import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
 
 // The SelfConfig controller's view of the cluster, on client-node against any API server: the
-// requests (list, watch, status, owner reference, delete), the instances (read, apply) and the
-// gateway Deployments (roll). Every call is counted by verb, so the benchmark can report
+// requests (list, watch, status, owner reference, delete) and the instances (read, apply). Every call is counted by verb, so the benchmark can report
 // Kubernetes API requests per SelfConfig request.
 
 const GROUP = 'openclaw.rocks';
@@ -69,8 +67,6 @@ export interface SelfConfigCluster {
   getInstance(namespace: string, name: string): Promise<InstanceObject | null>;
   /** SSA as openclaw-selfconfig; the body carries the resourceVersion precondition. */
   applyInstance(body: Record<string, unknown>): Promise<InstanceObject>;
-  /** SC10: bumps the gateway pod template so it rolls; false when there is no such Deployment. */
-  rollGateway(namespace: string, deployment: string, annotation: string, value: string): Promise<boolean>;
   createEvent(event: EventInput, now: Date): Promise<void>;
   /** Kubernetes API calls made, by verb (list, watch, get, create, patch, apply, delete). */
   readonly calls: Record<string, number>;
@@ -93,7 +89,6 @@ async function orNull<T>(promise: Promise<T>): Promise<T | null> {
 export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig): SelfConfigCluster {
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const core = kubeConfig.makeApiClient(CoreV1Api);
-  const apps = kubeConfig.makeApiClient(AppsV1Api);
   const calls: Record<string, number> = {};
   const count = (verb: string) => {
     calls[verb] = (calls[verb] ?? 0) + 1;
@@ -168,16 +163,6 @@ export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig): SelfConfigC
         { group: GROUP, version: VERSION, plural: INSTANCE_PLURAL, namespace: m.namespace, name: m.name, body, fieldManager: SELF_CONFIG_MANAGER, force: true },
         serverSideApply,
       )) as InstanceObject;
-    },
-    async rollGateway(namespace, deployment, annotation, value) {
-      count('patch');
-      const patched = await orNull(
-        apps.patchNamespacedDeployment(
-          { namespace, name: deployment, body: { spec: { template: { metadata: { annotations: { [annotation]: value } } } } }, fieldManager: SELF_CONFIG_MANAGER },
-          mergePatch,
-        ),
-      );
-      return patched !== null;
     },
     async createEvent(event, now) {
       count('create');

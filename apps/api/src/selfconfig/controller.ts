@@ -3,6 +3,7 @@ import type { Logger } from '../log.ts';
 import type { SelfConfigCluster } from './cluster.ts';
 import { recordDeleted } from './history.ts';
 import { reconcile } from './reconcile.ts';
+import { createKeyedQueue } from '../controller/queue.ts';
 
 // The SelfConfig controller: list, then watch, every OpenClawSelfConfig (any namespace); a work
 // queue that holds each key once and never runs one key twice at a time; a periodic resync that
@@ -50,91 +51,24 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
   const isLeader = options.isLeader ?? (() => true);
   const deps = { cluster, db, logger, clock, ttlMs, maxConflictRetries: options.maxConflictRetries ?? 5 };
 
-  const queue: string[] = [];
-  const queued = new Set<string>();
-  const active = new Set<string>();
-  /** Keys that changed while being reconciled: run once more after. */
-  const dirty = new Set<string>();
-  const delayed = new Map<string, NodeJS.Timeout>();
-  const failures = new Map<string, number>();
-  let idleWaiters: Array<() => void> = [];
   let started = false;
   let watch: { abort(): void } | null = null;
   let watchTimer: NodeJS.Timeout | null = null;
   let resyncTimer: NodeJS.Timeout | null = null;
-  let inFlight: Promise<void>[] = [];
+  const queue = createKeyedQueue({
+    name: 'selfconfig',
+    logger,
+    workers,
+    backoff,
+    isLeader,
+    async reconcile(key) {
+      const slash = key.indexOf('/');
+      return reconcile(deps, key.slice(0, slash), key.slice(slash + 1));
+    },
+  });
+  const enqueue = (key: string) => queue.enqueue(key);
 
   const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
-
-  function enqueue(key: string): void {
-    if (!started) return;
-    const timer = delayed.get(key);
-    if (timer) {
-      clearTimeout(timer);
-      delayed.delete(key);
-    }
-    if (active.has(key)) {
-      dirty.add(key);
-      return;
-    }
-    if (queued.has(key)) return;
-    queued.add(key);
-    queue.push(key);
-    pump();
-  }
-
-  function later(key: string, ms: number): void {
-    if (!started) return;
-    const previous = delayed.get(key);
-    if (previous) clearTimeout(previous);
-    const timer = setTimeout(() => {
-      delayed.delete(key);
-      enqueue(key);
-    }, Math.min(ms, 2 ** 31 - 1));
-    timer.unref();
-    delayed.set(key, timer);
-  }
-
-  function settleIdle(): void {
-    if (queue.length === 0 && active.size === 0) {
-      const waiters = idleWaiters;
-      idleWaiters = [];
-      for (const w of waiters) w();
-    }
-  }
-
-  function pump(): void {
-    while (started && active.size < workers && queue.length > 0) {
-      const key = queue.shift() as string;
-      queued.delete(key);
-      active.add(key);
-      const run = work(key).finally(() => {
-        active.delete(key);
-        inFlight = inFlight.filter((p) => p !== run);
-        if (dirty.delete(key)) enqueue(key);
-        pump();
-        settleIdle();
-      });
-      inFlight.push(run);
-    }
-    settleIdle();
-  }
-
-  async function work(key: string): Promise<void> {
-    if (!isLeader()) return;
-    const slash = key.indexOf('/');
-    try {
-      const result = await reconcile(deps, key.slice(0, slash), key.slice(slash + 1));
-      failures.delete(key);
-      if (result.requeueAfterMs !== undefined) later(key, result.requeueAfterMs);
-    } catch (error) {
-      const n = (failures.get(key) ?? 0) + 1;
-      failures.set(key, n);
-      const delay = Math.min(backoff.baseMs * 2 ** (n - 1), backoff.maxMs);
-      logger.warn('selfconfig reconcile failed; requeued', { key, attempt: n, delayMs: delay, error });
-      later(key, delay);
-    }
-  }
 
   async function listAndWatch(): Promise<void> {
     if (!started) return;
@@ -153,11 +87,11 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
           }
           const key = keyOf(m.namespace, m.name);
           // Our own terminal status write comes back as MODIFIED: its TTL is scheduled already.
-          if (event.type === 'MODIFIED' && TERMINAL.has(event.object.status?.phase ?? '') && delayed.has(key)) return;
+          if (event.type === 'MODIFIED' && TERMINAL.has(event.object.status?.phase ?? '') && queue.delayed(key)) return;
           // A key being reconciled works from its own fresh read, and nothing after Pending is
           // taken from the request again: its own writes (Pending, owner, status) need no rerun.
           // A re-created object (ADDED) does.
-          if (event.type === 'MODIFIED' && active.has(key)) return;
+          if (event.type === 'MODIFIED' && queue.active(key)) return;
           if (event.type === 'ADDED' || event.type === 'MODIFIED') enqueue(key);
         },
         (error) => {
@@ -190,6 +124,7 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
     start() {
       if (started) return;
       started = true;
+      queue.start();
       void listAndWatch();
       resyncTimer = setInterval(() => void resync(), resyncMs);
       resyncTimer.unref();
@@ -200,20 +135,11 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
       watch = null;
       if (watchTimer) clearTimeout(watchTimer);
       if (resyncTimer) clearInterval(resyncTimer);
-      for (const timer of delayed.values()) clearTimeout(timer);
-      delayed.clear();
-      queue.length = 0;
-      queued.clear();
-      dirty.clear();
-      await Promise.allSettled(inFlight);
-      settleIdle();
+      await queue.stop();
     },
     resync,
     enqueue: (namespace, name) => enqueue(keyOf(namespace, name)),
-    idle() {
-      if (queue.length === 0 && active.size === 0) return Promise.resolve();
-      return new Promise((resolve) => idleWaiters.push(resolve));
-    },
+    idle: () => queue.idle(),
     running: () => started,
   };
 }

@@ -1,4 +1,3 @@
-import { gatewayDeploymentName } from '@occ/domain/kubernetes-names';
 import {
   INSTANCE_KIND,
   OPENCLAW_API_VERSION,
@@ -21,10 +20,9 @@ import { agentContext, observeRequest, recordDeleted, recordOutcome, recordPendi
 // status beyond the phase it wrote, idempotent when run again after a crash, time from a clock.
 // SC2 Pending first; SC3/SC4 in order; SC6 apply with a resourceVersion precondition, re-planned
 // on conflict a bounded number of times; SC7 events and status; SC8 owner reference and events;
-// SC9 deletion after the TTL with history in PostgreSQL; SC10 the gateway rolls.
+// SC9 deletion after the TTL with history in PostgreSQL. SC10 is the instance reconciler's: the
+// applied spec is a new instance generation, and the gateway is rendered from it.
 
-/** SC10: the pod-template annotation whose change makes the gateway Deployment roll. */
-export const INSTANCE_GENERATION_ANNOTATION = 'openclaw.rocks/instance-generation';
 const TERMINAL = new Set(['Applied', 'Failed', 'Denied']);
 
 export interface ReconcileDeps {
@@ -123,10 +121,6 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
         return { phase: 'Failed', message: 'the instance refused the change (422 Invalid)', skipped: [], events: [], instance };
       }
       throw error;
-    }
-    if (applied.metadata.resourceVersion !== instance.metadata.resourceVersion && context) {
-      // SC10: a new spec rolls the gateway; no Deployment yet (never deployed) means nothing to roll.
-      await cluster.rollGateway(namespace, gatewayDeploymentName(context.agentId), INSTANCE_GENERATION_ANNOTATION, String(applied.metadata.generation ?? applied.metadata.resourceVersion));
     }
     const events: EventInput[] = decision.skipped.map((s) => ({
       involved: involvedInstance(applied),

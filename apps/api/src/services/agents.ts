@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, ValidationError, type MissingGrant } from
 import { modelCredentialEnv, validateSelfConfigure, type SecretRef, type SelfConfigureAction } from '@occ/domain/configuration';
 import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
-import { and, sql } from '../db/sql.ts';
+import { and, raw, sql, sqlRows, type Sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, check, loadBindingsOf, readableBy, requireVisible } from './access.ts';
 import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
@@ -42,6 +42,8 @@ export interface AgentView {
 
 export type AgentRow = Row;
 type Row = {
+  /** RC6: the status derived on this read (derivedStatusSql); absent on rows a write returned. */
+  derivedStatus?: string;
   id: string;
   namespaceId: string;
   name: string;
@@ -72,10 +74,46 @@ export function toAgentView(row: Row): AgentView {
     selfConfigure: { enabled: row.selfConfigureEnabled, allowedActions: row.selfConfigureActions as SelfConfigureAction[] },
     desiredState: row.desiredState,
     activeRevisionId: row.activeRevisionId,
-    status: row.status,
+    status: row.derivedStatus ?? row.status,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
+}
+
+/**
+ * RC6: an agent's status, derived on every read from its lifecycle, its desired state, the deploy
+ * work still pending for it, its revisions and what the instance reconciler last observed of its
+ * gateway (AgentRuntime), never kept: deleting and deleted (the row's lifecycle); deploying while
+ * deploy work for it is pending or running; stopped; created (nothing deployed yet); failed (its
+ * active revision failed, or its last deploy failed with none active); running (the gateway runs
+ * the active revision and is ready); degraded (the active revision's gateway is not ready, is
+ * gone, or runs something else). `a` is the Agent table's alias.
+ */
+export function derivedStatusSql(a: string): Sql {
+  const t = raw(a);
+  return sql`(CASE
+    WHEN ${t}."status" IN ('deleting', 'deleted') THEN ${t}."status"
+    WHEN EXISTS (SELECT 1 FROM "public"."WorkItem" w WHERE w."concurrencyKey" IN (${t}."id", 'await:' || ${t}."id") AND w."state" IN ('PENDING', 'RUNNING')) THEN 'deploying'
+    WHEN ${t}."activeRevisionId" IS NULL THEN COALESCE((SELECT CASE WHEN ${t}."desiredState" = 'stopped' THEN 'stopped' WHEN r."state" = 'FAILED' THEN 'failed' END
+      FROM "public"."AgentRevision" r WHERE r."agentId" = ${t}."id" ORDER BY r."number" DESC LIMIT 1), 'created')
+    WHEN ${t}."desiredState" = 'stopped' THEN 'stopped'
+    ELSE COALESCE((SELECT CASE
+        WHEN r."state" = 'FAILED' THEN 'failed'
+        WHEN rt."agentId" IS NULL AND r."state" = 'ACTIVE' THEN 'running'
+        WHEN rt."ready" AND rt."runningRevisionId" = r."id" AND r."state" = 'ACTIVE' THEN 'running'
+        ELSE 'degraded' END
+      FROM "public"."AgentRevision" r LEFT JOIN "public"."AgentRuntime" rt ON rt."agentId" = ${t}."id" WHERE r."id" = ${t}."activeRevisionId"), 'degraded')
+  END)`;
+}
+
+/** Every column of an agent and its derived status: the one shape every read of agents selects. */
+export function agentColumns(a: string): Sql {
+  return sql`${raw(a)}.*, ${derivedStatusSql(a)} AS "derivedStatus"`;
+}
+
+/** Agents by id, with their derived status (one statement). */
+export async function agentRowsByIds(db: Db | Tx, ids: readonly string[]): Promise<Row[]> {
+  return sqlRows<Row>(db, sql`SELECT ${agentColumns('a')} FROM "public"."Agent" a WHERE a."id" = ANY(${[...ids]}::text[])`);
 }
 
 function checkHarnessAuth(namespaceId: string, input: HarnessAuthInput | null | undefined): { provider: string; secretId: string } | null {
@@ -215,7 +253,7 @@ export async function updateAgent(
 
 export async function getAgent(deps: Deps, actor: Actor, id: string): Promise<AgentView | null> {
   if (!isId('agent', id)) return null;
-  const row = await deps.db.agent.findUnique({ where: { id } });
+  const [row] = await agentRowsByIds(deps.db, [id]);
   if (!row) return null;
   const d = await check(deps.db, actor, { action: 'read', resourceKind: 'agent', namespaceId: row.namespaceId, resourceId: row.id });
   return d.allowed ? toAgentView(row) : null;
@@ -247,8 +285,8 @@ export async function listAgents(
   reads: AgentReads = { configuration: null },
 ): Promise<PageOf<AgentView>> {
   const readable = await readableBy(deps.db, actor, 'agent');
-  const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix), filter.status ? sql`"status" = ${filter.status}` : null]);
-  const list = { columns: sql`*`, table: sql`"public"."Agent" a`, where };
+  const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix), filter.status ? sql`${derivedStatusSql('a')} = ${filter.status}` : null]);
+  const list = { columns: agentColumns('a'), table: sql`"public"."Agent" a`, where };
   const cfg = reads.configuration;
   if (!cfg) return sqlKeysetPage(deps.db, page, list, toAgentView);
   const readableParts = { configuration: await readableBy(deps.db, actor, 'configuration'), secret: await readableBy(deps.db, actor, 'secret') };

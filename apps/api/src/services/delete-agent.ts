@@ -76,6 +76,7 @@ export async function deleteAgent(deps: Deps, actor: Actor, input: { id: string 
     await tx.apiKey.updateMany({ where: { principalId: agent.servicePrincipalId, revokedAt: null }, data: { revokedAt: new Date() } });
     await tx.principal.update({ where: { id: agent.servicePrincipalId }, data: { disabledAt: new Date() } });
     await tx.agent.delete({ where: { id: agent.id } });
+    await tx.agentRuntime.deleteMany({ where: { agentId: agent.id } });
     await audit(tx, {
       actorId: actor.principalId,
       action: 'agent.delete',

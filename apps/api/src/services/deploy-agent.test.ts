@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { gatewayConfigMapName, gatewayDeploymentName, harnessSecretName } from '@occ/domain/kubernetes-names';
+import { gatewayDeploymentName, harnessSecretName } from '@occ/domain/kubernetes-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, CREATE_SECRET, NAMESPACE, binding, payload } from '../test/operations.ts';
+import { readInstance } from '../test/instances.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { pendingDeployWorkFor } from './deploy-work-payload.ts';
 import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
@@ -47,8 +48,11 @@ async function agentWith(secretIds: string[]): Promise<{ id: string; servicePrin
   return a;
 }
 
+/** What a test makes happen inside the activation's transaction, once its locks are held. */
+let duringActivation: ((revisionId: string) => Promise<void>) | null = null;
+
 beforeAll(async () => {
-  stack = await startTestStack({ worker: false, env: { gatewayReadySeconds: 30 } });
+  stack = await startTestStack({ worker: false, env: { gatewayReadySeconds: 30 }, deployWork: { onActivationLocked: async (id) => duringActivation?.(id) } });
   boot = stack.runtime.installation.bootstrapPrincipalId;
   namespaceId = payload(await stack.gql(CREATE_NAMESPACE, { input: { name: `deploy-${randomUUID().slice(0, 8)}` } }), 'createNamespace').namespace.id;
   await stack.runtime.worker.drain();
@@ -123,7 +127,7 @@ describe('the worker', { timeout: 180_000 }, () => {
     expect(await revision(r.revision.id)).toMatchObject({ state: 'ACTIVE' });
   });
 
-  it('W4 a source replaced after admission stops delivery with BACKEND_IDENTITY_CHANGED: nothing of the revision is created', async () => {
+  it('W4 D3 a source replaced after admission stops delivery with BACKEND_IDENTITY_CHANGED: nothing of the revision reaches the instance', async () => {
     const s = await secret(`late-${randomUUID().slice(0, 6)}`, 'v1');
     const a = await agentWith([s.id]);
     const r = await deploy(a.id);
@@ -133,35 +137,56 @@ describe('the worker', { timeout: 180_000 }, () => {
     await stack.core.createNamespacedSecret({ namespace: k8sNamespace, body: { metadata: { name: s.backendLocator.name, labels: live.metadata?.labels }, data: live.data } });
     await stack.runtime.worker.drain();
     expect(await revision(r.revision.id)).toMatchObject({ state: 'FAILED', failure: { code: 'BACKEND_IDENTITY_CHANGED' } });
-    await expect(stack.core.readNamespacedConfigMap({ name: gatewayConfigMapName(a.id, 1), namespace: k8sNamespace })).rejects.toMatchObject({ code: 404 });
+    expect(await readInstance(stack, k8sNamespace, a.id)).toBeNull();
     await expect(stack.apps.readNamespacedDeployment({ name: gatewayDeploymentName(a.id), namespace: k8sNamespace })).rejects.toMatchObject({ code: 404 });
     expect(await stack.runtime.db.auditEvent.findFirst({ where: { action: 'revision.fail', resourceId: r.revision.id } })).toMatchObject({ outcome: 'FAILURE', reason: 'BACKEND_IDENTITY_CHANGED' });
   });
 
-  it("W5 a missing key keeps the gateway from starting: the revision fails with GATEWAY_NOT_READY and the kubelet's message; a corrected deploy recovers", async () => {
-    const s = await secret(`keyless-${randomUUID().slice(0, 6)}`, 'v1');
+  it('RC4 D3 a value changed outside the product (same object, same uid) is never delivered as the version admitted: the revision fails naming who changed it', async () => {
+    const s = await secret(`edited-${randomUUID().slice(0, 6)}`, 'v1');
     const a = await agentWith([s.id]);
     const first = await deploy(a.id);
     expect(first.__typename).toBe('DeployAgentSuccess');
-    // Between admission and activation the object stays the recorded one (same uid and labels), but its key is gone.
+    // Between admission and preparation the object stays the recorded one (same uid and labels), but its bytes change.
     const live = await stack.core.readNamespacedSecret({ name: s.backendLocator.name, namespace: k8sNamespace });
-    await stack.core.replaceNamespacedSecret({ name: s.backendLocator.name, namespace: k8sNamespace, body: { ...live, data: { other: live.data!.value! } } });
+    await stack.core.replaceNamespacedSecret({ name: s.backendLocator.name, namespace: k8sNamespace, body: { ...live, data: { value: Buffer.from('edited').toString('base64') } }, fieldManager: 'kubectl-edit' });
     await stack.runtime.worker.drain();
     const failed = await revision(first.revision.id);
-    expect(failed).toMatchObject({ state: 'FAILED', failure: { code: 'GATEWAY_NOT_READY' } });
-    // The kubelet's message, with the product's secret id where it named the Kubernetes Secret (S4).
-    expect(failed.failure.message).toContain(`couldn't find key value in Secret ${s.id}`);
+    expect(failed).toMatchObject({ state: 'FAILED', failure: { code: 'BACKEND_IDENTITY_CHANGED' } });
+    expect(failed.failure.message).toContain('changed outside the product by kubectl-edit (Update)');
     expect(failed.failure.message).not.toContain(s.backendLocator.name);
-    expect(failed.failure.message).toContain('CreateContainerConfigError');
-    // Corrected: the key is back; a new deploy becomes active and the gateway runs.
-    const fixed = await stack.core.readNamespacedSecret({ name: s.backendLocator.name, namespace: k8sNamespace });
-    await stack.core.replaceNamespacedSecret({ name: s.backendLocator.name, namespace: k8sNamespace, body: { ...fixed, data: { value: live.data!.value! } } });
+    expect(await readInstance(stack, k8sNamespace, a.id)).toBeNull();
+  });
+
+  it("W5 a gateway that cannot start (its model-auth Secret gone after preparation) fails the revision with GATEWAY_NOT_READY and the kubelet's message; a corrected deploy recovers", async () => {
+    const model = await secret(`w5-model-${randomUUID().slice(0, 6)}`, 'sk-w5');
+    const a = payload(await stack.gql(CREATE_AGENT, { input: { namespaceId, name: `w5-${randomUUID().slice(0, 6)}`, harnessAuth: { provider: 'openai', source: { id: model.id } } } }), 'createAgent').agent;
+    await grantBuiltInRole(stack.runtime.db, a.servicePrincipalId, 'secret-operator', { kind: 'resource', resourceKind: 'secret', resourceId: model.id, namespaceId }, boot);
+    const first = await deploy(a.id);
+    expect(first.__typename).toBe('DeployAgentSuccess');
+    // Prepared (the copy exists), then deleted before the gateway starts: its Pod cannot mount it.
+    duringActivation = async (id) => {
+      if (id === first.revision.id) await stack.core.deleteNamespacedSecret({ name: harnessSecretName(a.id, 1), namespace: k8sNamespace });
+    };
+    try {
+      await stack.runtime.worker.drain();
+    } finally {
+      duringActivation = null;
+    }
+    const failed = await revision(first.revision.id);
+    expect(failed).toMatchObject({ state: 'FAILED', failure: { code: 'GATEWAY_NOT_READY' } });
+    expect(failed.failure.message).toContain('FailedMount');
+    expect(failed.failure.message).toContain(`secret "${harnessSecretName(a.id, 1)}" not found`);
+    // The agent shows it: its active revision failed.
+    expect(payload(await stack.gql(`query($id: ID!) { agent(id: $id) { status runtime { ready reason } } }`, { id: a.id }), 'agent')).toMatchObject({ status: 'failed', runtime: { ready: false, reason: 'FailedMount' } });
+    // Corrected: a new deploy prepares its own copy; it becomes active and the gateway runs.
     const second = await deploy(a.id);
     await stack.runtime.worker.drain();
     expect(await revision(second.revision.id)).toMatchObject({ number: 2, state: 'ACTIVE', failure: null });
     const gateway = await stack.apps.readNamespacedDeployment({ name: gatewayDeploymentName(a.id), namespace: k8sNamespace });
     expect(gateway.status?.conditions?.find((c) => c.type === 'Available')?.status).toBe('True');
     expect((await stack.runtime.db.agent.findUniqueOrThrow({ where: { id: a.id } })).activeRevisionId).toBe(second.revision.id);
+    expect(payload(await stack.gql(`query($id: ID!) { agent(id: $id) { status } }`, { id: a.id }), 'agent').status).toBe('running');
   });
 
   it('D5 each revision reads the current model key into its own Secret, and a revision retires its predecessor\'s copy once it is active', async () => {

@@ -7,6 +7,7 @@ import { authorize, check, deny, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import { evaluateDeploy, readSelection, type DeployCheck } from './deploy-checks.ts';
 import { DEPLOY_REVISION_KIND, type DeployRevisionPayload } from './deploy-work-payload.ts';
+import { deployKey } from './deploy-work.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { findRevision, type RevisionView } from './revisions.ts';
@@ -124,9 +125,9 @@ export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: st
         secrets: { create: frozen.secrets.map((s) => ({ secretId: s.source.id, purpose: s.purpose, envName: s.envName, version: s.version })) },
       },
     });
-    await tx.agent.update({ where: { id: agent.id }, data: { desiredState: 'running', status: 'deploying' } });
+    await tx.agent.update({ where: { id: agent.id }, data: { desiredState: 'running' } });
     const payload: DeployRevisionPayload = { revisionId: id, agentId: agent.id, namespaceId: agent.namespaceId, actorId: actor.principalId, secretIds: revisionSecretIds(frozen) };
-    await enqueue(tx, DEPLOY_REVISION_KIND, `${DEPLOY_REVISION_KIND}:${id}`, payload);
+    await enqueue(tx, DEPLOY_REVISION_KIND, `${DEPLOY_REVISION_KIND}:${id}`, payload, { concurrencyKey: deployKey(agent.id) });
     await audit(tx, {
       actorId: actor.principalId,
       action: 'agent.deploy',

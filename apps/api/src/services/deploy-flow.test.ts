@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CustomObjectsApi, type V1Deployment } from '@kubernetes/client-node';
-import { gatewayConfigMapName, gatewayDeploymentName, harnessSecretName } from '@occ/domain/kubernetes-names';
+import { gatewayDeploymentName, harnessSecretName } from '@occ/domain/kubernetes-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase, dumpKubernetes, findCanary } from '../test/canary.ts';
 import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, CREATE_SECRET, NAMESPACE, binding, payload } from '../test/operations.ts';
+import { gatewayConfigMapOf, readInstance } from '../test/instances.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
 // Item 9 of issue 9, the seed flow ("Secret Storage and Gateway Delivery") over GraphQL, on the
@@ -161,8 +162,13 @@ describe('seed flow: store, bind, grant, deploy', { timeout: 180_000 }, () => {
     for (const c of containers.filter((x) => x.name !== 'gateway')) expect(refs(c)).toEqual([]);
     const modelAuth = await stack.core.readNamespacedSecret({ name: harnessSecretName(agent.id, 1), namespace: k8sNamespace });
     expect(Buffer.from(modelAuth.data!.value!, 'base64').toString('utf8')).toBe(canaries.model);
-    const cm = await stack.core.readNamespacedConfigMap({ name: gatewayConfigMapName(agent.id, 1), namespace: k8sNamespace });
+    // RC1 RC2: the gateway is the instance's rendering: an immutable ConfigMap named by its content, owned by the instance.
+    const instance = await readInstance(stack, k8sNamespace, agent.id);
+    expect(instance?.spec.revision).toEqual({ id: r.revision.id, number: 1 });
+    const cm = await gatewayConfigMapOf(stack, k8sNamespace, agent.id);
     expect(cm.immutable).toBe(true);
+    expect(cm.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'OpenClawInstance', uid: instance!.metadata.uid, controller: true })]);
+    expect(d.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'OpenClawInstance', uid: instance!.metadata.uid, controller: true })]);
   });
 
   it('S3 P1 no secret value reaches the database, a log line, a response or any Kubernetes object but its own Secret and the harness copy', async () => {
@@ -221,7 +227,7 @@ describe('seed flow: store, bind, grant, deploy', { timeout: 180_000 }, () => {
     expect(second).toMatchObject({ state: 'FAILED', failure: { code: 'AGENT_NOT_AUTHORIZED' } });
     expect(second.failure.message).toContain(secrets.github.id);
     // Nothing of revision 2 reached the cluster, and revision 1 still runs.
-    await expect(stack.core.readNamespacedConfigMap({ name: gatewayConfigMapName(agent.id, 2), namespace: k8sNamespace })).rejects.toMatchObject({ code: 404 });
+    expect((await readInstance(stack, k8sNamespace, agent.id))?.spec.revision).toMatchObject({ number: 1 });
     await expect(stack.core.readNamespacedSecret({ name: harnessSecretName(agent.id, 2), namespace: k8sNamespace })).rejects.toMatchObject({ code: 404 });
     expect((await gateway()).metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
     expect(a.activeRevision).toMatchObject({ number: 1, state: 'ACTIVE' });

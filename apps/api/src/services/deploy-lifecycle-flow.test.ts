@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { agentServiceAccountName, gatewayDeploymentName, harnessSecretName, selfConfigRoleBindingName } from '@occ/domain/kubernetes-names';
+import { AGENT_ID_LABEL, agentServiceAccountName, gatewayDeploymentName, harnessSecretName, selfConfigRoleBindingName } from '@occ/domain/kubernetes-names';
+import { uuidOf } from '@occ/domain/ids';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase, findCanary } from '../test/canary.ts';
 import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, CREATE_SECRET, DELETE_SECRET, NAMESPACE, UPDATE_AGENT, UPDATE_SECRET, binding, payload, waitFor } from '../test/operations.ts';
@@ -260,7 +261,11 @@ describe('seed flow, continued: rotate, redeploy, refuse, stop, delete', { timeo
     const revisions = await stack.runtime.db.agentRevision.count({ where: { agentId: agent.id } });
     const r = payload(await stack.gql(DELETE_AGENT, { input: { id: agent.id } }), 'deleteAgent');
     expect(r.__typename, JSON.stringify(r)).toBe('DeleteAgentSuccess');
-    expect(r.removedObjects.map((o: { kind: string }) => o.kind)).toEqual(expect.arrayContaining(['Deployment', 'OpenClawInstance', 'ConfigMap', 'ServiceAccount', 'RoleBinding']));
+    expect(r.removedObjects.map((o: { kind: string }) => o.kind)).toEqual(expect.arrayContaining(['Deployment', 'OpenClawInstance']));
+    // RC2: the instance's children go with it (by garbage collection here, by deleteAgent where no
+    // collector runs): nothing labelled as the agent's is left.
+    const selector = `${AGENT_ID_LABEL}=${uuidOf(agent.id)}`;
+    await waitFor(async () => (await stack.core.listNamespacedConfigMap({ namespace: k8sNamespace, labelSelector: selector })).items.length === 0 && (await stack.core.listNamespacedServiceAccount({ namespace: k8sNamespace, labelSelector: selector })).items.length === 0, 'the agent\'s ConfigMaps and ServiceAccount gone');
     await expect(stack.kubeConfig.makeApiClient(RbacAuthorizationV1Api).readNamespacedRoleBinding({ name: selfConfigRoleBindingName(agent.id), namespace: k8sNamespace })).rejects.toMatchObject({ code: 404 });
     await expect(stack.apps.readNamespacedDeployment({ name: gatewayDeploymentName(agent.id), namespace: k8sNamespace })).rejects.toMatchObject({ code: 404 });
     expect(await stack.runtime.db.agentRevision.count({ where: { agentId: agent.id } })).toBe(revisions);

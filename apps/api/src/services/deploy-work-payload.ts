@@ -1,15 +1,18 @@
 import { z } from 'zod';
 import type { Db, Tx } from '../db/client.ts';
 
-// The payload every deploy work item carries. `secretIds` names every Secret the item delivers
-// (bound ones and the harnessAuth one), so deleteSecret (S7) finds pending work that references
-// a secret from the queue itself, whatever state its revision row is in. The payload holds ids
-// only: no locator and no value (W3 builds the secret context from metadata on each run).
+// The payloads deploy work items carry. `secretIds` names every Secret the item delivers (bound
+// ones and the harnessAuth one), so deleteSecret (S7) finds pending work that references a secret
+// from the queue itself, whatever state its revision row is in. A payload holds ids only: no
+// locator and no value (W3 builds the secret context from metadata on each run).
 
+/** Admission to the instance apply: one at a time per agent (the item's concurrency key, RC8). */
 export const DEPLOY_REVISION_KIND = 'revision.deploy';
+/** W5: waiting for the instance to report the revision's generation Ready; not serialized with deploys. */
+export const AWAIT_REVISION_KIND = 'revision.await';
 
-/** Every work kind that delivers secrets; each payload has `secretIds` and `revisionId`. */
-export const DEPLOY_WORK_KINDS: readonly string[] = [DEPLOY_REVISION_KIND];
+/** Every work kind that delivers secrets; each payload has `secretIds`, `revisionId` and `agentId`. */
+export const DEPLOY_WORK_KINDS: readonly string[] = [DEPLOY_REVISION_KIND, AWAIT_REVISION_KIND];
 
 export const DeployRevisionPayload = z.object({
   revisionId: z.string().startsWith('rev_'),
@@ -20,6 +23,12 @@ export const DeployRevisionPayload = z.object({
   secretIds: z.array(z.string().startsWith('sec_')),
 });
 export type DeployRevisionPayload = z.infer<typeof DeployRevisionPayload>;
+
+export const AwaitRevisionPayload = DeployRevisionPayload.extend({
+  /** When the wait began (the apply's commit): the W5 deadline counts from here, across retries. */
+  since: z.string().datetime(),
+});
+export type AwaitRevisionPayload = z.infer<typeof AwaitRevisionPayload>;
 
 export interface PendingDeployWork {
   workItemId: string;

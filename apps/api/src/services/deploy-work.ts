@@ -1,22 +1,33 @@
 import type { ComputeRevisionContext, RevisionSource } from '@occ/domain/compute-driver';
+import { withoutBackendNames } from '@occ/domain/kubernetes-names';
 import type { RenderRevision } from '@occ/domain/revision-render';
 import { BackendIdentityChanged, BackendObjectMissing } from '@occ/domain/secret-driver';
 import type { Db, Tx } from '../db/client.ts';
+import { InstanceRefused } from '../drivers/kubernetes-compute.ts';
 import { defineWorkKind, PermanentWorkError, type StepContext, type WorkKind } from '../worker.ts';
 import { audit } from './audit.ts';
 import { recheckRevision } from './deploy-checks.ts';
-import { DEPLOY_REVISION_KIND, DeployRevisionPayload } from './deploy-work-payload.ts';
+import { AWAIT_REVISION_KIND, AwaitRevisionPayload, DEPLOY_REVISION_KIND, DeployRevisionPayload } from './deploy-work-payload.ts';
 import type { Deps } from './deps.ts';
 import { findRevision, type RevisionView } from './revisions.ts';
+import { recordTakeovers } from './selfconfig-takeovers.ts';
+import { enqueue } from './work-queue.ts';
 
-// The worker's side of a deploy (W1–W5), as named steps of one work kind. Each step is
+// The worker's side of a deploy (W1–W5, RC1, RC3, RC7, RC8), as named steps. Each step is
 // idempotent and re-reads the revision: a retry, or another worker taking the item over, starts
-// from the world as it is. Every failure goes through one path (onPermanentFailure): the revision
-// fails with a code, in the transaction that ends the item, with an audit event.
+// from the world as it is. Every failure goes through one path (failRevision): the revision fails
+// with a code, in the transaction that ends the item, with an audit event.
+//
+// revision.deploy runs one at a time per agent (its concurrency key): coalesce or re-check, prepare
+// (the model-auth Secret, a dry run of the instance apply), activate (the re-check and the
+// compare-and-set in one transaction holding the locks revokeAccess takes, RC7), then apply the
+// revision's fields to the agent's OpenClawInstance, its one desired state (RC1); the reconciler
+// makes the gateway follow. revision.await then waits for the instance to report the revision's
+// generation Ready (W5), without holding the agent: a newer deploy may replace it meanwhile.
 
 const PENDING = ['QUEUED', 'PREPARING', 'PREPARED', 'ACTIVATING'] as const;
 
-function renderable(revision: RevisionView): RenderRevision {
+export function renderable(revision: RevisionView): RenderRevision {
   return {
     agentId: revision.agentId,
     namespaceId: revision.namespaceId,
@@ -35,9 +46,10 @@ function renderable(revision: RevisionView): RenderRevision {
  * as the Secret rows record them now, and the namespace's Kubernetes namespace. Built for each
  * step that needs it and never written anywhere.
  */
-async function secretContext(db: Db | Tx, installationId: string, revision: RevisionView): Promise<ComputeRevisionContext> {
-  const namespace = await db.namespace.findUnique({ where: { id: revision.namespaceId }, select: { k8sName: true } });
+export async function secretContext(db: Db | Tx, installationId: string, revision: Pick<RevisionView, 'id' | 'namespaceId' | 'secrets' | 'secretDriverId'>): Promise<ComputeRevisionContext> {
+  const namespace = await db.namespace.findUnique({ where: { id: revision.namespaceId }, select: { k8sName: true, status: true } });
   if (!namespace) throw new PermanentWorkError('NAMESPACE_NOT_READY', 'The namespace no longer exists.');
+  if (namespace.status === 'LOST') throw new PermanentWorkError('NAMESPACE_NOT_READY', 'The Kubernetes namespace was deleted outside the product.');
   const ids = [...new Set(revision.secrets.map((s) => s.source.id))];
   const rows = await db.secret.findMany({ where: { id: { in: ids } }, select: { id: true, namespaceId: true, backendNamespace: true, backendName: true, backendUid: true, driverId: true } });
   const sources: RevisionSource[] = ids.map((id) => {
@@ -63,73 +75,118 @@ async function recheck(db: Db | Tx, revision: RevisionView, when: string): Promi
 }
 
 /**
- * The kubelet names the Kubernetes Secret it could not read; a revision never holds a backend
- * locator (S4, D4), so its failure names the product's secret id instead, which readers of the
- * revision can resolve as far as they may read it.
+ * Delivery stops on a source that is not the recorded object (W4, D3): nothing is created or
+ * applied. The message names the product's secret, never the Kubernetes Secret (S4, D4).
  */
-export function withoutLocators(message: string, context: Pick<ComputeRevisionContext, 'k8sNamespace' | 'sources'>): string {
-  let out = message;
-  for (const source of context.sources) {
-    out = out.split(`${context.k8sNamespace}/${source.name}`).join(source.secretId).split(source.name).join(source.secretId);
-  }
-  return out;
-}
-
-/** Delivery stops on a source that is not the recorded object (W4): nothing is created or applied. */
 async function verified(deps: Deps, context: ComputeRevisionContext): Promise<void> {
   try {
     await deps.computeDriver.verifySources(context);
   } catch (error) {
-    if (error instanceof BackendIdentityChanged) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', `A source Secret is not the one recorded: ${error.reason}. Nothing was delivered.`);
-    if (error instanceof BackendObjectMissing) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', `A source Secret (${error.objectName}) no longer exists. Nothing was delivered.`);
+    if (error instanceof BackendIdentityChanged) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', withoutBackendNames(`A source Secret is not the one recorded: ${error.reason}. Nothing was delivered.`));
+    if (error instanceof BackendObjectMissing) {
+      const secretId = context.sources.find((s) => s.name === error.objectName)?.secretId ?? 'a source secret';
+      throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', `The Kubernetes Secret of ${secretId} no longer exists. Nothing was delivered.`);
+    }
     throw error;
   }
 }
 
 /**
  * D5 W4: preparation never adopts an object that is not the control plane's (the revision's
- * model-auth Secret already there without its labels, a source that lost its key since the check):
- * retrying cannot make it ours, so the revision fails with the code D3 uses, and the running
- * gateway is not touched (activation has not started).
+ * model-auth Secret already there without its labels, a source that lost its key since the check),
+ * and a dry run finds fields the API server refuses: no retry mends either, so the revision fails,
+ * and the running gateway is not touched (nothing of the instance changed).
  */
 async function prepared(deps: Deps, revision: RevisionView, context: ComputeRevisionContext): Promise<void> {
   try {
     await deps.computeDriver.prepareRevision(renderable(revision), context);
   } catch (error) {
-    if (error instanceof BackendIdentityChanged) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', `Preparation stopped: ${error.reason}. The running gateway was not changed.`);
-    if (error instanceof BackendObjectMissing) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', `Preparation stopped: a source Secret no longer exists. The running gateway was not changed.`);
+    if (error instanceof BackendIdentityChanged) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', withoutBackendNames(`Preparation stopped: ${error.reason}. The running gateway was not changed.`));
+    if (error instanceof BackendObjectMissing) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', 'Preparation stopped: a source Secret no longer exists. The running gateway was not changed.');
+    if (error instanceof InstanceRefused) throw new PermanentWorkError('INSTANCE_REFUSED', `${error.message}. The running gateway was not changed.`);
     throw error;
   }
 }
 
-async function load(deps: Deps, revisionId: string): Promise<RevisionView | null> {
-  return findRevision(deps.db, revisionId);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
 /** Moves a revision from one state to the next only if it is still in the first (compare-and-set). */
-async function transition(tx: Tx, revisionId: string, from: (typeof PENDING)[number], to: 'PREPARING' | 'PREPARED' | 'ACTIVATING' | 'ACTIVE'): Promise<boolean> {
+async function transition(tx: Tx, revisionId: string, from: (typeof PENDING)[number], to: 'PREPARING' | 'PREPARED' | 'ACTIVATING' | 'ACTIVE' | 'SUPERSEDED'): Promise<boolean> {
   const n = await tx.agentRevision.updateMany({ where: { id: revisionId, state: from }, data: { state: to } });
   return n.count === 1;
 }
 
-export function deployRevisionKind(deps: Deps, options: { pollMs?: number } = {}): WorkKind<DeployRevisionPayload> {
-  const pollMs = options.pollMs ?? 200;
+/** RC8: a newer revision of the agent that is on its way or running, if any. */
+async function newerRevision(db: Db | Tx, revision: Pick<RevisionView, 'agentId' | 'number'>): Promise<{ id: string; number: number } | null> {
+  return db.agentRevision.findFirst({
+    where: { agentId: revision.agentId, number: { gt: revision.number }, state: { in: [...PENDING, 'ACTIVE'] } },
+    orderBy: { number: 'desc' },
+    select: { id: true, number: true },
+  });
+}
+
+/**
+ * RC7: the locks revokeAccess takes (the subject's Principal row) on both principals the re-check
+ * decides for, after the agent's row (the order deleteAgent takes them in). A revoke that committed
+ * first is seen by the re-check; one that comes later waits for this commit.
+ */
+async function lockForActivation(tx: Tx, revision: RevisionView): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM "Agent" WHERE id = ${revision.agentId} FOR UPDATE`;
+  const subjects = [...new Set([revision.createdById, revision.servicePrincipalId])].sort();
+  await tx.$queryRaw`SELECT id FROM "Principal" WHERE id = ANY(${subjects}::text[]) ORDER BY id FOR UPDATE`;
+}
+
+export interface DeployWorkOptions {
+  /** Tests: called inside the activation's transaction once its locks are held (RC7 interleavings). */
+  onActivationLocked?: (revisionId: string) => Promise<void>;
+}
+
+async function failRevision(tx: Tx, payload: Pick<DeployRevisionPayload, 'revisionId' | 'agentId' | 'namespaceId' | 'actorId'>, failure: { code: string; message: string }): Promise<void> {
+  const failed = await tx.agentRevision.updateMany({
+    where: { id: payload.revisionId, state: { in: [...PENDING] } },
+    data: { state: 'FAILED', failureCode: failure.code, failureMessage: withoutBackendNames(failure.message).slice(0, 2000) },
+  });
+  if (failed.count === 0) return;
+  await audit(tx, {
+    actorId: null,
+    action: 'revision.fail',
+    resourceKind: 'agentRevision',
+    resourceId: payload.revisionId,
+    namespaceId: payload.namespaceId,
+    outcome: 'FAILURE',
+    reason: failure.code,
+    details: { agentId: payload.agentId, deployedBy: payload.actorId, code: failure.code },
+  });
+}
+
+export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}): WorkKind<DeployRevisionPayload> {
+  const load = (id: string) => findRevision(deps.db, id);
   const steps = [
     {
       name: 'recheck-before-preparation',
       async run(payload: DeployRevisionPayload, ctx: StepContext) {
-        const revision = await load(deps, payload.revisionId);
+        const revision = await load(payload.revisionId);
         if (!revision || revision.state !== 'queued') return;
+        // RC8: a newer deploy of the agent came after this one: this one is never rolled out.
+        const newer = await newerRevision(deps.db, revision);
+        if (newer) {
+          await ctx.commit(async (tx) => {
+            const superseded = await tx.agentRevision.updateMany({
+              where: { id: revision.id, state: 'QUEUED' },
+              data: { state: 'SUPERSEDED', failureCode: 'SUPERSEDED_BEFORE_PREPARATION', failureMessage: `Revision ${newer.number} was deployed before this one was prepared; this one was never rolled out.` },
+            });
+            if (superseded.count === 1) {
+              await audit(tx, {
+                actorId: null,
+                action: 'revision.supersede',
+                resourceKind: 'agentRevision',
+                resourceId: revision.id,
+                namespaceId: revision.namespaceId,
+                outcome: 'SUCCESS',
+                details: { agentId: revision.agentId, number: revision.number, supersededBy: newer.id, supersededByNumber: newer.number, beforePreparation: true },
+              });
+            }
+          });
+          return;
+        }
         await recheck(deps.db, revision, 'before preparation');
         await ctx.commit((tx) => transition(tx, revision.id, 'QUEUED', 'PREPARING'));
       },
@@ -137,7 +194,7 @@ export function deployRevisionKind(deps: Deps, options: { pollMs?: number } = {}
     {
       name: 'prepare',
       async run(payload: DeployRevisionPayload, ctx: StepContext) {
-        const revision = await load(deps, payload.revisionId);
+        const revision = await load(payload.revisionId);
         if (!revision || revision.state !== 'preparing') return;
         const context = await secretContext(deps.db, deps.installationId, revision);
         await verified(deps, context);
@@ -149,25 +206,26 @@ export function deployRevisionKind(deps: Deps, options: { pollMs?: number } = {}
     {
       name: 'recheck-and-commit-activation',
       async run(payload: DeployRevisionPayload, ctx: StepContext) {
-        const revision = await load(deps, payload.revisionId);
+        const revision = await load(payload.revisionId);
         if (!revision || revision.state !== 'prepared') return;
-        await recheck(deps.db, revision, 'before activation');
-        // W5: the revision becomes the agent's active one before the gateway is replaced, so a
-        // corrected deploy can recover from a gateway that cannot start.
+        // W5 RC7: the re-check and the compare-and-set commit together, under the locks a revoke
+        // takes; the revision becomes the agent's active one before its fields reach the instance,
+        // so a corrected deploy can recover from a gateway that cannot start.
         await ctx.commit(async (tx) => {
-          const agent = await tx.$queryRaw<Array<{ activeRevisionId: string | null }>>`SELECT "activeRevisionId" FROM "Agent" WHERE id = ${revision.agentId} FOR UPDATE`;
-          const previousId = agent[0]?.activeRevisionId ?? null;
+          await lockForActivation(tx, revision);
+          await options.onActivationLocked?.(revision.id);
+          await recheck(tx, revision, 'before activation');
+          const agent = await tx.agent.findUnique({ where: { id: revision.agentId }, select: { activeRevisionId: true } });
+          const previousId = agent?.activeRevisionId ?? null;
           if (previousId && previousId !== revision.id) {
             const previous = await tx.agentRevision.findUnique({ where: { id: previousId }, select: { number: true } });
             if (previous && previous.number > revision.number) throw new PermanentWorkError('SUPERSEDED_BEFORE_ACTIVATION', `A newer revision (${previous.number}) was activated first.`);
-            await tx.agentRevision.updateMany({ where: { id: previousId, state: 'ACTIVE' }, data: { state: 'SUPERSEDED' } });
           }
+          // RC8: whatever was the agent's active revision, activating or active, is superseded now;
+          // the partial unique index holds at most one of them per agent.
+          await tx.agentRevision.updateMany({ where: { agentId: revision.agentId, id: { not: revision.id }, state: { in: ['ACTIVATING', 'ACTIVE'] } }, data: { state: 'SUPERSEDED' } });
           if (!(await transition(tx, revision.id, 'PREPARED', 'ACTIVATING'))) return;
-          const set = await tx.agent.updateMany({
-            where: { id: revision.agentId, activeRevisionId: previousId },
-            data: { activeRevisionId: revision.id, status: 'activating' },
-          });
-          if (set.count !== 1) throw new Error('the active revision changed under the agent lock');
+          await tx.agent.update({ where: { id: revision.agentId }, data: { activeRevisionId: revision.id } });
           await audit(tx, {
             actorId: null,
             action: 'revision.activate',
@@ -183,49 +241,39 @@ export function deployRevisionKind(deps: Deps, options: { pollMs?: number } = {}
     {
       name: 'apply-gateway',
       async run(payload: DeployRevisionPayload, ctx: StepContext) {
-        const revision = await load(deps, payload.revisionId);
+        const revision = await load(payload.revisionId);
         if (!revision || revision.state !== 'activating') return;
+        const agent = await deps.db.agent.findUnique({ where: { id: revision.agentId }, select: { activeRevisionId: true } });
+        if (agent?.activeRevisionId !== revision.id) return;
         const context = await secretContext(deps.db, deps.installationId, revision);
         await verified(deps, context);
         if (ctx.signal.aborted) return;
-        await deps.computeDriver.activateRevision(renderable(revision), context);
+        let applied;
+        try {
+          applied = await deps.computeDriver.applyRevision(renderable(revision), context);
+        } catch (error) {
+          if (error instanceof InstanceRefused) throw new PermanentWorkError('INSTANCE_REFUSED', error.message);
+          throw error;
+        }
+        await ctx.commit(async (tx) => {
+          await tx.agentRevision.update({ where: { id: revision.id }, data: { instanceGeneration: applied.generation } });
+          await recordTakeovers(tx, revision, applied.takeovers, new Date());
+        });
       },
     },
     {
+      // W5: the wait for readiness is its own item (revision.await), so the agent's next deploy
+      // need not wait for this gateway; the step keeps its name so that items an earlier release
+      // left at it resume here.
       name: 'wait-ready',
       async run(payload: DeployRevisionPayload, ctx: StepContext) {
-        const started = Date.now();
-        for (;;) {
-          const revision = await load(deps, payload.revisionId);
-          // Superseded by a newer deploy meanwhile: that one owns the gateway now.
-          if (!revision || revision.state !== 'activating') return;
-          const context = await secretContext(deps.db, deps.installationId, revision);
-          const readiness = await deps.computeDriver.gatewayReadiness(renderable(revision), context);
-          if (readiness.state === 'ready') {
-            await ctx.commit(async (tx) => {
-              if (!(await transition(tx, revision.id, 'ACTIVATING', 'ACTIVE'))) return;
-              await tx.agent.updateMany({ where: { id: revision.agentId, activeRevisionId: revision.id }, data: { status: 'running' } });
-              await audit(tx, {
-                actorId: null,
-                action: 'revision.ready',
-                resourceKind: 'agentRevision',
-                resourceId: revision.id,
-                namespaceId: revision.namespaceId,
-                outcome: 'SUCCESS',
-                details: { agentId: revision.agentId, number: revision.number },
-              });
-            });
-            // D5: the model keys of the revisions this one replaced are retired with them.
-            await deps.computeDriver.retireModelAuth(revision.agentId, context.k8sNamespace, revision.number).catch((error) => deps.logger.warn('could not retire model-auth Secrets', { error }));
-            return;
-          }
-          if (readiness.state === 'failed') throw new PermanentWorkError('GATEWAY_NOT_READY', `The gateway cannot start (${readiness.reason}): ${withoutLocators(readiness.message, context)}`);
-          if (Date.now() - started > deps.gatewayReadyTimeoutMs) {
-            throw new PermanentWorkError('GATEWAY_NOT_READY', `The gateway did not become ready within ${Math.round(deps.gatewayReadyTimeoutMs / 1000)} s: ${withoutLocators(readiness.message, context)}`);
-          }
-          await sleep(pollMs, ctx.signal);
-          if (ctx.signal.aborted) return;
-        }
+        const revision = await load(payload.revisionId);
+        if (!revision || revision.state !== 'activating') return;
+        await ctx.commit(async (tx) => {
+          const next: AwaitRevisionPayload = { ...payload, since: new Date().toISOString() };
+          await enqueue(tx, AWAIT_REVISION_KIND, `${AWAIT_REVISION_KIND}:${revision.id}`, next, { concurrencyKey: awaitKey(revision.agentId) });
+        });
+        deps.kickWorker?.();
       },
     },
   ];
@@ -233,23 +281,71 @@ export function deployRevisionKind(deps: Deps, options: { pollMs?: number } = {}
     kind: DEPLOY_REVISION_KIND,
     payload: DeployRevisionPayload,
     steps,
-    async onPermanentFailure(tx, payload, failure) {
-      const failed = await tx.agentRevision.updateMany({
-        where: { id: payload.revisionId, state: { in: [...PENDING] } },
-        data: { state: 'FAILED', failureCode: failure.code, failureMessage: failure.message.slice(0, 2000) },
-      });
-      if (failed.count === 0) return;
-      await tx.agent.updateMany({ where: { id: payload.agentId, OR: [{ activeRevisionId: payload.revisionId }, { activeRevisionId: null }] }, data: { status: 'failed' } });
-      await audit(tx, {
-        actorId: null,
-        action: 'revision.fail',
-        resourceKind: 'agentRevision',
-        resourceId: payload.revisionId,
-        namespaceId: payload.namespaceId,
-        outcome: 'FAILURE',
-        reason: failure.code,
-        details: { agentId: payload.agentId, deployedBy: payload.actorId, code: failure.code },
-      });
-    },
+    onPermanentFailure: (tx, payload, failure) => failRevision(tx, payload, failure),
+  });
+}
+
+/** Deploy items of one agent run one at a time (RC8); so do its waits, apart from the deploys. */
+export function deployKey(agentId: string): string {
+  return agentId;
+}
+
+export function awaitKey(agentId: string): string {
+  return `await:${agentId}`;
+}
+
+/** W5: from the apply to Ready (or the failure the reconciler reports), within the deadline. */
+export function awaitRevisionKind(deps: Deps): WorkKind<AwaitRevisionPayload> {
+  return defineWorkKind({
+    kind: AWAIT_REVISION_KIND,
+    payload: AwaitRevisionPayload,
+    steps: [
+      {
+        name: 'wait-ready',
+        async run(payload: AwaitRevisionPayload, ctx: StepContext) {
+          for (;;) {
+            const revision = await findRevision(deps.db, payload.revisionId);
+            // Superseded by a newer deploy or stopped meanwhile: that one owns the instance now.
+            if (!revision || revision.state !== 'activating') return;
+            const context = await secretContext(deps.db, deps.installationId, revision);
+            const left = Date.parse(payload.since) + deps.gatewayReadyTimeoutMs - Date.now();
+            const readiness = await deps.computeDriver.awaitRevision(renderable(revision), context, revision.instanceGeneration ?? 1, Math.max(0, Math.min(left, 15_000)), ctx.signal);
+            if (ctx.signal.aborted) return;
+            if (readiness.state === 'ready') {
+              await ctx.commit(async (tx) => {
+                if (!(await transition(tx, revision.id, 'ACTIVATING', 'ACTIVE'))) return;
+                await audit(tx, {
+                  actorId: null,
+                  action: 'revision.ready',
+                  resourceKind: 'agentRevision',
+                  resourceId: revision.id,
+                  namespaceId: revision.namespaceId,
+                  outcome: 'SUCCESS',
+                  details: { agentId: revision.agentId, number: revision.number, instanceGeneration: readiness.generation },
+                });
+              });
+              // D5: the model keys of the revisions this one replaced are retired with them.
+              await deps.computeDriver.retireModelAuth(revision.agentId, context.k8sNamespace, revision.number).catch((error) => deps.logger.warn('could not retire model-auth Secrets', { error }));
+              return;
+            }
+            if (readiness.state === 'replaced') {
+              // Another revision's fields or a stop replaced these; if the database still names
+              // this one as running, the instance was changed under it.
+              const again = await findRevision(deps.db, payload.revisionId);
+              if (again?.state === 'activating') throw new PermanentWorkError('INSTANCE_REPLACED', `The instance no longer holds this revision: ${readiness.message}.`);
+              return;
+            }
+            if (readiness.state === 'failed') {
+              const code = readiness.reason === 'InstanceMissing' ? 'INSTANCE_MISSING' : 'GATEWAY_NOT_READY';
+              throw new PermanentWorkError(code, withoutBackendNames(`The gateway cannot start (${readiness.reason}): ${readiness.message}`));
+            }
+            if (Date.parse(payload.since) + deps.gatewayReadyTimeoutMs <= Date.now()) {
+              throw new PermanentWorkError('GATEWAY_NOT_READY', withoutBackendNames(`The gateway did not become ready within ${Math.round(deps.gatewayReadyTimeoutMs / 1000)} s: ${readiness.message}`));
+            }
+          }
+        },
+      },
+    ],
+    onPermanentFailure: (tx, payload, failure) => failRevision(tx, payload, failure),
   });
 }

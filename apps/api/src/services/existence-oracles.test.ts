@@ -82,6 +82,7 @@ const CASES: Case[] = [
   { coordinate: 'Mutation.createAgent', doc: m('createAgent', 'CreateAgentInput'), vars: (id) => ({ input: { namespaceId: id, name: 'n' } }), real: () => real.ns, prefix: 'ns', expect: 'NotFoundError' },
   { coordinate: 'Mutation.deleteConfiguration', doc: m('deleteConfiguration', 'DeleteConfigurationInput'), vars: (id) => ({ input: { id } }), real: () => real.cfg, prefix: 'cfg', expect: 'NotFoundError' },
   { coordinate: 'Mutation.deleteAgent', doc: m('deleteAgent', 'DeleteAgentInput'), vars: (id) => ({ input: { id } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
+  { coordinate: 'Mutation.reprovisionNamespace', doc: m('reprovisionNamespace', 'ReprovisionNamespaceInput'), vars: (id) => ({ input: { id } }), real: () => real.ns, prefix: 'ns', expect: 'NotFoundError' },
   { coordinate: 'Mutation.stopAgent', doc: m('stopAgent', 'StopAgentInput'), vars: (id) => ({ input: { agentId: id } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
   { coordinate: 'Mutation.redeployConsumers', doc: m('redeployConsumers', 'RedeployConsumersInput'), vars: (id) => ({ input: { secretId: id } }), real: () => real.secret, prefix: 'sec', expect: 'NotFoundError' },
   { coordinate: 'Mutation.updateAgent', doc: m('updateAgent', 'UpdateAgentInput'), vars: (id) => ({ input: { id } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },

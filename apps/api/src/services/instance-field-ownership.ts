@@ -1,10 +1,10 @@
 import { agentInstanceName } from '@occ/domain/kubernetes-names';
-import { fieldOwnership, type OwnedItem } from '@occ/domain/selfconfig';
+import { fieldOwnership, type OwnedItem } from '@occ/domain/field-ownership';
 import type { AgentView } from './agents.ts';
 import type { Deps } from './deps.ts';
 
 // Who owns what on an agent's OpenClawInstance: for each skill, env var, workspace file and
-// config.raw, the field managers that own it and their operation (Apply or Update), read from a
+// config key, the field managers that own it and their operation (Apply or Update), read from a
 // fresh object's managedFields with the one FieldsV1 parser (SC7). The caller has already been
 // allowed to read the agent (this is a field of Agent).
 

@@ -20,7 +20,7 @@ export const PROVISION_NAMESPACE = 'namespace.provision';
 export interface NamespaceView {
   id: string;
   name: string;
-  status: 'PROVISIONING' | 'READY' | 'FAILED' | 'DELETING';
+  status: 'PROVISIONING' | 'READY' | 'FAILED' | 'DELETING' | 'LOST';
   statusMessage: string | null;
   k8sName: string;
   createdAt: Date;

@@ -16,6 +16,14 @@ export interface RevisionSecretView {
   version: number;
 }
 
+export interface RevisionTakeover {
+  kind: string;
+  name: string;
+  action: string;
+  setAt: string | null;
+  requestId: string | null;
+}
+
 export interface RevisionView {
   id: string;
   agentId: string;
@@ -32,6 +40,10 @@ export interface RevisionView {
   createdById: string;
   state: RevisionState;
   failure: { code: string; message: string } | null;
+  /** W5: the OpenClawInstance generation the revision's apply produced; null before it. */
+  instanceGeneration: number | null;
+  /** RC3: what the revision's apply took from the agent (names and times). */
+  takeovers: RevisionTakeover[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -66,6 +78,8 @@ type Row = {
   state: DbState;
   failureCode: string | null;
   failureMessage: string | null;
+  instanceGeneration: number | null;
+  takeovers: unknown;
   createdAt: Date;
   updatedAt: Date;
   secrets: Array<{ purpose: string; envName: string; secretId: string; version: number }>;
@@ -92,6 +106,8 @@ export function toRevisionView(row: Row): RevisionView {
     createdById: row.createdById,
     state: revisionState(row.state),
     failure: row.failureCode ? { code: row.failureCode, message: row.failureMessage ?? '' } : null,
+    instanceGeneration: row.instanceGeneration,
+    takeovers: Array.isArray(row.takeovers) ? (row.takeovers as RevisionTakeover[]) : [],
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

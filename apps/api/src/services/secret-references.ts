@@ -2,6 +2,7 @@ import type { AccessRequest } from '@occ/domain/access';
 import { gatewayDeploymentName, kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
 import { PENDING_REVISION_STATES, type RevisionSecretPurpose, type RevisionState } from '@occ/domain/revision';
 import type { Db, Tx } from '../db/client.ts';
+import { derivedStatusSql } from './agents.ts';
 import { dbState, revisionState } from './revisions.ts';
 
 // Issue 12: where a secret's references go, transitively, for auditors: the configurations that
@@ -136,7 +137,7 @@ export async function secretReferenceGraphs(
               SELECT r."agentId", rs."secretId" FROM "AgentRevisionSecret" rs JOIN "AgentRevision" r ON r.id = rs."revisionId"
               WHERE rs."secretId" = ANY(${ids}::text[]) AND r.state::text = ANY(${live}::text[])
             )
-            SELECT refs."secretId", a.id, a.name, a."namespaceId", a.status, a."configurationId", a."harnessProvider",
+            SELECT refs."secretId", a.id, a.name, a."namespaceId", ${derivedStatusSql('a')} AS status, a."configurationId", a."harnessProvider",
                    (a."harnessSecretId" IS NOT DISTINCT FROM refs."secretId") AS "harnessAuth",
                    EXISTS (SELECT 1 FROM "ConfigurationSecretBinding" b WHERE b."configurationId" = a."configurationId" AND b."secretId" = refs."secretId") AS "viaConfiguration"
             FROM refs JOIN "Agent" a ON a.id = refs."agentId"

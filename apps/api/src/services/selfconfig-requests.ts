@@ -23,6 +23,8 @@ export interface SelfConfigRequestView {
   message: string | null;
   skippedRemovals: Array<{ kind: string; name: string; why: string; managers: Array<{ manager: string; operation: string }> }>;
   events: Array<{ type: string; reason: string; message: string; on: string; at: string }>;
+  /** RC3: the revisions that took items this request set. */
+  overriddenBy: Array<{ revisionId: string; number: number; items: string[]; at: string }>;
   createdAt: Date;
   pendingAt: Date | null;
   completedAt: Date | null;
@@ -46,6 +48,7 @@ export function toSelfConfigRequestView(row: Row): SelfConfigRequestView {
     message: row.message,
     skippedRemovals: row.skippedRemovals as SelfConfigRequestView['skippedRemovals'],
     events: row.events as SelfConfigRequestView['events'],
+    overriddenBy: Array.isArray(row.overriddenBy) ? (row.overriddenBy as SelfConfigRequestView['overriddenBy']) : [],
     createdAt: row.createdAt,
     pendingAt: row.pendingAt,
     completedAt: row.completedAt,

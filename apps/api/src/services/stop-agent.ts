@@ -41,7 +41,7 @@ export async function stopAgent(deps: Deps, actor: Actor, input: { agentId: stri
     target = { k8sNamespace: ns.k8sName, namespaceId: agent.namespaceId, agentId: agent.id };
     const stopping = await tx.agentRevision.findMany({ where: { agentId: agent.id, state: { in: [...RUNNING_OR_ON_ITS_WAY] } }, select: { id: true }, orderBy: { number: 'asc' } });
     await tx.agentRevision.updateMany({ where: { id: { in: stopping.map((r) => r.id) }, state: { in: [...RUNNING_OR_ON_ITS_WAY] } }, data: { state: 'STOPPED' } });
-    await tx.agent.update({ where: { id: agent.id }, data: { desiredState: 'stopped', status: 'stopped', activeRevisionId: null } });
+    await tx.agent.update({ where: { id: agent.id }, data: { desiredState: 'stopped', activeRevisionId: null } });
     // Inside the transaction: a failed scale records nothing, and the stop can be retried.
     const gateway = await scale(deps, target);
     await audit(tx, {

@@ -47,6 +47,7 @@ const harnessAuth = () => ({ provider: 'openai', source: { kind: 'secret', names
 /** Arguments that reach every String and ID field (mutations take `input`). */
 const BASELINES: Record<string, Baseline[]> = {
   createNamespace: [() => ({ input: { name: 'fresh' } })],
+  reprovisionNamespace: [() => ({ input: { id: ids.ns } })],
   createSecret: [() => ({ input: { namespaceId: ids.ns, name: 'fresh', value: 'v' } })],
   updateSecret: [() => ({ input: { id: ids.secret, value: 'v2' } })],
   deleteSecret: [() => ({ input: { id: ids.secret } })],

@@ -16,24 +16,47 @@ export interface WorkItemRow {
   step: string | null;
 }
 
-export async function enqueue(tx: Tx, kind: string, idempotencyKey: string, payload: Record<string, unknown>): Promise<string> {
+/**
+ * Queues an item once per idempotency key. Items with the same `concurrencyKey` (RC8: a deploy's
+ * agent) run one at a time, in the order they became runnable.
+ */
+export async function enqueue(tx: Tx, kind: string, idempotencyKey: string, payload: Record<string, unknown>, options: { concurrencyKey?: string } = {}): Promise<string> {
   const existing = await tx.workItem.findUnique({ where: { idempotencyKey } });
   if (existing) return existing.id;
   const id = newId('workItem');
-  await tx.workItem.create({ data: { id, kind, idempotencyKey, payload: payload as object } });
+  await tx.workItem.create({ data: { id, kind, idempotencyKey, payload: payload as object, concurrencyKey: options.concurrencyKey ?? null } });
   return id;
 }
 
+/**
+ * Claims the next runnable item: pending and due, or running with an expired lease (its worker is
+ * gone). An item whose concurrency key another item holds RUNNING waits (RC8); the partial unique
+ * index on (concurrencyKey) WHERE state = 'RUNNING' holds that against two workers claiming two
+ * items of one key at once: the second claim fails on the index and claims nothing this time.
+ */
 export async function claim(db: Db, owner: string, leaseSeconds: number): Promise<WorkItemRow | null> {
-  const rows = await db.$queryRaw<WorkItemRow[]>`
-    UPDATE "WorkItem" SET state = 'RUNNING', "leaseOwner" = ${owner},
-      "leaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1, "updatedAt" = now()
-    WHERE id = (
-      SELECT id FROM "WorkItem"
-      WHERE (state = 'PENDING' AND "nextAttemptAt" <= now()) OR (state = 'RUNNING' AND "leaseExpiresAt" < now())
-      ORDER BY "nextAttemptAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING id, kind, "idempotencyKey", payload, attempts, step`;
-  return rows[0] ?? null;
+  try {
+    const rows = await db.$queryRaw<WorkItemRow[]>`
+      UPDATE "WorkItem" SET state = 'RUNNING', "leaseOwner" = ${owner},
+        "leaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1, "updatedAt" = now()
+      WHERE id = (
+        SELECT w.id FROM "WorkItem" w
+        WHERE ((w.state = 'PENDING' AND w."nextAttemptAt" <= now()) OR (w.state = 'RUNNING' AND w."leaseExpiresAt" < now()))
+          AND (w."concurrencyKey" IS NULL OR NOT EXISTS (
+            SELECT 1 FROM "WorkItem" r WHERE r."concurrencyKey" = w."concurrencyKey" AND r.state = 'RUNNING' AND r.id <> w.id))
+        ORDER BY w."nextAttemptAt", w."createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING id, kind, "idempotencyKey", payload, attempts, step`;
+    return rows[0] ?? null;
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
+}
+
+/** A unique violation as Prisma's raw queries report it (PostgreSQL 23505). */
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; meta?: { code?: string }; message?: string };
+  return e.code === 'P2010' ? e.meta?.code === '23505' : e.code === '23505' || /23505|unique constraint/i.test(e.message ?? '');
 }
 
 /**

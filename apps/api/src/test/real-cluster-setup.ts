@@ -1,4 +1,5 @@
 import { KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
+import type { TestProject } from 'vitest/node';
 import { OPENCLAW_CRD_DIR } from '@occ/kube-emulator/crds';
 import { renderDeploy } from '@occ/kube-emulator/deploy-manifests';
 import { startKubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
@@ -11,7 +12,14 @@ import { KUBE_TARGET, realCluster } from '@occ/kube-emulator/testing';
 // deployment controller the lane does not run (L1), for the whole run, as the embedded runtime does
 // for its own server; one, not one per test stack, since several would each keep ReplicaSets and
 // Pods for the same gateway Deployments.
-export default async function setup(): Promise<() => Promise<void>> {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The lane's kubelet simulator's view of running containers (SC10 tests read Pods' resolved env and files). */
+    kubeletView: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (KUBE_TARGET.target !== 'real') throw new Error('real-cluster-setup runs only with OCC_KUBE_TARGET=real (npm run test:real)');
   await realCluster(KUBE_TARGET.kubeconfig, [OPENCLAW_CRD_DIR]);
   const kubeConfig = new KubeConfig();
@@ -21,5 +29,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     await objects.patch(role as KubernetesObject, undefined, undefined, 'occ-test-harness', true, PatchStrategy.ServerSideApply);
   }
   const kubelet = await startKubeletSimulator(kubeConfig);
+  // Its view of running containers, for tests in the worker processes (never a Kubernetes object).
+  project.provide('kubeletView', (await kubelet.serveView()).url);
   return async () => kubelet.stop();
 }

@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { createHttpApp, listen } from '../http/server.ts';
 import { createLogger } from '../log.ts';
 import { startRuntime, type Runtime, type RuntimeEnv } from '../runtime.ts';
+import type { DeployWorkOptions } from '../services/deploy-work.ts';
 import { applyMigrationSql, createDatabaseFromTemplate, testDatabaseMode } from './database.ts';
 
 // The whole API as `npm start` wires it (same runtime), on a fresh database and an in-memory
@@ -44,6 +45,10 @@ export interface TestStackOptions {
   selfConfigClock?: () => Date;
   /** SC5: on a real cluster too, serve and register the webhook on loopback (runtime option). */
   selfConfigWebhookOnLoopback?: boolean;
+  /** Hooks into the deploy work (RC7 interleavings, W5 faults at a chosen step). */
+  deployWork?: DeployWorkOptions;
+  /** The instance reconciler's resync period. */
+  instanceResyncMs?: number;
 }
 
 function realKubeconfig(): string | null {
@@ -67,6 +72,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     connectVia: options.connectVia,
     ...(options.selfConfigClock ? { selfConfigClock: options.selfConfigClock } : {}),
     ...(options.selfConfigWebhookOnLoopback ? { selfConfigWebhookOnLoopback: true } : {}),
+    ...(options.deployWork ? { deployWork: options.deployWork } : {}),
+    ...(options.instanceResyncMs ? { instanceResyncMs: options.instanceResyncMs } : {}),
     migrate: database ? async () => {} : applyMigrationSql,
   });
   const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent' });

@@ -1,4 +1,5 @@
 import { ConflictError, ForbiddenError, NamespaceNotReadyError, NotFoundError, ValidationError } from '@occ/domain/errors';
+import { describeTakeover, type Takeover } from '@occ/domain/composition';
 import { REVISION_STATES, type RevisionState } from '@occ/domain/revision';
 import { deployAgent } from '../../services/deploy-agent.ts';
 import type { DeployCheck } from '../../services/deploy-checks.ts';
@@ -8,6 +9,7 @@ import { actorOf, builder } from '../builder.ts';
 import { pageRequest, toConnection, totalCount } from '../connections.ts';
 import { AgentRef } from './agent.ts';
 import { MissingGrantRef } from './errors.ts';
+import { FieldOwnerRef } from './selfconfig.ts';
 import { SecretRef, SecretReferenceRef } from './secret.ts';
 
 // Deploys (D1–D6) and the AgentRevisions they freeze. A revision shows references and versions,
@@ -32,6 +34,17 @@ const RevisionFailureRef = builder.objectRef<NonNullable<RevisionView['failure']
   fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
 });
 
+const RevisionTakeoverRef = builder.objectRef<RevisionView['takeovers'][number]>('RevisionTakeover').implement({
+  description: "RC3: an item the agent had set on its instance (openclaw-selfconfig) that this revision's apply took.",
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: 'envVar, workspaceFile or config' }),
+    name: t.exposeString('name'),
+    action: t.exposeString('action', { description: 'replace: set to the revision’s value; bind: the agent’s literal replaced by the bound secret.' }),
+    setAt: t.exposeString('setAt', { nullable: true, description: 'When the agent last wrote its fields (the manager’s time in managedFields).' }),
+    requestId: t.exposeID('requestId', { nullable: true, description: 'The SelfConfig request that set it, when history knows it.' }),
+  }),
+});
+
 export const AgentRevisionRef = builder.objectRef<RevisionView>('AgentRevision');
 
 builder.node(AgentRevisionRef, {
@@ -48,6 +61,8 @@ builder.node(AgentRevisionRef, {
     values: t.field({ type: 'JSON', description: 'The native document as frozen (references only).', resolve: (r) => r.values }),
     secrets: t.field({ type: [RevisionSecretRef], resolve: (r) => r.secrets }),
     secretDriverId: t.exposeString('secretDriverId'),
+    instanceGeneration: t.exposeInt('instanceGeneration', { nullable: true, description: 'W5: the OpenClawInstance generation this revision’s apply produced.' }),
+    takeovers: t.field({ type: [RevisionTakeoverRef], description: 'RC3: what the apply took from the agent’s own changes.', resolve: (r) => r.takeovers }),
     servicePrincipalId: t.exposeID('servicePrincipalId'),
     createdById: t.exposeID('createdById'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -90,11 +105,30 @@ const DeployCheckRef = builder.objectRef<DeployCheck>('DeployCheck').implement({
   }),
 });
 
+const DeployTakeoverRef = builder.objectRef<Takeover>('DeployTakeover').implement({
+  description: 'RC3: an item the agent set on its instance that this deploy would replace.',
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: 'envVar, workspaceFile or config' }),
+    name: t.exposeString('name'),
+    path: t.stringList({ nullable: true, resolve: (x) => x.path ?? null }),
+    action: t.exposeString('action', { description: 'replace, or bind (the agent’s literal becomes the bound secret)' }),
+    setAt: t.exposeString('setAt', { nullable: true }),
+    setBy: t.field({ type: [FieldOwnerRef], resolve: (x) => x.owners }),
+    description: t.string({ resolve: (x) => describeTakeover(x) }),
+  }),
+});
+
 const DeployExplanationRef = builder.objectRef<DeployExplanation>('DeployExplanation').implement({
   fields: (t) => ({
     agentId: t.exposeID('agentId'),
     allowed: t.exposeBoolean('allowed', { description: 'Whether deployAgent would admit the agent now.' }),
     checks: t.field({ type: [DeployCheckRef], resolve: (e) => e.checks }),
+    takeovers: t.field({
+      type: [DeployTakeoverRef],
+      nullable: true,
+      description: 'RC3: what this deploy would take from the agent’s own changes (SelfConfig), taken with force and recorded; null when the instance could not be read.',
+      resolve: (e) => e.takeovers,
+    }),
   }),
 });
 

@@ -10,6 +10,7 @@ import './configuration.ts';
 import './agent.ts';
 import './agent-lifecycle.ts';
 import './deploy.ts';
+import './agent-runtime.ts';
 import './secret-drift.ts';
 import './secret-references.ts';
 import './audit.ts';

@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
 
 export const NamespaceStatusEnum = builder.enumType('NamespaceStatus', {
-  values: ['PROVISIONING', 'READY', 'FAILED', 'DELETING'] as const,
+  values: ['PROVISIONING', 'READY', 'FAILED', 'DELETING', 'LOST'] as const,
 });

@@ -1,4 +1,5 @@
-import { ConflictError, ForbiddenError, ValidationError } from '@occ/domain/errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
+import { reprovisionNamespace, type ReprovisionResult } from '../../services/namespace-lost.ts';
 import { createNamespace, getNamespace, listNamespaces, type NamespaceView } from '../../services/namespaces.ts';
 import { listSecrets } from '../../services/secrets.ts';
 import { actorOf, builder } from '../builder.ts';
@@ -71,5 +72,27 @@ builder.mutationField('createNamespace', (t) =>
       ctx.deps.kickWorker?.();
       return { namespace };
     },
+  }),
+);
+
+const ReprovisionNamespaceInput = builder.inputType('ReprovisionNamespaceInput', {
+  fields: (t) => ({ id: t.id({ required: true }) }),
+});
+
+const ReprovisionNamespaceSuccess = builder.objectRef<ReprovisionResult>('ReprovisionNamespaceSuccess').implement({
+  fields: (t) => ({
+    namespace: t.field({ type: NamespaceRef, resolve: (r) => r.namespace }),
+    note: t.exposeString('note', { description: 'What re-provisioning cannot bring back: the secret values stored in the lost Kubernetes namespace.' }),
+  }),
+});
+
+builder.mutationField('reprovisionNamespace', (t) =>
+  t.field({
+    type: ReprovisionNamespaceSuccess,
+    description: 'RC5: makes the Kubernetes namespace of a LOST (or FAILED) namespace again. Needs administer on the namespace. The secret values that lived in the lost one are not restored.',
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: ReprovisionNamespaceInput, required: true }) },
+    errors: { types: [NotFoundError, ForbiddenError, ConflictError], union: { name: 'ReprovisionNamespaceResult' } },
+    resolve: (_root, { input }, ctx) => reprovisionNamespace(ctx.deps, actorOf(ctx), { id: String(input.id) }),
   }),
 );

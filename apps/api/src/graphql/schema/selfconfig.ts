@@ -1,5 +1,6 @@
 import { ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
-import { SELF_CONFIG_PHASES, type OwnedItem } from '@occ/domain/selfconfig';
+import type { OwnedItem } from '@occ/domain/field-ownership';
+import { SELF_CONFIG_PHASES } from '@occ/domain/selfconfig';
 import { instanceFieldOwnership, type InstanceFieldOwnership } from '../../services/instance-field-ownership.ts';
 import { requestSelfConfig } from '../../services/request-selfconfig.ts';
 import { listSelfConfigRequests, type SelfConfigRequestView } from '../../services/selfconfig-requests.ts';
@@ -13,7 +14,7 @@ import { PrincipalRef } from './principal.ts';
 
 const SELF_CONFIG_REQUEST_PHASES = ['Submitted', ...SELF_CONFIG_PHASES] as const;
 
-const FieldOwnerRef = builder.objectRef<{ manager: string; operation: string }>('FieldOwner').implement({
+export const FieldOwnerRef = builder.objectRef<{ manager: string; operation: string }>('FieldOwner').implement({
   description: 'A field manager and the operation by which it owns the item: Apply (server-side apply) or Update (create, replace, patch).',
   fields: (t) => ({ manager: t.exposeString('manager'), operation: t.exposeString('operation') }),
 });
@@ -21,7 +22,7 @@ const FieldOwnerRef = builder.objectRef<{ manager: string; operation: string }>(
 const SkippedRemovalRef = builder.objectRef<SelfConfigRequestView['skippedRemovals'][number]>('SelfConfigSkippedRemoval').implement({
   description: 'SC7: a removal not made, because openclaw-selfconfig did not own the item alone.',
   fields: (t) => ({
-    kind: t.exposeString('kind', { description: 'skill, envVar or workspaceFile' }),
+    kind: t.exposeString('kind', { description: 'skill, envVar, workspaceFile or config' }),
     name: t.exposeString('name'),
     why: t.exposeString('why', { description: 'not-owned: another manager owns it; shared: released, still owned by the managers listed; absent: not present.' }),
     managers: t.field({ type: [FieldOwnerRef], resolve: (s) => s.managers }),
@@ -35,6 +36,16 @@ const SelfConfigEventRef = builder.objectRef<SelfConfigRequestView['events'][num
     reason: t.exposeString('reason'),
     message: t.exposeString('message'),
     on: t.exposeString('on', { description: 'Kind/name of the object the event is about.' }),
+    at: t.exposeString('at'),
+  }),
+});
+
+const SelfConfigOverrideRef = builder.objectRef<SelfConfigRequestView['overriddenBy'][number]>('SelfConfigOverride').implement({
+  description: 'RC3: a deploy that took items this request had set (overridden by revision N).',
+  fields: (t) => ({
+    revisionId: t.exposeID('revisionId'),
+    number: t.exposeInt('number'),
+    items: t.exposeStringList('items', { description: 'One line per item taken: what, set when, replaced or bound.' }),
     at: t.exposeString('at'),
   }),
 });
@@ -56,6 +67,7 @@ export const SelfConfigRequestRef = builder.objectRef<SelfConfigRequestView>('Se
     message: t.exposeString('message', { nullable: true }),
     skippedRemovals: t.field({ type: [SkippedRemovalRef], resolve: (r) => r.skippedRemovals }),
     events: t.field({ type: [SelfConfigEventRef], resolve: (r) => r.events }),
+    overriddenBy: t.field({ type: [SelfConfigOverrideRef], description: 'RC3: the revisions that took items this request had set.', resolve: (r) => r.overriddenBy }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     pendingAt: t.expose('pendingAt', { type: 'DateTime', nullable: true }),
     completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true }),
@@ -90,7 +102,8 @@ builder.queryField('selfConfigRequests', (t) =>
 const OwnedItemRef = builder.objectRef<OwnedItem>('InstanceOwnedItem').implement({
   fields: (t) => ({
     kind: t.exposeString('kind', { description: 'skill, envVar, workspaceFile or config' }),
-    name: t.exposeString('name', { description: 'The skill, env var name, file path, or config.raw.' }),
+    name: t.exposeString('name', { description: 'The skill, env var name, file path, or config key path (keys joined by dots).' }),
+    path: t.stringList({ nullable: true, description: 'For config: the key path, one key per element.', resolve: (i) => i.path ?? null }),
     owners: t.field({ type: [FieldOwnerRef], resolve: (i) => i.owners }),
   }),
 });
@@ -109,7 +122,7 @@ builder.objectField(AgentRef, 'fieldOwnership', (t) =>
   t.field({
     type: InstanceFieldOwnershipRef,
     nullable: true,
-    description: 'Who owns each skill, env var, workspace file and config.raw of the instance; null while the agent has no instance.',
+    description: 'Who owns each skill, env var, workspace file and config key of the instance; null while the agent has no instance.',
     resolve: async (agent, _a, ctx) => instanceFieldOwnership(ctx.deps, agent, (await ctx.loaders.namespace.load(agent.namespaceId))?.k8sName),
   }),
 );

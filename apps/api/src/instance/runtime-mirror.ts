@@ -1,0 +1,68 @@
+import type { InstanceStatus } from '@occ/domain/instance-status';
+import { withoutBackendNames } from '@occ/domain/kubernetes-names';
+import type { Db } from '../db/client.ts';
+import type { InstanceKey } from './cluster.ts';
+
+// RC6: the reconciler mirrors what it observed of each agent's gateway into AgentRuntime, so an
+// agent's status is derived in SQL on every read (agents.ts) without a Kubernetes read per agent.
+// A row is written only when it changes, and only for an agent that exists. Messages name the
+// product's secret ids, never a backend locator (S4).
+
+export interface RuntimeRow {
+  phase: string;
+  ready: boolean;
+  reason: string;
+  message: string;
+  runningRevisionId: string | null;
+  runningGeneration: number | null;
+  instanceGeneration: number;
+  observedGeneration: number;
+}
+
+export function runtimeRow(generation: number, status: InstanceStatus): RuntimeRow {
+  const ready = status.conditions.find((c) => c.type === 'Ready');
+  const degraded = status.conditions.find((c) => c.type === 'Degraded');
+  const shown = degraded?.status === 'True' ? degraded : ready;
+  return {
+    phase: status.phase,
+    ready: ready?.status === 'True',
+    reason: shown?.reason ?? '',
+    message: withoutBackendNames(shown?.message ?? '').slice(0, 2000),
+    runningRevisionId: status.running?.revision?.id ?? null,
+    runningGeneration: status.running?.generation ?? null,
+    instanceGeneration: generation,
+    observedGeneration: status.observedGeneration,
+  };
+}
+
+export async function writeRuntime(db: Db, agentId: string, row: RuntimeRow, at: Date): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "AgentRuntime" ("agentId", "instanceGeneration", "observedGeneration", "phase", "ready", "reason", "message", "runningRevisionId", "runningGeneration", "observedAt")
+    SELECT ${agentId}, ${row.instanceGeneration}, ${row.observedGeneration}, ${row.phase}, ${row.ready}, ${row.reason}, ${row.message}, ${row.runningRevisionId}, ${row.runningGeneration}, ${at}
+    WHERE EXISTS (SELECT 1 FROM "Agent" WHERE id = ${agentId})
+    ON CONFLICT ("agentId") DO UPDATE SET
+      "instanceGeneration" = EXCLUDED."instanceGeneration", "observedGeneration" = EXCLUDED."observedGeneration", "phase" = EXCLUDED."phase",
+      "ready" = EXCLUDED."ready", "reason" = EXCLUDED."reason", "message" = EXCLUDED."message",
+      "runningRevisionId" = EXCLUDED."runningRevisionId", "runningGeneration" = EXCLUDED."runningGeneration", "observedAt" = EXCLUDED."observedAt"
+    WHERE ("AgentRuntime"."instanceGeneration", "AgentRuntime"."observedGeneration", "AgentRuntime"."phase", "AgentRuntime"."ready", "AgentRuntime"."reason",
+           "AgentRuntime"."message", "AgentRuntime"."runningRevisionId", "AgentRuntime"."runningGeneration")
+      IS DISTINCT FROM (EXCLUDED."instanceGeneration", EXCLUDED."observedGeneration", EXCLUDED."phase", EXCLUDED."ready", EXCLUDED."reason",
+           EXCLUDED."message", EXCLUDED."runningRevisionId", EXCLUDED."runningGeneration")`;
+}
+
+export async function mirrorRuntime(db: Db, agentId: string, generation: number, status: InstanceStatus, at: Date): Promise<void> {
+  await writeRuntime(db, agentId, runtimeRow(generation, status), at);
+}
+
+/** The agent an instance key stands for: instances are named `agent-<uuid>` (agentInstanceName). */
+export function agentIdOfKey(key: InstanceKey): string | null {
+  const match = /^agent-([0-9a-f-]{36})$/.exec(key.name);
+  return match ? `agt_${match[1]}` : null;
+}
+
+/** The instance is gone (deleted, or its namespace with it): the agent's gateway is gone too. */
+export async function mirrorMissing(db: Db, key: InstanceKey, at: Date, reason = 'InstanceMissing', message = 'the OpenClawInstance does not exist; nothing runs'): Promise<void> {
+  const agentId = agentIdOfKey(key);
+  if (!agentId) return;
+  await writeRuntime(db, agentId, { phase: 'Missing', ready: false, reason, message, runningRevisionId: null, runningGeneration: null, instanceGeneration: 0, observedGeneration: 0 }, at);
+}
