@@ -3,7 +3,8 @@ import baseConfig from './vitest.config.ts';
 // The E8 lane (`npm run test:real`, inside scripts/kube-apiserver/cluster with OCC_KUBE_TARGET=real):
 // the Kubernetes driver tests, through the whole API as `npm start` wires it, against a real
 // kube-apiserver instead of the embedded one: secrets (S*), namespaces and their tenant RoleBinding
-// (K1), deploy with the compute driver and activation (D*, W*), and the SelfConfig controller (SC*).
+// (K1), deploy with the compute driver and activation (D*, W*), the SelfConfig controller (SC*), and
+// the instance reconciler with its composition of the two managers and its drift repair (RC*).
 // The real-cluster setup installs the CRDs and runs one kubelet simulator for the lane's missing
 // controllers (L1). Files that inject faults into the embedded server (secrets-canary,
 // secrets-compensation, shutdown, the webhook's) or start their own (bootstrap-installation,
@@ -29,6 +30,8 @@ export default {
       'src/services/deploy-flow.test.ts',
       'src/services/deploy-lifecycle-flow.test.ts',
       'src/selfconfig/scenarios.test.ts',
+      'src/instance/composition.test.ts',
+      'src/instance/reconciler.test.ts',
     ],
   },
 };

@@ -25,6 +25,7 @@ import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
 import { awaitRevisionKind, deployRevisionKind, type DeployWorkOptions } from './services/deploy-work.ts';
 import { kubernetesInstanceCluster } from './instance/cluster.ts';
+import { reassertInstanceKind } from './services/reassert-instance.ts';
 import { createInstanceController, type InstanceController } from './instance/controller.ts';
 import { provisionNamespaceKind } from './services/namespaces.ts';
 import { startWorker, type Worker } from './worker.ts';
@@ -219,7 +220,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const worker = startWorker({
       db,
       logger: logger.child({ component: 'worker' }),
-      kinds: [provisionNamespaceKind(deps), deployRevisionKind(deps, options.deployWork), awaitRevisionKind(deps)],
+      kinds: [provisionNamespaceKind(deps), deployRevisionKind(deps, options.deployWork), awaitRevisionKind(deps), reassertInstanceKind(deps)],
       leaseSeconds: env.workLeaseSeconds ?? 30,
       onLeaseLost: () => metrics.leaseLosses.inc({ lease: 'work_item' }),
       ...(tracing.enabled ? { tracer: tracing.tracer } : {}),
@@ -243,6 +244,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       db,
       logger: logger.child({ component: 'instances' }),
       installationId: installation.installationId,
+      secretDriver: deps.secretDriver,
       ...(options.instanceResyncMs ? { resyncMs: options.instanceResyncMs } : {}),
       isLeader: () => leader?.isLeader() ?? false,
     });

@@ -104,3 +104,35 @@ export function describeTakeover(t: Takeover): string {
   return t.action === 'bind' ? `${what}, set by the agent as a literal${when}, will be bound to its secret instead` : `${what}, set by the agent${when}, will be replaced`;
 }
 
+
+/**
+ * RC3 RC4: `body` without the items the agent holds and it would take: what reapplying a revision's
+ * fields sends when it must restore the product's fields without undoing the agent's own changes.
+ */
+export function yieldingToAgent(body: { spec?: JsonObject } & JsonObject, takeovers: readonly Takeover[]): JsonObject {
+  const out = JSON.parse(JSON.stringify(body)) as { spec?: JsonObject } & JsonObject;
+  const spec = out.spec ?? {};
+  for (const t of takeovers) {
+    if (t.kind === 'envVar' && Array.isArray(spec.env)) spec.env = spec.env.filter((e) => !(isObject(e) && e.name === t.name));
+    if (t.kind === 'workspaceFile' && isObject(spec.workspace) && isObject(spec.workspace.initialFiles)) delete spec.workspace.initialFiles[t.name];
+    if (t.kind === 'config' && t.path && isObject(spec.config) && isObject(spec.config.raw)) {
+      // Every leaf of the body at, below or above the agent's key: the agent's value stays.
+      const raw = spec.config.raw;
+      for (const leaf of leafPaths(raw)) if (startsWith(leaf, t.path) || startsWith(t.path, leaf)) removeLeaf(raw, leaf);
+    }
+  }
+  return out;
+}
+
+function removeLeaf(doc: JsonObject, path: readonly string[]): void {
+  const [head, ...rest] = path;
+  if (head === undefined) return;
+  if (rest.length === 0) {
+    delete doc[head];
+    return;
+  }
+  const next = doc[head];
+  if (!isObject(next)) return;
+  removeLeaf(next, rest);
+  if (Object.keys(next).length === 0) delete doc[head];
+}

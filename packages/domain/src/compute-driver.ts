@@ -12,6 +12,11 @@ export interface RevisionSource {
   /** The Kubernetes Secret's name and uid, as the Secret's metadata records them now. */
   name: string;
   uid: string;
+  /**
+   * RC4: the change made outside the product that the secret's current version records
+   * (outsideChangeMarker), or null. A value changed outside the product otherwise is not delivered.
+   */
+  outsideChangeSeenAt: string | null;
 }
 
 export interface ComputeRevisionContext {
@@ -54,9 +59,10 @@ export interface ComputeDriver {
   /**
    * RC1 RC3 W5: releases the agent's literals of the names the revision binds, then applies the
    * revision's fields to the instance as occ-controller (force), recording each takeover as an
-   * event on the instance. Idempotent.
+   * event on the instance. Idempotent. With `yieldToAgent` (restoring the product's fields after
+   * drift, RC4), the items the agent holds are left to it: nothing is taken.
    */
-  applyRevision(revision: RenderRevision, context: ComputeRevisionContext): Promise<AppliedRevision>;
+  applyRevision(revision: RenderRevision, context: ComputeRevisionContext, options?: { yieldToAgent?: boolean }): Promise<AppliedRevision>;
   /**
    * W5: waits, up to `timeoutMs` or until `signal` aborts, for the instance to report the
    * revision's `generation` (or a later one of the same revision) Ready, from the status the

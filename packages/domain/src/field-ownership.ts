@@ -140,3 +140,15 @@ export function foreignDataOwners(managedFields: unknown, ours: string): Array<F
     .filter((e) => e.manager !== ours && [...e.set].some((p) => p === data || p.startsWith(`${data}\u0000`)))
     .map((e) => ({ manager: e.manager, operation: e.operation, time: e.time }));
 }
+
+/**
+ * RC4: one change made outside the product, named by who made it and when (the managers' entries
+ * as the server recorded them): recorded once as a new version, and a later change shows as another.
+ * Times have whole seconds: two changes by one manager within a second read as one.
+ */
+export function outsideChangeMarker(writers: ReadonlyArray<FieldOwner & { time: string | null }>): string {
+  return writers
+    .map((w) => `${w.manager}/${w.operation}/${w.time ?? ''}`)
+    .sort()
+    .join(',');
+}

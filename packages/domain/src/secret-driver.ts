@@ -15,8 +15,16 @@ export interface CreateBackendSecret {
   value: string;
 }
 
+/** RC4: a manager other than the product's that changed the value after the product last wrote it. */
+export interface OutsideWriter {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  time: string | null;
+}
+
 export type ResolveResult =
-  | { state: 'present'; ref: SecretBackendRef; resourceVersion: string }
+  /** `outsideWriters` non-empty: the value was changed outside the product after the product last wrote it. */
+  | { state: 'present'; ref: SecretBackendRef; resourceVersion: string; outsideWriters: OutsideWriter[] }
   | { state: 'missing' }
   | { state: 'mismatch'; reason: string };
 
@@ -38,6 +46,8 @@ export interface OwnedBackendObject {
   uid: string;
   labels: Record<string, string>;
   createdAt: Date | null;
+  /** RC4: managers other than the product's that changed the value since the product last wrote it. */
+  outsideWriters: OutsideWriter[];
 }
 
 /** The driver could not tell whether its write happened (connection lost after sending). */

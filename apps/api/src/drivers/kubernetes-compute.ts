@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { describeTakeover, literalsToRelease, plannedTakeovers, type Takeover } from '@occ/domain/composition';
-import type { AppliedRevision, ComputeDriver, ComputeRevisionContext, GatewayReadiness } from '@occ/domain/compute-driver';
-import { foreignDataOwners } from '@occ/domain/field-ownership';
+import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubeConfig, type KubernetesObject, type V1Secret } from '@kubernetes/client-node';
+import { describeTakeover, literalsToRelease, plannedTakeovers, yieldingToAgent, type Takeover } from '@occ/domain/composition';
+import type { AppliedRevision, ComputeDriver, ComputeRevisionContext, GatewayReadiness, RevisionSource } from '@occ/domain/compute-driver';
+import { foreignDataOwners, outsideChangeMarker } from '@occ/domain/field-ownership';
 import { revisionReadiness, type InstanceReading } from '@occ/domain/instance-status';
 import {
   AGENT_ID_LABEL,
@@ -51,6 +51,20 @@ export class InstanceRefused extends Error {
   override name = 'InstanceRefused';
 }
 
+/**
+ * D3 RC4: a source is the recorded object (labels ours, same uid), and its value is the version the
+ * product recorded: changed outside the product (another manager owns the data) only by the change
+ * that was recorded as the current version.
+ */
+function checkSource(live: V1Secret, source: RevisionSource, installationId: string): void {
+  const mismatch = backendIdentityMismatch(live.metadata ?? {}, { namespaceId: source.namespaceId, secretId: source.secretId, installationId, uid: source.uid });
+  if (mismatch) throw new BackendIdentityChanged(mismatch);
+  const outside = foreignDataOwners(live.metadata?.managedFields, FIELD_MANAGER);
+  if (outside.length > 0 && outsideChangeMarker(outside) !== source.outsideChangeSeenAt) {
+    throw new BackendIdentityChanged(`its value was changed outside the product by ${outside.map((o) => `${o.manager} (${o.operation})`).join(', ')} since the version recorded`);
+  }
+}
+
 type InstanceObject = { metadata: { name: string; namespace: string; uid: string; generation?: number; resourceVersion?: string; managedFields?: unknown }; spec?: JsonObject; status?: JsonObject };
 
 export class KubernetesComputeDriver implements ComputeDriver {
@@ -91,10 +105,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
       if (classifyKubeError(error).kind === 'object-not-found') throw new BackendObjectMissing(context.k8sNamespace, source.name);
       translate(error, 'reading a source Secret');
     }
-    const mismatch = backendIdentityMismatch(live.metadata ?? {}, { namespaceId: source.namespaceId, secretId, installationId: this.installationId, uid: source.uid });
-    if (mismatch) throw new BackendIdentityChanged(mismatch);
-    const outside = foreignDataOwners(live.metadata?.managedFields, FIELD_MANAGER);
-    if (outside.length > 0) throw new BackendIdentityChanged(`its value was changed outside the product by ${outside.map((o) => `${o.manager} (${o.operation})`).join(', ')}`);
+    checkSource(live, source, this.installationId);
     const encoded = live.data?.[SECRET_VALUE_KEY];
     if (encoded === undefined) throw new BackendIdentityChanged(`the Secret has no key ${SECRET_VALUE_KEY}`);
     return Buffer.from(encoded, 'base64').toString('utf8');
@@ -109,10 +120,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
         if (classifyKubeError(error).kind === 'object-not-found') throw new BackendObjectMissing(context.k8sNamespace, source.name);
         translate(error, 'reading a source Secret');
       }
-      const mismatch = backendIdentityMismatch(live.metadata ?? {}, { namespaceId: source.namespaceId, secretId: source.secretId, installationId: this.installationId, uid: source.uid });
-      if (mismatch) throw new BackendIdentityChanged(mismatch);
-      const outside = foreignDataOwners(live.metadata?.managedFields, FIELD_MANAGER);
-      if (outside.length > 0) throw new BackendIdentityChanged(`its value was changed outside the product by ${outside.map((o) => `${o.manager} (${o.operation})`).join(', ')}`);
+      checkSource(live, source, this.installationId);
     }
   }
 
@@ -148,12 +156,14 @@ export class KubernetesComputeDriver implements ComputeDriver {
     return plannedTakeovers(live ? { spec: live.spec, managedFields: live.metadata.managedFields } : null, instanceBody(revision, renderContext(context)) as { spec?: JsonObject });
   }
 
-  async applyRevision(revision: RenderRevision, context: ComputeRevisionContext): Promise<AppliedRevision> {
-    const body = instanceBody(revision, renderContext(context));
+  async applyRevision(revision: RenderRevision, context: ComputeRevisionContext, options: { yieldToAgent?: boolean } = {}): Promise<AppliedRevision> {
+    const full = instanceBody(revision, renderContext(context));
     const name = agentInstanceName(revision.agentId);
     for (let attempt = 0; ; attempt++) {
       const live = await this.getInstance(context.k8sNamespace, name);
-      const takeovers = plannedTakeovers(live ? { spec: live.spec, managedFields: live.metadata.managedFields } : null, body as { spec?: JsonObject });
+      const planned = plannedTakeovers(live ? { spec: live.spec, managedFields: live.metadata.managedFields } : null, full as { spec?: JsonObject });
+      const body = options.yieldToAgent ? yieldingToAgent(full as JsonObject, planned) : full;
+      const takeovers = options.yieldToAgent ? [] : planned;
       const release = literalsToRelease(takeovers);
       if (live && release.length > 0) {
         // RC3: the agent's literal goes first, so the item never holds a value and a reference.

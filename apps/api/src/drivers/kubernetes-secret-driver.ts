@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import { foreignDataOwners } from '@occ/domain/field-ownership';
 import {
   backendIdentityMismatch,
   FIELD_MANAGER,
@@ -143,7 +144,7 @@ export class KubernetesSecretDriver implements SecretDriver {
     const mismatch = backendIdentityMismatch(live.metadata ?? {}, { ...expected, installationId: this.installationId, uid: ref.uid });
     if (mismatch) return { state: 'mismatch', reason: mismatch };
     if (live.data?.[ref.key] === undefined) return { state: 'mismatch', reason: `key ${ref.key} is missing` };
-    return { state: 'present', ref, resourceVersion: live.metadata?.resourceVersion ?? '' };
+    return { state: 'present', ref, resourceVersion: live.metadata?.resourceVersion ?? '', outsideWriters: foreignDataOwners(live.metadata?.managedFields, FIELD_MANAGER) };
   }
 
   async listOwned(k8sNamespace: string): Promise<OwnedBackendObject[]> {
@@ -156,6 +157,7 @@ export class KubernetesSecretDriver implements SecretDriver {
         uid: s.metadata?.uid ?? '',
         labels: s.metadata?.labels ?? {},
         createdAt: s.metadata?.creationTimestamp ? new Date(s.metadata.creationTimestamp) : null,
+        outsideWriters: foreignDataOwners(s.metadata?.managedFields, FIELD_MANAGER),
       }));
     } catch (error) {
       if (classifyKubeError(error).code === 404) return [];

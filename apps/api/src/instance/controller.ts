@@ -1,5 +1,7 @@
+import type { SecretDriver } from '@occ/domain/secret-driver';
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../log.ts';
+import { observeOutsideChanges } from '../services/secret-outside-change.ts';
 import { createKeyedQueue, type KeyedQueue } from '../controller/queue.ts';
 import type { InstanceCluster, InstanceKey } from './cluster.ts';
 import { checkNamespaces, observeNamespace } from './namespace-loss.ts';
@@ -9,7 +11,8 @@ import { reconcileInstance, type InstanceReconcileDeps } from './reconcile.ts';
 // installation and their children (list-and-watch caches, cluster.ts), queues the instance an event
 // concerns, and converges it (reconcile.ts); a periodic resync looks at everything again, so a
 // missed event costs a delay, never a divergence. It also watches the installation's Kubernetes
-// namespaces, so a namespace deleted outside the product shows on its Namespace (RC5).
+// namespaces, so a namespace deleted outside the product shows on its Namespace (RC5), and looks
+// at the Secrets of ready namespaces for values changed outside the product (RC4).
 
 export interface InstanceControllerOptions {
   cluster: InstanceCluster;
@@ -22,6 +25,10 @@ export interface InstanceControllerOptions {
   isLeader?: () => boolean;
   images?: { modelAuth?: string };
   progressRequeueMs?: number;
+  /** RC4: the secret driver, to look at each ready namespace's Secrets for values changed outside the product. */
+  secretDriver?: SecretDriver;
+  /** How often that look happens (60 s by default); it lists each ready namespace's Secrets once. */
+  secretScanMs?: number;
 }
 
 export interface InstanceController {
@@ -29,10 +36,14 @@ export interface InstanceController {
   stop(): Promise<void>;
   /** Queues every instance again and checks the namespaces (what the periodic resync does). */
   resync(): Promise<void>;
+  /** RC4: looks at every ready namespace's Secrets for values changed outside the product now; answers the secrets recorded. */
+  scanSecrets(): Promise<string[]>;
   enqueue(key: InstanceKey): void;
   /** Resolves when nothing is queued or running: for tests and the benchmark. */
   idle(): Promise<void>;
   running(): boolean;
+  /** Kubernetes API requests made, by verb (the benchmark's and the idempotence test's count). */
+  readonly calls: Record<string, number>;
 }
 
 const keyOf = (key: InstanceKey) => `${key.namespace}/${key.name}`;
@@ -82,10 +93,31 @@ export function createInstanceController(options: InstanceControllerOptions): In
     }
   }
 
+  let lastScan = 0;
+  let scanning: Promise<string[]> | null = null;
+  function scanSecrets(): Promise<string[]> {
+    scanning ??= scanAll().finally(() => (scanning = null));
+    return scanning;
+  }
+  async function scanAll(): Promise<string[]> {
+    const driver = options.secretDriver;
+    if (!driver) return [];
+    lastScan = Date.now();
+    const recorded: string[] = [];
+    for (const namespace of await options.db.namespace.findMany({ where: { status: 'READY' }, select: { id: true, k8sName: true } })) {
+      recorded.push(...(await observeOutsideChanges({ db: options.db, secretDriver: driver, logger }, namespace).catch((error: unknown) => {
+        logger.warn('could not look at a namespace\'s Secrets', { error, namespaceId: namespace.id });
+        return [];
+      })));
+    }
+    return recorded;
+  }
+
   async function resync(): Promise<void> {
     if (!started) return;
     for (const instance of cluster.instances()) enqueue({ namespace: instance.metadata.namespace, name: instance.metadata.name });
     await checkNamespaces(deps).catch((error: unknown) => logger.warn('could not check the Kubernetes namespaces', { error }));
+    if (Date.now() - lastScan >= (options.secretScanMs ?? 60_000)) await scanSecrets();
   }
 
   return {
@@ -106,11 +138,13 @@ export function createInstanceController(options: InstanceControllerOptions): In
       await queue.stop();
     },
     resync,
+    scanSecrets,
     enqueue,
     async idle() {
       await starting;
       await queue.idle();
     },
     running: () => started,
+    calls: cluster.calls,
   };
 }

@@ -9,7 +9,11 @@ import type { Logger } from '../log.ts';
 import { audit } from '../services/audit.ts';
 import type { ReconcileOutcome } from '../controller/queue.ts';
 import type { ChildKind, InstanceCluster, InstanceKey } from './cluster.ts';
-import { mirrorRuntime, mirrorMissing } from './runtime-mirror.ts';
+import { agentIdOfKey, mirrorRuntime, mirrorMissing } from './runtime-mirror.ts';
+import { requestReassert } from '../services/reassert-instance.ts';
+import { managerEntries } from '@occ/domain/field-ownership';
+import { pathString } from '@occ/domain/fieldsv1';
+import { SELF_CONFIG_MANAGER } from '@occ/domain/selfconfig';
 
 // One OpenClawInstance, read from the caches and converged (RC2, kubebuilder's reconcile): render
 // the gateway's children from the instance alone, apply what differs, repair and record what
@@ -67,9 +71,18 @@ export async function reconcileInstance(deps: InstanceReconcileDeps, key: Instan
   const instance = cluster.instance(key);
   if (!instance || instance.metadata.deletionTimestamp) {
     await mirrorMissing(deps.db, key, deps.clock());
+    // RC1 RC4: an agent that should run has lost its desired state: its active revision's fields are applied again.
+    const agentId = agentIdOfKey(key);
+    const namespace = agentId ? await deps.db.agent.findUnique({ where: { id: agentId }, select: { namespaceId: true } }) : null;
+    if (agentId && namespace && !instance) {
+      if (await requestReassert(deps.db, { agentId, namespaceId: namespace.namespaceId, reason: 'INSTANCE_MISSING', managers: [] }, `missing:${deps.clock().toISOString()}`)) {
+        deps.logger.warn('an agent\'s instance was deleted outside the product; applying its active revision again', { agentId });
+      }
+    }
     return {};
   }
   if (!isRenderable(instance, deps.installationId)) return {};
+  await restoreProductFields(deps, instance);
   const render = renderGateway(instance, { images: deps.images });
   const generation = instance.metadata.generation ?? 1;
   const previous = (instance.status ?? {}) as Partial<InstanceStatus>;
@@ -133,6 +146,33 @@ export async function reconcileInstance(deps: InstanceReconcileDeps, key: Instan
   if (status.running?.generation === generation && status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')) await collectConfigMaps(deps, key, render);
   const done = status.phase === 'Running' || status.phase === 'Stopped' || (status.phase === 'Degraded' && !status.conditions.some((c) => c.type === 'Progressing' && c.status === 'True'));
   return done ? {} : { requeueAfterMs: deps.progressRequeueMs ?? 5_000 };
+}
+
+/** The managers that write an instance's spec: the revision's fields, and the agent's own. */
+const SPEC_MANAGERS = new Set([FIELD_MANAGER, SELF_CONFIG_MANAGER]);
+
+/**
+ * RC4: another manager wrote the instance's spec (kubectl edit, patch, apply): the fields the
+ * active revision set are applied again (the agent's own items left to it), and the writers are
+ * recorded; what they added of their own stays visible in the ownership matrix, and a secret
+ * reference they added is never delivered (gateway-render).
+ */
+async function restoreProductFields(deps: InstanceReconcileDeps, instance: InstanceObject): Promise<void> {
+  const writers: ForeignWriter[] = [];
+  for (const entry of managerEntries(instance.metadata.managedFields)) {
+    if (SPEC_MANAGERS.has(entry.manager)) continue;
+    const paths = [...entry.set].filter((p) => p === 'f:spec' || p.startsWith('f:spec\u0000')).map(pathString);
+    if (paths.length > 0) writers.push({ manager: entry.manager, operation: entry.operation, paths });
+  }
+  if (writers.length === 0) return;
+  const { agentId, namespaceId } = ids(instance);
+  if (!namespaceId) return;
+  const requested = await requestReassert(deps.db, { agentId, namespaceId, reason: 'CHANGED_OUTSIDE', managers: writers }, `changed:${instance.metadata.resourceVersion ?? ''}`);
+  if (requested) {
+    await deps.cluster
+      .createEvent(instance, 'Warning', 'DriftRepaired', `the spec was changed outside the product by ${describeWriters(writers)}; the active revision's fields are applied again`)
+      .catch((error: unknown) => deps.logger.warn('could not record a drift event', { error }));
+  }
 }
 
 /**

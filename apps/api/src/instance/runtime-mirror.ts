@@ -39,7 +39,7 @@ export async function writeRuntime(db: Db, agentId: string, row: RuntimeRow, at:
   await db.$executeRaw`
     INSERT INTO "AgentRuntime" ("agentId", "instanceGeneration", "observedGeneration", "phase", "ready", "reason", "message", "runningRevisionId", "runningGeneration", "observedAt")
     SELECT ${agentId}, ${row.instanceGeneration}, ${row.observedGeneration}, ${row.phase}, ${row.ready}, ${row.reason}, ${row.message}, ${row.runningRevisionId}, ${row.runningGeneration}, ${at}
-    WHERE EXISTS (SELECT 1 FROM "Agent" WHERE id = ${agentId})
+    WHERE EXISTS (SELECT 1 FROM "Agent" a JOIN "Namespace" n ON n.id = a."namespaceId" WHERE a.id = ${agentId} AND (n.status <> 'LOST' OR ${row.reason} = 'NamespaceLost'))
     ON CONFLICT ("agentId") DO UPDATE SET
       "instanceGeneration" = EXCLUDED."instanceGeneration", "observedGeneration" = EXCLUDED."observedGeneration", "phase" = EXCLUDED."phase",
       "ready" = EXCLUDED."ready", "reason" = EXCLUDED."reason", "message" = EXCLUDED."message",
@@ -60,9 +60,12 @@ export function agentIdOfKey(key: InstanceKey): string | null {
   return match ? `agt_${match[1]}` : null;
 }
 
-/** The instance is gone (deleted, or its namespace with it): the agent's gateway is gone too. */
-export async function mirrorMissing(db: Db, key: InstanceKey, at: Date, reason = 'InstanceMissing', message = 'the OpenClawInstance does not exist; nothing runs'): Promise<void> {
+/**
+ * The instance is gone (deleted, or its namespace with it): the agent's gateway is gone too. A row
+ * of a lost namespace keeps saying why (RC5): the mirror never overwrites NamespaceLost.
+ */
+export async function mirrorMissing(db: Db, key: InstanceKey, at: Date): Promise<void> {
   const agentId = agentIdOfKey(key);
   if (!agentId) return;
-  await writeRuntime(db, agentId, { phase: 'Missing', ready: false, reason, message, runningRevisionId: null, runningGeneration: null, instanceGeneration: 0, observedGeneration: 0 }, at);
+  await writeRuntime(db, agentId, { phase: 'Missing', ready: false, reason: 'InstanceMissing', message: 'the OpenClawInstance does not exist; nothing runs', runningRevisionId: null, runningGeneration: null, instanceGeneration: 0, observedGeneration: 0 }, at);
 }

@@ -10,6 +10,7 @@ import { DEPLOY_REVISION_KIND, type DeployRevisionPayload } from './deploy-work-
 import { deployKey } from './deploy-work.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
+import { recordOutsideChange } from './secret-outside-change.ts';
 import { findRevision, type RevisionView } from './revisions.ts';
 import { enqueue } from './work-queue.ts';
 
@@ -85,6 +86,14 @@ export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: st
     const checks = await evaluateDeploy(deps, tx, actor.principalId, selection);
     const failed = checks.find((c) => !c.passed);
     if (failed) await refuse(deps, actor, tx, agent, failed);
+    // RC4: a value changed outside the product becomes the secret's next version, which this
+    // revision freezes and delivers (never the version it was before).
+    for (const check of checks) {
+      if (!check.outsideChange || !check.secretId) continue;
+      const version = await recordOutsideChange(tx, { id: check.secretId, namespaceId: agent.namespaceId }, check.outsideChange);
+      const row = selection.secrets.find((s) => s.id === check.secretId);
+      if (row && version !== null) row.version = version;
+    }
     // D4: the number follows the agent's last revision; the agent row lock orders concurrent deploys.
     await tx.$queryRaw`SELECT id FROM "Agent" WHERE id = ${agent.id} FOR UPDATE`;
     const last = await tx.agentRevision.findFirst({ where: { agentId: agent.id }, orderBy: { number: 'desc' }, select: { number: true } });

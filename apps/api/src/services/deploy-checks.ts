@@ -1,9 +1,11 @@
 import { builtInRole, decide, type AccessRequest, type BindingView } from '@occ/domain/access';
 import { missingChannelBindings } from '@occ/domain/configuration';
+import { outsideChangeMarker } from '@occ/domain/field-ownership';
 import type { MissingGrant } from '@occ/domain/errors';
 import type { Db, Tx } from '../db/client.ts';
 import { loadBindingsOf } from './access.ts';
 import type { Deps } from './deps.ts';
+import type { ObservedOutsideChange } from './secret-outside-change.ts';
 
 // The admission checks of a deploy (D1–D3, C6), computed once and used twice: deployAgent stops
 // at the first failure and answers it as an error; explainDeploy (D6) reports every check with a
@@ -31,6 +33,8 @@ export interface DeployCheck {
   missingGrant: MissingGrant | null;
   /** For CALLER_MAY_OPERATE_SECRET: whether the caller may read the secret (else a refusal says NOT_FOUND, P6). */
   callerSeesSecret?: boolean;
+  /** For BACKEND_IDENTITY (RC4): the value was changed outside the product; a deploy records it as the next version and delivers that. */
+  outsideChange?: ObservedOutsideChange;
 }
 
 export interface AgentRow {
@@ -64,6 +68,7 @@ export interface SecretRow {
   backendKey: string;
   backendUid: string;
   version: number;
+  outsideChangeSeenAt: string | null;
 }
 
 /** What admission read: the Agent's selection as it is now, and each Secret's metadata. */
@@ -138,7 +143,14 @@ export async function evaluateDeploy(deps: Pick<Deps, 'secretDriver'>, db: Db | 
   checks.push(
     namespace.status === 'READY'
       ? pass('NAMESPACE_READY', 'D1', 'The namespace is ready.')
-      : fail('NAMESPACE_READY', 'D1', `The namespace is ${namespace.status.toLowerCase()}, not ready.`, 'Wait for the namespace to become ready, or recreate it if it failed.'),
+      : fail(
+          'NAMESPACE_READY',
+          'D1',
+          `The namespace is ${namespace.status.toLowerCase()}, not ready.`,
+          namespace.status === 'LOST'
+            ? 'Its Kubernetes namespace was deleted outside the product: re-provision the namespace (reprovisionNamespace), store each secret value again (updateSecret), then deploy.'
+            : 'Wait for the namespace to become ready, or recreate it if it failed.',
+        ),
   );
   checks.push(
     INACTIVE_AGENT_STATUSES.has(agent.status)
@@ -186,6 +198,14 @@ export async function evaluateDeploy(deps: Pick<Deps, 'secretDriver'>, db: Db | 
       { k8sNamespace: secret.backendNamespace, name: secret.backendName, key: secret.backendKey, uid: secret.backendUid },
       { namespaceId: secret.namespaceId, secretId: secret.id },
     );
+    if (resolved.state === 'present' && resolved.outsideWriters.length > 0 && outsideChangeMarker(resolved.outsideWriters) !== secret.outsideChangeSeenAt) {
+      const by = resolved.outsideWriters.map((w) => `${w.manager} (${w.operation})`).join(', ');
+      checks.push({
+        ...pass('BACKEND_IDENTITY', 'D3', `The value of ${label} was changed outside the product by ${by}: a deploy records it as version ${secret.version + 1} and delivers that version.`, secretId),
+        outsideChange: { writers: resolved.outsideWriters },
+      });
+      continue;
+    }
     checks.push(
       resolved.state === 'present'
         ? pass('BACKEND_IDENTITY', 'D3', `The Kubernetes Secret of ${label} is the one recorded.`, secretId)

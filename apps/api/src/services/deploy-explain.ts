@@ -43,7 +43,7 @@ async function previewTakeovers(deps: Deps, selection: DeploySelection): Promise
     // A selection admission would refuse (a missing or foreign secret): the checks say why.
     return null;
   }
-  const sources = selection.secrets.filter((s) => s.namespaceId === agent.namespaceId).map((s) => ({ secretId: s.id, namespaceId: s.namespaceId, name: s.backendName, uid: s.backendUid }));
+  const sources = selection.secrets.filter((s) => s.namespaceId === agent.namespaceId).map((s) => ({ secretId: s.id, namespaceId: s.namespaceId, name: s.backendName, uid: s.backendUid, outsideChangeSeenAt: s.outsideChangeSeenAt }));
   try {
     return await deps.computeDriver.previewTakeovers(frozen, { installationId: deps.installationId, k8sNamespace: namespace.k8sName, revisionId: 'preview', sources });
   } catch (error) {

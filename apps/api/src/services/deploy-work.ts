@@ -51,13 +51,13 @@ export async function secretContext(db: Db | Tx, installationId: string, revisio
   if (!namespace) throw new PermanentWorkError('NAMESPACE_NOT_READY', 'The namespace no longer exists.');
   if (namespace.status === 'LOST') throw new PermanentWorkError('NAMESPACE_NOT_READY', 'The Kubernetes namespace was deleted outside the product.');
   const ids = [...new Set(revision.secrets.map((s) => s.source.id))];
-  const rows = await db.secret.findMany({ where: { id: { in: ids } }, select: { id: true, namespaceId: true, backendNamespace: true, backendName: true, backendUid: true, driverId: true } });
+  const rows = await db.secret.findMany({ where: { id: { in: ids } }, select: { id: true, namespaceId: true, backendNamespace: true, backendName: true, backendUid: true, driverId: true, outsideChangeSeenAt: true } });
   const sources: RevisionSource[] = ids.map((id) => {
     const row = rows.find((r) => r.id === id);
     if (!row || row.namespaceId !== revision.namespaceId) throw new PermanentWorkError('SECRET_MISSING', `Secret ${id} no longer exists in the agent's namespace.`);
     if (row.driverId !== revision.secretDriverId) throw new PermanentWorkError('SECRET_DRIVER_CHANGED', `Secret ${id} is now stored by another driver than the revision admitted.`);
     if (row.backendNamespace !== namespace.k8sName) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', `Secret ${id} is stored outside the agent's Kubernetes namespace.`);
-    return { secretId: id, namespaceId: row.namespaceId, name: row.backendName, uid: row.backendUid };
+    return { secretId: id, namespaceId: row.namespaceId, name: row.backendName, uid: row.backendUid, outsideChangeSeenAt: row.outsideChangeSeenAt };
   });
   return { installationId, k8sNamespace: namespace.k8sName, revisionId: revision.id, sources };
 }

@@ -54,15 +54,21 @@ describe('secrets: backend causes', () => {
     noCanary();
   });
 
-  it('P4 S6 updateSecret after its Kubernetes Secret was deleted out of band is BACKEND_MISSING, not a concurrent change', async () => {
+  it('P4 S6 RC5 updateSecret after its Kubernetes Secret was deleted out of band stores the value in a new object of its own naming, as the next version, and says so', async () => {
     const nsId = await createReadyNamespace(stack, 'object-gone');
     const secret = await createSecretOk(stack, nsId, 'deleted-object', 'v1');
     await stack.core.deleteNamespacedSecret({ name: secret.backendLocator.name, namespace: secret.backendLocator.k8sNamespace });
     const result = payload(await stack.gql(UPDATE_SECRET, { input: { id: secret.id, value: CANARY } }), 'updateSecret');
-    expect(result).toMatchObject({ __typename: 'ConflictError', code: 'BACKEND_MISSING' });
-    expect(result.message).toContain(secret.backendLocator.name);
-    expect(result.message).not.toMatch(/concurrent/i);
-    expect((await stack.runtime.db.secret.findUniqueOrThrow({ where: { id: secret.id } })).version).toBe(1);
+    expect(result).toMatchObject({ __typename: 'UpdateSecretSuccess', secret: { version: 2 }, delivery: { stored: true } });
+    expect(result.delivery.message).toContain('no longer existed: the value was stored in a new one');
+    expect(result.delivery.message).not.toContain(secret.backendLocator.name);
+    const row = await stack.runtime.db.secret.findUniqueOrThrow({ where: { id: secret.id } });
+    expect(row).toMatchObject({ version: 2, backendNamespace: secret.backendLocator.k8sNamespace });
+    // A new object (S2): another name and uid, nothing adopted under the old name.
+    expect(row.backendName).not.toBe(secret.backendLocator.name);
+    expect(row.backendUid).not.toBe(secret.backendLocator.uid);
+    await expect(stack.core.readNamespacedSecret({ name: secret.backendLocator.name, namespace: secret.backendLocator.k8sNamespace })).rejects.toMatchObject({ code: 404 });
+    expect((await stack.runtime.db.auditEvent.findFirstOrThrow({ where: { action: 'secret.update', resourceId: secret.id } })).details).toMatchObject({ version: 2, recreated: true });
     noCanary();
   });
 });

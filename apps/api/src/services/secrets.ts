@@ -210,6 +210,7 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
   await authorize(deps, actor, request);
   const outcome = commitOutcome();
   let written = false;
+  let recreated: SecretBackendRef | null = null;
   try {
     const result = await transaction(deps.db, async (tx) => {
       const ns = await lockNamespace(tx, existing.namespaceId);
@@ -218,9 +219,21 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
       await authorize(deps, actor, request, tx);
       const row = await tx.secret.findUniqueOrThrow({ where: { id: existing.id } });
       const view = toSecretView(row);
-      await deps.secretDriver.update(view.backend, { namespaceId: row.namespaceId, secretId: row.id }, input.value);
+      try {
+        await deps.secretDriver.update(view.backend, { namespaceId: row.namespaceId, secretId: row.id }, input.value);
+      } catch (error) {
+        if (!(error instanceof BackendObjectMissing)) throw error;
+        // RC5: the recorded object is gone (its namespace was lost and re-provisioned, or it was
+        // deleted outside the product): the value is stored in a new object of the product's
+        // naming (S2; nothing existing is adopted), recorded as the next version.
+        recreated = await deps.secretDriver.create({ namespaceId: row.namespaceId, secretId: row.id, k8sNamespace: ns.k8sName, value: input.value });
+      }
       written = true;
-      const updated = await tx.secret.update({ where: { id: row.id }, data: { version: { increment: 1 } } });
+      const backend = recreated as SecretBackendRef | null;
+      const updated = await tx.secret.update({
+        where: { id: row.id },
+        data: { version: { increment: 1 }, ...(backend ? { backendName: backend.name, backendUid: backend.uid, backendNamespace: backend.k8sNamespace, outsideChangeSeenAt: null } : {}) },
+      });
       await audit(tx, {
         actorId: actor.principalId,
         action: 'secret.update',
@@ -228,13 +241,13 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
         resourceId: row.id,
         namespaceId: row.namespaceId,
         outcome: 'SUCCESS',
-        details: { name: row.name, version: updated.version },
+        details: { name: row.name, version: updated.version, ...(backend ? { recreated: true, reason: 'the recorded Kubernetes Secret no longer existed' } : {}) },
       });
       // S6, W7: the running revisions that now hold older bytes, read under the same locks.
       const may = await decider(tx, actor);
       const stale = visibleStaleConsumers((await staleRevisionsOf(tx, [row.id])).get(row.id)!, (r) => may(r).allowed);
       outcome.reachedCommit();
-      return { secret: toSecretView(updated), stale };
+      return { secret: toSecretView(updated), stale, recreated: backend !== null };
     });
     const staleRevisionIds = [...new Set(result.stale.items.map((c) => c.revisionId))];
     const running = new Set(result.stale.items.map((c) => c.revisionId)).size + result.stale.hiddenCount;
@@ -245,15 +258,16 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
         delivered: false,
         staleRevisionIds,
         message:
-          running === 0
+          (result.recreated ? 'Its Kubernetes Secret no longer existed: the value was stored in a new one. ' : '') +
+          (running === 0
             ? 'Stored, not delivered: no running revision uses this secret. Revisions deployed from now on read the new value.'
-            : `Stored, not delivered: ${running} running revision(s) still hold the previous value until redeployed (redeployConsumers).`,
+            : `Stored, not delivered: ${running} running revision(s) still hold the previous value until redeployed (redeployConsumers).`),
       },
     };
   } catch (error) {
     if (error instanceof BackendNamespaceMissing) throw namespaceMissing(error, 'The value was not changed.');
     if (error instanceof BackendObjectMissing) {
-      throw new ConflictError(`The secret's Kubernetes Secret ${error.k8sNamespace}/${error.objectName} no longer exists (deleted outside the control plane); the value was not changed.`, 'BACKEND_MISSING');
+      throw new ConflictError("The secret's Kubernetes Secret no longer exists (deleted outside the control plane); the value was not changed.", 'BACKEND_MISSING');
     }
     if (error instanceof BackendIdentityChanged) {
       throw new ConflictError(`The secret's Kubernetes Secret is not the one recorded (${error.reason}); the value was not changed.`, 'BACKEND_IDENTITY_CHANGED');
@@ -265,6 +279,9 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
     if (written && outcome.unknown(error)) {
       throw new OutcomeUnknownError('The new value is stored in Kubernetes, but the database did not confirm the version change.');
     }
+    // S5: a new object made for a commit that is known to have failed goes again.
+    const made = recreated as SecretBackendRef | null;
+    if (made) await compensate(deps, made, existing.id);
     if (written) {
       deps.logger.warn('secret update: value stored but metadata rolled back', { secretId: existing.id });
     }
