@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeId } from './ids.ts';
 import {
@@ -15,6 +16,7 @@ import {
   SECRET_ID_LABEL,
   SECRET_VALUE_KEY,
   backendIdentityMismatch,
+  withoutBackendNames,
   installationSelector,
   kubernetesNamespaceName,
   namespaceLabels,
@@ -256,5 +258,28 @@ describe('tenantRoleBinding', () => {
       { roleRef: ours.roleRef },
     ];
     for (const variant of variants) expect(isTenantRoleBinding(variant, sa)).toBe(false);
+  });
+});
+
+describe('stored messages name secrets, never their Kubernetes Secrets (S4, D4)', () => {
+  it('S4 D4 withoutBackendNames replaces every backend name in a message by the secret id it embeds, whatever surrounds it (generated)', () => {
+    const uuid = fc.uuid({ version: 4 });
+    const suffix = fc.stringMatching(/^[a-z0-9]{6,12}$/);
+    const around = fc.constantFrom(
+      (n: string) => `secret "${n}" not found`,
+      (n: string) => `couldn't find key value in Secret occ-00000000-0000-4000-8000-000000000001/${n}`,
+      (n: string) => `MountVolume.SetUp failed for volume "x" : secret "${n}" not found`,
+      (n: string) => `${n}`,
+      (n: string) => `a, ${n}; and ${n}.`,
+    );
+    fc.assert(
+      fc.property(uuid, uuid, suffix, around, fc.string({ maxLength: 30 }), (ns, secret, tail, wrap, noise) => {
+        const name = secretBackendName(`ns_${ns}`, `sec_${secret}`, tail);
+        const out = withoutBackendNames(`${noise.replace(/occ-/g, '')} ${wrap(name)}`);
+        expect(out).not.toContain(name);
+        expect(out).toContain(`sec_${secret}`);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

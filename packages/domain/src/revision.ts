@@ -14,10 +14,12 @@ export const PENDING_REVISION_STATES: readonly RevisionState[] = ['queued', 'pre
 export const TERMINAL_REVISION_STATES: readonly RevisionState[] = ['failed', 'superseded', 'stopped'];
 
 const NEXT: Readonly<Record<RevisionState, readonly RevisionState[]>> = {
-  queued: ['preparing', 'failed'],
-  preparing: ['prepared', 'failed'],
-  prepared: ['activating', 'failed'],
-  activating: ['active', 'failed'],
+  // RC8: a queued revision a newer deploy followed is superseded before preparation; W6: a stop ends any revision on its way.
+  queued: ['preparing', 'failed', 'superseded', 'stopped'],
+  preparing: ['prepared', 'failed', 'stopped'],
+  prepared: ['activating', 'failed', 'stopped'],
+  // RC8: the next revision's activation supersedes an activating one as well as an active one.
+  activating: ['active', 'failed', 'superseded', 'stopped'],
   active: ['superseded', 'stopped'],
   failed: [],
   superseded: [],
@@ -146,6 +148,10 @@ export const REVISION_FAILURE_CODES = [
   'NAMESPACE_NOT_READY',
   'AGENT_GONE',
   'SUPERSEDED_BEFORE_ACTIVATION',
+  'SUPERSEDED_BEFORE_PREPARATION',
   'GATEWAY_NOT_READY',
+  'INSTANCE_REFUSED',
+  'INSTANCE_MISSING',
+  'INSTANCE_REPLACED',
   'ATTEMPTS_EXHAUSTED',
 ] as const;
