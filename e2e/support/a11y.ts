@@ -27,3 +27,17 @@ export async function noSidewaysScroll(page: Page, where: string): Promise<void>
   });
   expect(widths.scroll, `${where}: page scrolls sideways at ${widths.client} px: ${widths.wide.join(', ')}`).toBeLessThanOrEqual(widths.client);
 }
+
+/** A state a journey reaches: axe in light and dark, then no sideways scroll and axe again at 390 px. */
+export async function accessibleEverywhere(page: Page, where: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await axe(page, `${where} (${colorScheme})`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: 390, height: 844 });
+  await noSidewaysScroll(page, where);
+  await axe(page, `${where} (390 px)`);
+  await page.setViewportSize(size);
+}

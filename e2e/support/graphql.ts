@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expect, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
 
 /** A GraphQL call with the page's session cookie (same origin), for setting up what a test is not about. */
 export async function gqlInPage<T = Record<string, unknown>>(page: Page, query: string, variables: Record<string, unknown> = {}): Promise<T> {
@@ -10,6 +10,17 @@ export async function gqlInPage<T = Record<string, unknown>>(page: Page, query: 
     },
     [query, variables] as const,
   );
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+  return body.data as T;
+}
+
+/** A GraphQL call with a bearer API key, outside the browser: how an agent's own code would call. */
+export async function gqlWithKey<T>(request: APIRequestContext, apiKey: string, query: string, variables: Record<string, unknown>): Promise<T> {
+  const response = await request.post('/graphql', {
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    data: { query, variables },
+  });
+  const body = (await response.json()) as { data?: T; errors?: unknown };
   expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
   return body.data as T;
 }

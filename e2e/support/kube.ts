@@ -21,7 +21,7 @@ function kubeconfig(stack: StackInfo): Kube {
 
 export async function kubeRequest<T = unknown>(
   stack: StackInfo,
-  method: 'GET' | 'PATCH' | 'POST',
+  method: 'GET' | 'PATCH' | 'POST' | 'DELETE',
   apiPath: string,
   body?: { contentType: string; json: unknown },
 ): Promise<{ status: number; body: T }> {
@@ -79,4 +79,29 @@ export async function createForeignSecret(stack: StackInfo, k8sNamespace: string
     json: { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: { value } },
   });
   if (answer.status !== 201) throw new Error(`POST secret ${k8sNamespace}/${name}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
+}
+
+export type OpenClawInstance = {
+  metadata: { name: string; namespace: string; generation: number };
+  spec: { config?: { raw?: Record<string, unknown> } };
+  status?: { observedGeneration?: number; running?: { generation: number | null; revision: { id: string; number: number } | null } | null };
+};
+
+/** An agent's OpenClawInstance, as kubectl would read it. */
+export async function openClawInstance(stack: StackInfo, k8sNamespace: string, name: string): Promise<OpenClawInstance> {
+  const answer = await kubeRequest<OpenClawInstance>(stack, 'GET', `/apis/openclaw.rocks/v1alpha1/namespaces/${k8sNamespace}/openclawinstances/${name}`);
+  if (answer.status !== 200) throw new Error(`GET openclawinstance ${k8sNamespace}/${name}: HTTP ${answer.status}`);
+  return answer.body;
+}
+
+/** Deletes a Kubernetes namespace out of band, as someone with kubectl would (RC5). */
+export async function deleteKubernetesNamespace(stack: StackInfo, k8sNamespace: string): Promise<void> {
+  const answer = await kubeRequest(stack, 'DELETE', `/api/v1/namespaces/${k8sNamespace}`);
+  if (answer.status !== 200 && answer.status !== 202) throw new Error(`DELETE namespace ${k8sNamespace}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
+}
+
+/** The HTTP status of a GET of a Kubernetes namespace: 200 while it exists, 404 once gone. */
+export async function kubernetesNamespaceStatus(stack: StackInfo, k8sNamespace: string): Promise<{ status: number; phase: string | null }> {
+  const answer = await kubeRequest<{ status?: { phase?: string } } | null>(stack, 'GET', `/api/v1/namespaces/${k8sNamespace}`);
+  return { status: answer.status, phase: answer.body?.status?.phase ?? null };
 }

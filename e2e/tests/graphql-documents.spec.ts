@@ -13,6 +13,7 @@ import {
   SubjectAccessBindingsQuery,
 } from '../../apps/console/lib/access';
 import { AuditEventsQuery } from '../../apps/console/lib/audit';
+import { AgentRuntimeQuery } from '../../apps/console/lib/agent-runtime';
 import { AgentQuery, CreateAgentMutation, DeleteAgentMutation, NamespaceAgentsQuery } from '../../apps/console/lib/agents';
 import {
   AgentRevisionsQuery,
@@ -30,6 +31,7 @@ import {
   NamespaceConfigurationsQuery,
   UpdateConfigurationMutation,
 } from '../../apps/console/lib/configurations';
+import { ReprovisionNamespaceMutation } from '../../apps/console/lib/namespace-reprovision';
 import { CreateNamespaceMutation, NamespacesQuery } from '../../apps/console/lib/namespaces';
 import { AgentGatewayQuery, SecretReferencesQuery } from '../../apps/console/lib/references';
 import {
@@ -59,6 +61,7 @@ const sdlPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.
 const documents = {
   NamespacesQuery,
   CreateNamespaceMutation,
+  ReprovisionNamespaceMutation,
   NamespaceSecretsQuery,
   CreateSecretMutation,
   UpdateSecretMutation,
@@ -75,6 +78,7 @@ const documents = {
   UpdateConfigurationMutation,
   NamespaceAgentsQuery,
   AgentQuery,
+  AgentRuntimeQuery,
   CreateAgentMutation,
   AccessBindingsForResourceQuery,
   SubjectAccessBindingsQuery,

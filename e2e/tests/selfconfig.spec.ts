@@ -1,8 +1,8 @@
-import type { APIRequestContext, Page } from '@playwright/test';
-import { axe, noSidewaysScroll } from '../support/a11y';
+import type { Page } from '@playwright/test';
+import { accessibleEverywhere as accessible } from '../support/a11y';
 import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
-import { deployToActive, gqlInPage } from '../support/graphql';
+import { deployToActive, gqlInPage, gqlWithKey } from '../support/graphql';
 
 // Journey (d) of issue 12: a deployed agent with self-configure enabled changes its own instance;
 // one of its requests asks to remove a skill the control plane (occ-controller) owns, so that
@@ -30,31 +30,6 @@ const REQUEST_SELF_CONFIG = `mutation($input: RequestSelfConfigInput!) {
     ... on Error { code message }
   }
 }`;
-
-/** A GraphQL call with a bearer API key, outside the browser: how the agent's own code would call. */
-async function gqlWithKey<T>(request: APIRequestContext, apiKey: string, query: string, variables: Record<string, unknown>): Promise<T> {
-  const response = await request.post('/graphql', {
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    data: { query, variables },
-  });
-  const body = (await response.json()) as { data?: T; errors?: unknown };
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-  return body.data as T;
-}
-
-/** The loaded states only this journey reaches, in light and dark and at 390 px (the rest are in accessibility.spec.ts). */
-async function accessible(page: Page, where: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    await axe(page, `${where} (${colorScheme})`);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  const size = page.viewportSize()!;
-  await page.setViewportSize({ width: 390, height: 844 });
-  await noSidewaysScroll(page, where);
-  await axe(page, `${where} (390 px)`);
-  await page.setViewportSize(size);
-}
 
 /** Waits, as the administrator, until the request reaches a terminal phase (SC2), and returns it. */
 async function terminal(page: Page, agentId: string, id: string): Promise<RequestNode> {

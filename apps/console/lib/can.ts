@@ -7,11 +7,11 @@ import { useQuery } from '@tanstack/react-query';
 import { explainAccessQueryOptions } from './access';
 import { viewerQueryOptions } from './viewer';
 
-export function useCan(action: string, resourceKind: string, namespaceId: string | null = null): boolean | undefined {
+export function useCan(action: string, resourceKind: string, namespaceId: string | null = null, resourceId: string | null = null): boolean | undefined {
   const viewer = useQuery(viewerQueryOptions());
   const subjectId = viewer.data?.id ?? '';
   const decision = useQuery({
-    ...explainAccessQueryOptions({ subjectId, action, resourceKind, namespaceId, resourceId: null }),
+    ...explainAccessQueryOptions({ subjectId, action, resourceKind, namespaceId, resourceId }),
     enabled: subjectId !== '',
     staleTime: 30_000,
   });

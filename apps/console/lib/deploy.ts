@@ -48,6 +48,7 @@ export const ExplainDeployQuery = gql(`
           id rule passed message fix secretId
           missingGrant { ...MissingGrantFields }
         }
+        takeovers { kind name path action setAt setBy { manager operation } description }
       }
       ...NotFoundErrorFields
     }
@@ -55,7 +56,10 @@ export const ExplainDeployQuery = gql(`
 `, [MissingGrantFields, NotFoundErrorFields]);
 
 export type ExplainDeployResult = ResultOf<typeof ExplainDeployQuery>['explainDeploy'];
-export type DeployCheck = Extract<ExplainDeployResult, { __typename: 'DeployExplanation' }>['checks'][number];
+type DeployExplanation = Extract<ExplainDeployResult, { __typename: 'DeployExplanation' }>;
+export type DeployCheck = DeployExplanation['checks'][number];
+/** RC3: an item the agent set itself (SelfConfig) that the next deploy would take. */
+export type DeployTakeover = NonNullable<DeployExplanation['takeovers']>[number];
 
 export function explainDeployQueryOptions(agentId: string) {
   return queryOptions({
@@ -70,13 +74,29 @@ export function explainDeployQueryOptions(agentId: string) {
 export const AgentRevisionFields = gql(`
   fragment AgentRevisionFields on AgentRevision {
     id number state failure { code message } createdAt updatedAt createdById
-    configurationId configurationGeneration secretDriverId servicePrincipalId values
+    configurationId configurationGeneration secretDriverId servicePrincipalId values instanceGeneration
     secrets { envName purpose version source { kind namespaceId id } secret { id name version } }
+    takeovers { kind name action setAt requestId }
   }
 `);
 
 export type AgentRevision = ResultOf<typeof AgentRevisionFields>;
 export type RevisionSecret = AgentRevision['secrets'][number];
+export type RevisionTakeover = AgentRevision['takeovers'][number];
+
+/** How a taken item reads, as the API's own descriptions name it: `config.tools.x`, `env LOG_LEVEL`, `workspace file AGENTS.md`. */
+export function takeoverItem(item: { kind: string; name: string }): string {
+  switch (item.kind) {
+    case 'config':
+      return `config.${item.name}`;
+    case 'envVar':
+      return `env ${item.name}`;
+    case 'workspaceFile':
+      return `workspace file ${item.name}`;
+    default:
+      return `${item.kind} ${item.name}`;
+  }
+}
 
 export const REVISIONS_PAGE_SIZE = 10;
 

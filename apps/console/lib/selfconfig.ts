@@ -12,7 +12,7 @@ export type SelfConfigPhase = (typeof SELF_CONFIG_PHASES)[number];
 /** The controller's Warning event for a removal it did not make (SC7). */
 export const SKIPPED_REMOVAL_REASON = 'SelfConfigSkippedRemoval';
 
-/** The field managers of the product, in the order the matrix shows them; others follow by name. */
+/** The field managers of the product, in the order the matrix shows them (always); others follow by name. */
 export const KNOWN_MANAGERS = ['occ-controller', 'openclaw-selfconfig'] as const;
 
 export const FieldOwnerFields = gql(`fragment FieldOwnerFields on FieldOwner { manager operation }`);
@@ -52,6 +52,7 @@ export const SelfConfigRequestsQuery = gql(`
           id name instanceRef agentId agent { id name } requestedBy { id name kind } request phase message
           skippedRemovals { kind name why managers { ...FieldOwnerFields } }
           events { type reason message on at }
+          overriddenBy { revisionId number items at }
           createdAt pendingAt completedAt deletedAt
         }
       }
@@ -66,6 +67,7 @@ type SelfConfigRequestNode = ResultOf<typeof SelfConfigRequestsQuery>['selfConfi
 export type SelfConfigRequest = Omit<SelfConfigRequestNode, 'request'> & { request: StoredRequest };
 export type SkippedRemoval = SelfConfigRequest['skippedRemovals'][number];
 export type SelfConfigEvent = SelfConfigRequest['events'][number];
+export type SelfConfigOverride = SelfConfigRequest['overriddenBy'][number];
 
 export function selfConfigRequestsQueryOptions(namespaceId: string, filter: SelfConfigFilter, args: PageArgs) {
   return queryOptions({
@@ -98,7 +100,7 @@ export const AgentFieldOwnershipQuery = gql(`
   query AgentFieldOwnership($id: ID!) {
     agent(id: $id) {
       id name namespace { id }
-      fieldOwnership { instanceName k8sNamespace resourceVersion items { kind name owners { ...FieldOwnerFields } } }
+      fieldOwnership { instanceName k8sNamespace resourceVersion items { kind name path owners { ...FieldOwnerFields } } }
     }
   }
 `, [FieldOwnerFields]);
@@ -113,22 +115,78 @@ export function agentFieldOwnershipQueryOptions(agentId: string) {
   });
 }
 
-/** The items an instance's managers own, as rows; the managers as columns (known ones first). */
-export function ownershipMatrix(items: OwnedItem[]): { managers: string[]; rows: { item: OwnedItem; cells: string[][] }[] } {
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A config key path as the API names it (packages/domain configPathString): dotted, a key that is not a plain word quoted. */
+const configPathName = (path: readonly string[]) => path.map((k) => (/^[A-Za-z0-9_\-@$]+$/.test(k) ? k : JSON.stringify(k))).join('.');
+
+/** The config keys a request's merge patch sets or removes (a null removes), one by one, as the matrix names them. */
+export function configPatchKeys(patch: unknown, prefix: string[] = []): { name: string; removes: boolean }[] {
+  if (!isObject(patch)) return [];
+  const out: { name: string; removes: boolean }[] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    const path = [...prefix, key];
+    if (isObject(value) && Object.keys(value).length > 0) out.push(...configPatchKeys(value, path));
+    else out.push({ name: configPathName(path), removes: value === null });
+  }
+  return out;
+}
+
+/** The kinds of item, in the order the matrix groups them; an unknown kind follows, under its own name. */
+const ITEM_GROUPS: { kind: string; label: string }[] = [
+  { kind: 'skill', label: 'Skills' },
+  { kind: 'envVar', label: 'Env vars' },
+  { kind: 'workspaceFile', label: 'Workspace files' },
+  { kind: 'config', label: 'Config keys' },
+];
+
+export type OwnershipRow = { item: OwnedItem; cells: string[][] };
+export type OwnershipGroup = { kind: string; label: string; rows: OwnershipRow[] };
+
+/** Code-unit order, as the API sorts names: the same on every machine, whatever its locale. */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Config keys by their path, key by key, so a key's children follow it: `tools`, `tools.web`, `tools.web.x`, `tools2`. */
+function byPath(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const order = byText(a[i]!, b[i]!);
+    if (order !== 0) return order;
+  }
+  return a.length - b.length;
+}
+
+const pathOf = (item: OwnedItem) => item.path ?? item.name.split('.');
+
+/**
+ * The items an instance's managers own, grouped by kind (skills, env vars, workspace files, config
+ * keys one by one), each group sorted by name (config keys by path); the managers as columns, the
+ * product's two first even when one owns nothing, and for each row the operations by which each
+ * manager owns it.
+ */
+export function ownershipMatrix(items: OwnedItem[]): { managers: string[]; groups: OwnershipGroup[] } {
   const seen = new Set<string>();
   for (const item of items) for (const owner of item.owners) seen.add(owner.manager);
-  const known = KNOWN_MANAGERS.filter((m) => seen.has(m));
-  const others = [...seen].filter((m) => !(KNOWN_MANAGERS as readonly string[]).includes(m)).sort();
+  // The product's two managers always have their column: an empty agent column says the agent holds nothing.
+  const known = [...KNOWN_MANAGERS];
+  const others = [...seen].filter((m) => !(KNOWN_MANAGERS as readonly string[]).includes(m)).sort(byText);
   const managers = [...known, ...others];
-  const rows = items.map((item) => ({
+  const row = (item: OwnedItem): OwnershipRow => ({
     item,
     // A manager can own an item by both Apply and Update (two managedFields entries).
     cells: managers.map((manager) => item.owners.filter((o) => o.manager === manager).map((o) => o.operation)),
-  }));
-  return { managers, rows };
+  });
+  const kinds = [...ITEM_GROUPS, ...[...new Set(items.map((i) => i.kind))].filter((k) => !ITEM_GROUPS.some((g) => g.kind === k)).sort(byText).map((kind) => ({ kind, label: kind }))];
+  const groups = kinds
+    .map(({ kind, label }) => {
+      const members = items.filter((i) => i.kind === kind);
+      members.sort(kind === 'config' ? (a, b) => byPath(pathOf(a), pathOf(b)) : (a, b) => byText(a.name, b.name));
+      return { kind, label, rows: members.map(row) };
+    })
+    .filter((g) => g.rows.length > 0);
+  return { managers, groups };
 }
 
-/** How an item reads in a row header: `skills/web-search`, `env/LOG_LEVEL`, `files/AGENTS.md`, `config.raw`. */
+/** How an item reads in a row header: `skills/web-search`, `env/LOG_LEVEL`, `files/AGENTS.md`, `config.tools.x`. */
 export function itemLabel(item: { kind: string; name: string }): string {
   switch (item.kind) {
     case 'skill':
@@ -137,6 +195,8 @@ export function itemLabel(item: { kind: string; name: string }): string {
       return `env/${item.name}`;
     case 'workspaceFile':
       return `files/${item.name}`;
+    case 'config':
+      return `config.${item.name}`;
     default:
       return item.name;
   }

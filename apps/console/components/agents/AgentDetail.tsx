@@ -11,6 +11,7 @@ import { RevisionsList } from '../deploy/RevisionsList';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { NamespaceHeader, namespaceHref } from '../namespaces/NamespaceHeader';
 import { AgentGateway } from './AgentGateway';
+import { AgentRuntimeSection } from './AgentRuntime';
 import { DeleteAgentButton } from './DeleteAgentButton';
 import { MissingGrants } from './MissingGrants';
 import { ServicePrincipalCallout } from './ServicePrincipalCallout';
@@ -80,10 +81,6 @@ export default function AgentDetail({ namespaceId, agentId }: { namespaceId: str
         <dd>
           <CopyId value={agent.id} label="agent id" />
         </dd>
-        <dt>Status</dt>
-        <dd>
-          {agent.status} (desired {agent.desiredState})
-        </dd>
         <dt>Configuration</dt>
         <dd>
           {agent.configuration ? (
@@ -116,6 +113,7 @@ export default function AgentDetail({ namespaceId, agentId }: { namespaceId: str
           <RelativeTime iso={agent.createdAt} />
         </dd>
       </dl>
+      <AgentRuntimeSection agentId={agent.id} />
       <DeploySection agent={agent} names={names} />
       <RevisionsList agent={agent} />
       <AgentGateway agentId={agent.id} />

@@ -3,6 +3,7 @@ import type { AgentSummary } from '../../lib/agents';
 import { namespaceHref } from '../namespaces/NamespaceHeader';
 import { CopyId } from '../ui/CopyId';
 import { ScrollTable } from '../ui/ScrollTable';
+import { AgentStatusBadge } from './AgentStatusBadge';
 
 export function AgentTable({ namespaceId, agents }: { namespaceId: string; agents: AgentSummary[] }) {
   return (
@@ -12,6 +13,7 @@ export function AgentTable({ namespaceId, agents }: { namespaceId: string; agent
       <thead>
         <tr>
           <th scope="col">Name</th>
+          <th scope="col">Status</th>
           <th scope="col">Service principal</th>
           <th scope="col">Configuration</th>
           <th scope="col">Harness auth</th>
@@ -24,6 +26,9 @@ export function AgentTable({ namespaceId, agents }: { namespaceId: string; agent
         {agents.map((agent) => (
           <tr key={agent.id}>
             <th scope="row">{agent.name}</th>
+            <td>
+              <AgentStatusBadge status={agent.status} />
+            </td>
             <td>
               <CopyId value={agent.servicePrincipalId} label={`service principal of ${agent.name}`} />
             </td>

@@ -4,6 +4,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { agentKeys } from '../../lib/agents';
 import { agentRevisionsQueryOptions, DEPLOY_STEPS, deployKeys, isInFlight, type RevisionState } from '../../lib/deploy';
+import { agentGatewayQueryOptions } from '../../lib/references';
+import { selfConfigKeys } from '../../lib/selfconfig';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { RevisionFailure } from './RevisionFailure';
 import { RevisionStateBadge } from './RevisionStateBadge';
@@ -31,11 +33,14 @@ export function DeployProgress({ agentId, revisionId, number }: { agentId: strin
   const state: RevisionState = revision?.state ?? 'QUEUED';
   const done = !isInFlight(state);
 
-  // Once it ends, the agent's status and the deploy checks have changed with it.
+  // Once it ends, the agent's status, the deploy checks (and what a deploy would take), its gateway
+  // and who owns what on its instance have changed with it.
   useEffect(() => {
     if (!revision || !done) return;
     void queryClient.invalidateQueries({ queryKey: agentKeys.detail(agentId) });
     void queryClient.invalidateQueries({ queryKey: deployKeys.explain(agentId) });
+    void queryClient.invalidateQueries({ queryKey: agentGatewayQueryOptions(agentId).queryKey });
+    void queryClient.invalidateQueries({ queryKey: selfConfigKeys.ownership(agentId) });
   }, [done, revision?.id]);
 
   const current = DEPLOY_STEPS.indexOf(state);

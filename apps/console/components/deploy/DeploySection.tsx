@@ -10,6 +10,7 @@ import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { TableSkeleton } from '../ui/Skeleton';
 import { DeployChecks } from './DeployChecks';
 import { DeployProgress } from './DeployProgress';
+import { DeployTakeovers, TAKEOVERS_ID } from './DeployTakeovers';
 import { StopAgentButton } from './StopAgentButton';
 
 /**
@@ -59,6 +60,7 @@ export function DeploySection({ agent, names }: { agent: Agent; names: ReadonlyM
               : `${explanation.checks.filter((check) => !check.passed).length} of ${explanation.checks.length} checks fail: fix them to deploy.`}
           </p>
           <DeployChecks checks={explanation.checks} names={names} focusAfterFixes={() => deployButton.current?.focus()} />
+          <DeployTakeovers takeovers={explanation.takeovers} namespaceId={agent.namespace?.id ?? ''} agentId={agent.id} />
         </>
       ) : null}
       <div className="button-row spaced-top">
@@ -68,7 +70,7 @@ export function DeploySection({ agent, names }: { agent: Agent; names: ReadonlyM
           className="button primary"
           onClick={() => mutation.submit(undefined)}
           disabled={mutation.pending || explanation?.allowed !== true}
-          aria-describedby={explanation && !explanation.allowed ? 'agent-deploy-blocked' : undefined}
+          aria-describedby={describedBy(explanation) || undefined}
         >
           {mutation.pending ? 'Deploying…' : running ? 'Deploy again' : 'Deploy'}
         </button>
@@ -84,4 +86,15 @@ export function DeploySection({ agent, names }: { agent: Agent; names: ReadonlyM
       {following ? <DeployProgress key={following.id} agentId={agent.id} revisionId={following.id} number={following.number} /> : null}
     </section>
   );
+}
+
+const BLOCKED_ID = 'agent-deploy-blocked';
+
+/** What the Deploy button's description reads: why it is disabled, and what it would take from the agent. */
+function describedBy(explanation: { allowed: boolean; takeovers: readonly unknown[] | null } | null): string {
+  if (!explanation) return '';
+  const ids: string[] = [];
+  if (!explanation.allowed) ids.push(BLOCKED_ID);
+  if (explanation.takeovers === null || explanation.takeovers.length > 0) ids.push(TAKEOVERS_ID);
+  return ids.join(' ');
 }

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useId } from 'react';
 import type { Agent } from '../../lib/agents';
-import { agentRevisionsQueryOptions, REVISIONS_PAGE_SIZE, type AgentRevision } from '../../lib/deploy';
+import { agentRevisionsQueryOptions, REVISIONS_PAGE_SIZE, takeoverItem, type AgentRevision, type RevisionTakeover } from '../../lib/deploy';
 import { usePaging } from '../../lib/paging';
 import { viewerQueryOptions } from '../../lib/viewer';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
@@ -115,7 +115,16 @@ function RevisionCard({
         <dd>
           <code>{revision.secretDriverId}</code>
         </dd>
+        {revision.instanceGeneration !== null ? (
+          <>
+            <dt>Instance generation</dt>
+            <dd data-testid="revision-instance-generation">{revision.instanceGeneration}</dd>
+          </>
+        ) : null}
       </dl>
+      {revision.takeovers.length > 0 ? (
+        <RevisionTakeovers number={revision.number} takeovers={revision.takeovers} requestsHref={namespaceHref('selfconfig', namespaceId, { agent: agent.id })} />
+      ) : null}
       {revision.failure ? (
         <div className="alert error">
           <RevisionFailure failure={revision.failure} />
@@ -168,5 +177,37 @@ function RevisionCard({
         </pre>
       </details>
     </li>
+  );
+}
+
+/** RC3: what this revision's apply took from the agent's own changes (SelfConfig), as recorded. */
+function RevisionTakeovers({ number, takeovers, requestsHref }: { number: number; takeovers: RevisionTakeover[]; requestsHref: string }) {
+  return (
+    <div className="takeovers-record" data-testid="revision-takeovers">
+      <p>
+        <strong>Took from the agent:</strong>
+      </p>
+      <ul className="plain-list compact-list" aria-label={`What revision ${number} took from the agent`}>
+        {takeovers.map((t) => (
+          <li key={`${t.kind}:${t.name}`} data-takeover={`${t.kind}:${t.name}`}>
+            <code>{takeoverItem(t)}</code>
+            {t.setAt ? (
+              <>
+                , set by the agent <RelativeTime iso={t.setAt} />
+              </>
+            ) : (
+              ', set by the agent'
+            )}
+            , {t.action === 'bind' ? 'its literal replaced by the bound secret' : 'replaced'}
+            {t.requestId ? (
+              <>
+                {' '}
+                (<Link href={requestsHref}>its SelfConfig request</Link>)
+              </>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -68,6 +68,13 @@ export function NamespaceHeader({
           </Link>
         ))}
       </nav>
+      {namespace?.status === 'LOST' ? (
+        <p className="alert error" data-testid="namespace-lost">
+          <strong>Kubernetes namespace lost.</strong> It was deleted outside the product, with the secret values stored in it: secrets
+          cannot be delivered and gateways do not run. An administrator can re-provision it on the{' '}
+          <Link href="/namespaces">namespaces</Link> page.
+        </p>
+      ) : null}
       {children}
     </>
   );

@@ -1,10 +1,16 @@
 import Link from 'next/link';
+import { lazy, Suspense } from 'react';
+import { mayNeedReprovisioning } from '../../lib/namespace-reprovision';
 import type { Namespace } from '../../lib/namespaces';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';
 import { namespaceHref } from './NamespaceHeader';
 import { StatusBadge } from './StatusBadge';
+
+// Offered only on a LOST or FAILED row (RC5), so a chunk of its own loaded then: the confirmation,
+// the form hook and the access check stay out of every route's first load (scripts/size-budgets.json).
+const ReprovisionNamespaceButton = lazy(() => import('./ReprovisionNamespaceButton'));
 
 export function NamespaceTable({ namespaces }: { namespaces: Namespace[] }) {
   return (
@@ -31,7 +37,18 @@ export function NamespaceTable({ namespaces }: { namespaces: Namespace[] }) {
               </td>
               <td>
                 <StatusBadge status={ns.status} />
-                {ns.statusMessage ? <span className="status-message">{ns.statusMessage}</span> : null}
+                {ns.statusMessage ? (
+                  <span className={ns.status === 'LOST' ? 'status-message lost-message' : 'status-message'} data-testid="namespace-status-message">
+                    {ns.statusMessage}
+                  </span>
+                ) : null}
+                {mayNeedReprovisioning(ns.status) ? (
+                  <span className="row-action">
+                    <Suspense fallback={null}>
+                      <ReprovisionNamespaceButton namespace={ns} />
+                    </Suspense>
+                  </span>
+                ) : null}
               </td>
               <td>
                 <RelativeTime iso={ns.createdAt} />

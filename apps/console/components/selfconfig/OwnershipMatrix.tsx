@@ -44,7 +44,7 @@ export function OwnershipMatrix({ agentId, namespaceId, link }: { agentId: strin
 }
 
 function Matrix({ ownership }: { ownership: InstanceFieldOwnership }) {
-  const { managers, rows } = ownershipMatrix(ownership.items);
+  const { managers, groups } = ownershipMatrix(ownership.items);
   const caption = `Field ownership of ${ownership.instanceName}: items by field manager`;
   return (
     <>
@@ -52,9 +52,10 @@ function Matrix({ ownership }: { ownership: InstanceFieldOwnership }) {
         Instance <CopyId value={ownership.instanceName} label="instance name" /> in <code>{ownership.k8sNamespace}</code>, resource
         version <code>{ownership.resourceVersion}</code>. Apply: server-side apply; Update: create, replace or patch. The agent
         (<code>{SELFCONFIG_MANAGER}</code>) may remove only the items it owns alone; a request to remove anything else is skipped.
+        Config keys are listed one by one: each manager owns the keys it set.
       </p>
-      {rows.length === 0 ? (
-        <p className="empty">No field manager owns a skill, env var, workspace file or config on this instance.</p>
+      {groups.length === 0 ? (
+        <p className="empty">No field manager owns a skill, env var, workspace file or config key on this instance.</p>
       ) : (
         <ScrollTable label={caption}>
           <table className="table matrix">
@@ -70,31 +71,38 @@ function Matrix({ ownership }: { ownership: InstanceFieldOwnership }) {
                 <th scope="col">Agent may remove</th>
               </tr>
             </thead>
-            <tbody>
-              {rows.map(({ item, cells }) => {
-                const alone = item.owners.length > 0 && item.owners.every((o) => o.manager === SELFCONFIG_MANAGER);
-                return (
-                  <tr key={`${item.kind}:${item.name}`} data-item={itemLabel(item)}>
-                    <th scope="row">
-                      <code>{itemLabel(item)}</code>
-                    </th>
-                    {cells.map((operations, i) => (
-                      <td key={managers[i]} className={operations.length > 0 ? 'owned' : 'unowned'}>
-                        {operations.length > 0 ? (
-                          operations.join(', ')
-                        ) : (
-                          <>
-                            <span aria-hidden="true">–</span>
-                            <span className="visually-hidden">not owned</span>
-                          </>
-                        )}
-                      </td>
-                    ))}
-                    <td>{item.kind === 'config' ? 'n/a (patched, not removed)' : alone ? 'yes' : 'no'}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
+            {groups.map((group) => (
+              <tbody key={group.kind} data-group={group.kind}>
+                <tr className="group-row">
+                  <th scope="rowgroup" colSpan={managers.length + 2}>
+                    {group.label} ({group.rows.length})
+                  </th>
+                </tr>
+                {group.rows.map(({ item, cells }) => {
+                  const alone = item.owners.length > 0 && item.owners.every((o) => o.manager === SELFCONFIG_MANAGER);
+                  return (
+                    <tr key={`${item.kind}:${item.name}`} data-item={itemLabel(item)}>
+                      <th scope="row">
+                        <code>{itemLabel(item)}</code>
+                      </th>
+                      {cells.map((operations, i) => (
+                        <td key={managers[i]} className={operations.length > 0 ? 'owned' : 'unowned'}>
+                          {operations.length > 0 ? (
+                            operations.join(', ')
+                          ) : (
+                            <>
+                              <span aria-hidden="true">–</span>
+                              <span className="visually-hidden">not owned</span>
+                            </>
+                          )}
+                        </td>
+                      ))}
+                      <td>{alone ? 'yes' : 'no'}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            ))}
           </table>
         </ScrollTable>
       )}

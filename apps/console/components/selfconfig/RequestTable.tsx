@@ -2,7 +2,17 @@
 
 import Link from 'next/link';
 import { useState } from 'react';
-import { itemLabel, SKIPPED_REMOVAL_REASON, type FieldOwner, type SelfConfigEvent, type SelfConfigRequest, type SkippedRemoval, type StoredRequest } from '../../lib/selfconfig';
+import {
+  configPatchKeys,
+  itemLabel,
+  SKIPPED_REMOVAL_REASON,
+  type FieldOwner,
+  type SelfConfigEvent,
+  type SelfConfigOverride,
+  type SelfConfigRequest,
+  type SkippedRemoval,
+  type StoredRequest,
+} from '../../lib/selfconfig';
 import { namespaceHref } from '../namespaces/NamespaceHeader';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
@@ -27,7 +37,7 @@ export function RequestTable({ namespaceId, requests }: { namespaceId: string; r
             <th scope="col">Agent</th>
             <th scope="col">Phase</th>
             <th scope="col">Asked for</th>
-            <th scope="col">Message and skipped removals</th>
+            <th scope="col">Message, skipped removals, overrides</th>
             <th scope="col">Events</th>
           </tr>
         </thead>
@@ -85,6 +95,12 @@ function RequestRow({ namespaceId, request }: { namespaceId: string; request: Se
         <td>
           {request.message ? <p className="request-message">{request.message}</p> : <span className="hint">no message yet</span>}
           {request.skippedRemovals.length > 0 ? <SkippedRemovals removals={request.skippedRemovals} /> : null}
+          {request.overriddenBy.length > 0 ? (
+            <OverriddenBy
+              overrides={request.overriddenBy}
+              agentHref={request.agent ? namespaceHref('agents', namespaceId, { id: request.agent.id }) : null}
+            />
+          ) : null}
         </td>
         <td className="actions">
           <button
@@ -124,8 +140,10 @@ function AskedFor({ request }: { request: StoredRequest }) {
     ['add files', request.addWorkspaceFiles ?? []],
     ['remove files', request.removeWorkspaceFiles ?? []],
   ];
-  const patch = request.configPatch && typeof request.configPatch === 'object' ? Object.keys(request.configPatch) : [];
-  if (patch.length > 0) lines.push(['patch config', patch]);
+  // Config keys one by one, as the ownership matrix lists them: a null in the merge patch removes.
+  const patch = configPatchKeys(request.configPatch);
+  lines.push(['set config', patch.filter((k) => !k.removes).map((k) => `config.${k.name}`)]);
+  lines.push(['remove config', patch.filter((k) => k.removes).map((k) => `config.${k.name}`)]);
   const shown = lines.filter(([, names]) => names.length > 0);
   if (shown.length === 0) return <span className="hint">nothing</span>;
   return (
@@ -169,6 +187,29 @@ function SkippedRemovals({ removals }: { removals: SkippedRemoval[] }) {
           </li>
         ))}
       </ul>
+    </div>
+  );
+}
+
+/** RC3: the deploys that took items this request had set, each with the items it took. */
+function OverriddenBy({ overrides, agentHref }: { overrides: SelfConfigOverride[]; agentHref: string | null }) {
+  return (
+    <div className="overridden-by">
+      {overrides.map((o) => (
+        <div key={o.revisionId} data-testid="overridden-by" data-revision={o.number}>
+          <p className="skipped-title">
+            <strong>
+              Overridden by {agentHref ? <Link href={`${agentHref}#agent-revisions-title`}>revision {o.number}</Link> : `revision ${o.number}`}
+            </strong>{' '}
+            <RelativeTime iso={o.at} />
+          </p>
+          <ul className="plain-list compact-list">
+            {o.items.map((item) => (
+              <li key={item}>{item}</li>
+            ))}
+          </ul>
+        </div>
+      ))}
     </div>
   );
 }
