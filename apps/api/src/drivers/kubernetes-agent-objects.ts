@@ -51,9 +51,10 @@ function fail(error: unknown, what: string): never {
 /**
  * Finds an agent's objects by its labels (agentLabels: installation, namespace and agent ids), so
  * it removes exactly what the deploy path created for this agent in this installation and nothing
- * that merely shares a name. Kinds are walked in an order where the gateway goes first: its Pods
- * stop referencing the Secrets and ConfigMaps before those go. (The instance's children would go
- * with it by garbage collection; they are deleted here too, for a cluster whose collector lags.)
+ * that merely shares a name. The instance goes first, so the reconciler renders nothing more from
+ * it; then the gateway, whose Pods stop referencing the Secrets and ConfigMaps before those go.
+ * (The instance's children would go with it by garbage collection; they are deleted here too, for
+ * a cluster whose collector lags.)
  */
 export class KubernetesAgentObjectsDriver implements AgentObjectsDriver {
   private readonly apps: AppsV1Api;
@@ -73,16 +74,16 @@ export class KubernetesAgentObjectsDriver implements AgentObjectsDriver {
     const preconditioned = (uid: string) => ({ preconditions: { uid }, propagationPolicy: 'Background' });
     this.kinds = [
       {
-        kind: 'Deployment',
-        list: async (namespace, labelSelector) => listed((await this.apps.listNamespacedDeployment({ namespace, labelSelector })).items),
-        delete: async (namespace, o) => void (await this.apps.deleteNamespacedDeployment({ namespace, name: o.name, body: preconditioned(o.uid) })),
-      },
-      {
         kind: 'OpenClawInstance',
         list: async (namespace, labelSelector) =>
           listed(((await this.custom.listNamespacedCustomObject({ group: OPENCLAW_GROUP, version: OPENCLAW_VERSION, namespace, plural: 'openclawinstances', labelSelector })) as { items: [] }).items),
         delete: async (namespace, o) =>
           void (await this.custom.deleteNamespacedCustomObject({ group: OPENCLAW_GROUP, version: OPENCLAW_VERSION, namespace, plural: 'openclawinstances', name: o.name, body: preconditioned(o.uid) })),
+      },
+      {
+        kind: 'Deployment',
+        list: async (namespace, labelSelector) => listed((await this.apps.listNamespacedDeployment({ namespace, labelSelector })).items),
+        delete: async (namespace, o) => void (await this.apps.deleteNamespacedDeployment({ namespace, name: o.name, body: preconditioned(o.uid) })),
       },
       {
         kind: 'ConfigMap',
@@ -126,7 +127,7 @@ export class KubernetesAgentObjectsDriver implements AgentObjectsDriver {
   async scaleGatewayToZero(target: AgentTarget): Promise<'scaled' | 'missing'> {
     const name = agentInstanceName(target.agentId);
     // Only our instance: the name alone could belong to an object someone else made.
-    const ours = (await this.kinds[1]!.list(target.k8sNamespace, this.selector(target)).catch((e: unknown) => fail(e, 'listing the instance'))).find((d) => d.name === name);
+    const ours = (await this.kinds[0]!.list(target.k8sNamespace, this.selector(target)).catch((e: unknown) => fail(e, 'listing the instance'))).find((d) => d.name === name);
     if (!ours) return 'missing';
     try {
       await this.custom.patchNamespacedCustomObject(

@@ -57,6 +57,8 @@ export interface InstanceCluster {
   patchInstanceStatus(key: InstanceKey, status: Record<string, unknown>): Promise<void>;
   /** Whether a Secret exists (a GET; its data is dropped at once). */
   secretExists(namespace: string, name: string): Promise<boolean>;
+  /** A GET of the instance: whether the object of this uid still exists (the caches can lag a deletion). */
+  instanceExists(key: InstanceKey, uid: string): Promise<boolean>;
   /** A GET of a Kubernetes namespace: its phase, or null when it does not exist. */
   readNamespace(name: string): Promise<string | null>;
   createEvent(instance: InstanceObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
@@ -190,6 +192,16 @@ export function kubernetesInstanceCluster(kubeConfig: KubeConfig, installationId
       try {
         await core.readNamespacedSecret({ name, namespace });
         return true;
+      } catch (error) {
+        if (classifyKubeError(error).kind === 'object-not-found') return false;
+        throw error;
+      }
+    },
+    async instanceExists(key, uid) {
+      count('get');
+      try {
+        const live = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawinstances', namespace: key.namespace, name: key.name })) as { metadata?: { uid?: string; deletionTimestamp?: string } };
+        return live.metadata?.uid === uid && !live.metadata.deletionTimestamp;
       } catch (error) {
         if (classifyKubeError(error).kind === 'object-not-found') return false;
         throw error;

@@ -108,6 +108,9 @@ export async function reconcileInstance(deps: InstanceReconcileDeps, key: Instan
       }
       let result: Obj | null = live ?? null;
       if (!live) {
+        // Creating: only for an instance that still exists (a delete may not have reached the
+        // cache yet, and an apply would make a child nothing owns any more).
+        if (!(await cluster.instanceExists(key, instance.metadata.uid))) return {};
         result = await cluster.apply(rendered);
         if (renderedBefore) repaired.push({ kind, name, how: 'deleted', writers: [] });
       } else {

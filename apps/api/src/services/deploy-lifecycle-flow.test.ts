@@ -261,11 +261,18 @@ describe('seed flow, continued: rotate, redeploy, refuse, stop, delete', { timeo
     const revisions = await stack.runtime.db.agentRevision.count({ where: { agentId: agent.id } });
     const r = payload(await stack.gql(DELETE_AGENT, { input: { id: agent.id } }), 'deleteAgent');
     expect(r.__typename, JSON.stringify(r)).toBe('DeleteAgentSuccess');
-    expect(r.removedObjects.map((o: { kind: string }) => o.kind)).toEqual(expect.arrayContaining(['Deployment', 'OpenClawInstance']));
-    // RC2: the instance's children go with it (by garbage collection here, by deleteAgent where no
-    // collector runs): nothing labelled as the agent's is left.
+    // The instance goes first (the reconciler renders nothing more from it).
+    expect(r.removedObjects[0]).toMatchObject({ kind: 'OpenClawInstance' });
+    // RC2: the instance's children go with it (by garbage collection where a collector runs, by
+    // deleteAgent where none does, as on the E8 lane): nothing labelled as the agent's is left.
     const selector = `${AGENT_ID_LABEL}=${uuidOf(agent.id)}`;
-    await waitFor(async () => (await stack.core.listNamespacedConfigMap({ namespace: k8sNamespace, labelSelector: selector })).items.length === 0 && (await stack.core.listNamespacedServiceAccount({ namespace: k8sNamespace, labelSelector: selector })).items.length === 0, 'the agent\'s ConfigMaps and ServiceAccount gone');
+    await waitFor(
+      async () =>
+        (await stack.core.listNamespacedConfigMap({ namespace: k8sNamespace, labelSelector: selector })).items.length === 0 &&
+        (await stack.core.listNamespacedServiceAccount({ namespace: k8sNamespace, labelSelector: selector })).items.length === 0 &&
+        (await stack.apps.listNamespacedDeployment({ namespace: k8sNamespace, labelSelector: selector })).items.length === 0,
+      "the agent's ConfigMaps, ServiceAccount and Deployment gone",
+    );
     await expect(stack.kubeConfig.makeApiClient(RbacAuthorizationV1Api).readNamespacedRoleBinding({ name: selfConfigRoleBindingName(agent.id), namespace: k8sNamespace })).rejects.toMatchObject({ code: 404 });
     await expect(stack.apps.readNamespacedDeployment({ name: gatewayDeploymentName(agent.id), namespace: k8sNamespace })).rejects.toMatchObject({ code: 404 });
     expect(await stack.runtime.db.agentRevision.count({ where: { agentId: agent.id } })).toBe(revisions);
