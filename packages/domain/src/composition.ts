@@ -97,11 +97,15 @@ export function literalsToRelease(takeovers: readonly Takeover[]): string[] {
   return takeovers.filter((t) => t.kind === 'envVar' && t.action === 'bind').map((t) => t.name);
 }
 
-/** One line per takeover, for explainDeploy, events and audit: names and times only, never a value. */
-export function describeTakeover(t: Takeover): string {
+/**
+ * One line per takeover, for explainDeploy (what a deploy will do) and, once done, for events,
+ * audit and the request's history: names and times only, never a value.
+ */
+export function describeTakeover(t: Takeover, done = false): string {
   const what = t.kind === 'config' ? `config.${t.name}` : t.kind === 'envVar' ? `env ${t.name}` : `workspace file ${t.name}`;
   const when = t.setAt ? ` on ${t.setAt}` : '';
-  return t.action === 'bind' ? `${what}, set by the agent as a literal${when}, will be bound to its secret instead` : `${what}, set by the agent${when}, will be replaced`;
+  if (t.action === 'bind') return `${what}, set by the agent as a literal${when}, ${done ? 'was bound to its secret instead' : 'will be bound to its secret instead'}`;
+  return `${what}, set by the agent${when}, ${done ? 'was replaced' : 'will be replaced'}`;
 }
 
 

@@ -201,7 +201,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
           involvedObject: { apiVersion: INSTANCE_API_VERSION, kind: 'OpenClawInstance', name: m.name, namespace: m.namespace, uid: m.uid },
           type: 'Warning',
           reason: 'RevisionTookOverSelfConfig',
-          message: `revision ${revision.number}: ${takeovers.map(describeTakeover).join('; ')}`.slice(0, 1024),
+          message: `revision ${revision.number}: ${takeovers.map((t) => describeTakeover(t, true)).join('; ')}`.slice(0, 1024),
           source: { component: FIELD_MANAGER },
           reportingComponent: FIELD_MANAGER,
           reportingInstance: FIELD_MANAGER,

@@ -53,7 +53,7 @@ export async function recordTakeovers(
   const byRequest = new Map<string, string[]>();
   const items = takeovers.map((t) => {
     const setBy = requests.find((r) => requestSetItem(r.request, t));
-    if (setBy) byRequest.set(setBy.id, [...(byRequest.get(setBy.id) ?? []), describeTakeover(t)]);
+    if (setBy) byRequest.set(setBy.id, [...(byRequest.get(setBy.id) ?? []), describeTakeover(t, true)]);
     return { kind: t.kind, name: t.name, action: t.action, setAt: t.setAt, requestId: setBy?.id ?? null };
   });
   for (const [id, lines] of byRequest) {
