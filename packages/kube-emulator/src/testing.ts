@@ -15,12 +15,14 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   KubernetesObjectApi,
+  makeInformer,
   PatchStrategy,
   KubeConfig,
   setHeaderOptions,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { crdForClientModels, readCrdFiles } from './crds.ts';
 import { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from './server.ts';
@@ -312,4 +314,24 @@ export function emulatorRequest(
     request.on('error', reject);
     request.end(init.body);
   });
+}
+
+/**
+ * L1 on the E8 lane: the lane runs no kube-controller-manager, whose root-CA publisher puts the
+ * ConfigMap kube-root-ca.crt (the cluster's CA) into every namespace; a Pod that mounts its
+ * service-account token (a projected volume that includes that ConfigMap, BoundServiceAccountTokenVolume)
+ * cannot start without it. This plays that publisher: for each namespace, as it appears.
+ */
+export async function startRootCaPublisher(kubeConfig: KubeConfig): Promise<{ stop(): Promise<void> }> {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const cluster = kubeConfig.getCurrentCluster();
+  const ca = cluster?.caData ? Buffer.from(cluster.caData, 'base64').toString('utf8') : cluster?.caFile ? readFileSync(cluster.caFile, 'utf8') : '';
+  const publish = async (namespace: string) => {
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'kube-root-ca.crt' }, data: { 'ca.crt': ca } } }).catch(() => undefined);
+  };
+  const informer = makeInformer(kubeConfig, '/api/v1/namespaces', () => core.listNamespace());
+  informer.on('add', (ns) => void publish(ns.metadata?.name ?? ''));
+  informer.on('error', () => setTimeout(() => void informer.start().catch(() => undefined), 1000));
+  await informer.start();
+  return { stop: () => informer.stop() };
 }

@@ -3,7 +3,7 @@ import type { TestProject } from 'vitest/node';
 import { OPENCLAW_CRD_DIR } from '@occ/kube-emulator/crds';
 import { renderDeploy } from '@occ/kube-emulator/deploy-manifests';
 import { startKubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
-import { KUBE_TARGET, realCluster } from '@occ/kube-emulator/testing';
+import { KUBE_TARGET, realCluster, startRootCaPublisher } from '@occ/kube-emulator/testing';
 
 // E8, the API's lane against a real kube-apiserver (vitest.real.config.ts): the product's CRDs are
 // installed as deploy/ would (with the lane's L5 adjustment), and so are deploy/'s ClusterRoles that
@@ -28,8 +28,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   for (const role of (await renderDeploy()).filter((o) => o.kind === 'ClusterRole')) {
     await objects.patch(role as KubernetesObject, undefined, undefined, 'occ-test-harness', true, PatchStrategy.ServerSideApply);
   }
+  // The controllers the lane does not run (L1): the root-CA publisher, so Pods that mount their
+  // service-account token (a gateway with selfConfigure) can start, and the kubelet simulator.
+  const rootCa = await startRootCaPublisher(kubeConfig);
   const kubelet = await startKubeletSimulator(kubeConfig);
   // Its view of running containers, for tests in the worker processes (never a Kubernetes object).
   project.provide('kubeletView', (await kubelet.serveView()).url);
-  return async () => kubelet.stop();
+  return async () => {
+    await kubelet.stop();
+    await rootCa.stop();
+  };
 }

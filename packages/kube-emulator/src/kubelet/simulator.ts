@@ -401,14 +401,36 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
         template: { ...template, metadata: { ...(template.metadata ?? {}), labels } },
       },
     };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await apps.createNamespacedReplicaSet({ namespace, body, fieldManager });
+      } catch (error) {
+        if (!(error instanceof ApiException && error.code === 409)) throw error;
+        // Ours already, made by an evaluation whose list did not show it yet; otherwise a hash collision.
+        const existing = await apps.readNamespacedReplicaSet({ name, namespace });
+        if (controllerUid(existing) === deployment.metadata?.uid && findNewReplicaSet(template, [existing])) return existing;
+        // A ReplicaSet whose Deployment was deleted and made again under the same name: on a
+        // cluster without a garbage collector (the E8 lane) it is left behind; collect it, and its
+        // Pods, as the collector would, then make ours.
+        if (attempt === 0 && (await ownerGone(existing, namespace))) {
+          for (const pod of (await core.listNamespacedPod({ namespace })).items.filter((p) => controllerUid(p) === existing.metadata?.uid)) await deletePod(pod, namespace);
+          await apps.deleteNamespacedReplicaSet({ name, namespace, body: { preconditions: { uid: existing.metadata?.uid } } }).catch(() => undefined);
+          continue;
+        }
+        throw new Error(`ReplicaSet ${namespace}/${name} exists with another template or owner (pod-template-hash collision)`);
+      }
+    }
+  }
+
+  /** Whether a ReplicaSet's controlling Deployment is gone (the name now holds another object, or none). */
+  async function ownerGone(rs: V1ReplicaSet, namespace: string): Promise<boolean> {
+    const owner = (rs.metadata?.ownerReferences ?? []).find((r) => r.controller);
+    if (!owner || owner.kind !== 'Deployment') return false;
     try {
-      return await apps.createNamespacedReplicaSet({ namespace, body, fieldManager });
+      return (await apps.readNamespacedDeployment({ name: owner.name, namespace })).metadata?.uid !== owner.uid;
     } catch (error) {
-      if (!(error instanceof ApiException && error.code === 409)) throw error;
-      // Ours already, made by an evaluation whose list did not show it yet; otherwise a hash collision.
-      const existing = await apps.readNamespacedReplicaSet({ name, namespace });
-      if (controllerUid(existing) === deployment.metadata?.uid && findNewReplicaSet(template, [existing])) return existing;
-      throw new Error(`ReplicaSet ${namespace}/${name} exists with another template or owner (pod-template-hash collision)`);
+      if (error instanceof ApiException && error.code === 404) return true;
+      throw error;
     }
   }
 
