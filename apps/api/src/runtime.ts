@@ -23,6 +23,8 @@ import { startAuthCache } from './services/auth-cache.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
 import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
+import { kubernetesInstanceCache } from './kube/instance-cache.ts';
+import { kubernetesSecretCache } from './kube/secret-cache.ts';
 import { awaitRevisionKind, deployRevisionKind, type DeployWorkOptions } from './services/deploy-work.ts';
 import { kubernetesInstanceCluster } from './instance/cluster.ts';
 import { reassertInstanceKind } from './services/reassert-instance.ts';
@@ -204,16 +206,20 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       const stopTracing = traceKubernetes(tracing, server);
       closers.push(async () => stopTracing());
     }
+    // Watch caches the deploy path reads identities and instances from (kube/secret-cache.ts).
+    const secretCache = kubernetesSecretCache(kubeConfig, installation.installationId);
+    const instanceCache = kubernetesInstanceCache(kubeConfig, installation.installationId);
+    closers.push(() => secretCache.close(), () => instanceCache.close());
     const deps: Deps = {
       db,
       logger,
       installationId: installation.installationId,
-      secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId),
+      secretDriver: new KubernetesSecretDriver(kubeConfig, installation.installationId, secretCache),
       namespaceDriver: new KubernetesNamespaceDriver(kubeConfig, installation.installationId, env.tenantServiceAccount ?? null),
       metrics,
       tracing,
       agentObjects: new KubernetesAgentObjectsDriver(kubeConfig, installation.installationId),
-      computeDriver: new KubernetesComputeDriver(kubeConfig, installation.installationId),
+      computeDriver: new KubernetesComputeDriver(kubeConfig, installation.installationId, { secrets: secretCache, instances: instanceCache }),
       gatewayReadyTimeoutMs: (env.gatewayReadySeconds ?? 120) * 1000,
       selfConfigCluster: kubernetesSelfConfigCluster(kubeConfig),
     };
@@ -240,7 +246,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
     closers.push(() => selfConfig.stop());
     const instances = createInstanceController({
-      cluster: kubernetesInstanceCluster(kubeConfig, installation.installationId, { onError: (error) => logger.debug('instance cache watch failed; restarting', { error }) }),
+      cluster: kubernetesInstanceCluster(kubeConfig, installation.installationId, { secrets: secretCache, onError: (error) => logger.debug('instance cache watch failed; restarting', { error }) }),
       db,
       logger: logger.child({ component: 'instances' }),
       installationId: installation.installationId,

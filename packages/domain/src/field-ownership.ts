@@ -37,6 +37,16 @@ export const CONFIG_RAW_PATH = ['f:spec', 'f:config', 'f:raw'];
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * A managedFields time as the server wrote it (RFC 3339, whole seconds), whether the object was
+ * read as JSON (a string) or through a typed client that made it a Date.
+ */
+function serverTime(time: unknown): string | null {
+  if (typeof time === 'string') return time;
+  if (time instanceof Date && !Number.isNaN(time.getTime())) return time.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return null;
+}
+
 export function managerEntries(managedFields: unknown): ManagerEntry[] {
   if (!Array.isArray(managedFields)) return [];
   const out: ManagerEntry[] = [];
@@ -45,7 +55,7 @@ export function managerEntries(managedFields: unknown): ManagerEntry[] {
     out.push({
       manager: raw.manager,
       operation: raw.operation === 'Apply' ? 'Apply' : 'Update',
-      time: typeof raw.time === 'string' ? raw.time : null,
+      time: serverTime(raw.time),
       set: fromFieldsV1(raw.fieldsV1),
     });
   }
@@ -151,4 +161,14 @@ export function outsideChangeMarker(writers: ReadonlyArray<FieldOwner & { time: 
     .map((w) => `${w.manager}/${w.operation}/${w.time ?? ''}`)
     .sort()
     .join(',');
+}
+
+/**
+ * Whether `recorded` (a secret's outsideChangeSeenAt) names the change these writers made. Markers
+ * recorded before times were read from typed clients carry no time; they still name their change
+ * (so upgrading records nothing twice), and the next change outside the product replaces them.
+ */
+export function isRecordedOutsideChange(recorded: string | null, writers: ReadonlyArray<FieldOwner & { time: string | null }>): boolean {
+  if (recorded === null) return false;
+  return recorded === outsideChangeMarker(writers) || recorded === outsideChangeMarker(writers.map((w) => ({ ...w, time: null })));
 }

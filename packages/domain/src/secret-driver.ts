@@ -35,8 +35,12 @@ export interface SecretDriver {
   update(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }, value: string): Promise<void>;
   /** Deletes exactly this object (uid precondition). A missing object counts as deleted. */
   delete(ref: SecretBackendRef): Promise<'deleted' | 'missing'>;
-  /** Looks the object up and verifies its labels and uid. */
-  resolve(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }): Promise<ResolveResult>;
+  /**
+   * Looks the object up and verifies its labels and uid. `cached`: a watch cache may answer when it
+   * confirms the object as expected (present, same uid, labels ours, the key there); every other
+   * answer still comes from a live read.
+   */
+  resolve(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }, options?: { cached?: boolean }): Promise<ResolveResult>;
   /** The objects this control plane labelled as its own in a Kubernetes namespace: metadata only. */
   listOwned(k8sNamespace: string): Promise<OwnedBackendObject[]>;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubeConfig, type KubernetesObject, type V1Secret } from '@kubernetes/client-node';
 import { describeTakeover, literalsToRelease, plannedTakeovers, yieldingToAgent, type Takeover } from '@occ/domain/composition';
 import type { AppliedRevision, ComputeDriver, ComputeRevisionContext, GatewayReadiness, RevisionSource } from '@occ/domain/compute-driver';
-import { foreignDataOwners, outsideChangeMarker } from '@occ/domain/field-ownership';
+import { foreignDataOwners, isRecordedOutsideChange } from '@occ/domain/field-ownership';
 import { revisionReadiness, type InstanceReading } from '@occ/domain/instance-status';
 import {
   AGENT_ID_LABEL,
@@ -20,12 +20,19 @@ import { BackendFailure, BackendIdentityChanged, BackendObjectMissing } from '@o
 import { releaseEnvBody, SELF_CONFIG_MANAGER } from '@occ/domain/selfconfig';
 import type { JsonObject } from '@occ/domain/fieldsv1';
 import { classifyKubeError, describeKubeFailure } from '../kube/errors.ts';
+import type { InstanceCache } from '../kube/instance-cache.ts';
+import type { SecretCache, SecretShape } from '../kube/secret-cache.ts';
 
 // The Compute driver on client-node (RC1, RC3, W4, W5, D5). A revision writes only its fields into
 // the agent's OpenClawInstance, with server-side apply as occ-controller (force: the control plane
 // owns these fields), so a retry is a no-op; the instance reconciler renders the gateway from the
 // instance. The model-auth Secret is the only object written with a value; it is read from the
 // current source here, server-side, and never passes through the database or a log.
+//
+// Reads go through the process's watch caches where they can confirm (kube/secret-cache.ts,
+// kube/instance-cache.ts): a source as recorded, an instance to apply over (its resourceVersion a
+// precondition), the status awaited. What the caches cannot confirm is read from the server, and
+// nothing fails a revision on a cached answer alone.
 
 const GROUP = 'openclaw.rocks';
 const VERSION = 'v1alpha1';
@@ -54,15 +61,21 @@ export class InstanceRefused extends Error {
 /**
  * D3 RC4: a source is the recorded object (labels ours, same uid), and its value is the version the
  * product recorded: changed outside the product (another manager owns the data) only by the change
- * that was recorded as the current version.
+ * that was recorded as the current version. Answers what is wrong, or null.
  */
-function checkSource(live: V1Secret, source: RevisionSource, installationId: string): void {
+function sourceProblem(live: Pick<V1Secret, 'metadata'>, source: RevisionSource, installationId: string): BackendIdentityChanged | null {
   const mismatch = backendIdentityMismatch(live.metadata ?? {}, { namespaceId: source.namespaceId, secretId: source.secretId, installationId, uid: source.uid });
-  if (mismatch) throw new BackendIdentityChanged(mismatch);
+  if (mismatch) return new BackendIdentityChanged(mismatch);
   const outside = foreignDataOwners(live.metadata?.managedFields, FIELD_MANAGER);
-  if (outside.length > 0 && outsideChangeMarker(outside) !== source.outsideChangeSeenAt) {
-    throw new BackendIdentityChanged(`its value was changed outside the product by ${outside.map((o) => `${o.manager} (${o.operation})`).join(', ')} since the version recorded`);
+  if (outside.length > 0 && !isRecordedOutsideChange(source.outsideChangeSeenAt, outside)) {
+    return new BackendIdentityChanged(`its value was changed outside the product by ${outside.map((o) => `${o.manager} (${o.operation})`).join(', ')} since the version recorded`);
   }
+  return null;
+}
+
+function checkSource(live: Pick<V1Secret, 'metadata'>, source: RevisionSource, installationId: string): void {
+  const problem = sourceProblem(live, source, installationId);
+  if (problem) throw problem;
 }
 
 type InstanceObject = { metadata: { name: string; namespace: string; uid: string; generation?: number; resourceVersion?: string; managedFields?: unknown }; spec?: JsonObject; status?: JsonObject };
@@ -75,6 +88,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
   constructor(
     private readonly kubeConfig: KubeConfig,
     private readonly installationId: string,
+    private readonly caches: { secrets?: SecretCache; instances?: InstanceCache } = {},
   ) {
     this.objects = KubernetesObjectApi.makeApiClient(kubeConfig);
     this.core = kubeConfig.makeApiClient(CoreV1Api);
@@ -113,6 +127,9 @@ export class KubernetesComputeDriver implements ComputeDriver {
 
   async verifySources(context: ComputeRevisionContext): Promise<void> {
     for (const source of context.sources) {
+      // The cache confirms a source as recorded; anything else is decided on a live read.
+      const cached = await this.caches.secrets?.lookup(context.k8sNamespace, source.name);
+      if (cached && !sourceProblem(cached, source, this.installationId)) continue;
       let live;
       try {
         live = await this.core.readNamespacedSecret({ name: source.name, namespace: context.k8sNamespace });
@@ -156,20 +173,30 @@ export class KubernetesComputeDriver implements ComputeDriver {
     return plannedTakeovers(live ? { spec: live.spec, managedFields: live.metadata.managedFields } : null, instanceBody(revision, renderContext(context)) as { spec?: JsonObject });
   }
 
+  /** The instance as the cache holds it, else as the server does. */
+  private async currentInstance(namespace: string, name: string): Promise<InstanceObject | null> {
+    const cached = await this.caches.instances?.get(namespace, name);
+    return cached ? (cached as InstanceObject) : this.getInstance(namespace, name);
+  }
+
   async applyRevision(revision: RenderRevision, context: ComputeRevisionContext, options: { yieldToAgent?: boolean } = {}): Promise<AppliedRevision> {
     const full = instanceBody(revision, renderContext(context));
     const name = agentInstanceName(revision.agentId);
     for (let attempt = 0; ; attempt++) {
-      const live = await this.getInstance(context.k8sNamespace, name);
+      // The first attempt plans from the cache; the apply carries that object's resourceVersion,
+      // so the takeovers it records are exactly those of the object it replaced, and a stale copy
+      // conflicts: the next attempt reads the server.
+      const live = attempt === 0 ? await this.currentInstance(context.k8sNamespace, name) : await this.getInstance(context.k8sNamespace, name);
       const planned = plannedTakeovers(live ? { spec: live.spec, managedFields: live.metadata.managedFields } : null, full as { spec?: JsonObject });
       const body = options.yieldToAgent ? yieldingToAgent(full as JsonObject, planned) : full;
       const takeovers = options.yieldToAgent ? [] : planned;
       const release = literalsToRelease(takeovers);
+      let resourceVersion = live?.metadata.resourceVersion;
       if (live && release.length > 0) {
         // RC3: the agent's literal goes first, so the item never holds a value and a reference.
-        const snapshot = { name, namespace: context.k8sNamespace, resourceVersion: live.metadata.resourceVersion ?? '', spec: live.spec ?? {}, managedFields: live.metadata.managedFields };
+        const snapshot = { name, namespace: context.k8sNamespace, resourceVersion: resourceVersion ?? '', spec: live.spec ?? {}, managedFields: live.metadata.managedFields };
         try {
-          await this.apply(releaseEnvBody(snapshot, release), SELF_CONFIG_MANAGER, { force: false });
+          resourceVersion = (await this.apply(releaseEnvBody(snapshot, release), SELF_CONFIG_MANAGER, { force: false })).metadata.resourceVersion;
         } catch (error) {
           const failure = classifyKubeError(error);
           if (failure.kind === 'conflict' && attempt < 5) continue;
@@ -178,9 +205,11 @@ export class KubernetesComputeDriver implements ComputeDriver {
       }
       let applied: InstanceObject;
       try {
-        applied = await this.apply(body, FIELD_MANAGER);
+        const guarded = resourceVersion ? { ...(body as JsonObject), metadata: { ...((body as { metadata?: JsonObject }).metadata ?? {}), resourceVersion } } : body;
+        applied = await this.apply(guarded, FIELD_MANAGER);
       } catch (error) {
         const failure = classifyKubeError(error);
+        if (failure.kind === 'conflict' && attempt < 5) continue;
         if (failure.kind === 'refused' && failure.code === 422) throw new InstanceRefused('the API server refused the instance fields of this revision (422 Invalid)');
         translate(error, 'applying the OpenClawInstance');
       }
@@ -218,15 +247,43 @@ export class KubernetesComputeDriver implements ComputeDriver {
   async awaitRevision(revision: RenderRevision, context: ComputeRevisionContext, generation: number, timeoutMs: number, signal: AbortSignal): Promise<GatewayReadiness> {
     const name = agentInstanceName(revision.agentId);
     const deadline = Date.now() + timeoutMs;
+    const cache = this.caches.instances;
     let last = 'waiting for the instance status';
-    while (!signal.aborted) {
-      const instance = await this.getInstance(context.k8sNamespace, name);
-      const readiness = revisionReadiness(instance as InstanceReading | null, context.revisionId, generation);
-      if (readiness.state !== 'progressing') return readiness;
-      last = readiness.message;
-      const left = deadline - Date.now();
-      if (left <= 0) break;
-      await this.changed(context.k8sNamespace, name, instance?.metadata.resourceVersion ?? '', Math.min(left, 10_000), signal);
+    // Woken by each change of the instance the cache's watch delivers.
+    let wake: (() => void) | null = null;
+    const unsubscribe = cache?.onChange(context.k8sNamespace, name, () => wake?.());
+    try {
+      while (!signal.aborted) {
+        const cached = await cache?.get(context.k8sNamespace, name);
+        let instance = cached ?? (await this.getInstance(context.k8sNamespace, name));
+        let readiness = revisionReadiness(instance as InstanceReading | null, context.revisionId, generation);
+        // A failure or a replacement is decided on the server's answer, never on the cache's alone.
+        if (cached && readiness.state !== 'progressing' && readiness.state !== 'ready') {
+          instance = await this.getInstance(context.k8sNamespace, name);
+          readiness = revisionReadiness(instance as InstanceReading | null, context.revisionId, generation);
+        }
+        if (readiness.state !== 'progressing') return readiness;
+        last = readiness.message;
+        const left = deadline - Date.now();
+        if (left <= 0) break;
+        if (cached && unsubscribe) {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              clearTimeout(timer);
+              signal.removeEventListener('abort', done);
+              wake = null;
+              resolve();
+            };
+            const timer = setTimeout(done, Math.min(left, 10_000));
+            signal.addEventListener('abort', done);
+            wake = done;
+          });
+        } else {
+          await this.changed(context.k8sNamespace, name, instance?.metadata.resourceVersion ?? '', Math.min(left, 10_000), signal);
+        }
+      }
+    } finally {
+      unsubscribe?.();
     }
     return { state: 'progressing', message: last };
   }
@@ -266,21 +323,26 @@ export class KubernetesComputeDriver implements ComputeDriver {
   }
 
   async retireModelAuth(agentId: string, k8sNamespace: string, keepNumber: number | null): Promise<void> {
-    const selector = `${AGENT_ID_LABEL}=${uuidOf(agentId)},${INSTALLATION_ID_LABEL}=${this.installationId}`;
-    let listed;
-    try {
-      listed = await this.core.listNamespacedSecret({ namespace: k8sNamespace, labelSelector: selector });
-    } catch (error) {
-      translate(error, 'listing model-auth Secrets');
+    const labels = { [AGENT_ID_LABEL]: uuidOf(agentId), [INSTALLATION_ID_LABEL]: this.installationId };
+    // Deletions carry each object's uid as a precondition: a cached entry of an object that went
+    // meanwhile deletes nothing.
+    let listed: Array<Pick<SecretShape, 'metadata'>> | null = (await this.caches.secrets?.list(k8sNamespace, labels)) ?? null;
+    if (!listed) {
+      try {
+        listed = (await this.core.listNamespacedSecret({ namespace: k8sNamespace, labelSelector: Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',') })).items.map((s) => ({ metadata: { ...s.metadata, name: s.metadata?.name ?? '', namespace: k8sNamespace } }));
+      } catch (error) {
+        translate(error, 'listing model-auth Secrets');
+      }
     }
-    for (const secret of listed.items) {
-      const secretName = secret.metadata?.name ?? '';
-      const number = Number(secret.metadata?.labels?.[REVISION_NUMBER_LABEL]);
+    for (const secret of listed) {
+      const secretName = secret.metadata.name;
+      const number = Number(secret.metadata.labels?.[REVISION_NUMBER_LABEL]);
       if (!Number.isInteger(number) || secretName !== harnessSecretName(agentId, number) || number === keepNumber) continue;
       try {
-        await this.core.deleteNamespacedSecret({ name: secretName, namespace: k8sNamespace, body: { preconditions: { uid: secret.metadata?.uid } } });
+        await this.core.deleteNamespacedSecret({ name: secretName, namespace: k8sNamespace, body: { preconditions: { uid: secret.metadata.uid } } });
       } catch (error) {
-        if (classifyKubeError(error).kind !== 'object-not-found') translate(error, 'deleting a retired model-auth Secret');
+        const failure = classifyKubeError(error);
+        if (failure.kind !== 'object-not-found' && !(failure.kind === 'conflict' && failure.precondition)) translate(error, 'deleting a retired model-auth Secret');
       }
     }
   }

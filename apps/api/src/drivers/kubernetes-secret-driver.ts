@@ -23,6 +23,7 @@ import {
   type SecretDriver,
 } from '@occ/domain/secret-driver';
 import { classifyKubeError, describeKubeFailure } from '../kube/errors.ts';
+import type { SecretCache } from '../kube/secret-cache.ts';
 
 export const KUBERNETES_SECRET_DRIVER_ID = 'kubernetes-secret/v1';
 
@@ -60,6 +61,7 @@ export class KubernetesSecretDriver implements SecretDriver {
   constructor(
     kubeConfig: KubeConfig,
     private readonly installationId: string,
+    private readonly cache: SecretCache | null = null,
   ) {
     this.core = kubeConfig.makeApiClient(CoreV1Api);
   }
@@ -138,7 +140,11 @@ export class KubernetesSecretDriver implements SecretDriver {
     }
   }
 
-  async resolve(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }): Promise<ResolveResult> {
+  async resolve(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }, options: { cached?: boolean } = {}): Promise<ResolveResult> {
+    const cached = options.cached ? await this.cache?.lookup(ref.k8sNamespace, ref.name) : null;
+    if (cached && !backendIdentityMismatch(cached.metadata, { ...expected, installationId: this.installationId, uid: ref.uid }) && cached.keys.includes(ref.key)) {
+      return { state: 'present', ref, resourceVersion: cached.metadata.resourceVersion ?? '', outsideWriters: foreignDataOwners(cached.metadata.managedFields, FIELD_MANAGER) };
+    }
     const live = await this.read(ref);
     if (!live) return { state: 'missing' };
     const mismatch = backendIdentityMismatch(live.metadata ?? {}, { ...expected, installationId: this.installationId, uid: ref.uid });

@@ -1,6 +1,6 @@
 import { builtInRole, decide, type AccessRequest, type BindingView } from '@occ/domain/access';
 import { missingChannelBindings } from '@occ/domain/configuration';
-import { outsideChangeMarker } from '@occ/domain/field-ownership';
+import { isRecordedOutsideChange } from '@occ/domain/field-ownership';
 import type { MissingGrant } from '@occ/domain/errors';
 import type { Db, Tx } from '../db/client.ts';
 import { loadBindingsOf } from './access.ts';
@@ -127,7 +127,8 @@ function fail(id: DeployCheckId, rule: DeployCheck['rule'], message: string, fix
 
 /**
  * Every check, in the order deployAgent applies them. D3 asks the secret driver for each Secret's
- * live identity (a read). Authorization is decided from the bindings as `db` sees them.
+ * identity: a watch cache may confirm it as recorded; a missing or different object is always
+ * decided on a live read. Authorization is decided from the bindings as `db` sees them.
  */
 export async function evaluateDeploy(deps: Pick<Deps, 'secretDriver'>, db: Db | Tx, actorId: string, selection: DeploySelection): Promise<DeployCheck[]> {
   const { agent, namespace, configuration, secrets } = selection;
@@ -197,8 +198,9 @@ export async function evaluateDeploy(deps: Pick<Deps, 'secretDriver'>, db: Db | 
     const resolved = await deps.secretDriver.resolve(
       { k8sNamespace: secret.backendNamespace, name: secret.backendName, key: secret.backendKey, uid: secret.backendUid },
       { namespaceId: secret.namespaceId, secretId: secret.id },
+      { cached: true },
     );
-    if (resolved.state === 'present' && resolved.outsideWriters.length > 0 && outsideChangeMarker(resolved.outsideWriters) !== secret.outsideChangeSeenAt) {
+    if (resolved.state === 'present' && resolved.outsideWriters.length > 0 && !isRecordedOutsideChange(secret.outsideChangeSeenAt, resolved.outsideWriters)) {
       const by = resolved.outsideWriters.map((w) => `${w.manager} (${w.operation})`).join(', ');
       checks.push({
         ...pass('BACKEND_IDENTITY', 'D3', `The value of ${label} was changed outside the product by ${by}: a deploy records it as version ${secret.version + 1} and delivers that version.`, secretId),

@@ -1,4 +1,4 @@
-import { outsideChangeMarker } from '@occ/domain/field-ownership';
+import { isRecordedOutsideChange, outsideChangeMarker } from '@occ/domain/field-ownership';
 import type { OutsideWriter } from '@occ/domain/secret-driver';
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { audit } from './audit.ts';
@@ -26,7 +26,7 @@ export async function recordOutsideChange(tx: Tx, secret: { id: string; namespac
   if (!(await lockNamespace(tx, secret.namespaceId)) || !(await lockSecret(tx, secret.id))) return null;
   const row = await tx.secret.findUnique({ where: { id: secret.id }, select: { version: true, outsideChangeSeenAt: true, name: true } });
   const marker = outsideChangeMarker(observed.writers);
-  if (!row || row.outsideChangeSeenAt === marker) return null;
+  if (!row || isRecordedOutsideChange(row.outsideChangeSeenAt, observed.writers)) return null;
   const version = row.version + 1;
   await tx.secret.update({ where: { id: secret.id }, data: { version, outsideChangeSeenAt: marker } });
   await audit(tx, {
@@ -54,7 +54,7 @@ export async function observeOutsideChanges(deps: Pick<Deps, 'db' | 'secretDrive
   const recorded: string[] = [];
   for (const object of changed) {
     const row = rows.find((r) => r.backendName === object.name && r.backendUid === object.uid);
-    if (!row || row.outsideChangeSeenAt === outsideChangeMarker(object.outsideWriters)) continue;
+    if (!row || isRecordedOutsideChange(row.outsideChangeSeenAt, object.outsideWriters)) continue;
     // Read again under the locks: a rotation by the product since the list owns the value again.
     const version = await transaction(deps.db as Db, async (tx) => {
       if (!(await lockNamespace(tx, row.namespaceId)) || !(await lockSecret(tx, row.id))) return null;
