@@ -17,6 +17,7 @@ import { AGENT_ID_LABEL, FIELD_MANAGER, installationSelector } from '@occ/domain
 import type { InstanceObject } from '@occ/domain/gateway-render';
 import { INSTANCE_API_VERSION } from '@occ/domain/revision-render';
 import { classifyKubeError } from '../kube/errors.ts';
+import type { SecretCache } from '../kube/secret-cache.ts';
 
 // The instance reconciler's view of the cluster (RC2), on client-node against any API server: one
 // list-and-watch cache per kind it reads (instances, their children, the gateway Pods, the
@@ -55,7 +56,7 @@ export interface InstanceCluster {
   replace(kind: ChildKind, object: Obj): Promise<Obj>;
   remove(kind: ChildKind, namespace: string, name: string, uid: string): Promise<void>;
   patchInstanceStatus(key: InstanceKey, status: Record<string, unknown>): Promise<void>;
-  /** Whether a Secret exists (a GET; its data is dropped at once). */
+  /** Whether a Secret exists (the Secret cache, else a GET whose data is dropped at once). */
   secretExists(namespace: string, name: string): Promise<boolean>;
   /** A GET of the instance: whether the object of this uid still exists (the caches can lag a deletion). */
   instanceExists(key: InstanceKey, uid: string): Promise<boolean>;
@@ -69,7 +70,7 @@ interface Cache {
   synced: boolean;
 }
 
-export function kubernetesInstanceCluster(kubeConfig: KubeConfig, installationId: string, options: { retryDelayMs?: number; onError?: (error: unknown) => void } = {}): InstanceCluster {
+export function kubernetesInstanceCluster(kubeConfig: KubeConfig, installationId: string, options: { retryDelayMs?: number; onError?: (error: unknown) => void; secrets?: SecretCache } = {}): InstanceCluster {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const apps = kubeConfig.makeApiClient(AppsV1Api);
   const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
@@ -188,6 +189,8 @@ export function kubernetesInstanceCluster(kubeConfig: KubeConfig, installationId
       await custom.patchNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, plural: 'openclawinstances', namespace: key.namespace, name: key.name, body: { status }, fieldManager: FIELD_MANAGER }, mergePatch);
     },
     async secretExists(namespace, name) {
+      // The Secret cache may confirm it; its absence there is checked on the server.
+      if (await options.secrets?.lookup(namespace, name)) return true;
       count('get');
       try {
         await core.readNamespacedSecret({ name, namespace });

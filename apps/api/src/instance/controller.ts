@@ -6,6 +6,7 @@ import { createKeyedQueue, type KeyedQueue } from '../controller/queue.ts';
 import type { InstanceCluster, InstanceKey } from './cluster.ts';
 import { checkNamespaces, observeNamespace } from './namespace-loss.ts';
 import { reconcileInstance, type InstanceReconcileDeps } from './reconcile.ts';
+import { mirrorMemo } from './runtime-mirror.ts';
 
 // The instance reconciler (RC2): on the leader only (R4), it watches every OpenClawInstance of this
 // installation and their children (list-and-watch caches, cluster.ts), queues the instance an event
@@ -25,6 +26,8 @@ export interface InstanceControllerOptions {
   isLeader?: () => boolean;
   images?: { modelAuth?: string };
   progressRequeueMs?: number;
+  /** How long a status still under way stands before it is written (1 s; a settled one is written at once). */
+  progressStatusDelayMs?: number;
   /** RC4: the secret driver, to look at each ready namespace's Secrets for values changed outside the product. */
   secretDriver?: SecretDriver;
   /** How often that look happens (60 s by default); it lists each ready namespace's Secrets once. */
@@ -60,6 +63,9 @@ export function createInstanceController(options: InstanceControllerOptions): In
     clock,
     ...(options.images ? { images: options.images } : {}),
     ...(options.progressRequeueMs !== undefined ? { progressRequeueMs: options.progressRequeueMs } : {}),
+    progressStatusDelayMs: options.progressStatusDelayMs ?? 1_000,
+    heldStatus: new Map(),
+    mirrored: mirrorMemo(),
   };
   let started = false;
   let starting: Promise<void> | null = null;

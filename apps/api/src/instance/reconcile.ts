@@ -1,6 +1,6 @@
 import { childDrift, type ForeignWriter } from '@occ/domain/child-drift';
 import { isRenderable, renderGateway, type GatewayRender, type InstanceObject } from '@occ/domain/gateway-render';
-import { instanceStatus, sameStatus, type InstanceCondition, type InstanceStatus, type ObservedDeployment, type ObservedPod } from '@occ/domain/instance-status';
+import { BLOCKING_REASONS, instanceStatus, sameStatus, type InstanceCondition, type InstanceStatus, type ObservedDeployment, type ObservedPod } from '@occ/domain/instance-status';
 import { AGENT_ID_LABEL, FIELD_MANAGER, NAMESPACE_ID_LABEL, withoutBackendNames } from '@occ/domain/kubernetes-names';
 import type { Db } from '../db/client.ts';
 import { transaction } from '../db/client.ts';
@@ -9,7 +9,7 @@ import type { Logger } from '../log.ts';
 import { audit } from '../services/audit.ts';
 import type { ReconcileOutcome } from '../controller/queue.ts';
 import type { ChildKind, InstanceCluster, InstanceKey } from './cluster.ts';
-import { agentIdOfKey, mirrorRuntime, mirrorMissing } from './runtime-mirror.ts';
+import { agentIdOfKey, mirrorRuntime, mirrorMissing, type MirrorMemo } from './runtime-mirror.ts';
 import { requestReassert } from '../services/reassert-instance.ts';
 import { managerEntries } from '@occ/domain/field-ownership';
 import { pathString } from '@occ/domain/fieldsv1';
@@ -31,6 +31,12 @@ export interface InstanceReconcileDeps {
   images?: { modelAuth?: string };
   /** How soon to look again while a rollout is under way (the watches usually come first). */
   progressRequeueMs?: number;
+  /** How long a status still under way stands before it is written (writeStatus); 0 writes each. */
+  progressStatusDelayMs?: number;
+  /** Per instance, since when a status under way has been held back (the controller's memory). */
+  heldStatus?: Map<string, number>;
+  /** The runtime rows this process wrote last (runtime-mirror.ts). */
+  mirrored?: MirrorMemo;
 }
 
 interface Repaired {
@@ -70,7 +76,7 @@ export async function reconcileInstance(deps: InstanceReconcileDeps, key: Instan
   const { cluster } = deps;
   const instance = cluster.instance(key);
   if (!instance || instance.metadata.deletionTimestamp) {
-    await mirrorMissing(deps.db, key, deps.clock());
+    await mirrorMissing(deps.db, key, deps.clock(), deps.mirrored);
     // RC1 RC4: an agent that should run has lost its desired state: its active revision's fields are applied again.
     const agentId = agentIdOfKey(key);
     const namespace = agentId ? await deps.db.agent.findUnique({ where: { id: agentId }, select: { namespaceId: true } }) : null;
@@ -108,9 +114,11 @@ export async function reconcileInstance(deps: InstanceReconcileDeps, key: Instan
       }
       let result: Obj | null = live ?? null;
       if (!live) {
-        // Creating: only for an instance that still exists (a delete may not have reached the
-        // cache yet, and an apply would make a child nothing owns any more).
-        if (!(await cluster.instanceExists(key, instance.metadata.uid))) return {};
+        // A child missing at a generation already rendered may have gone with the instance (its
+        // delete not in the cache yet): only an instance that still exists gets it back. A new
+        // generation's child is new; made for an instance deleted meanwhile, its ownerReference
+        // names a uid that is gone and the garbage collector takes it.
+        if (renderedBefore && !(await cluster.instanceExists(key, instance.metadata.uid))) return {};
         result = await cluster.apply(rendered);
         if (renderedBefore) repaired.push({ kind, name, how: 'deleted', writers: [] });
       } else {
@@ -143,12 +151,41 @@ export async function reconcileInstance(deps: InstanceReconcileDeps, key: Instan
     now.toISOString(),
     (previous.conditions ?? []) as InstanceCondition[],
   );
-  if (!sameStatus(status, instance.status)) await cluster.patchInstanceStatus(key, status as unknown as Record<string, unknown>);
+  const statusWait = await writeStatus(deps, key, status, instance.status, now.getTime());
   await record(deps, instance, repaired);
-  await mirrorRuntime(deps.db, ids(instance).agentId, generation, status, now);
+  await mirrorRuntime(deps.db, ids(instance).agentId, generation, status, now, deps.mirrored);
   if (status.running?.generation === generation && status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')) await collectConfigMaps(deps, key, render);
   const done = status.phase === 'Running' || status.phase === 'Stopped' || (status.phase === 'Degraded' && !status.conditions.some((c) => c.type === 'Progressing' && c.status === 'True'));
+  if (statusWait !== null) return { requeueAfterMs: Math.min(statusWait, deps.progressRequeueMs ?? 5_000) };
   return done ? {} : { requeueAfterMs: deps.progressRequeueMs ?? 5_000 };
+}
+
+/**
+ * RC2: the observed status is written when it changes. A settled one (rolled out, stopped, missing
+ * a child, or blocked: a reason W5 fails on) at once; one still under way (Progressing) once it has
+ * stood for `progressStatusDelayMs`, so a rollout that completes sooner writes only its outcome.
+ * The agent's derived status (the runtime mirror) follows every change. Answers how long to wait
+ * before looking again when a write was held back, else null.
+ */
+async function writeStatus(deps: InstanceReconcileDeps, key: InstanceKey, status: InstanceStatus, written: unknown, now: number): Promise<number | null> {
+  const id = `${key.namespace}/${key.name}`;
+  const held = deps.heldStatus;
+  if (sameStatus(status, written)) {
+    held?.delete(id);
+    return null;
+  }
+  const delay = deps.progressStatusDelayMs ?? 0;
+  const progressing = status.conditions.some((c) => c.type === 'Progressing' && c.status === 'True');
+  const degraded = status.conditions.find((c) => c.type === 'Degraded' && c.status === 'True');
+  const settled = !progressing || (degraded !== undefined && BLOCKING_REASONS.includes(degraded.reason));
+  if (!settled && held && delay > 0) {
+    const since = held.get(id) ?? now;
+    held.set(id, since);
+    if (now - since < delay) return since + delay - now;
+  }
+  await deps.cluster.patchInstanceStatus(key, status as unknown as Record<string, unknown>);
+  held?.delete(id);
+  return null;
 }
 
 /** The managers that write an instance's spec: the revision's fields, and the agent's own. */

@@ -50,8 +50,31 @@ export async function writeRuntime(db: Db, agentId: string, row: RuntimeRow, at:
            EXCLUDED."message", EXCLUDED."runningRevisionId", EXCLUDED."runningGeneration")`;
 }
 
-export async function mirrorRuntime(db: Db, agentId: string, generation: number, status: InstanceStatus, at: Date): Promise<void> {
-  await writeRuntime(db, agentId, runtimeRow(generation, status), at);
+/**
+ * What this process last wrote per agent, so a reconcile that observed nothing new sends no
+ * statement. An entry is trusted for `ttlMs` only: another writer (a namespace marked lost by an
+ * API replica) is overwritten at the latest then, as the statement's own WHERE allows.
+ */
+export interface MirrorMemo {
+  ttlMs: number;
+  rows: Map<string, { row: string; at: number }>;
+}
+
+export function mirrorMemo(ttlMs = 30_000): MirrorMemo {
+  return { ttlMs, rows: new Map() };
+}
+
+export async function mirrorRuntime(db: Db, agentId: string, generation: number, status: InstanceStatus, at: Date, memo?: MirrorMemo): Promise<void> {
+  const row = runtimeRow(generation, status);
+  const key = JSON.stringify(row);
+  const last = memo?.rows.get(agentId);
+  const now = Date.now();
+  if (last && last.row === key && now - last.at < memo!.ttlMs) return;
+  await writeRuntime(db, agentId, row, at);
+  if (memo) {
+    if (memo.rows.size >= 10_000) memo.rows.clear();
+    memo.rows.set(agentId, { row: key, at: now });
+  }
 }
 
 /** The agent an instance key stands for: instances are named `agent-<uuid>` (agentInstanceName). */
@@ -64,8 +87,9 @@ export function agentIdOfKey(key: InstanceKey): string | null {
  * The instance is gone (deleted, or its namespace with it): the agent's gateway is gone too. A row
  * of a lost namespace keeps saying why (RC5): the mirror never overwrites NamespaceLost.
  */
-export async function mirrorMissing(db: Db, key: InstanceKey, at: Date): Promise<void> {
+export async function mirrorMissing(db: Db, key: InstanceKey, at: Date, memo?: MirrorMemo): Promise<void> {
   const agentId = agentIdOfKey(key);
   if (!agentId) return;
+  memo?.rows.delete(agentId);
   await writeRuntime(db, agentId, { phase: 'Missing', ready: false, reason: 'InstanceMissing', message: 'the OpenClawInstance does not exist; nothing runs', runningRevisionId: null, runningGeneration: null, instanceGeneration: 0, observedGeneration: 0 }, at);
 }
