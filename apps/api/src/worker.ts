@@ -5,7 +5,8 @@ import type { z } from 'zod';
 import type { Db, Tx } from './db/client.ts';
 import { safeErrorText, type Logger } from './log.ts';
 import { withSpan } from './observability/tracing.ts';
-import { advance, claim, complete, failPermanently, heartbeat, LeaseLostError, release, retryLater, withLease, type WorkItemRow } from './services/work-queue.ts';
+import { transaction } from './db/client.ts';
+import { advance, claim, complete, failPermanently, heartbeat, LeaseLostError, release, retryLater, type WorkItemRow } from './services/work-queue.ts';
 
 /** One named step of a work kind. Side effects must be idempotent: a retry may run a step again. */
 export interface WorkStep<P> {
@@ -31,6 +32,11 @@ export interface WorkKind<P> {
   kind: string;
   payload: z.ZodType<P>;
   steps: ReadonlyArray<WorkStep<P>>;
+  /**
+   * Steps an earlier release had and this one folded into another: an item left at one resumes at
+   * the step named here (which must be idempotent over what the retired step did).
+   */
+  retiredSteps?: Readonly<Record<string, string>>;
   /** Runs in the lease-checked transaction that fails the item permanently (record it, audit it). */
   onPermanentFailure?(tx: Tx, payload: P, failure: { code: string; message: string }): Promise<void>;
 }
@@ -96,14 +102,15 @@ export function startWorker(options: WorkerOptions): Worker {
   let idleWaiters: Array<() => void> = [];
 
   async function fail(item: WorkItemRow, kind: WorkKind<unknown> | undefined, payload: unknown, code: string, message: string): Promise<void> {
-    await withLease(db, item.id, owner, async (tx) => {
-      await failPermanently(tx, item.id, owner, code);
+    await transaction(db, async (tx) => {
       if (kind?.onPermanentFailure && payload !== undefined) await kind.onPermanentFailure(tx, payload, { code, message });
+      if (!(await failPermanently(tx, item.id, owner, code))) throw new LeaseLostError(item.id);
     });
   }
 
   async function runSteps(item: WorkItemRow, kind: WorkKind<unknown>, payload: unknown, signal: AbortSignal, log: Logger): Promise<void> {
-    const start = item.step === null ? 0 : kind.steps.findIndex((s) => s.name === item.step);
+    const resumeAt = item.step === null ? null : (kind.retiredSteps?.[item.step] ?? item.step);
+    const start = resumeAt === null ? 0 : kind.steps.findIndex((s) => s.name === resumeAt);
     if (start < 0) throw new PermanentWorkError('UNKNOWN_STEP', `work item ${item.id} names a step its kind does not have`);
     for (let i = start; i < kind.steps.length; i++) {
       if (signal.aborted) throw new LeaseLostError(item.id);
@@ -115,10 +122,12 @@ export function startWorker(options: WorkerOptions): Worker {
       const commit = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
         if (committed) throw new Error(`step ${step.name} committed twice`);
         committed = true;
-        return withLease(db, item.id, owner, async (tx) => {
+        // R4: the advance (or completion) matches only under this owner's unexpired lease; if it
+        // does not, the step's writes roll back with it.
+        return transaction(db, async (tx) => {
           const result = await fn(tx);
-          if (next === null) await complete(tx, item.id, owner);
-          else await advance(tx, item.id, owner, next);
+          const held = next === null ? await complete(tx, item.id, owner) : await advance(tx, item.id, owner, next);
+          if (!held) throw new LeaseLostError(item.id);
           return result;
         });
       };

@@ -9,7 +9,7 @@ import { audit } from './audit.ts';
 import { recheckRevision } from './deploy-checks.ts';
 import { AWAIT_REVISION_KIND, AwaitRevisionPayload, DEPLOY_REVISION_KIND, DeployRevisionPayload } from './deploy-work-payload.ts';
 import type { Deps } from './deps.ts';
-import { findRevision, type RevisionView } from './revisions.ts';
+import { findRevision, revisionState, type RevisionView } from './revisions.ts';
 import { recordTakeovers } from './selfconfig-takeovers.ts';
 import { enqueue } from './work-queue.ts';
 
@@ -157,8 +157,41 @@ async function failRevision(tx: Tx, payload: Pick<DeployRevisionPayload, 'revisi
   });
 }
 
+/**
+ * Each step re-reads its revision. What a revision froze (configuration, bindings, principals)
+ * never changes after it is written, so it is read once per process and kept (a bounded memo);
+ * each step reads again only what moves: its state, its failure, the generation its apply made.
+ */
+export function revisionReader(db: Db): (id: string) => Promise<RevisionView | null> {
+  const frozen = new Map<string, RevisionView>();
+  return async (id) => {
+    const known = frozen.get(id);
+    if (!known) {
+      const revision = await findRevision(db, id);
+      if (revision) {
+        if (frozen.size >= 512) frozen.delete(frozen.keys().next().value!);
+        frozen.set(id, revision);
+      }
+      return revision;
+    }
+    const row = await db.agentRevision.findUnique({ where: { id }, select: { state: true, failureCode: true, failureMessage: true, instanceGeneration: true, takeovers: true, updatedAt: true } });
+    if (!row) {
+      frozen.delete(id);
+      return null;
+    }
+    return {
+      ...known,
+      state: revisionState(row.state),
+      failure: row.failureCode ? { code: row.failureCode, message: row.failureMessage ?? '' } : null,
+      instanceGeneration: row.instanceGeneration,
+      takeovers: Array.isArray(row.takeovers) ? (row.takeovers as unknown as RevisionView['takeovers']) : [],
+      updatedAt: row.updatedAt,
+    };
+  };
+}
+
 export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}): WorkKind<DeployRevisionPayload> {
-  const load = (id: string) => findRevision(deps.db, id);
+  const load = revisionReader(deps.db);
   const steps = [
     {
       name: 'recheck-before-preparation',
@@ -255,21 +288,11 @@ export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}):
           if (error instanceof InstanceRefused) throw new PermanentWorkError('INSTANCE_REFUSED', error.message);
           throw error;
         }
+        // W5: the wait for readiness is its own item (revision.await), queued with the apply's
+        // record, so the agent's next deploy need not wait for this gateway.
         await ctx.commit(async (tx) => {
           await tx.agentRevision.update({ where: { id: revision.id }, data: { instanceGeneration: applied.generation } });
           await recordTakeovers(tx, revision, applied.takeovers, new Date());
-        });
-      },
-    },
-    {
-      // W5: the wait for readiness is its own item (revision.await), so the agent's next deploy
-      // need not wait for this gateway; the step keeps its name so that items an earlier release
-      // left at it resume here.
-      name: 'wait-ready',
-      async run(payload: DeployRevisionPayload, ctx: StepContext) {
-        const revision = await load(payload.revisionId);
-        if (!revision || revision.state !== 'activating') return;
-        await ctx.commit(async (tx) => {
           const next: AwaitRevisionPayload = { ...payload, since: new Date().toISOString() };
           await enqueue(tx, AWAIT_REVISION_KIND, `${AWAIT_REVISION_KIND}:${revision.id}`, next, { concurrencyKey: awaitKey(revision.agentId) });
         });
@@ -281,6 +304,8 @@ export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}):
     kind: DEPLOY_REVISION_KIND,
     payload: DeployRevisionPayload,
     steps,
+    // An item an earlier release left after its apply applies again (a no-op) and queues the wait.
+    retiredSteps: { 'wait-ready': 'apply-gateway' },
     onPermanentFailure: (tx, payload, failure) => failRevision(tx, payload, failure),
   });
 }
@@ -296,6 +321,7 @@ export function awaitKey(agentId: string): string {
 
 /** W5: from the apply to Ready (or the failure the reconciler reports), within the deadline. */
 export function awaitRevisionKind(deps: Deps): WorkKind<AwaitRevisionPayload> {
+  const load = revisionReader(deps.db);
   return defineWorkKind({
     kind: AWAIT_REVISION_KIND,
     payload: AwaitRevisionPayload,
@@ -304,10 +330,13 @@ export function awaitRevisionKind(deps: Deps): WorkKind<AwaitRevisionPayload> {
         name: 'wait-ready',
         async run(payload: AwaitRevisionPayload, ctx: StepContext) {
           for (;;) {
-            const revision = await findRevision(deps.db, payload.revisionId);
+            const revision = await load(payload.revisionId);
             // Superseded by a newer deploy or stopped meanwhile: that one owns the instance now.
             if (!revision || revision.state !== 'activating') return;
-            const context = await secretContext(deps.db, deps.installationId, revision);
+            // Waiting reads no Secret: the context names only where the instance is.
+            const namespace = await deps.db.namespace.findUnique({ where: { id: revision.namespaceId }, select: { k8sName: true } });
+            if (!namespace) throw new PermanentWorkError('NAMESPACE_NOT_READY', 'The namespace no longer exists.');
+            const context: ComputeRevisionContext = { installationId: deps.installationId, k8sNamespace: namespace.k8sName, revisionId: revision.id, sources: [] };
             const left = Date.parse(payload.since) + deps.gatewayReadyTimeoutMs - Date.now();
             const readiness = await deps.computeDriver.awaitRevision(renderable(revision), context, revision.instanceGeneration ?? 1, Math.max(0, Math.min(left, 15_000)), ctx.signal);
             if (ctx.signal.aborted) return;
@@ -331,7 +360,7 @@ export function awaitRevisionKind(deps: Deps): WorkKind<AwaitRevisionPayload> {
             if (readiness.state === 'replaced') {
               // Another revision's fields or a stop replaced these; if the database still names
               // this one as running, the instance was changed under it.
-              const again = await findRevision(deps.db, payload.revisionId);
+              const again = await load(payload.revisionId);
               if (again?.state === 'activating') throw new PermanentWorkError('INSTANCE_REPLACED', `The instance no longer holds this revision: ${readiness.message}.`);
               return;
             }

@@ -78,27 +78,21 @@ export class LeaseLostError extends Error {
 }
 
 /**
- * R4: runs `fn` in a transaction that first checks, and locks, this owner's unexpired lease. The
- * step's writes and the check commit together or not at all, and while the row is locked no
- * other worker can claim it (claims skip locked rows).
+ * R4: a step's writes commit only with its advance (or the item's completion, or its permanent
+ * failure), and that update matches only while this owner's lease is unexpired: answers false,
+ * and the caller rolls the transaction back, when the lease is gone. Once it matched, the row stays
+ * locked until the commit, and claims skip locked rows.
  */
-export async function withLease<T>(db: Db, id: string, owner: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return transaction(db, async (tx) => {
-    const held = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "WorkItem"
-      WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING' AND "leaseExpiresAt" > now() FOR UPDATE`;
-    if (held.length === 0) throw new LeaseLostError(id);
-    return fn(tx);
-  });
+export async function advance(tx: Tx, id: string, owner: string, step: string): Promise<boolean> {
+  const n = await tx.$executeRaw`UPDATE "WorkItem" SET step = ${step}, "updatedAt" = now()
+    WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING' AND "leaseExpiresAt" > now()`;
+  return n > 0;
 }
 
-/** Records the step a retry resumes at (within withLease). */
-export async function advance(tx: Tx, id: string, owner: string, step: string): Promise<void> {
-  await tx.$executeRaw`UPDATE "WorkItem" SET step = ${step}, "updatedAt" = now() WHERE id = ${id} AND "leaseOwner" = ${owner}`;
-}
-
-export async function complete(tx: Tx, id: string, owner: string): Promise<void> {
-  await tx.$executeRaw`UPDATE "WorkItem" SET state = 'SUCCEEDED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
-    WHERE id = ${id} AND "leaseOwner" = ${owner}`;
+export async function complete(tx: Tx, id: string, owner: string): Promise<boolean> {
+  const n = await tx.$executeRaw`UPDATE "WorkItem" SET state = 'SUCCEEDED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
+    WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING' AND "leaseExpiresAt" > now()`;
+  return n > 0;
 }
 
 export async function retryLater(db: Db, id: string, owner: string, error: string, delayMs: number): Promise<void> {
@@ -117,7 +111,8 @@ export async function release(db: Db, id: string, owner: string): Promise<void> 
     WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING'`;
 }
 
-export async function failPermanently(tx: Tx, id: string, owner: string, error: string): Promise<void> {
-  await tx.$executeRaw`UPDATE "WorkItem" SET state = 'FAILED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
-    "lastError" = ${error}, "updatedAt" = now() WHERE id = ${id} AND "leaseOwner" = ${owner}`;
+export async function failPermanently(tx: Tx, id: string, owner: string, error: string): Promise<boolean> {
+  const n = await tx.$executeRaw`UPDATE "WorkItem" SET state = 'FAILED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
+    "lastError" = ${error}, "updatedAt" = now() WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING' AND "leaseExpiresAt" > now()`;
+  return n > 0;
 }
