@@ -23,8 +23,8 @@ import { startAuthCache } from './services/auth-cache.ts';
 import { ensureInstallation, type InstallationState } from './services/bootstrap-installation.ts';
 import { bootstrapKeyDelivery } from './services/bootstrap-key-delivery.ts';
 import type { Deps } from './services/deps.ts';
-import { kubernetesInstanceCache } from './kube/instance-cache.ts';
-import { kubernetesSecretCache } from './kube/secret-cache.ts';
+import { kubernetesInstanceCache, type InstanceCache } from './kube/instance-cache.ts';
+import { kubernetesSecretCache, type SecretCache } from './kube/secret-cache.ts';
 import { awaitRevisionKind, deployRevisionKind, type DeployWorkOptions } from './services/deploy-work.ts';
 import { kubernetesInstanceCluster } from './instance/cluster.ts';
 import { reassertInstanceKind } from './services/reassert-instance.ts';
@@ -49,6 +49,8 @@ export interface Runtime {
   selfConfig: SelfConfigController;
   /** The instance reconciler (RC2): runs only while `leader` leads (R4). */
   instances: InstanceController;
+  /** The watch caches the deploy path reads Secrets' identities and instances from. */
+  caches: { secrets: SecretCache; instances: InstanceCache };
   embedded: { postgres: boolean; kubernetes: boolean };
   /** The embedded API server, when there is one (tests inject faults through it, E4). */
   emulator: KubeEmulator | null;
@@ -288,6 +290,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       leader,
       selfConfig,
       instances,
+      caches: { secrets: secretCache, instances: instanceCache },
       embedded: { postgres: !env.databaseUrl, kubernetes: !env.kubeconfig },
       emulator,
       kubelet,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderGateway, REVISION_ID_ANNOTATION, TEMPLATE_HASH_ANNOTATION, type InstanceObject } from './gateway-render.ts';
-import { BLOCKING_REASONS, instanceStatus, revisionReadiness, sameStatus, type ObservedDeployment, type ObservedPod } from './instance-status.ts';
+import { BLOCKING_REASONS, instanceStatus, revisionReadiness, sameStatus, statusWrite, type InstanceStatus, type ObservedDeployment, type ObservedPod } from './instance-status.ts';
 import { AGENT_ID_LABEL, INSTALLATION_ID_LABEL, REVISION_NUMBER_LABEL } from './kubernetes-names.ts';
 
 const uuid = '00000000-0000-4000-8000-0000000000aa';
@@ -108,5 +108,61 @@ describe('the instance status the reconciler writes (RC2)', () => {
     const changed = instanceStatus(2, render, { ...observed, pods: [] }, '2026-12-02T19:00:00Z', first.conditions);
     expect(sameStatus(changed, first)).toBe(false);
     expect(changed.conditions.find((c) => c.type === 'Ready')!.lastTransitionTime).toBe('2026-12-02T19:00:00Z');
+  });
+});
+
+describe('when the reconciler writes the status (RC2 statusWrite)', () => {
+  // Every kind of status instanceStatus produces, from the observations that make it.
+  const observed: Record<string, InstanceStatus> = {
+    running: instanceStatus(2, render, { deployment: deployment(), pods: [pod(render.templateHash, 'running')], missingMounts: [], applyError: null }, now),
+    'rolling out': instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [pod('old', 'running', { id: 'rev_a', number: 1 })], missingMounts: [], applyError: null }, now),
+    missing: instanceStatus(2, render, { deployment: null, pods: [], missingMounts: [], applyError: null }, now),
+    stopped: instanceStatus(2, renderGateway(instance({ ...spec, replicas: 0 })), { deployment: deployment(), pods: [], missingMounts: [], applyError: null }, now),
+    stopping: instanceStatus(2, renderGateway(instance({ ...spec, replicas: 0 })), { deployment: deployment(), pods: [pod('old', 'running')], missingMounts: [], applyError: null }, now),
+    ...Object.fromEntries(
+      BLOCKING_REASONS.filter((r) => !['FailedMount', 'ProgressDeadlineExceeded', 'ApplyFailed'].includes(r)).map((reason) => [
+        `blocked: ${reason}`,
+        instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [pod(render.templateHash, { reason, message: 'x' })], missingMounts: [], applyError: null }, now),
+      ]),
+    ),
+    'blocked: FailedMount': instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [pod(render.templateHash, { reason: 'ContainerCreating', message: '' })], missingMounts: ['secret "m" not found'], applyError: null }, now),
+    'blocked: ApplyFailed': instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [], missingMounts: [], applyError: 'refused' }, now),
+  };
+  const underWay = new Set(['rolling out', 'missing', 'stopping']);
+
+  it('RC2 the matrix of statuses: a settled or blocked one is written at once, one under way only once it has stood the delay, one already written never', () => {
+    expect(Object.keys(observed).length).toBeGreaterThan(8);
+    for (const [name, status] of Object.entries(observed)) {
+      const progressing = status.conditions.find((c) => c.type === 'Progressing')?.status === 'True';
+      expect(progressing && !name.startsWith('blocked'), name).toBe(underWay.has(name));
+      expect(statusWrite(status, status, undefined, 10_000, 1_000), name).toEqual({ action: 'none' });
+      expect(statusWrite(status, {}, undefined, 10_000, 0), `${name}, no delay`).toEqual({ action: 'write' });
+      if (underWay.has(name)) {
+        expect(statusWrite(status, {}, undefined, 10_000, 1_000), name).toEqual({ action: 'hold', since: 10_000, waitMs: 1_000 });
+        expect(statusWrite(status, {}, 10_000, 10_400, 1_000), name).toEqual({ action: 'hold', since: 10_000, waitMs: 600 });
+        expect(statusWrite(status, {}, 10_000, 11_000, 1_000), name).toEqual({ action: 'write' });
+      } else {
+        expect(statusWrite(status, {}, undefined, 10_000, 1_000), name).toEqual({ action: 'write' });
+        expect(statusWrite(status, observed['rolling out'], 9_999, 10_000, 1_000), `${name} after a held status`).toEqual({ action: 'write' });
+      }
+    }
+  });
+
+  it('RC2 W5 a rollout that completes within the delay writes only its outcome, which W5 reads as ready', () => {
+    let written: unknown = { ...observed.running!, observedGeneration: 1, running: { revision: { id: 'rev_a', number: 1 }, generation: 1, readyReplicas: 1 } };
+    let held: number | undefined;
+    const writes: string[] = [];
+    const sequence: Array<[number, InstanceStatus]> = [[0, observed['rolling out']!], [150, observed['rolling out']!], [400, observed.running!]];
+    for (const [at, status] of sequence) {
+      const d = statusWrite(status, written, held, at, 1_000);
+      if (d.action === 'hold') held = d.since;
+      else held = undefined;
+      if (d.action === 'write') {
+        written = status;
+        writes.push(status.phase);
+      }
+    }
+    expect(writes).toEqual(['Running']);
+    expect(revisionReadiness({ metadata: { generation: 2 }, spec: { revision: { id: 'rev_b' }, replicas: 1 }, status: written as InstanceStatus }, 'rev_b', 2)).toEqual({ state: 'ready', generation: 2 });
   });
 });

@@ -232,3 +232,22 @@ export function revisionReadiness(instance: InstanceReading | null, revisionId: 
   }
   return { state: 'progressing', message: ready?.message ?? 'waiting for the gateway' };
 }
+
+/** What the reconciler does with the status it observed (statusWrite). */
+export type StatusWrite = { action: 'none' } | { action: 'write' } | { action: 'hold'; since: number; waitMs: number };
+
+/**
+ * RC2: whether to write an observed status now. One that says what is written already: nothing.
+ * A settled one (not progressing, or blocked on a reason W5 fails on): at once. One still under
+ * way: once it has stood `delayMs` since `heldSince` (when a status under way was first held back),
+ * so a rollout that completes sooner writes only its outcome; meanwhile, hold it and look again.
+ */
+export function statusWrite(status: InstanceStatus, written: unknown, heldSince: number | undefined, now: number, delayMs: number): StatusWrite {
+  if (sameStatus(status, written)) return { action: 'none' };
+  const progressing = status.conditions.some((c) => c.type === 'Progressing' && c.status === 'True');
+  const degraded = status.conditions.find((c) => c.type === 'Degraded' && c.status === 'True');
+  const settled = !progressing || (degraded !== undefined && BLOCKING_REASONS.includes(degraded.reason));
+  if (settled || delayMs <= 0) return { action: 'write' };
+  const since = heldSince ?? now;
+  return now - since >= delayMs ? { action: 'write' } : { action: 'hold', since, waitMs: since + delayMs - now };
+}

@@ -1,6 +1,6 @@
 import { childDrift, type ForeignWriter } from '@occ/domain/child-drift';
 import { isRenderable, renderGateway, type GatewayRender, type InstanceObject } from '@occ/domain/gateway-render';
-import { BLOCKING_REASONS, instanceStatus, sameStatus, type InstanceCondition, type InstanceStatus, type ObservedDeployment, type ObservedPod } from '@occ/domain/instance-status';
+import { instanceStatus, statusWrite, type InstanceCondition, type InstanceStatus, type ObservedDeployment, type ObservedPod } from '@occ/domain/instance-status';
 import { AGENT_ID_LABEL, FIELD_MANAGER, NAMESPACE_ID_LABEL, withoutBackendNames } from '@occ/domain/kubernetes-names';
 import type { Db } from '../db/client.ts';
 import { transaction } from '../db/client.ts';
@@ -161,30 +161,19 @@ export async function reconcileInstance(deps: InstanceReconcileDeps, key: Instan
 }
 
 /**
- * RC2: the observed status is written when it changes. A settled one (rolled out, stopped, missing
- * a child, or blocked: a reason W5 fails on) at once; one still under way (Progressing) once it has
- * stood for `progressStatusDelayMs`, so a rollout that completes sooner writes only its outcome.
- * The agent's derived status (the runtime mirror) follows every change. Answers how long to wait
- * before looking again when a write was held back, else null.
+ * RC2: the observed status is written when it changes, a status still under way once it has
+ * stood `progressStatusDelayMs` (statusWrite). The agent's derived status (the runtime mirror)
+ * follows every change. Answers how long to wait before looking again when a write was held back.
  */
 async function writeStatus(deps: InstanceReconcileDeps, key: InstanceKey, status: InstanceStatus, written: unknown, now: number): Promise<number | null> {
   const id = `${key.namespace}/${key.name}`;
-  const held = deps.heldStatus;
-  if (sameStatus(status, written)) {
-    held?.delete(id);
-    return null;
+  const decision = statusWrite(status, written, deps.heldStatus?.get(id), now, deps.heldStatus ? (deps.progressStatusDelayMs ?? 0) : 0);
+  if (decision.action === 'hold') {
+    deps.heldStatus!.set(id, decision.since);
+    return decision.waitMs;
   }
-  const delay = deps.progressStatusDelayMs ?? 0;
-  const progressing = status.conditions.some((c) => c.type === 'Progressing' && c.status === 'True');
-  const degraded = status.conditions.find((c) => c.type === 'Degraded' && c.status === 'True');
-  const settled = !progressing || (degraded !== undefined && BLOCKING_REASONS.includes(degraded.reason));
-  if (!settled && held && delay > 0) {
-    const since = held.get(id) ?? now;
-    held.set(id, since);
-    if (now - since < delay) return since + delay - now;
-  }
-  await deps.cluster.patchInstanceStatus(key, status as unknown as Record<string, unknown>);
-  held?.delete(id);
+  deps.heldStatus?.delete(id);
+  if (decision.action === 'write') await deps.cluster.patchInstanceStatus(key, status as unknown as Record<string, unknown>);
   return null;
 }
 

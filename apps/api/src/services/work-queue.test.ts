@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { waitFor } from '../test/operations.ts';
 import { defineWorkKind, startWorker } from '../worker.ts';
 import { audit } from './audit.ts';
-import { claim, complete, enqueue, failPermanently } from './work-queue.ts';
+import { advance, claim, complete, enqueue, failPermanently } from './work-queue.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -270,5 +270,61 @@ describe('work queue', () => {
     expect(commits.map((c) => (c.details as { owner: string }).owner)).toEqual([b.owner]);
     expect(await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'SUCCEEDED', attempts: 2 });
     expect(stack.logs.some((l) => l.includes('lease lost') && l.includes(id))).toBe(true);
+  });
+
+  // R4 W1: every write that ends a step (its advance, the item's completion, its permanent
+  // failure) carries the lease check: under a lease that expired (taken by another worker or not
+  // yet), it matches nothing, and the caller rolls the step's writes back with it.
+  const leases = ['held', 'expired, not yet taken', 'taken by another worker'] as const;
+  const endings = {
+    advance: (tx: Parameters<typeof complete>[0], id: string, owner: string) => advance(tx, id, owner, 'next'),
+    complete: (tx: Parameters<typeof complete>[0], id: string, owner: string) => complete(tx, id, owner),
+    'permanent failure': (tx: Parameters<typeof complete>[0], id: string, owner: string) => failPermanently(tx, id, owner, 'TEST'),
+  };
+  for (const lease of leases) {
+    for (const [ending, end] of Object.entries(endings)) {
+      it(`R4 W1 a step's ${ending} under a lease ${lease} ${lease === 'held' ? 'matches' : 'matches nothing'}`, async () => {
+        const id = await add(`lease-matrix-${ending}`);
+        expect((await claim(stack.runtime.db, 'me', 30))?.id).toBe(id);
+        if (lease !== 'held') await stack.runtime.db.workItem.update({ where: { id }, data: { leaseExpiresAt: new Date(Date.now() - 1000) } });
+        if (lease === 'taken by another worker') expect((await claim(stack.runtime.db, 'other', 30))?.id).toBe(id);
+        const before = await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } });
+        const matched = await transaction(stack.runtime.db, (tx) => end(tx, id, 'me'));
+        expect(matched).toBe(lease === 'held');
+        const after = await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } });
+        if (lease === 'held') expect(after.state).toBe(ending === 'advance' ? 'RUNNING' : ending === 'complete' ? 'SUCCEEDED' : 'FAILED');
+        else expect(after).toEqual(before);
+        await stack.runtime.db.workItem.update({ where: { id }, data: { state: 'SUCCEEDED', leaseOwner: null } });
+      });
+    }
+  }
+
+  it('R4 an item left at a step this release retired resumes at the step that took its work, and the steps before it do not run again', async () => {
+    const id = await add('retired', {});
+    await stack.runtime.db.workItem.update({ where: { id }, data: { step: 'old-wait' } });
+    const ran: string[] = [];
+    const worker = startWorker({
+      db: stack.runtime.db,
+      logger: stack.runtime.deps.logger,
+      pollMs: 20,
+      kinds: [
+        defineWorkKind({
+          kind: 'retired',
+          payload: z.object({}),
+          steps: [
+            { name: 'prepare', run: async () => void ran.push('prepare') },
+            { name: 'apply', run: async () => void ran.push('apply') },
+            { name: 'report', run: async () => void ran.push('report') },
+          ],
+          retiredSteps: { 'old-wait': 'apply' },
+        }),
+      ],
+    });
+    try {
+      await waitFor(async () => (await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).state === 'SUCCEEDED', 'the item to succeed');
+    } finally {
+      await worker.stop();
+    }
+    expect(ran).toEqual(['apply', 'report']);
   });
 });
