@@ -2,18 +2,24 @@ import { randomBytes } from 'node:crypto';
 import {
   CoreV1Api,
   CustomObjectsApi,
+  makeInformer,
   PatchStrategy,
   Watch,
   setHeaderOptions,
+  type Informer,
   type KubeConfig,
+  type KubernetesObject,
+  type ObjectCache,
 } from '@kubernetes/client-node';
+import { installationSelector } from '@occ/domain/kubernetes-names';
 import { SELF_CONFIG_MANAGER, OPENCLAW_API_VERSION, SELF_CONFIG_KIND } from '@occ/domain/selfconfig';
 import { classifyKubeError } from '../kube/errors.ts';
 import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
 
 // The SelfConfig controller's view of the cluster, on client-node against any API server: the
-// requests (list, watch, status, owner reference, delete) and the instances (read, apply). Every call is counted by verb, so the benchmark can report
-// Kubernetes API requests per SelfConfig request.
+// requests (list, watch, status, owner reference, delete) and the instances (a list-and-watch
+// cache of the installation's instances, read, apply). Every call is counted by verb, so the
+// benchmark can report Kubernetes API requests per SelfConfig request.
 
 const GROUP = 'openclaw.rocks';
 const VERSION = 'v1alpha1';
@@ -31,6 +37,7 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   ownerReferences?: Array<{ uid?: string }>;
   managedFields?: unknown[];
+  labels?: Record<string, string>;
 }
 
 export interface SelfConfigObject {
@@ -60,13 +67,32 @@ export interface SelfConfigCluster {
   watchRequests(resourceVersion: string, onEvent: (event: WatchEvent) => void, done: (error: unknown) => void): Promise<{ abort(): void }>;
   getRequest(namespace: string, name: string): Promise<SelfConfigObject | null>;
   createRequest(namespace: string, generateName: string, spec: Record<string, unknown>, labels: Record<string, string>): Promise<SelfConfigObject>;
-  patchRequestStatus(namespace: string, name: string, status: Record<string, unknown>): Promise<SelfConfigObject>;
-  setRequestOwner(namespace: string, name: string, owner: InstanceObject): Promise<void>;
+  /**
+   * A merge patch of the status subresource. With `resourceVersion` the patch carries it in
+   * `metadata` as a precondition: a copy older than the stored object answers 409 Conflict (a
+   * real API server and the emulator alike check it on the status subresource too).
+   */
+  patchRequestStatus(namespace: string, name: string, status: Record<string, unknown>, resourceVersion?: string): Promise<SelfConfigObject>;
+  setRequestOwner(namespace: string, name: string, owner: InstanceObject): Promise<SelfConfigObject>;
   /** Deletes exactly that object (uid precondition); false when it is gone already. */
   deleteRequest(namespace: string, name: string, uid: string): Promise<boolean>;
   getInstance(namespace: string, name: string): Promise<InstanceObject | null>;
+  /**
+   * Opens (once) a list-and-watch cache of the installation's OpenClawInstances, cluster-wide,
+   * selected by `installationSelector(installationId)`. Resolves once it has listed; a failed list
+   * or watch is retried, and the cache answers nothing until it has listed again.
+   */
+  startInstanceCache(installationId: string): Promise<void>;
+  stopInstanceCache(): Promise<void>;
+  /**
+   * The instance as the cache last saw it. Undefined proves nothing: the cache can lag a
+   * creation, holds only instances labelled ours, and answers nothing before it has listed.
+   */
+  cachedInstance(namespace: string, name: string): InstanceObject | undefined;
   /** SSA as openclaw-selfconfig; the body carries the resourceVersion precondition. */
   applyInstance(body: Record<string, unknown>): Promise<InstanceObject>;
+  /** Deletes exactly this version of an instance (uid and resourceVersion preconditions); false when it is gone or changed. */
+  deleteInstance(namespace: string, name: string, preconditions: { uid: string; resourceVersion: string }): Promise<boolean>;
   createEvent(event: EventInput, now: Date): Promise<void>;
   /** Kubernetes API calls made, by verb (list, watch, get, create, patch, apply, delete). */
   readonly calls: Record<string, number>;
@@ -86,7 +112,7 @@ async function orNull<T>(promise: Promise<T>): Promise<T | null> {
   }
 }
 
-export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig): SelfConfigCluster {
+export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig, options: { retryDelayMs?: number; onError?: (error: unknown) => void } = {}): SelfConfigCluster {
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const calls: Record<string, number> = {};
@@ -94,6 +120,22 @@ export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig): SelfConfigC
     calls[verb] = (calls[verb] ?? 0) + 1;
   };
   const request = { group: GROUP, version: VERSION, plural: SELF_CONFIG_PLURAL };
+  const instances = { group: GROUP, version: VERSION, plural: INSTANCE_PLURAL };
+  const retryDelayMs = options.retryDelayMs ?? 1000;
+  const onError = options.onError ?? (() => undefined);
+
+  // The instance cache (client-node's informer, as the instance reconciler's): one list, then one
+  // watch, opened when the controller starts, never per request. After a failed list or watch it
+  // answers nothing (the controller reads the server) until it has listed again.
+  let informer: (Informer<KubernetesObject> & ObjectCache<KubernetesObject>) | null = null;
+  let synced = false;
+  let failures = 0;
+  let retry: NodeJS.Timeout | null = null;
+  async function run(inf: Informer<KubernetesObject>): Promise<void> {
+    const before = failures;
+    await inf.start();
+    if (informer === inf && failures === before) synced = true;
+  }
 
   return {
     calls,
@@ -128,15 +170,16 @@ export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig): SelfConfigC
         fieldManager: SELF_CONFIG_MANAGER,
       })) as SelfConfigObject;
     },
-    async patchRequestStatus(namespace, name, status) {
+    async patchRequestStatus(namespace, name, status, resourceVersion) {
       count('patch');
-      return (await custom.patchNamespacedCustomObjectStatus({ ...request, namespace, name, body: { status }, fieldManager: SELF_CONFIG_MANAGER }, mergePatch)) as SelfConfigObject;
+      const body = resourceVersion === undefined ? { status } : { metadata: { resourceVersion }, status };
+      return (await custom.patchNamespacedCustomObjectStatus({ ...request, namespace, name, body, fieldManager: SELF_CONFIG_MANAGER }, mergePatch)) as SelfConfigObject;
     },
     async setRequestOwner(namespace, name, owner) {
       count('patch');
       const m = owner.metadata;
       const ownerReferences = [{ apiVersion: OPENCLAW_API_VERSION, kind: 'OpenClawInstance', name: m.name, uid: m.uid, controller: false, blockOwnerDeletion: false }];
-      await custom.patchNamespacedCustomObject({ ...request, namespace, name, body: { metadata: { ownerReferences } }, fieldManager: SELF_CONFIG_MANAGER }, mergePatch);
+      return (await custom.patchNamespacedCustomObject({ ...request, namespace, name, body: { metadata: { ownerReferences } }, fieldManager: SELF_CONFIG_MANAGER }, mergePatch)) as SelfConfigObject;
     },
     async deleteRequest(namespace, name, uid) {
       count('delete');
@@ -152,7 +195,49 @@ export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig): SelfConfigC
     },
     async getInstance(namespace, name) {
       count('get');
-      return orNull(custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: INSTANCE_PLURAL, namespace, name }) as Promise<InstanceObject>);
+      return orNull(custom.getNamespacedCustomObject({ ...instances, namespace, name }) as Promise<InstanceObject>);
+    },
+    async startInstanceCache(installationId) {
+      if (informer) return;
+      const selector = installationSelector(installationId);
+      const inf = makeInformer<KubernetesObject>(
+        kubeConfig,
+        `/apis/${GROUP}/${VERSION}/${INSTANCE_PLURAL}`,
+        () => {
+          count('list');
+          return custom.listClusterCustomObject({ ...instances, labelSelector: selector }) as never;
+        },
+        selector,
+      );
+      informer = inf;
+      synced = false;
+      // Each list is preceded by a connect, and so is each watch: counted as the watch request it opens.
+      inf.on('connect', () => count('watch'));
+      inf.on('error', (error: unknown) => {
+        if (informer !== inf) return;
+        failures++;
+        synced = false;
+        onError(error);
+        if (retry) return;
+        retry = setTimeout(() => {
+          retry = null;
+          if (informer === inf) void run(inf).catch(onError);
+        }, retryDelayMs);
+        retry.unref();
+      });
+      await run(inf);
+    },
+    async stopInstanceCache() {
+      const inf = informer;
+      informer = null;
+      synced = false;
+      if (retry) clearTimeout(retry);
+      retry = null;
+      await inf?.stop();
+    },
+    cachedInstance(namespace, name) {
+      if (!informer || !synced) return undefined;
+      return informer.get(name, namespace) as unknown as InstanceObject | undefined;
     },
     async applyInstance(body) {
       count('apply');
@@ -160,9 +245,20 @@ export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig): SelfConfigC
       return (await custom.patchNamespacedCustomObject(
         // force: an agent's add of a value another manager set takes that field over, as the
         // reference operator does; removals never force anything (SC7 skips them instead).
-        { group: GROUP, version: VERSION, plural: INSTANCE_PLURAL, namespace: m.namespace, name: m.name, body, fieldManager: SELF_CONFIG_MANAGER, force: true },
+        { ...instances, namespace: m.namespace, name: m.name, body, fieldManager: SELF_CONFIG_MANAGER, force: true },
         serverSideApply,
       )) as InstanceObject;
+    },
+    async deleteInstance(namespace, name, preconditions) {
+      count('delete');
+      try {
+        await custom.deleteNamespacedCustomObject({ ...instances, namespace, name, body: { preconditions } });
+        return true;
+      } catch (error) {
+        const failure = classifyKubeError(error);
+        if (failure.kind === 'object-not-found' || (failure.kind === 'conflict' && failure.precondition)) return false;
+        throw error;
+      }
     },
     async createEvent(event, now) {
       count('create');

@@ -1,15 +1,19 @@
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../log.ts';
-import type { SelfConfigCluster } from './cluster.ts';
+import type { SelfConfigCluster, SelfConfigObject } from './cluster.ts';
 import { recordDeleted } from './history.ts';
-import { reconcile } from './reconcile.ts';
+import { reconcile, type RequestCache } from './reconcile.ts';
 import { createKeyedQueue } from '../controller/queue.ts';
 
-// The SelfConfig controller: list, then watch, every OpenClawSelfConfig (any namespace); a work
+// The SelfConfig controller: list, then watch, every OpenClawSelfConfig (any namespace), keeping
+// the latest copy of each (an informer's cache: a reconcile starts from it, never from a GET); a
+// list-and-watch cache of the installation's OpenClawInstances beside it (cluster.ts); a work
 // queue that holds each key once and never runs one key twice at a time; a periodic resync that
-// looks at everything again (a missed event costs a delay, never a request); failures requeued
-// with exponential backoff. It runs only while this replica leads (R4): the runtime starts it on
-// winning the Lease and stops it on losing it, and every reconcile checks leadership first.
+// queues every cached request again (a missed event costs a delay, never a request); failures
+// requeued with exponential backoff. Every write made from a cached copy carries its
+// resourceVersion, so a stale copy conflicts and is read again (reconcile.ts). It runs only while
+// this replica leads (R4): the runtime starts it on winning the Lease and stops it on losing it,
+// and every reconcile checks leadership first.
 
 export interface SelfConfigControllerOptions {
   cluster: SelfConfigCluster;
@@ -25,6 +29,8 @@ export interface SelfConfigControllerOptions {
   maxConflictRetries?: number;
   backoff?: { baseMs: number; maxMs: number };
   isLeader?: () => boolean;
+  /** Whose instances the instance cache holds (installationSelector); read from the database when absent. */
+  installationId?: string;
 }
 
 export interface SelfConfigController {
@@ -49,11 +55,36 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
   const workers = options.workers ?? 4;
   const backoff = options.backoff ?? { baseMs: 200, maxMs: 60_000 };
   const isLeader = options.isLeader ?? (() => true);
-  const deps = { cluster, db, logger, clock, ttlMs, maxConflictRetries: options.maxConflictRetries ?? 5 };
+  const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+
+  // The requests' cache: the latest copy of each, from the list and then the watch. `own` holds the
+  // resourceVersions this controller's own writes produced and the watch has not brought back yet:
+  // their events are echoes that need no reconcile.
+  let latest = new Map<string, SelfConfigObject>();
+  const own = new Map<string, Set<string>>();
+  const requests: RequestCache = {
+    get: (namespace, name) => latest.get(keyOf(namespace, name)),
+    wrote(before, after) {
+      const key = keyOf(after.metadata.namespace, after.metadata.name);
+      let mine = own.get(key);
+      if (!mine) own.set(key, (mine = new Set()));
+      mine.add(after.metadata.resourceVersion);
+      // Newer than the copy it was made from; never over something newer the watch brought since.
+      if (latest.get(key)?.metadata.resourceVersion === before.metadata.resourceVersion) latest.set(key, after);
+    },
+    reread(stale, fresh) {
+      const key = keyOf(stale.metadata.namespace, stale.metadata.name);
+      if (latest.get(key)?.metadata.resourceVersion !== stale.metadata.resourceVersion) return;
+      if (fresh) latest.set(key, fresh);
+      else latest.delete(key);
+    },
+  };
+  const deps = { cluster, db, logger, clock, ttlMs, maxConflictRetries: options.maxConflictRetries ?? 5, requests };
 
   let started = false;
   let watch: { abort(): void } | null = null;
   let watchTimer: NodeJS.Timeout | null = null;
+  let instancesTimer: NodeJS.Timeout | null = null;
   let resyncTimer: NodeJS.Timeout | null = null;
   const queue = createKeyedQueue({
     name: 'selfconfig',
@@ -67,32 +98,46 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
     },
   });
   const enqueue = (key: string) => queue.enqueue(key);
-
-  const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+  const recordGone = (uid: string) => void recordDeleted(db, uid, clock()).catch((error: unknown) => logger.warn('could not record a deleted selfconfig request', { error }));
 
   async function listAndWatch(): Promise<void> {
     if (!started) return;
     try {
       const list = await cluster.listRequests();
-      for (const item of list.items) enqueue(keyOf(item.metadata.namespace, item.metadata.name));
       if (!started) return;
+      // The list replaces the cache: what it no longer holds was deleted while no watch was open.
+      const listed = new Map(list.items.map((item) => [keyOf(item.metadata.namespace, item.metadata.name), item] as const));
+      for (const [key, before] of latest) if (listed.get(key)?.metadata.uid !== before.metadata.uid) recordGone(before.metadata.uid);
+      latest = listed;
+      own.clear();
+      for (const key of listed.keys()) enqueue(key);
       const opened = await cluster.watchRequests(
         list.resourceVersion,
         (event) => {
           const m = event.object?.metadata;
           if (!m?.name || !m.namespace) return;
+          const key = keyOf(m.namespace, m.name);
           if (event.type === 'DELETED') {
-            void recordDeleted(db, m.uid, clock()).catch((error: unknown) => logger.warn('could not record a deleted selfconfig request', { error }));
+            latest.delete(key);
+            own.delete(key);
+            recordGone(m.uid);
             return;
           }
-          const key = keyOf(m.namespace, m.name);
+          if (event.type !== 'ADDED' && event.type !== 'MODIFIED') return;
+          latest.set(key, event.object);
+          // The echo of one of our own writes (Pending, owner reference, terminal status): the
+          // reconcile that made it has taken it into account already.
+          const mine = own.get(key);
+          if (mine?.delete(m.resourceVersion)) {
+            if (mine.size === 0) own.delete(key);
+            return;
+          }
           // Our own terminal status write comes back as MODIFIED: its TTL is scheduled already.
           if (event.type === 'MODIFIED' && TERMINAL.has(event.object.status?.phase ?? '') && queue.delayed(key)) return;
-          // A key being reconciled works from its own fresh read, and nothing after Pending is
-          // taken from the request again: its own writes (Pending, owner, status) need no rerun.
-          // A re-created object (ADDED) does.
+          // Nothing after Pending is taken from the request again: a change while its key is
+          // being reconciled needs no rerun. A re-created object (ADDED) does.
           if (event.type === 'MODIFIED' && queue.active(key)) return;
-          if (event.type === 'ADDED' || event.type === 'MODIFIED') enqueue(key);
+          enqueue(key);
         },
         (error) => {
           watch = null;
@@ -110,13 +155,28 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
     }
   }
 
+  /** From the cache, as an informer's resync: the list and the watch keep it, so this makes no request. */
   async function resync(): Promise<void> {
     if (!started) return;
+    for (const key of latest.keys()) enqueue(key);
+  }
+
+  /** The instance cache, selected by this installation's labels (its id from the database unless given). */
+  async function startInstances(): Promise<void> {
+    if (!started) return;
     try {
-      const list = await cluster.listRequests();
-      for (const item of list.items) enqueue(keyOf(item.metadata.namespace, item.metadata.name));
+      const installationId = options.installationId ?? (await db.installation.findFirst({ select: { installationId: true } }))?.installationId;
+      if (!started) return;
+      if (!installationId) {
+        logger.warn('no installation id: the selfconfig controller reads every instance from the server');
+        return;
+      }
+      await cluster.startInstanceCache(installationId);
+      // stop() may have run while the cache was opening.
+      if (!started) await cluster.stopInstanceCache();
     } catch (error) {
-      logger.warn('selfconfig resync failed', { error });
+      logger.warn('selfconfig instance cache failed to start; retrying', { error });
+      if (started) instancesTimer = setTimeout(() => void startInstances(), backoff.baseMs * 5);
     }
   }
 
@@ -126,6 +186,7 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
       started = true;
       queue.start();
       void listAndWatch();
+      void startInstances();
       resyncTimer = setInterval(() => void resync(), resyncMs);
       resyncTimer.unref();
     },
@@ -134,8 +195,12 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
       watch?.abort();
       watch = null;
       if (watchTimer) clearTimeout(watchTimer);
+      if (instancesTimer) clearTimeout(instancesTimer);
       if (resyncTimer) clearInterval(resyncTimer);
       await queue.stop();
+      await cluster.stopInstanceCache();
+      latest = new Map();
+      own.clear();
     },
     resync,
     enqueue: (namespace, name) => enqueue(keyOf(namespace, name)),

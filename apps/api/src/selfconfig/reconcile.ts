@@ -16,17 +16,32 @@ import type { Logger } from '../log.ts';
 import type { EventInput, InstanceObject, SelfConfigCluster, SelfConfigObject } from './cluster.ts';
 import { agentContext, observeRequest, recordDeleted, recordOutcome, recordPending, type AgentContext, type RecordedEvent } from './history.ts';
 
-// One request, read fresh and converged (kubebuilder's reconcile): never trusting its own
-// status beyond the phase it wrote, idempotent when run again after a crash, time from a clock.
-// SC2 Pending first; SC3/SC4 in order; SC6 apply with a resourceVersion precondition, re-planned
-// on conflict a bounded number of times; SC7 events and status; SC8 owner reference and events;
-// SC9 deletion after the TTL with history in PostgreSQL. SC10 is the instance reconciler's: the
-// applied spec is a new instance generation, and the gateway is rendered from it.
+// One request, converged (kubebuilder's reconcile): never trusting its own status beyond the
+// phase it wrote, idempotent when run again after a crash, time from a clock. It starts from the
+// controller's cached copies of the request and of its instance, never from a GET: every write
+// decided from a copy carries that copy's resourceVersion, so a stale copy conflicts, and only then
+// is the object read from the server (SC2 the Pending write for the request, SC6 the apply for
+// the instance). SC2 Pending first; SC3/SC4 in order; SC6 apply with a resourceVersion
+// precondition, re-planned from a fresh read on conflict a bounded number of times; SC7 events
+// and status; SC8 owner reference and events; SC9 deletion after the TTL with history in
+// PostgreSQL. SC10 is the instance reconciler's: the applied spec is a new instance generation,
+// and the gateway is rendered from it.
 
 const TERMINAL = new Set(['Applied', 'Failed', 'Denied']);
 
+/** The controller's cache of the requests (controller.ts), as a reconcile uses it. */
+export interface RequestCache {
+  /** The latest copy the list or the watch brought; undefined when none (never listed, or deleted). */
+  get(namespace: string, name: string): SelfConfigObject | undefined;
+  /** A write of ours made `after` from `before`: its watch event is an echo, and `after` is newer than `before`. */
+  wrote(before: SelfConfigObject, after: SelfConfigObject): void;
+  /** `stale` conflicted and a GET answered `fresh` (null: gone). */
+  reread(stale: SelfConfigObject, fresh: SelfConfigObject | null): void;
+}
+
 export interface ReconcileDeps {
   cluster: SelfConfigCluster;
+  requests: RequestCache;
   db: Db;
   logger: Logger;
   clock: () => Date;
@@ -60,20 +75,39 @@ function involvedInstance(instance: InstanceObject) {
 }
 
 export async function reconcile(deps: ReconcileDeps, namespace: string, name: string): Promise<ReconcileResult> {
-  const { cluster, db } = deps;
-  const request = await cluster.getRequest(namespace, name);
+  const { cluster, db, requests } = deps;
+  let request = requests.get(namespace, name);
   if (!request) return {};
-  const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
-  const context = await agentContext(db, namespace, instanceRef);
-  await observeRequest(db, request, context);
-  const phase = request.status?.phase;
-
-  if (phase && TERMINAL.has(phase)) return expire(deps, request);
-
-  if (phase !== 'Pending') {
-    // SC2: Pending is written, and visible, before anything is decided.
-    await cluster.patchRequestStatus(namespace, name, { phase: 'Pending', message: 'validating' });
-    await recordPending(db, request.metadata.uid, deps.clock());
+  let context: AgentContext | null;
+  for (let conflicts = 0; ; ) {
+    const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+    context = await agentContext(db, namespace, instanceRef);
+    await observeRequest(db, request, context);
+    const phase = request.status?.phase;
+    // A request terminal in the cache is not decided again. (Its status is never rolled back: a
+    // terminal copy cannot be stale in a way that matters, and the deletion has a uid precondition.)
+    if (phase && TERMINAL.has(phase)) return expire(deps, request);
+    // SC2: Pending is written, and visible, before anything is decided. The write carries the
+    // copy's resourceVersion: a copy older than the stored request (one already decided, or
+    // changed since) conflicts, and the request is read again and looked at afresh.
+    try {
+      const pending = await cluster.patchRequestStatus(namespace, name, { phase: 'Pending', message: 'validating' }, request.metadata.resourceVersion);
+      requests.wrote(request, pending);
+      if (phase !== 'Pending') await recordPending(db, request.metadata.uid, deps.clock());
+      request = pending;
+      break;
+    } catch (error) {
+      const failure = classifyKubeError(error);
+      if (failure.code === 404) {
+        requests.reread(request, null);
+        return {};
+      }
+      if (failure.kind !== 'conflict' || ++conflicts > deps.maxConflictRetries) throw error;
+      const fresh = await cluster.getRequest(namespace, name);
+      requests.reread(request, fresh);
+      if (!fresh) return {};
+      request = fresh;
+    }
   }
 
   const outcome = await decide(deps, request, context);
@@ -89,9 +123,15 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
     return { phase: 'Failed', message: `invalid request: ${parsed.problem.message}`, skipped: [], events: [], instance: null };
   }
   const spec = parsed.spec;
-  for (let attempt = 0; ; attempt++) {
-    // A fresh read each time: the body is what this manager owns now (SC6), not at the last try.
-    const instance = await cluster.getInstance(namespace, spec.instanceRef);
+  const read = () => cluster.getInstance(namespace, spec.instanceRef);
+  // SC6: the plan starts from the cached instance, and the apply carries its resourceVersion: it
+  // succeeds only if that copy is the stored object, so the body is what this manager owns now.
+  // An instance the cache does not hold is read (SC3: the cache can lag a creation, and holds
+  // only instances labelled ours).
+  const cached = cluster.cachedInstance(namespace, spec.instanceRef);
+  let instance = cached ?? (await read());
+  let fresh = cached === undefined;
+  for (let retries = 0; ; ) {
     const decision = planSelfConfig(
       spec,
       instance
@@ -100,6 +140,13 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
       { secretBoundEnvNames: context?.secretBoundEnvNames ?? [] },
     );
     if (decision.phase !== 'Apply') {
+      // A refusal is never decided from a copy that may be stale (a deploy may just have enabled
+      // selfConfigure, or released a name): the instance is read first, and decided again.
+      if (!fresh) {
+        instance = await read();
+        fresh = true;
+        continue;
+      }
       const events: EventInput[] = [];
       if (decision.phase === 'Denied' && instance) {
         events.push({ involved: involvedInstance(instance), type: 'Warning', reason: 'SelfConfigDenied', message: `${request.metadata.name}: ${decision.message}` });
@@ -113,14 +160,30 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
       applied = await cluster.applyInstance(decision.body);
     } catch (error) {
       const failure = classifyKubeError(error);
-      if (failure.kind === 'conflict' && attempt < deps.maxConflictRetries) continue;
+      if (failure.kind === 'conflict' && retries < deps.maxConflictRetries) {
+        // A fresh read each time: the body is what this manager owns now (SC6), not at the last try.
+        retries++;
+        instance = await read();
+        fresh = true;
+        continue;
+      }
       if (failure.kind === 'conflict') {
-        return { phase: 'Failed', message: `the instance kept changing: ${attempt + 1} conflicting writes; submit the request again`, skipped: [], events: [], instance };
+        return { phase: 'Failed', message: `the instance kept changing: ${retries + 1} conflicting writes; submit the request again`, skipped: [], events: [], instance };
       }
       if (failure.kind === 'refused' && failure.code === 422) {
         return { phase: 'Failed', message: 'the instance refused the change (422 Invalid)', skipped: [], events: [], instance };
       }
       throw error;
+    }
+    if (applied.metadata.uid !== instance.metadata.uid) {
+      // The apply made a new object: the instance was deleted after the copy this plan started
+      // from, and an apply creates a missing object whatever resourceVersion it carries (a real
+      // 1.20 server does). Delete exactly what was made, then decide from a fresh read.
+      await cluster.deleteInstance(namespace, applied.metadata.name, { uid: applied.metadata.uid, resourceVersion: applied.metadata.resourceVersion });
+      if (retries++ >= deps.maxConflictRetries) throw new Error(`the instance ${spec.instanceRef} kept being replaced while it was applied`);
+      instance = await read();
+      fresh = true;
+      continue;
     }
     const events: EventInput[] = decision.skipped.map((s) => ({
       involved: involvedInstance(applied),
@@ -140,21 +203,27 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
  * already there. A crash before it runs the whole decision again (events at least once).
  */
 async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: Outcome): Promise<void> {
-  const { cluster } = deps;
+  const { cluster, requests } = deps;
   const { namespace, name, uid } = request.metadata;
-  if (outcome.phase === 'Applied' && outcome.instance) await cluster.setRequestOwner(namespace, name, outcome.instance);
+  let latest = request;
+  if (outcome.phase === 'Applied' && outcome.instance) {
+    const owned = await cluster.setRequestOwner(namespace, name, outcome.instance);
+    requests.wrote(latest, owned);
+    latest = owned;
+  }
   const now = deps.clock();
   const recorded: RecordedEvent[] = [];
   for (const event of outcome.events) {
     await cluster.createEvent(event, now);
     recorded.push({ type: event.type, reason: event.reason, message: event.message, on: `${event.involved.kind}/${event.involved.name}`, at: now.toISOString() });
   }
-  await cluster.patchRequestStatus(namespace, name, {
+  const terminal = await cluster.patchRequestStatus(namespace, name, {
     phase: outcome.phase,
     message: outcome.message,
     completionTime: now.toISOString(),
     skippedRemovals: skippedRemovalsStatus(outcome.skipped),
   });
+  requests.wrote(latest, terminal);
   await recordOutcome(deps.db, uid, { phase: outcome.phase, message: outcome.message, skipped: outcome.skipped, events: recorded, at: now });
   deps.logger.info('selfconfig request finished', { namespace, name, phase: outcome.phase, skipped: outcome.skipped.length });
 }

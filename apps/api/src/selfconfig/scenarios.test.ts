@@ -1,11 +1,14 @@
 import { AdmissionregistrationV1Api, CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, Watch, setHeaderOptions, type CoreV1Event } from '@kubernetes/client-node';
-import { agentInstanceName, kubernetesNamespaceName, SELFCONFIG_AGENT_ROLE } from '@occ/domain/kubernetes-names';
+import { agentInstanceName, installationLabels, kubernetesNamespaceName, SELFCONFIG_AGENT_ROLE } from '@occ/domain/kubernetes-names';
 import { KUBE_TARGET } from '@occ/kube-emulator/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase, findCanary } from '../test/canary.ts';
 import { createReadyNamespace, createSecretOk, CREATE_AGENT, CREATE_CONFIGURATION, payload, waitFor } from '../test/operations.ts';
 import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
+import { createLogger } from '../log.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
+import { kubernetesSelfConfigCluster, type SelfConfigCluster, type WatchEvent } from './cluster.ts';
+import { createSelfConfigController, type SelfConfigController } from './controller.ts';
 
 // Item 7 of issue 10, against the embedded API server through client-node, as a user's kubectl
 // or an agent's service account would: each request is an OpenClawSelfConfig object, and the
@@ -14,6 +17,7 @@ import { startTestStack, type TestStack } from '../test/stack.ts';
 const GROUP = 'openclaw.rocks';
 const VERSION = 'v1alpha1';
 const apply = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 let stack: TestStack;
 let custom: CustomObjectsApi;
@@ -28,9 +32,9 @@ let counter = 0;
 
 type Obj = { metadata: { name: string; uid: string; resourceVersion: string; generation?: number; ownerReferences?: Array<{ kind: string; name: string; uid: string }>; managedFields?: Array<{ manager: string; operation: string; fieldsV1: unknown }> }; spec: Record<string, any>; status?: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- test objects
 
-async function applyInstance(name: string, manager: string, spec: Record<string, unknown>): Promise<Obj> {
+async function applyInstance(name: string, manager: string, spec: Record<string, unknown>, labels?: Record<string, string>): Promise<Obj> {
   return (await custom.patchNamespacedCustomObject(
-    { group: GROUP, version: VERSION, plural: 'openclawinstances', namespace: k8sNs, name, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawInstance', metadata: { name }, spec }, fieldManager: manager, force: true },
+    { group: GROUP, version: VERSION, plural: 'openclawinstances', namespace: k8sNs, name, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawInstance', metadata: { name, ...(labels ? { labels } : {}) }, spec }, fieldManager: manager, force: true },
     apply,
   )) as Obj;
 }
@@ -267,13 +271,14 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
     expect(always.hits).toBe(6);
   });
 
-  it('SC2 a failing read is requeued with growing backoff and the request still ends Applied (emulator faults)', async () => {
+  it('SC2 a failing Pending write is requeued with growing backoff and the request still ends Applied (emulator faults)', async () => {
     const name = `req-${++counter}`;
-    const path = `/apis/${GROUP}/${VERSION}/namespaces/${k8sNs}/openclawselfconfigs/${name}`;
-    const failing = stack.runtime.emulator!.faults.add({ verb: 'get', path, times: 2, action: { type: 'error', status: 500, message: 'injected' } });
+    // The controller reads the request from its watch, never with a GET: its first request about
+    // it is the Pending write, on the status subresource.
+    const path = `/apis/${GROUP}/${VERSION}/namespaces/${k8sNs}/openclawselfconfigs/${name}/status`;
+    const failing = stack.runtime.emulator!.faults.add({ verb: 'patch', path, times: 2, action: { type: 'error', status: 500, message: 'injected' } });
     const requeuedBefore = stack.logs.filter((l) => l.includes('selfconfig reconcile failed; requeued')).length;
     await (await asInstance(instance)).createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef: instance, addSkills: ['backoff'] } } });
-    // Read through the list, so the injected failures hit only the controller's reads.
     const done = await waitFor(async () => {
       const list = (await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs })) as { items: Obj[] };
       const obj = list.items.find((o) => o.metadata.name === name);
@@ -422,5 +427,191 @@ describe('SelfConfig over GraphQL', { timeout: 180_000 }, () => {
   it('SC9 history keeps no secret value and no literal an agent sent (canary search over every table)', async () => {
     const rows = await dumpDatabase(stack.databaseUrl);
     for (const canary of ['canary-telegram-value', 'canary-model-value', 'literal-env-canary']) expect(findCanary(rows, canary), canary).toEqual([]);
+  });
+});
+
+/** Calls made since `before`, by verb, list and watch aside (the caches open them once, not per request). */
+function callsSince(now: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [verb, n] of Object.entries(now)) if (verb !== 'list' && verb !== 'watch' && n > (before[verb] ?? 0)) out[verb] = n - (before[verb] ?? 0);
+  return out;
+}
+
+// Issue 22 item 13: the controller starts from its caches (the requests it lists and watches, the
+// installation's instances), never from a GET; the first write made from each cached copy carries
+// its resourceVersion (SC2 the Pending write, SC6 the apply), so a stale copy conflicts and only
+// then is read. Here a controller of the test's own runs in place of the runtime's, on a client
+// that can hold back the request watch's events and change an instance just before the apply.
+describe("SelfConfig from the controller's caches", { timeout: 180_000 }, () => {
+  let cluster: SelfConfigCluster;
+  let controller: SelfConfigController;
+  /** Runs once, just before the controller's next apply (after it has planned). */
+  let beforeApply: (() => Promise<void>) | null = null;
+  let conflicts = 0;
+  /** Requests whose watch events are held back (as a lagging watch would), by name. */
+  const held = new Map<string, WatchEvent[]>();
+  let deliver: ((event: WatchEvent) => void) | null = null;
+  const labelled = () => installationLabels(stack.runtime.installation.installationId);
+
+  /** Waits until the controller's instance cache holds the stored version of the instance. */
+  async function cached(name: string): Promise<void> {
+    await waitFor(async () => cluster.cachedInstance(k8sNs, name)?.metadata.resourceVersion === (await getInstance(name)).metadata.resourceVersion, `${name} cached at its stored version`);
+  }
+
+  async function newInstance(name: string): Promise<void> {
+    await applyInstance(name, 'occ-controller', { image: 'ghcr.io/openclaw/openclaw:1', skills: ['base'], selfConfigure: { enabled: true, allowedActions: ALL } }, labelled());
+    await asInstance(name);
+    await cached(name);
+  }
+
+  beforeAll(async () => {
+    // Nothing else writes these instances while requests are counted: the runtime's SelfConfig
+    // controller gives way to this one, and its instance reconciler (which would render the
+    // labelled instances and write their status) stops.
+    await stack.runtime.selfConfig.stop();
+    await stack.runtime.instances.stop();
+    const base = kubernetesSelfConfigCluster(stack.kubeConfig);
+    cluster = {
+      ...base,
+      async watchRequests(resourceVersion, onEvent, done) {
+        deliver = onEvent;
+        return base.watchRequests(
+          resourceVersion,
+          (event) => {
+            const queue = held.get(event.object?.metadata?.name ?? '');
+            if (queue) queue.push(event);
+            else onEvent(event);
+          },
+          done,
+        );
+      },
+      async applyInstance(body) {
+        const hook = beforeApply;
+        beforeApply = null;
+        if (hook) await hook();
+        try {
+          return await base.applyInstance(body);
+        } catch (error) {
+          if ((error as { code?: number }).code === 409) conflicts++;
+          throw error;
+        }
+      },
+    };
+    controller = createSelfConfigController({
+      cluster,
+      db: stack.runtime.db,
+      logger: createLogger((line) => stack.logs.push(line), 'debug', { component: 'selfconfig-under-test' }),
+      installationId: stack.runtime.installation.installationId,
+      // No request of the earlier tests expires while calls are counted.
+      ttlMs: 30 * 24 * 3600 * 1000,
+      resyncMs: 3_600_000,
+      backoff: { baseMs: 100, maxMs: 1_000 },
+    });
+    controller.start();
+    await newInstance('cached-a');
+    await controller.idle();
+  }, 120_000);
+
+  afterAll(async () => {
+    await controller?.stop();
+  });
+
+  it('SC2 SC6 SC8 with the instance cached, a request costs the controller 6 Kubernetes requests (Pending, the apply, the owner reference, two events, the terminal status) and no GET', async () => {
+    for (const i of [1, 2, 3]) {
+      await cached('cached-a');
+      await controller.idle();
+      const before = { ...cluster.calls };
+      const done = await submit({ addSkills: [`counted-${i}`] }, 'cached-a');
+      expect(done.status).toMatchObject({ phase: 'Applied', message: 'applied' });
+      await controller.idle();
+      const used = callsSince(cluster.calls, before);
+      expect(used, `request ${i}`).toEqual({ patch: 3, apply: 1, create: 2 });
+      expect(Object.values(used).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(6);
+      await waitFor(async () => (phases.get(done.metadata.name)?.length ?? 0) >= 2, 'both phases seen');
+      expect(phases.get(done.metadata.name)).toEqual(['Pending', 'Applied']);
+      expect(done.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'OpenClawInstance', name: 'cached-a' })]);
+      expect((await eventsFor('OpenClawSelfConfig', done.metadata.name)).map((e) => [e.type, e.reason])).toEqual([['Normal', 'Applied']]);
+    }
+    expect((await getInstance('cached-a')).spec.skills).toEqual(expect.arrayContaining(['base', 'counted-1', 'counted-2', 'counted-3']));
+  });
+
+  it('SC6 an instance changed out of band after the controller cached it: the apply conflicts, the instance is read again, and an item only another manager owns now is not sent again', async () => {
+    await newInstance('cached-b');
+    expect((await submit({ addSkills: ['taken'] }, 'cached-b')).status?.phase).toBe('Applied');
+    await cached('cached-b');
+    await controller.idle();
+    const before = { ...cluster.calls };
+    conflicts = 0;
+    beforeApply = async () => {
+      // After the plan was made from the cached copy (which says openclaw-selfconfig owns
+      // "taken"): an update removes "taken" (so nobody owns it), then another manager applies it,
+      // and owns it alone.
+      const live = await getInstance('cached-b');
+      await custom.patchNamespacedCustomObject(
+        { group: GROUP, version: VERSION, plural: 'openclawinstances', namespace: k8sNs, name: 'cached-b', body: { spec: { skills: (live.spec.skills as string[]).filter((s) => s !== 'taken') } }, fieldManager: 'kubectl-edit' },
+        mergePatch,
+      );
+      await applyInstance('cached-b', 'out-of-band', { skills: ['taken'] });
+    };
+    const done = await submit({ addSkills: ['after'] }, 'cached-b');
+    expect(done.status?.phase).toBe('Applied');
+    expect(beforeApply).toBeNull();
+    await controller.idle();
+    // One conflict, one GET of the instance, one apply again; the request itself never read.
+    expect(conflicts).toBe(1);
+    expect(callsSince(cluster.calls, before)).toEqual({ patch: 3, apply: 2, get: 1, create: 2 });
+    const live = await getInstance('cached-b');
+    expect(live.spec.skills).toEqual(expect.arrayContaining(['base', 'taken', 'after']));
+    const owners = (item: string) => (live.metadata.managedFields ?? []).filter((m) => JSON.stringify(m.fieldsV1).includes(`v:\\"${item}\\"`)).map((m) => m.manager);
+    // SC6: never re-send items owned only by other managers (a plan from the stale copy would have).
+    expect(owners('taken')).toEqual(['out-of-band']);
+    expect(owners('after')).toEqual(['openclaw-selfconfig']);
+  });
+
+  it('SC2 a cached request older than the stored one is not decided again: the Pending write conflicts, the request is read, and it is terminal already', async () => {
+    await cached('cached-a');
+    await controller.idle();
+    const name = `req-${++counter}`;
+    held.set(name, []);
+    try {
+      await (await asInstance('cached-a')).createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef: 'cached-a', addSkills: ['decided-elsewhere'] } } });
+      await waitFor(async () => held.get(name)!.length >= 1, 'the creation held back');
+      // Decided by someone else (a previous leader) while this controller's watch lags behind.
+      const completionTime = new Date().toISOString();
+      await custom.patchNamespacedCustomObjectStatus(
+        { group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name, body: { status: { phase: 'Denied', message: 'decided elsewhere', completionTime } } },
+        mergePatch,
+      );
+      await waitFor(async () => held.get(name)!.length >= 2, 'the status change held back');
+      const instanceBefore = await getInstance('cached-a');
+      const before = { ...cluster.calls };
+      // Only the creation reaches the controller: its cached copy has no status.
+      deliver!(held.get(name)!.shift()!);
+      await controller.idle();
+      expect(callsSince(cluster.calls, before)).toEqual({ patch: 1, get: 1 });
+      const live = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name })) as Obj;
+      expect(live.status).toEqual({ phase: 'Denied', message: 'decided elsewhere', completionTime });
+      expect(phases.get(name)).toEqual(['Denied']);
+      expect((await getInstance('cached-a')).metadata.resourceVersion).toBe(instanceBefore.metadata.resourceVersion);
+      expect(await eventsFor('OpenClawSelfConfig', name)).toEqual([]);
+    } finally {
+      const rest = held.get(name) ?? [];
+      held.delete(name);
+      for (const event of rest) deliver?.(event);
+    }
+  });
+
+  it('SC3 SC6 an instance deleted after the controller cached it is not made again by the apply: the request ends Failed and the instance stays gone', async () => {
+    await newInstance('cached-gone');
+    await controller.idle();
+    beforeApply = async () => {
+      await custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawinstances', namespace: k8sNs, name: 'cached-gone' });
+    };
+    const done = await submit({ addSkills: ['orphan'] }, 'cached-gone');
+    expect(beforeApply).toBeNull();
+    expect(done.status?.phase).toBe('Failed');
+    expect(done.status?.message).toContain('not found');
+    await controller.idle();
+    await expect(getInstance('cached-gone')).rejects.toMatchObject({ code: 404 });
   });
 });
