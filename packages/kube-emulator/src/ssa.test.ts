@@ -248,7 +248,8 @@ describe('server-side apply scenarios', () => {
     expect(body.details?.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "occ-controller"', field: '.spec.config.raw.agents.defaults.model' }]);
     // Dropping its key removes only that key: the other manager's stay.
     const dropped = await apply(name, 'openclaw-selfconfig', { config: { raw: { notes: { style: 'short' } } } });
-    expect(dropped.spec.config.raw.tools).toEqual({ allow: ['x', 'y'] });
+    // The map it emptied stays as null, as K2 describes for a granular map emptied of its items.
+    expect(dropped.spec.config.raw.tools).toEqual({ allow: ['x', 'y'], web: null });
     expect(dropped.spec.config.raw.agents).toEqual({ defaults: { model: 'b' } });
   });
 
