@@ -243,6 +243,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       db,
       logger: logger.child({ component: 'selfconfig' }),
       ttlMs: (env.selfConfigTtlSeconds ?? 3600) * 1000,
+      installationId: installation.installationId,
       ...(options.selfConfigClock ? { clock: options.selfConfigClock } : {}),
       isLeader: () => leader?.isLeader() ?? false,
     });

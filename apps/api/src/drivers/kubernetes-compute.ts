@@ -142,14 +142,21 @@ export class KubernetesComputeDriver implements ComputeDriver {
   }
 
   async prepareRevision(revision: RenderRevision, context: ComputeRevisionContext): Promise<void> {
-    if (revision.harnessAuth) await this.deliverHarnessAuth(revision, context);
-    try {
-      await this.apply(instanceBody(revision, renderContext(context)), FIELD_MANAGER, { dryRun: true });
-    } catch (error) {
-      const failure = classifyKubeError(error);
-      if (failure.kind === 'refused' && failure.code === 422) throw new InstanceRefused('the API server refused the instance fields of this revision (422 Invalid)');
-      translate(error, 'checking the OpenClawInstance apply (dry run)');
-    }
+    // The model key's copy and the dry run do not depend on each other: both go at once. A copy
+    // made for a revision the dry run refuses is retired with the revisions the next one replaces.
+    const dryRun = async () => {
+      try {
+        await this.apply(instanceBody(revision, renderContext(context)), FIELD_MANAGER, { dryRun: true });
+      } catch (error) {
+        const failure = classifyKubeError(error);
+        if (failure.kind === 'refused' && failure.code === 422) throw new InstanceRefused('the API server refused the instance fields of this revision (422 Invalid)');
+        translate(error, 'checking the OpenClawInstance apply (dry run)');
+      }
+    };
+    const [copied, checked] = await Promise.allSettled([revision.harnessAuth ? this.deliverHarnessAuth(revision, context) : Promise.resolve(), dryRun()]);
+    // A source that is not the recorded one says more than a refused field: it is reported first.
+    if (copied.status === 'rejected') throw copied.reason;
+    if (checked.status === 'rejected') throw checked.reason;
   }
 
   /**

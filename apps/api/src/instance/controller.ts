@@ -66,6 +66,7 @@ export function createInstanceController(options: InstanceControllerOptions): In
     progressStatusDelayMs: options.progressStatusDelayMs ?? 1_000,
     heldStatus: new Map(),
     mirrored: mirrorMemo(),
+    deletedChildren: new Map(),
   };
   let started = false;
   let starting: Promise<void> | null = null;

@@ -37,6 +37,8 @@ export interface InstanceReconcileDeps {
   heldStatus?: Map<string, number>;
   /** The runtime rows this process wrote last (runtime-mirror.ts). */
   mirrored?: MirrorMemo;
+  /** Children this process deleted, by uid, and when (collectConfigMaps). */
+  deletedChildren?: Map<string, number>;
 }
 
 interface Repaired {
@@ -247,12 +249,20 @@ async function record(deps: InstanceReconcileDeps, instance: InstanceObject, rep
   }
 }
 
-/** Once the gateway runs the current generation, ConfigMaps of earlier renderings mount nowhere: they go. */
+/**
+ * Once the gateway runs the current generation, ConfigMaps of earlier renderings mount nowhere: they
+ * go. One this process deleted in the last minute (by uid) is not deleted again while the cache
+ * still shows it.
+ */
 async function collectConfigMaps(deps: InstanceReconcileDeps, key: InstanceKey, render: GatewayRender): Promise<void> {
+  const deleted = deps.deletedChildren;
+  const now = Date.now();
+  if (deleted) for (const [uid, at] of deleted) if (now - at > 60_000) deleted.delete(uid);
   for (const cm of deps.cluster.childrenOf('ConfigMap', key.namespace, render.agentUuid)) {
     const name = cm.metadata?.name;
     const uid = cm.metadata?.uid;
-    if (!name || !uid || name === render.configMapName || !name.startsWith('gateway-config-')) continue;
+    if (!name || !uid || name === render.configMapName || !name.startsWith('gateway-config-') || deleted?.has(uid)) continue;
     await deps.cluster.remove('ConfigMap', key.namespace, name, uid);
+    deleted?.set(uid, now);
   }
 }

@@ -5,7 +5,7 @@ import { uuidOf } from '@occ/domain/ids';
 import { AGENT_ID_LABEL, agentInstanceName, gatewayDeploymentName } from '@occ/domain/kubernetes-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInstance, runningGateway } from '../test/instances.ts';
-import { CREATE_AGENT, CREATE_CONFIGURATION, UPDATE_SECRET, binding, createReadyNamespace, createSecretOk, payload, waitFor } from '../test/operations.ts';
+import { CREATE_AGENT, CREATE_CONFIGURATION, UPDATE_CONFIGURATION, UPDATE_SECRET, binding, createReadyNamespace, createSecretOk, payload, waitFor } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
 // The instance reconciler (RC2) and what it does with changes made outside the product (RC4, RC5),
@@ -89,6 +89,32 @@ describe('the instance reconciler', { timeout: 240_000 }, () => {
     await stack.runtime.instances.resync();
     await stack.runtime.instances.idle();
     expect(writes()).toEqual(before);
+  });
+
+  it('RC2 a new rendering replaces the ConfigMap: the old one is deleted once, after the gateway runs the new one, and never again', async () => {
+    const cfg = payload(await stack.gql(CREATE_CONFIGURATION, { input: { namespaceId, name: 'rerendered-cfg', values: { tools: { a: 1 } }, secretBindings: [binding('TOKEN', secret.id)] } }), 'createConfiguration').configuration;
+    const agent = payload(await stack.gql(CREATE_AGENT, { input: { namespaceId, name: 'rerendered', configurationId: cfg.id } }), 'createAgent').agent;
+    await stack.gql(`mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename } }`, {
+      input: { subjectId: agent.servicePrincipalId, roleId: 'rol_secret-operator', scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secret.id } },
+    });
+    expect(await deployed(agent.id)).toMatchObject({ state: 'ACTIVE' });
+    const selector = `${AGENT_ID_LABEL}=${uuidOf(agent.id)}`;
+    const [first] = (await stack.core.listNamespacedConfigMap({ namespace: k8sNamespace, labelSelector: selector })).items;
+    await stack.runtime.instances.idle();
+    const deletes = () => stack.runtime.instances.calls.delete ?? 0;
+    const before = deletes();
+    const updated = payload(await stack.gql(UPDATE_CONFIGURATION, { input: { id: cfg.id, expectedGeneration: 1, values: { tools: { a: 2 } } } }), 'updateConfiguration');
+    expect(updated.__typename, JSON.stringify(updated)).toBe('UpdateConfigurationSuccess');
+    expect(await deployed(agent.id)).toMatchObject({ state: 'ACTIVE' });
+    const after = await waitFor(async () => {
+      const items = (await stack.core.listNamespacedConfigMap({ namespace: k8sNamespace, labelSelector: selector })).items;
+      return items.length === 1 && items[0]!.metadata?.uid !== first!.metadata?.uid ? items : null;
+    }, 'the old ConfigMap gone');
+    expect(JSON.parse(after[0]!.data?.['openclaw.json'] ?? '{}')).toMatchObject({ tools: { a: 2 } });
+    // Events of the rollout keep coming after the delete; a resync looks at everything again.
+    await stack.runtime.instances.resync();
+    await stack.runtime.instances.idle();
+    expect(deletes() - before).toBe(1);
   });
 
   it('RC4 a gateway Deployment deleted outside the product is re-created, recorded as deleted outside, and the agent runs again', async () => {
