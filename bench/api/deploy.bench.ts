@@ -36,18 +36,12 @@
 // it is set, else embedded PGlite.
 
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { performance as loop } from 'node:perf_hooks';
-import path from 'node:path';
 import pg from 'pg';
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { renderGateway, type InstanceObject } from '@occ/domain/gateway-render';
 import { agentInstanceName, FIELD_MANAGER, gatewayDeploymentName, harnessSecretName } from '@occ/domain/kubernetes-names';
 import { instanceBody, renderModelAuthSecret, type RenderContext, type RenderRevision } from '@occ/domain/revision-render';
-import { OPENCLAW_CRD_DIR } from '../../packages/kube-emulator/src/crds.ts';
-import { startKubeletSimulator } from '../../packages/kube-emulator/src/kubelet/simulator.ts';
-import { startKubeEmulator } from '../../packages/kube-emulator/src/server.ts';
 import { migrateDatabase } from '../../apps/api/src/db/migrate.ts';
 import { createLogger } from '../../apps/api/src/log.ts';
 import { startRuntime } from '../../apps/api/src/runtime.ts';
@@ -59,8 +53,7 @@ import { renderable } from '../../apps/api/src/services/deploy-work.ts';
 import type { Actor } from '../../apps/api/src/services/deps.ts';
 import { createNamespace } from '../../apps/api/src/services/namespaces.ts';
 import { createSecret } from '../../apps/api/src/services/secrets.ts';
-import { withDatabase } from '../../apps/api/src/test/database.ts';
-import { add, caOf, median, openProfiler, statementKind, summarizeProfiles, percentile, recordingProxy, sleep, sum, table, tally, through, watchObject, type KubeRequest } from './kube-support.ts';
+import { add, benchCluster, type KubeRequest, median, openProfiler, percentile, scratchDatabase, sleep, statementKind, sum, summarizeProfiles, table, tally, watchObject } from './kube-support.ts';
 
 const DEPLOYS = Number(process.env.OCC_BENCH_DEPLOYS ?? 50);
 const PROFILE = process.env.OCC_BENCH_PROFILE === '1';
@@ -86,22 +79,6 @@ const rolledOut = (generation: number) => (d: Deployment) => {
   );
 };
 
-async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `occ_bench_deploy_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return {
-    url: withDatabase(serverUrl, name),
-    async drop() {
-      const again = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-      await again.connect();
-      await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.end();
-    },
-  };
-}
 
 interface ProductSample {
   ms: number;
@@ -130,16 +107,10 @@ interface BareSample {
 
 const begun = Date.now();
 const progress = (what: string) => process.stderr.write(`deploy bench: ${what} (${((Date.now() - begun) / 1000).toFixed(1)} s)\n`);
-const emulator = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR] });
-const kubelet = await startKubeletSimulator(emulator.kubeConfig());
-const proxy = await recordingProxy(new URL(emulator.url), caOf(emulator.kubeConfig()));
-const dir = await mkdtemp(path.join(tmpdir(), 'occ-deploy-bench-'));
-const kubeconfig = path.join(dir, 'kubeconfig.yaml');
-const direct: KubeConfig = emulator.kubeConfig();
-const proxied = through(direct, proxy.url);
-await writeFile(kubeconfig, proxied.exportConfig());
+const cluster = await benchCluster('deploy');
+const { proxy, dir, kubeconfig, direct, proxied } = cluster;
 const statements: Array<{ at: number; kind: string }> = [];
-const database = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : null;
+const database = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, 'deploy') : null;
 const runtime = await startRuntime({
   env: { dataDir: dir, databaseUrl: database?.url ?? null, kubeconfig, gatewayReadySeconds: 60 },
   logger: createLogger(() => {}, 'error'),
@@ -485,9 +456,6 @@ try {
 } finally {
   await poller?.end();
   await runtime.close();
-  await kubelet.stop();
-  await proxy.close();
-  await emulator.close();
+  await cluster.close();
   await database?.drop();
-  await rm(dir, { recursive: true, force: true });
 }

@@ -6,7 +6,16 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { OPENCLAW_CRD_DIR } from '../../packages/kube-emulator/src/crds.ts';
+import { startKubeletSimulator } from '../../packages/kube-emulator/src/kubelet/simulator.ts';
+import { startKubeEmulator } from '../../packages/kube-emulator/src/server.ts';
+import { withDatabase } from '../../apps/api/src/test/database.ts';
 
 /** One request as the proxy saw it; times are performance.now() milliseconds. */
 export interface KubeRequest {
@@ -361,6 +370,51 @@ export async function watchCollection<T extends { metadata?: { name?: string; re
     stop() {
       stopped = true;
       controller?.abort();
+    },
+  };
+}
+
+/** A scratch database beside `serverUrl`'s, dropped by `drop` (each bench run makes its own). */
+export async function scratchDatabase(serverUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `occ_bench_${prefix}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return {
+    url: withDatabase(serverUrl, name),
+    async drop() {
+      const again = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+      await again.connect();
+      await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await again.end();
+    },
+  };
+}
+
+/** The embedded cluster a bench runs against: the emulator, its kubelet, the counting proxy, and a kubeconfig through it. */
+export async function benchCluster(name: string) {
+  const emulator = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR] });
+  const kubelet = await startKubeletSimulator(emulator.kubeConfig());
+  const proxy = await recordingProxy(new URL(emulator.url), caOf(emulator.kubeConfig()));
+  const dir = await mkdtemp(path.join(tmpdir(), `occ-${name}-bench-`));
+  const kubeconfig = path.join(dir, 'kubeconfig.yaml');
+  const direct: KubeConfig = emulator.kubeConfig();
+  const proxied = through(direct, proxy.url);
+  await writeFile(kubeconfig, proxied.exportConfig());
+  return {
+    emulator,
+    kubelet,
+    proxy,
+    dir,
+    kubeconfig,
+    direct,
+    proxied,
+    async close() {
+      await kubelet.stop();
+      await proxy.close();
+      await emulator.close();
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -38,17 +38,9 @@
 // run's ratios are not the measurement). PostgreSQL: a scratch database beside DATABASE_URL's
 // (dropped after) when it is set, else embedded PGlite.
 
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { performance as loop } from 'node:perf_hooks';
-import path from 'node:path';
-import pg from 'pg';
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { agentInstanceName } from '@occ/domain/kubernetes-names';
-import { OPENCLAW_CRD_DIR } from '../../packages/kube-emulator/src/crds.ts';
-import { startKubeletSimulator } from '../../packages/kube-emulator/src/kubelet/simulator.ts';
-import { startKubeEmulator } from '../../packages/kube-emulator/src/server.ts';
 import { migrateDatabase } from '../../apps/api/src/db/migrate.ts';
 import { createLogger } from '../../apps/api/src/log.ts';
 import { startRuntime } from '../../apps/api/src/runtime.ts';
@@ -61,8 +53,7 @@ import { deployAgent } from '../../apps/api/src/services/deploy-agent.ts';
 import type { Actor } from '../../apps/api/src/services/deps.ts';
 import { createNamespace } from '../../apps/api/src/services/namespaces.ts';
 import { createSecret } from '../../apps/api/src/services/secrets.ts';
-import { withDatabase } from '../../apps/api/src/test/database.ts';
-import { add, caOf, median, openProfiler, percentile, recordingProxy, sleep, sum, table, tally, through, watchObject, summarizeProfiles, watchCollection, type KubeRequest } from './kube-support.ts';
+import { add, benchCluster, type KubeRequest, median, openProfiler, percentile, scratchDatabase, sleep, sum, summarizeProfiles, table, tally, watchCollection, watchObject } from './kube-support.ts';
 
 const CHANGES = Number(process.env.OCC_BENCH_SELFCONFIG_CHANGES ?? 50);
 const REQUESTS = Number(process.env.OCC_BENCH_SELFCONFIG_REQUESTS ?? 200);
@@ -93,22 +84,6 @@ const ready = (o: Instance) => o.status?.conditions?.some((c) => c.type === 'Rea
 /** The gateway runs generation `g` (or later) of the instance, Ready. */
 const running = (g: number) => (o: Instance) => (o.status?.running?.generation ?? 0) >= g && ready(o);
 
-async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `occ_bench_selfconfig_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return {
-    url: withDatabase(serverUrl, name),
-    async drop() {
-      const again = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-      await again.connect();
-      await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.end();
-    },
-  };
-}
 
 interface Sample {
   ms: number;
@@ -134,15 +109,9 @@ const delta = (now: Record<string, number>, before: Record<string, number>, skip
 
 const begun = Date.now();
 const progress = (what: string) => process.stderr.write(`selfconfig bench: ${what} (${((Date.now() - begun) / 1000).toFixed(1)} s)\n`);
-const emulator = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR] });
-const kubelet = await startKubeletSimulator(emulator.kubeConfig());
-const proxy = await recordingProxy(new URL(emulator.url), caOf(emulator.kubeConfig()));
-const dir = await mkdtemp(path.join(tmpdir(), 'occ-selfconfig-bench-'));
-const kubeconfig = path.join(dir, 'kubeconfig.yaml');
-const direct: KubeConfig = emulator.kubeConfig();
-const proxied = through(direct, proxy.url);
-await writeFile(kubeconfig, proxied.exportConfig());
-const database = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : null;
+const bench = await benchCluster('selfconfig');
+const { kubelet, proxy, dir, kubeconfig, direct, proxied } = bench;
+const database = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, 'selfconfig') : null;
 const runtime = await startRuntime({
   env: { dataDir: dir, databaseUrl: database?.url ?? null, kubeconfig, gatewayReadySeconds: 60 },
   logger: createLogger(() => {}, 'error'),
@@ -625,9 +594,6 @@ try {
 } finally {
   await controller.stop();
   await runtime.close();
-  await kubelet.stop();
-  await proxy.close();
-  await emulator.close();
+  await bench.close();
   await database?.drop();
-  await rm(dir, { recursive: true, force: true });
 }

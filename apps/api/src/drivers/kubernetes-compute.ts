@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, Watch, type KubeConfig, type KubernetesObject, type V1Secret } from '@kubernetes/client-node';
 import { describeTakeover, literalsToRelease, plannedTakeovers, yieldingToAgent, type Takeover } from '@occ/domain/composition';
 import type { AppliedRevision, ComputeDriver, ComputeRevisionContext, GatewayReadiness, RevisionSource } from '@occ/domain/compute-driver';
@@ -20,6 +19,7 @@ import { BackendFailure, BackendIdentityChanged, BackendObjectMissing } from '@o
 import { releaseEnvBody, SELF_CONFIG_MANAGER } from '@occ/domain/selfconfig';
 import type { JsonObject } from '@occ/domain/fieldsv1';
 import { classifyKubeError, describeKubeFailure } from '../kube/errors.ts';
+import { eventBody } from '../kube/events.ts';
 import type { InstanceCache } from '../kube/instance-cache.ts';
 import type { SecretCache, SecretShape } from '../kube/secret-cache.ts';
 
@@ -228,23 +228,17 @@ export class KubernetesComputeDriver implements ComputeDriver {
   /** RC3: a takeover is visible on the instance (kubectl describe, the console's events). */
   private async event(instance: InstanceObject, revision: RenderRevision, takeovers: Takeover[]): Promise<void> {
     const m = instance.metadata;
-    const now = new Date();
     try {
       await this.core.createNamespacedEvent({
         namespace: m.namespace,
-        body: {
-          metadata: { name: `${m.name}.${randomBytes(8).toString('hex')}`, namespace: m.namespace },
-          involvedObject: { apiVersion: INSTANCE_API_VERSION, kind: 'OpenClawInstance', name: m.name, namespace: m.namespace, uid: m.uid },
-          type: 'Warning',
-          reason: 'RevisionTookOverSelfConfig',
-          message: `revision ${revision.number}: ${takeovers.map((t) => describeTakeover(t, true)).join('; ')}`.slice(0, 1024),
-          source: { component: FIELD_MANAGER },
-          reportingComponent: FIELD_MANAGER,
-          reportingInstance: FIELD_MANAGER,
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
-        },
+        body: eventBody(
+          { apiVersion: INSTANCE_API_VERSION, kind: 'OpenClawInstance', name: m.name, namespace: m.namespace, uid: m.uid },
+          'Warning',
+          'RevisionTookOverSelfConfig',
+          `revision ${revision.number}: ${takeovers.map((t) => describeTakeover(t, true)).join('; ')}`,
+          FIELD_MANAGER,
+          new Date(),
+        ),
       });
     } catch (error) {
       translate(error, 'recording the takeover event');

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   AppsV1Api,
   CoreV1Api,
@@ -17,6 +16,7 @@ import { AGENT_ID_LABEL, FIELD_MANAGER, installationSelector } from '@occ/domain
 import type { InstanceObject } from '@occ/domain/gateway-render';
 import { INSTANCE_API_VERSION } from '@occ/domain/revision-render';
 import { classifyKubeError } from '../kube/errors.ts';
+import { eventBody } from '../kube/events.ts';
 import type { SecretCache } from '../kube/secret-cache.ts';
 
 // The instance reconciler's view of the cluster (RC2), on client-node against any API server: one
@@ -222,22 +222,9 @@ export function kubernetesInstanceCluster(kubeConfig: KubeConfig, installationId
     async createEvent(instance, type, reason, message) {
       count('create');
       const m = instance.metadata;
-      const now = new Date();
       await core.createNamespacedEvent({
         namespace: m.namespace,
-        body: {
-          metadata: { name: `${m.name}.${randomBytes(8).toString('hex')}`, namespace: m.namespace },
-          involvedObject: { apiVersion: INSTANCE_API_VERSION, kind: 'OpenClawInstance', name: m.name, namespace: m.namespace, uid: m.uid },
-          type,
-          reason,
-          message: message.slice(0, 1024),
-          source: { component: FIELD_MANAGER },
-          reportingComponent: FIELD_MANAGER,
-          reportingInstance: FIELD_MANAGER,
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
-        },
+        body: eventBody({ apiVersion: INSTANCE_API_VERSION, kind: 'OpenClawInstance', name: m.name, namespace: m.namespace, uid: m.uid }, type, reason, message, FIELD_MANAGER, new Date()),
       });
     },
   };

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -14,6 +13,7 @@ import {
 import { installationSelector } from '@occ/domain/kubernetes-names';
 import { SELF_CONFIG_MANAGER, OPENCLAW_API_VERSION, SELF_CONFIG_KIND } from '@occ/domain/selfconfig';
 import { classifyKubeError } from '../kube/errors.ts';
+import { eventBody } from '../kube/events.ts';
 import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
 
 // The SelfConfig controller's view of the cluster, on client-node against any API server: the
@@ -263,22 +263,7 @@ export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig, options: { r
     async createEvent(event, now) {
       count('create');
       const { involved } = event;
-      await core.createNamespacedEvent({
-        namespace: involved.namespace,
-        body: {
-          metadata: { name: `${involved.name}.${randomBytes(8).toString('hex')}`, namespace: involved.namespace },
-          involvedObject: { apiVersion: involved.apiVersion, kind: involved.kind, name: involved.name, namespace: involved.namespace, uid: involved.uid },
-          type: event.type,
-          reason: event.reason,
-          message: event.message,
-          source: { component: SELF_CONFIG_MANAGER },
-          reportingComponent: SELF_CONFIG_MANAGER,
-          reportingInstance: SELF_CONFIG_MANAGER,
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
-        },
-      });
+      await core.createNamespacedEvent({ namespace: involved.namespace, body: eventBody(involved, event.type, event.reason, event.message, SELF_CONFIG_MANAGER, now) });
     },
   };
 }
