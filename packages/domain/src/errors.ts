@@ -66,6 +66,22 @@ export class NamespaceNotReadyError extends DomainError {
     super(message);
     this.name = 'NamespaceNotReadyError';
   }
+
+  /**
+   * RC5: the namespace is LOST: its Kubernetes namespace was deleted outside the control plane
+   * (named, as when the loss is found by a write), and what to do about it.
+   */
+  static lost(k8sNamespace: string): NamespaceNotReadyError {
+    return new NamespaceNotReadyError(
+      'LOST',
+      `The namespace's Kubernetes namespace ${k8sNamespace} was deleted outside the control plane (status LOST), and the values stored there with it: re-provision the namespace (reprovisionNamespace), then store each secret's value again (updateSecret).`,
+    );
+  }
+
+  /** Not ready, in words for its status. */
+  static of(namespace: { status: string; k8sName?: string }): NamespaceNotReadyError {
+    return namespace.status === 'LOST' && namespace.k8sName ? NamespaceNotReadyError.lost(namespace.k8sName) : new NamespaceNotReadyError(namespace.status);
+  }
 }
 
 export interface SecretConsumer {

@@ -5,7 +5,7 @@ import { uuidOf } from '@occ/domain/ids';
 import { AGENT_ID_LABEL, agentInstanceName, gatewayDeploymentName } from '@occ/domain/kubernetes-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInstance, runningGateway } from '../test/instances.ts';
-import { CREATE_AGENT, CREATE_CONFIGURATION, UPDATE_CONFIGURATION, UPDATE_SECRET, binding, createReadyNamespace, createSecretOk, payload, waitFor } from '../test/operations.ts';
+import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_SECRET, UPDATE_CONFIGURATION, UPDATE_SECRET, binding, createReadyNamespace, createSecretOk, payload, waitFor } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
 // The instance reconciler (RC2) and what it does with changes made outside the product (RC4, RC5),
@@ -300,8 +300,16 @@ describe('a Kubernetes namespace lost outside the product (RC5)', { timeout: 240
       return x.runtime?.reason === 'NamespaceLost' && x.status === 'degraded' ? x : null;
     }, 'the agent degraded: its namespace lost');
     expect(a.runtime).toMatchObject({ ready: false, phase: 'Missing' });
-    const refused = payload(await stack.gql(DEPLOY, { input: { agentId: agent.id } }), 'deployAgent');
-    expect(refused).toMatchObject({ code: 'NAMESPACE_NOT_READY' });
+    // Every write into it answers NAMESPACE_NOT_READY, naming the Kubernetes namespace that went and the way out.
+    const writes: Array<[string, Record<string, unknown>]> = [
+      ['deployAgent', payload(await stack.gql(DEPLOY, { input: { agentId: agent.id } }), 'deployAgent')],
+      ['createSecret', payload(await stack.gql(CREATE_SECRET, { input: { namespaceId: lostNs, name: 'after-loss', value: 'after-loss-value' } }), 'createSecret')],
+      ['updateSecret', payload(await stack.gql(UPDATE_SECRET, { input: { id: s.id, value: 'after-loss-value' } }), 'updateSecret')],
+    ];
+    for (const [what, answer] of writes) {
+      expect(answer, what).toMatchObject({ code: 'NAMESPACE_NOT_READY', message: expect.stringContaining(lostK8s) });
+      expect(answer.message, what).toContain('reprovisionNamespace');
+    }
     const explained = payload(await stack.gql(`query($id: ID!) { explainDeploy(agentId: $id) { ... on DeployExplanation { checks { id passed fix } } } }`, { id: agent.id }), 'explainDeploy');
     expect(explained.checks.find((c: { id: string }) => c.id === 'NAMESPACE_READY')).toMatchObject({ passed: false, fix: expect.stringContaining('reprovisionNamespace') });
     expect(await stack.runtime.db.auditEvent.findFirst({ where: { action: 'namespace.lost', resourceId: lostNs } })).toMatchObject({ outcome: 'FAILURE', reason: 'KUBERNETES_NAMESPACE_LOST' });

@@ -35,8 +35,8 @@ async function refuse(deps: Deps, actor: Actor, tx: Tx, agent: { id: string; nam
     case 'CALLER_MAY_DEPLOY':
       return deny(deps, actor, { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id }, tx);
     case 'NAMESPACE_READY': {
-      const ns = await tx.namespace.findUnique({ where: { id: agent.namespaceId }, select: { status: true } });
-      throw new NamespaceNotReadyError(ns?.status ?? 'DELETING');
+      const ns = await tx.namespace.findUnique({ where: { id: agent.namespaceId }, select: { status: true, k8sName: true } });
+      throw ns ? NamespaceNotReadyError.of(ns) : new NamespaceNotReadyError('DELETING');
     }
     case 'AGENT_ACTIVE':
       throw new ConflictError(failed.message, 'AGENT_NOT_ACTIVE');

@@ -105,9 +105,9 @@ export function secretReference(secret: { id: string; namespaceId: string }) {
   return { kind: 'secret' as const, namespaceId: secret.namespaceId, id: secret.id };
 }
 
-function requireReady(ns: { status: string } | null): asserts ns is { status: 'READY'; id: string; k8sName: string } {
+function requireReady(ns: { status: string; k8sName?: string } | null): asserts ns is { status: 'READY'; id: string; k8sName: string } {
   if (!ns) throw new NotFoundError('No such namespace.');
-  if (ns.status !== 'READY') throw new NamespaceNotReadyError(ns.status);
+  if (ns.status !== 'READY') throw NamespaceNotReadyError.of(ns);
 }
 
 /**
