@@ -92,7 +92,10 @@ describe('E8 deploy/ applied to a real kube-apiserver', () => {
     expect(spec.skills['x-kubernetes-list-type']).toBe('set');
     expect(spec.env['x-kubernetes-list-map-keys']).toEqual(['name']);
     expect(spec.workspace.properties.initialFiles['x-kubernetes-map-type']).toBe('granular');
-    expect(spec.config.properties.raw['x-kubernetes-map-type']).toBe('atomic');
+    // config.raw carries no map type: a preserve-unknown-fields object whose values the server
+    // types itself (granular at every level since 1.22, at its first level on 1.20: D10).
+    expect(spec.config.properties.raw['x-kubernetes-map-type']).toBeUndefined();
+    expect(spec.config.properties.raw['x-kubernetes-preserve-unknown-fields']).toBe(true);
   });
 
   it('E8 the service account can do what the product needs', async () => {

@@ -222,11 +222,14 @@ describe('E8 the emulator answers as a real kube-apiserver on the same request s
     ]);
   });
 
-  it('E8 K2 workspace.initialFiles granular map: removal of one key its owner dropped, config.raw atomic', async () => {
+  // config.raw's first-level keys are owned apart on both servers; below them 1.20 types values
+  // atomic (D10, checked to still occur by ssa.test.ts on the lane), so this sequence stays at the
+  // first level.
+  it('E8 K2 workspace.initialFiles and config.raw granular maps: removal of one key its owner dropped, the other manager\'s kept', async () => {
     await expectSame([
-      { op: 'apply', object: instance('i-map', { workspace: { initialFiles: { 'a.md': 'A', 'b.md': 'B' } }, config: { raw: { x: 1, y: { z: 2 } } } }), manager: 'alice' },
-      { op: 'apply', object: instance('i-map', { workspace: { initialFiles: { 'c.md': 'C' } } }), manager: 'bob' },
-      { op: 'apply', object: instance('i-map', { workspace: { initialFiles: { 'b.md': 'B' } }, config: { raw: { y: { z: 3 } } } }), manager: 'alice' },
+      { op: 'apply', object: instance('i-map', { workspace: { initialFiles: { 'a.md': 'A', 'b.md': 'B' } }, config: { raw: { x: 1, y: 2 } } }), manager: 'alice' },
+      { op: 'apply', object: instance('i-map', { workspace: { initialFiles: { 'c.md': 'C' } }, config: { raw: { w: 5 } } }), manager: 'bob' },
+      { op: 'apply', object: instance('i-map', { workspace: { initialFiles: { 'b.md': 'B' } }, config: { raw: { y: 3 } } }), manager: 'alice' },
       { op: 'read', object: instance('i-map', {}) },
     ]);
   });
