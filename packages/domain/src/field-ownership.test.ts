@@ -15,8 +15,9 @@ const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 const manager = fc.constantFrom('kubectl-edit', 'kubectl-patch', 'kubectl-client-side-apply', 'helm', 'argocd-controller');
 const entries = fc.uniqueArray(fc.record({ manager, operation: fc.constantFrom('Apply', 'Update'), time: seconds, data: fc.boolean() }), { selector: (e) => `${e.manager}/${e.operation}`, minLength: 1, maxLength: 4 });
 
-const asManagedFields = (list: Array<{ manager: string; operation: string; time: Date; data: boolean }>, typed: boolean) =>
-  [{ manager: ours, operation: 'Update', time: typed ? new Date(0) : '1970-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': {} } } }].concat(
+type Entry = { manager: string; operation: string; time: string | Date; fieldsType: string; fieldsV1: Record<string, unknown> };
+const asManagedFields = (list: Array<{ manager: string; operation: string; time: Date; data: boolean }>, typed: boolean): Entry[] =>
+  [{ manager: ours, operation: 'Update', time: typed ? new Date(0) : '1970-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': {} } } } as Entry].concat(
     list.map((e) => ({ manager: e.manager, operation: e.operation, time: (typed ? e.time : rfc3339(e.time)) as never, fieldsType: 'FieldsV1', fieldsV1: e.data ? DATA : { 'f:metadata': { 'f:annotations': {} } } })),
   );
 

@@ -1,4 +1,4 @@
-import { transaction, type Db, type Tx } from '../db/client.ts';
+import { type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
 
 // The durable queue in Postgres (rule W1): items are claimed with a lease under
