@@ -6,6 +6,8 @@ import type { KubeEmulator } from '@occ/kube-emulator/server';
 import type { KubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
 import { createDb, poolOf, type Db } from './db/client.ts';
 import { assertSchemaCurrent, migrateDatabase } from './db/migrate.ts';
+import { migrateKubernetesObjects } from './upgrade/kube-migrations.ts';
+import { assertStateNotNewer, recordReleaseStart } from './upgrade/stored-state.ts';
 import { KubernetesAgentObjectsDriver } from './drivers/kubernetes-agent-objects.ts';
 import { KubernetesComputeDriver } from './drivers/kubernetes-compute.ts';
 import { KubernetesNamespaceDriver } from './drivers/kubernetes-namespaces.ts';
@@ -83,6 +85,8 @@ export interface RuntimeOptions {
    * committed migration is applied. Tests that bring an already migrated database pass their own.
    */
   migrate?: (databaseUrl: string) => Promise<unknown>;
+  /** The Kubernetes object migrations (upgrade/kube-migrations.ts); tests stop one half-way. */
+  migrateKubernetes?: typeof migrateKubernetesObjects;
   /** Tests route the app's connections through a fault-injecting proxy. */
   connectVia?: (databaseUrl: string) => Promise<string>;
   /** SC9: the SelfConfig controller's clock; tests move it to pass the TTL. */
@@ -119,6 +123,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       databaseUrl = pg.url;
       logger.info('embedded PostgreSQL (PGlite) started', { dataDir: options.inMemory ? 'memory' : path.join(env.dataDir, 'pglite') });
     }
+    // Issue 30: state a newer release migrated is refused before anything (the embedded cluster's
+    // data file included) is started, migrated or written.
+    await assertStateNotNewer(databaseUrl);
     let kubeConfig: KubeConfig;
     let emulator: KubeEmulator | null = null;
     let kubelet: KubeletSimulator | null = null;
@@ -197,6 +204,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         FROM "WorkItem" WHERE state IN ('PENDING', 'RUNNING') GROUP BY state`,
     );
     const installation = await ensureInstallation(db, bootstrapKeyDelivery({ production: env.production ?? false, bootstrapSecret: env.bootstrapSecret ?? null, bootstrapKeyFile: env.bootstrapKeyFile ?? null }, kubeConfig));
+    // Issue 30: what earlier releases wrote into Kubernetes is brought to this release's shape,
+    // once, under the migration lock (R2), before the worker, controllers or API touch it.
+    await (options.migrateKubernetes ?? migrateKubernetesObjects)({ databaseUrl, kubeConfig, installationId: installation.installationId, logger: logger.child({ component: 'upgrade' }) });
+    await recordReleaseStart(databaseUrl);
     const processIdentity = `${hostname()}-${process.pid}`;
     const tracing = createTracing({
       endpoint: env.otlpEndpoint ?? null,
