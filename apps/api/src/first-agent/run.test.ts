@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCanary } from '../test/canary.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
-import { DEFAULT_MODEL, FirstAgentRefusal, NAMES, resolveModel, runFirstAgent, type FirstAgentOptions } from './run.ts';
+import { DEFAULT_MODEL, FirstAgentRefusal, NAMES, keyReader, resolveModel, runFirstAgent, type FirstAgentOptions } from './run.ts';
 
 // Q1: `npm run first-agent` against the installation `npm start` runs, checked through that
-// installation's own state marker; its refusals, its repeat behaviour and its model rules.
+// installation's own state marker; its refusals, its repeat behaviour and its model rules. The
+// model key on first runs and repeats, key source by key source, is model-key.test.ts.
 
 let stack: TestStack;
 let dir: string;
@@ -34,14 +36,19 @@ async function markerDir(content: unknown | null): Promise<string> {
   return d;
 }
 
-/** Options as the CLI builds them from its environment; `requests` counts what reached the server. */
-function options(dataDir: string, modelOverride: string | null = null) {
+/** A stdin that is not a terminal (a script, CI): nothing can be asked. */
+const noTerminal = () => ({ input: Object.assign(new PassThrough(), { isTTY: false }), output: new PassThrough() });
+
+/**
+ * Options as the CLI builds them from its environment, without a terminal; `requests` counts what
+ * reached the server.
+ */
+function options(dataDir: string, modelOverride: string | null = null, env: Record<string, string> = { OCC_BOOTSTRAP_KEY: stack.bootstrapKey, OPENAI_API_KEY: modelKey }) {
   const requests: string[] = [];
   const o: FirstAgentOptions = {
     dataDir,
     modelOverride,
-    bootstrapKey: async () => stack.bootstrapKey,
-    modelKey: async (envName) => (envName === 'OPENAI_API_KEY' ? modelKey : ''),
+    readKey: keyReader((name) => env[name] ?? null, noTerminal()),
     out: (line) => lines.push(line),
     deployTimeoutMs: 60_000,
     fetch: async (input, init) => {
@@ -106,6 +113,24 @@ describe('Q1 refusals: another installation, a profile it cannot serve', () => {
     expect(await namespaces()).toBe(0);
   });
 
+  it('Q1 with no bootstrap key and no terminal, names OCC_BOOTSTRAP_KEY and the hidden prompt a terminal gives, before any request (not "The API key was refused")', async () => {
+    const { o, requests } = options(await markerDir(marker()), null, { OPENAI_API_KEY: modelKey });
+    const e = await refusal(runFirstAgent(o));
+    expect(e.code).toBe('NO_BOOTSTRAP_KEY');
+    expect(e.message).toContain('OCC_BOOTSTRAP_KEY is not set, and there is no terminal to ask for it on (stdin is not a TTY)');
+    expect(e.message).toContain('run this in a terminal, which asks for it without echoing it');
+    expect(e.message).not.toMatch(/refused/i);
+    expect(requests).toEqual([]);
+  });
+
+  it('Q1 a key that is not an API key of this installation is refused as such (NOT_BOOTSTRAP_KEY), changing nothing', async () => {
+    const { o } = options(await markerDir(marker()), null, { OCC_BOOTSTRAP_KEY: `occ_${randomUUID()}`, OPENAI_API_KEY: modelKey });
+    const e = await refusal(runFirstAgent(o));
+    expect(e.code).toBe('NOT_BOOTSTRAP_KEY');
+    expect(e.message).toContain('The API key was refused');
+    expect(await namespaces()).toBe(0);
+  });
+
   it('Q1 says plainly when the recorded installation does not answer', async () => {
     const { o } = options(await markerDir(marker({ graphqlUrl: 'http://127.0.0.1:1/graphql' })));
     const e = await refusal(runFirstAgent(o));
@@ -138,6 +163,7 @@ describe('Q1 against the running installation', () => {
     const { o } = options(await markerDir(marker()), 'openai/gpt-6-mini');
     first = await runFirstAgent(o);
     expect(first.created).toEqual({ namespace: true, secret: true, configuration: true, agent: true, grant: true });
+    expect(first.modelKey).toEqual({ stored: 'created', from: 'environment', version: 1 });
     expect(first.model).toBe('openai/gpt-6-mini');
     const cfg = await stack.runtime.db.configuration.findUniqueOrThrow({ where: { id: first.configurationId } });
     expect(cfg.values).toEqual({ agents: { defaults: { model: { primary: 'openai/gpt-6-mini' } } } });
@@ -154,13 +180,24 @@ describe('Q1 against the running installation', () => {
     expect(findCanary([...lines, ...stack.logs], modelKey)).toEqual([]);
   }, 120_000);
 
-  it('Q1 a repeat reuses everything, keeps the recorded model, and deploys again', async () => {
-    const { o } = options(await markerDir(marker()));
+  it('Q1 a repeat without a model key reuses everything, says so, keeps the recorded model and the stored key, and deploys again', async () => {
+    lines.length = 0;
+    const { o } = options(await markerDir(marker()), null, { OCC_BOOTSTRAP_KEY: stack.bootstrapKey });
     const again = await runFirstAgent(o);
     expect(again.created).toEqual({ namespace: false, secret: false, configuration: false, agent: false, grant: false });
-    expect({ ...again, revisionId: '', created: null, modelCheck: null }).toEqual({ ...first, revisionId: '', created: null, modelCheck: null });
+    expect(again.modelKey).toEqual({ stored: 'kept', from: null, version: 1 });
+    expect({ ...again, revisionId: '', created: null, modelKey: null, modelCheck: null }).toEqual({ ...first, revisionId: '', created: null, modelKey: null, modelCheck: null });
     expect(again.revisionId).not.toBe(first.revisionId);
     expect(again.model).toBe('openai/gpt-6-mini');
+    expect(lines.slice(0, 7)).toEqual([
+      'Model openai/gpt-6-mini: recorded in configuration first-agent, kept.',
+      `Reusing namespace first-agent (${first.namespaceId}).`,
+      `Reusing secret first-agent-model-key (${first.secretId}): keeping its stored model key, version 1 (OPENAI_API_KEY is not set and there is no terminal to ask on; to replace it, set OPENAI_API_KEY or type one at the prompt in a terminal).`,
+      `Reusing configuration first-agent (${first.configurationId}).`,
+      `Reusing agent first-agent (${first.agentId}), principal ${first.servicePrincipalId}.`,
+      "The agent's principal already holds operate on exactly secret first-agent-model-key.",
+      expect.stringMatching(/^Deploying revision 2 of agent first-agent \(model openai\/gpt-6-mini, model key version 1\)/),
+    ]);
     first = again;
   }, 120_000);
 

@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { modelCredentialEnv } from '@occ/domain/configuration';
 
 // Q1: `npm run first-agent`. Against the installation `npm start` runs, and no other: it reads
@@ -9,6 +11,12 @@ import { modelCredentialEnv } from '@occ/domain/configuration';
 // creates or reuses a Secret holding the model key, a Configuration recording the model, and a
 // named Agent; grants the Agent's principal operate on exactly that Secret (grantAccess, audited);
 // deploys and waits for the revision to be active. Everything stays in place.
+//
+// On a repeat it says what it reuses. A model key it is given (environment or prompt) becomes a
+// new version of the Secret through updateSecret, audited, and the redeploy delivers it; without
+// one the stored key is kept. It never compares a given key with the stored one (it cannot read
+// that value, and a same key still makes a new version), so nothing learns whether they match.
+// Both keys are read before anything is written: a missing key changes nothing.
 
 export const DEFAULT_MODEL = 'openai/gpt-6-astra';
 export const NAMES = { namespace: 'first-agent', secret: 'first-agent-model-key', configuration: 'first-agent', agent: 'first-agent' } as const;
@@ -18,7 +26,19 @@ const MODEL_ID = /^([a-z0-9-]{1,32})\/([A-Za-z0-9][A-Za-z0-9._:-]{0,127})$/;
 
 export class FirstAgentRefusal extends Error {
   constructor(
-    readonly code: 'NO_INSTALLATION' | 'OTHER_INSTALLATION' | 'UNSUPPORTED_PROFILE' | 'NOT_RUNNING' | 'NOT_BOOTSTRAP_KEY' | 'INVALID_MODEL' | 'MODEL_CONFLICT' | 'NO_MODEL_KEY' | 'REFUSED' | 'DEPLOY_FAILED',
+    readonly code:
+      | 'NO_INSTALLATION'
+      | 'OTHER_INSTALLATION'
+      | 'UNSUPPORTED_PROFILE'
+      | 'NOT_RUNNING'
+      | 'NO_BOOTSTRAP_KEY'
+      | 'NOT_BOOTSTRAP_KEY'
+      | 'INVALID_MODEL'
+      | 'MODEL_CONFLICT'
+      | 'NO_MODEL_KEY'
+      | 'INTERRUPTED'
+      | 'REFUSED'
+      | 'DEPLOY_FAILED',
     message: string,
   ) {
     super(message);
@@ -35,14 +55,59 @@ export interface StateMarker {
   profile: { compute: string; sandbox: string };
 }
 
+/** How a key arrived. Its value goes to the one request that stores it, and nowhere else. */
+export type KeyAnswer = { given: true; from: 'environment' | 'prompt'; value: string } | { given: false; asked: boolean };
+
+/** A key by its variable's name, with the question a terminal shows when the variable is unset. */
+export type ReadKey = (request: { envName: string; question: string }) => Promise<KeyAnswer>;
+
+export interface Terminal {
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Where the question goes (stderr in the CLI); what is typed is never written anywhere. */
+  output: NodeJS.WritableStream;
+}
+
+/**
+ * The CLI's keys: the variable when it is set; else, on a terminal, a question answered without
+ * echo; with no terminal (a script, CI) nothing is asked and the answer says so.
+ */
+export function keyReader(fromEnv: (envName: string) => string | null, terminal: Terminal): ReadKey {
+  return async ({ envName, question }) => {
+    const value = fromEnv(envName);
+    if (value) return { given: true, from: 'environment', value };
+    if (!terminal.input.isTTY) return { given: false, asked: false };
+    terminal.output.write(question);
+    const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
+    const rl = createInterface({ input: terminal.input, output: muted, terminal: true });
+    const answer = await new Promise<string | null>((resolve) => {
+      rl.on('SIGINT', () => resolve(null));
+      rl.on('close', () => resolve(''));
+      rl.question('', resolve);
+    });
+    rl.close();
+    terminal.output.write('\n');
+    if (answer === null) throw new FirstAgentRefusal('INTERRUPTED', `Interrupted at the ${envName} prompt: nothing was changed.`);
+    const typed = answer.trim();
+    return typed ? { given: true, from: 'prompt', value: typed } : { given: false, asked: true };
+  };
+}
+
+/** A key that is needed and was not given: which variable to set, and what a terminal would do. */
+function missingKey(code: 'NO_BOOTSTRAP_KEY' | 'NO_MODEL_KEY', envName: string, what: string, asked: boolean): FirstAgentRefusal {
+  return new FirstAgentRefusal(
+    code,
+    asked
+      ? `No ${what} was typed at the prompt: type it there (it is not echoed), or set ${envName}. Nothing was changed.`
+      : `No ${what}: ${envName} is not set, and there is no terminal to ask for it on (stdin is not a TTY). Set ${envName}, or run this in a terminal, which asks for it without echoing it. Nothing was changed.`,
+  );
+}
+
 export interface FirstAgentOptions {
   dataDir: string;
-  /** The bootstrap API key (OCC_BOOTSTRAP_KEY, or asked for). */
-  bootstrapKey: () => Promise<string>;
   /** OPENCLAW_FIRST_AGENT_MODEL, or null. */
   modelOverride: string | null;
-  /** The model key for a provider's env name (from the environment, or asked for without echo). */
-  modelKey: (envName: string) => Promise<string>;
+  /** The bootstrap key (OCC_BOOTSTRAP_KEY) and the model key (the provider's variable, e.g. OPENAI_API_KEY). */
+  readKey: ReadKey;
   out: (line: string) => void;
   deployTimeoutMs?: number;
   fetch?: typeof fetch;
@@ -57,6 +122,8 @@ export interface FirstAgentResult {
   revisionId: string;
   model: string;
   created: { namespace: boolean; secret: boolean; configuration: boolean; agent: boolean; grant: boolean };
+  /** What this run did with the model key, and the Secret's version the revision delivers. */
+  modelKey: { stored: 'created' | 'new-version' | 'kept'; from: 'environment' | 'prompt' | null; version: number };
   modelCheck: { checked: false; reason: string };
 }
 
@@ -140,11 +207,35 @@ function ok<T extends { __typename: string }>(result: T, what: string): T {
 
 const ERR = '... on Error { code message }';
 
+interface Found {
+  configuration: { id: string; name: string; values: unknown } | null;
+  secret: { id: string; name: string; version: number } | null;
+  agent: { id: string; name: string; servicePrincipalId: string } | null;
+}
+
+function byName<T extends { name: string }>(page: { edges: Array<{ node: T }> }, name: string): T | null {
+  return page.edges.map((e) => e.node).find((n) => n.name === name) ?? null;
+}
+
+/** What a previous run left in the namespace (one query per kind: together they cost more than a request may). */
+async function readPrevious(gql: Gql, namespaceId: string): Promise<Found> {
+  const page = async (field: string, name: string, fields: string) =>
+    (await gql(`query($ns: ID!, $p: String) { namespace(id: $ns) { ${field}(first: 100, namePrefix: $p) { edges { node { ${fields} } } } } }`, { ns: namespaceId, p: name })).namespace[field];
+  const [configurations, secrets, agents] = await Promise.all([
+    page('configurations', NAMES.configuration, 'id name values'),
+    page('secrets', NAMES.secret, 'id name version'),
+    page('agents', NAMES.agent, 'id name servicePrincipalId'),
+  ]);
+  return { configuration: byName(configurations, NAMES.configuration), secret: byName(secrets, NAMES.secret), agent: byName(agents, NAMES.agent) };
+}
+
 export async function runFirstAgent(options: FirstAgentOptions): Promise<FirstAgentResult> {
   const marker = await readStateMarker(options.dataDir);
   // A malformed override is refused before anything is written; a conflicting one once the record is read.
   resolveModel(options.modelOverride, null);
-  const gql = client(marker.graphqlUrl, await options.bootstrapKey(), options.fetch ?? fetch);
+  const bootstrapKey = await options.readKey({ envName: 'OCC_BOOTSTRAP_KEY', question: 'Bootstrap API key (printed by the first `npm start`; not echoed): ' });
+  if (!bootstrapKey.given) throw missingKey('NO_BOOTSTRAP_KEY', 'OCC_BOOTSTRAP_KEY', 'bootstrap API key (the one the first `npm start` printed)', bootstrapKey.asked);
+  const gql = client(marker.graphqlUrl, bootstrapKey.value, options.fetch ?? fetch);
   const out = options.out;
 
   // The server must be the installation the marker describes: its bootstrap principal, whose id
@@ -159,53 +250,91 @@ export async function runFirstAgent(options: FirstAgentOptions): Promise<FirstAg
   }
   const created = { namespace: false, secret: false, configuration: false, agent: false, grant: false };
 
-  // The namespace, ready.
+  // What a previous run left, read before anything is written: the model it recorded, and whether
+  // a model key is stored (then a key is optional: given, it becomes a new version).
   const nsPage = await gql(`query($p: String) { namespaces(first: 100, namePrefix: $p) { edges { node { id name status } } } }`, { p: NAMES.namespace });
-  let ns = nsPage.namespaces.edges.map((e: { node: { id: string; name: string; status: string } }) => e.node).find((n: { name: string }) => n.name === NAMES.namespace);
-  if (!ns) {
-    ns = ok((await gql(`mutation($i: CreateNamespaceInput!) { createNamespace(input: $i) { __typename ... on CreateNamespaceSuccess { namespace { id name status } } ${ERR} } }`, { i: { name: NAMES.namespace } })).createNamespace, 'createNamespace').namespace;
+  let ns: { id: string; name: string; status: string } | null = byName(nsPage.namespaces, NAMES.namespace);
+  const previous: Found = ns ? await readPrevious(gql, ns.id) : { configuration: null, secret: null, agent: null };
+  const recorded = previous.configuration ? recordedModel(previous.configuration.values) : null;
+  const model = resolveModel(options.modelOverride, recorded);
+  const provider = model.split('/')[0]!;
+  const keyEnv = modelCredentialEnv(provider)!;
+  const key = await options.readKey({
+    envName: keyEnv,
+    question: previous.secret
+      ? `${keyEnv}: a new model key, stored as a new version of secret ${NAMES.secret} (not echoed; Enter keeps the stored key): `
+      : `${keyEnv} (the model key for ${model}; not echoed): `,
+  });
+  if (!key.given && !previous.secret) throw missingKey('NO_MODEL_KEY', keyEnv, `model key for ${model}`, key.asked);
+
+  if (recorded !== null) out(`Model ${model}: recorded in configuration ${NAMES.configuration}, kept.`);
+  else out(`Model ${model}${options.modelOverride !== null ? ', from OPENCLAW_FIRST_AGENT_MODEL' : ', the default (OPENCLAW_FIRST_AGENT_MODEL names another)'}.`);
+
+  // The namespace, ready.
+  if (ns) {
+    out(`Reusing namespace ${NAMES.namespace} (${ns.id}).`);
+  } else {
+    ns = ok((await gql(`mutation($i: CreateNamespaceInput!) { createNamespace(input: $i) { __typename ... on CreateNamespaceSuccess { namespace { id name status } } ${ERR} } }`, { i: { name: NAMES.namespace } })).createNamespace, 'createNamespace').namespace as { id: string; name: string; status: string };
     created.namespace = true;
+    out(`Created namespace ${NAMES.namespace} (${ns.id}).`);
   }
-  const nsId: string = ns.id;
+  const nsId = ns.id;
   for (const deadline = Date.now() + 60_000; ns.status !== 'READY'; ) {
     if (ns.status === 'FAILED') throw new FirstAgentRefusal('REFUSED', `Namespace ${NAMES.namespace} failed to provision.`);
     if (Date.now() > deadline) throw new FirstAgentRefusal('REFUSED', `Namespace ${NAMES.namespace} is not ready after 60 s.`);
     await new Promise((r) => setTimeout(r, 250));
-    ns = (await gql(`query($id: ID!) { namespace(id: $id) { id name status } }`, { id: nsId })).namespace;
+    ns = (await gql(`query($id: ID!) { namespace(id: $id) { id name status } }`, { id: nsId })).namespace as { id: string; name: string; status: string };
   }
 
-  // The configuration records the model: a repeat keeps it.
-  const cfgPage = await gql(`query($ns: ID!, $p: String) { namespace(id: $ns) { configurations(first: 100, namePrefix: $p) { edges { node { id name values } } } } }`, { ns: nsId, p: NAMES.configuration });
-  const existingCfg = cfgPage.namespace.configurations.edges.map((e: { node: { id: string; name: string; values: unknown } }) => e.node).find((c: { name: string }) => c.name === NAMES.configuration);
-  const model = resolveModel(options.modelOverride, existingCfg ? recordedModel(existingCfg.values) : null);
-  const provider = model.split('/')[0]!;
-  const keyEnv = modelCredentialEnv(provider)!;
-
-  const secretPage = await gql(`query($ns: ID!, $p: String) { namespace(id: $ns) { secrets(first: 100, namePrefix: $p) { edges { node { id name } } } } }`, { ns: nsId, p: NAMES.secret });
-  let secretId: string | undefined = secretPage.namespace.secrets.edges.map((e: { node: { id: string; name: string } }) => e.node).find((s: { name: string }) => s.name === NAMES.secret)?.id;
-  if (!secretId) {
-    const value = await options.modelKey(keyEnv);
-    if (!value) throw new FirstAgentRefusal('NO_MODEL_KEY', `No model key: set ${keyEnv}, or run in a terminal to be asked for it.`);
-    secretId = ok(
-      (await gql(`mutation($i: CreateSecretInput!) { createSecret(input: $i) { __typename ... on CreateSecretSuccess { secret { id } } ${ERR} } }`, { i: { namespaceId: nsId, name: NAMES.secret, value } })).createSecret,
-      'createSecret',
-    ).secret.id as string;
-    created.secret = true;
+  // The model key: a given one is always written (a new version on a repeat, through updateSecret,
+  // audited), never compared with the stored one; without one the stored key is kept.
+  let secret: { id: string; version: number };
+  let stored: FirstAgentResult['modelKey']['stored'];
+  if (!key.given) {
+    secret = previous.secret!;
+    stored = 'kept';
+    const why = key.asked ? 'no key was typed at the prompt' : `${keyEnv} is not set and there is no terminal to ask on`;
+    out(`Reusing secret ${NAMES.secret} (${secret.id}): keeping its stored model key, version ${secret.version} (${why}; to replace it, set ${keyEnv} or type one at the prompt in a terminal).`);
+  } else {
+    const from = key.from === 'environment' ? `from ${keyEnv}` : 'typed at the prompt';
+    if (previous.secret) {
+      secret = ok(
+        (await gql(`mutation($i: UpdateSecretInput!) { updateSecret(input: $i) { __typename ... on UpdateSecretSuccess { secret { id version } } ${ERR} } }`, { i: { id: previous.secret.id, value: key.value } })).updateSecret,
+        'updateSecret',
+      ).secret as { id: string; version: number };
+      stored = 'new-version';
+      out(`Reusing secret ${NAMES.secret} (${secret.id}): stored the model key ${from} as its new version ${secret.version} (audited; not compared with the stored key).`);
+    } else {
+      secret = ok(
+        (await gql(`mutation($i: CreateSecretInput!) { createSecret(input: $i) { __typename ... on CreateSecretSuccess { secret { id version } } ${ERR} } }`, { i: { namespaceId: nsId, name: NAMES.secret, value: key.value } })).createSecret,
+        'createSecret',
+      ).secret as { id: string; version: number };
+      stored = 'created';
+      created.secret = true;
+      out(`Created secret ${NAMES.secret} (${secret.id}): version ${secret.version} holds the model key ${from}.`);
+    }
   }
+  const secretId = secret.id;
 
-  let configurationId: string = existingCfg?.id;
-  if (!configurationId) {
+  let configurationId: string;
+  if (previous.configuration) {
+    configurationId = previous.configuration.id;
+    out(`Reusing configuration ${NAMES.configuration} (${configurationId}).`);
+  } else {
     const values = { agents: { defaults: { model: { primary: model } } } };
     configurationId = ok(
       (await gql(`mutation($i: CreateConfigurationInput!) { createConfiguration(input: $i) { __typename ... on CreateConfigurationSuccess { configuration { id } } ${ERR} } }`, { i: { namespaceId: nsId, name: NAMES.configuration, values } })).createConfiguration,
       'createConfiguration',
-    ).configuration.id;
+    ).configuration.id as string;
     created.configuration = true;
+    out(`Created configuration ${NAMES.configuration} (${configurationId}), recording model ${model}.`);
   }
 
-  const agentPage = await gql(`query($ns: ID!, $p: String) { namespace(id: $ns) { agents(first: 100, namePrefix: $p) { edges { node { id name servicePrincipalId } } } } }`, { ns: nsId, p: NAMES.agent });
-  let agent: { id: string; servicePrincipalId: string } | undefined = agentPage.namespace.agents.edges.map((e: { node: { id: string; name: string } }) => e.node).find((a: { name: string }) => a.name === NAMES.agent);
-  if (!agent) {
+  let agent: { id: string; servicePrincipalId: string };
+  if (previous.agent) {
+    agent = previous.agent;
+    out(`Reusing agent ${NAMES.agent} (${agent.id}), principal ${agent.servicePrincipalId}.`);
+  } else {
     agent = ok(
       (
         await gql(`mutation($i: CreateAgentInput!) { createAgent(input: $i) { __typename ... on CreateAgentSuccess { agent { id servicePrincipalId } } ${ERR} } }`, {
@@ -215,6 +344,7 @@ export async function runFirstAgent(options: FirstAgentOptions): Promise<FirstAg
       'createAgent',
     ).agent as { id: string; servicePrincipalId: string };
     created.agent = true;
+    out(`Created agent ${NAMES.agent} (${agent.id}), principal ${agent.servicePrincipalId}.`);
   }
 
   // Operate on exactly that secret, for the agent's own principal (idempotent; audited when it changes).
@@ -227,13 +357,18 @@ export async function runFirstAgent(options: FirstAgentOptions): Promise<FirstAg
     'grantAccess',
   );
   created.grant = Boolean(grant.created);
+  out(created.grant ? `Granted the agent's principal operate on exactly secret ${NAMES.secret} (audited).` : `The agent's principal already holds operate on exactly secret ${NAMES.secret}.`);
 
   const deployed = ok(
     (await gql(`mutation($i: DeployAgentInput!) { deployAgent(input: $i) { __typename ... on DeployAgentSuccess { revision { id number } } ${ERR} } }`, { i: { agentId: agent.id } })).deployAgent,
     'deployAgent',
   );
   const revisionId: string = deployed.revision.id;
-  out(`Deploying revision ${deployed.revision.number} of agent ${NAMES.agent} (model ${model})…`);
+  out(
+    stored === 'new-version'
+      ? `Redeploying agent ${NAMES.agent} so it uses the new model key (version ${secret.version}): revision ${deployed.revision.number} (model ${model})…`
+      : `Deploying revision ${deployed.revision.number} of agent ${NAMES.agent} (model ${model}, model key version ${secret.version})…`,
+  );
   for (const deadline = Date.now() + (options.deployTimeoutMs ?? 180_000); ; ) {
     const { agent: now } = await gql(`query($id: ID!) { agent(id: $id) { revisions(first: 10) { edges { node { id state failure { code message } } } } } }`, { id: agent.id });
     const node = now?.revisions.edges.map((e: { node: { id: string; state: string; failure: { code: string; message: string } | null } }) => e.node).find((n: { id: string }) => n.id === revisionId);
@@ -242,7 +377,7 @@ export async function runFirstAgent(options: FirstAgentOptions): Promise<FirstAg
     if (Date.now() > deadline) throw new FirstAgentRefusal('DEPLOY_FAILED', `Revision ${deployed.revision.number} is not active yet (state ${node?.state ?? 'unknown'}); it stays queued, see agent ${agent.id}.`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  out(`Agent ${NAMES.agent} (${agent.id}) is active: revision ${deployed.revision.number}.`);
+  out(`Agent ${NAMES.agent} (${agent.id}) is active: revision ${deployed.revision.number}, model key version ${secret.version}.`);
 
   // No model turn is sent, and the answer says why rather than pretending it was checked.
   const reason = marker.embedded.kubernetes
@@ -250,5 +385,16 @@ export async function runFirstAgent(options: FirstAgentOptions): Promise<FirstAg
     : 'The gateway runs in your cluster, and nothing here exposes it (no Service or port-forward is set up by this tool): the model answer was not checked. Reach the gateway through your cluster to send a prompt.';
   out(reason);
   out('Everything is left in place.');
-  return { namespaceId: nsId, secretId, configurationId, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, revisionId, model, created, modelCheck: { checked: false, reason } };
+  return {
+    namespaceId: nsId,
+    secretId,
+    configurationId,
+    agentId: agent.id,
+    servicePrincipalId: agent.servicePrincipalId,
+    revisionId,
+    model,
+    created,
+    modelKey: { stored, from: key.given ? key.from : null, version: secret.version },
+    modelCheck: { checked: false, reason },
+  };
 }
