@@ -16,6 +16,7 @@ import {
   SECRET_ID_LABEL,
   SECRET_VALUE_KEY,
   backendIdentityMismatch,
+  backendNotMigrated,
   withoutBackendNames,
   installationSelector,
   kubernetesNamespaceName,
@@ -205,6 +206,29 @@ describe('backendIdentityMismatch', () => {
     expect(reason).toContain('uid');
     expect(reason).toContain(other);
     expect(reason).toContain(UID);
+  });
+
+  it('D3 (issue 30) every mix of missing, changed and kept labels with the same or another uid: "not migrated" exactly when only labels upgrades add are missing and the uid is ours; never null otherwise', () => {
+    const keys = Object.keys(goodLabels());
+    const fate = fc.constantFrom('kept', 'missing', 'changed');
+    fc.assert(
+      fc.property(fc.tuple(...keys.map(() => fate)), fc.boolean(), (fates, sameUid) => {
+        const labels: Record<string, string> = {};
+        keys.forEach((key, i) => {
+          if (fates[i] === 'kept') labels[key] = goodLabels()[key]!;
+          if (fates[i] === 'changed') labels[key] = 'someone-else';
+        });
+        const observed = { uid: sameUid ? UID : '00000000-0000-4000-8000-000000000000', labels };
+        const missing = keys.filter((_k, i) => fates[i] === 'missing');
+        const changed = fates.includes('changed');
+        const notMigrated = sameUid && !changed && missing.length > 0 && missing.every((k) => k === INSTALLATION_ID_LABEL);
+        expect(backendNotMigrated(observed, expected) !== null).toBe(notMigrated);
+        const mismatch = backendIdentityMismatch(observed, expected);
+        expect(mismatch === null).toBe(sameUid && !changed && missing.length === 0);
+        if (notMigrated) expect(mismatch).toMatch(/earlier release.*not migrated/);
+        else if (!sameUid) expect(mismatch).toMatch(/^uid is/);
+      }),
+    );
   });
 
   it('S6 S7 reports a missing uid', () => {

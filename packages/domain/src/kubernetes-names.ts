@@ -66,11 +66,37 @@ export interface ObservedMeta {
   labels?: Record<string, string>;
 }
 
+/**
+ * Labels later releases added to what earlier ones wrote: an object that lacks only these, and whose
+ * uid is the recorded one, is ours and not yet migrated (issue 30), not a foreign or replaced one.
+ */
+export const LABELS_ADDED_BY_UPGRADES: readonly string[] = [INSTALLATION_ID_LABEL];
+
+/**
+ * D3: whether an object is ours but written by an earlier release and not yet migrated (it lacks
+ * only labels upgrades add; every other label and the uid match). The reason, or null.
+ */
+export function backendNotMigrated(observed: ObservedMeta, expected: { namespaceId: string; secretId: string; installationId: string; uid: string }): string | null {
+  if (observed.uid !== expected.uid) return null;
+  const want = secretLabels(expected.namespaceId, expected.secretId, expected.installationId);
+  const absent = Object.keys(want).filter((key) => observed.labels?.[key] === undefined);
+  const wrong = Object.entries(want).filter(([key, value]) => observed.labels?.[key] !== undefined && observed.labels[key] !== value);
+  if (wrong.length > 0 || absent.length === 0 || !absent.every((key) => LABELS_ADDED_BY_UPGRADES.includes(key))) return null;
+  return (
+    `it was written by an earlier release and is not migrated yet (no label ${absent.join(', ')}; its uid is the recorded one, so it is this installation's): ` +
+    'each start migrates Kubernetes objects under the migration lock; restart the product, and read its "upgrade" log lines if this stays'
+  );
+}
+
 /** Whether a live object is the one the metadata points to: labels ours, ids and uid match. */
 export function backendIdentityMismatch(
   observed: ObservedMeta,
   expected: { namespaceId: string; secretId: string; installationId: string; uid: string },
 ): string | null {
+  const notMigrated = backendNotMigrated(observed, expected);
+  if (notMigrated) return notMigrated;
+  // Another uid first: a replaced object is named as replaced, whatever labels it was given.
+  if (observed.uid !== undefined && observed.uid !== expected.uid) return `uid is ${observed.uid}, expected ${expected.uid}`;
   const want = secretLabels(expected.namespaceId, expected.secretId, expected.installationId);
   for (const [key, value] of Object.entries(want)) {
     if (observed.labels?.[key] !== value) return `label ${key} is ${JSON.stringify(observed.labels?.[key] ?? null)}, expected ${JSON.stringify(value)}`;

@@ -86,10 +86,16 @@ export class BackendObjectMissing extends Error {
   }
 }
 
-/** An object of the recorded name exists but is not the one recorded (uid or labels differ). */
+/**
+ * An object of the recorded name exists but is not the one recorded (uid or labels differ), or, with
+ * `notMigrated`, is the recorded one as an earlier release wrote it (backendNotMigrated, issue 30).
+ */
 export class BackendIdentityChanged extends Error {
-  constructor(readonly reason: string) {
-    super(`the Kubernetes Secret is not the one recorded: ${reason}`);
+  constructor(
+    readonly reason: string,
+    readonly notMigrated = false,
+  ) {
+    super(notMigrated ? `the Kubernetes Secret is the recorded one but ${reason}` : `the Kubernetes Secret is not the one recorded: ${reason}`);
     this.name = 'BackendIdentityChanged';
   }
 }

@@ -3,6 +3,7 @@ import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-no
 import { foreignDataOwners } from '@occ/domain/field-ownership';
 import {
   backendIdentityMismatch,
+  backendNotMigrated,
   FIELD_MANAGER,
   installationSelector,
   SECRET_VALUE_KEY,
@@ -92,8 +93,9 @@ export class KubernetesSecretDriver implements SecretDriver {
   async update(ref: SecretBackendRef, expected: { namespaceId: string; secretId: string }, value: string): Promise<void> {
     const live = await this.read(ref);
     if (!live) throw await this.whyMissing(ref);
-    const mismatch = backendIdentityMismatch(live.metadata ?? {}, { ...expected, installationId: this.installationId, uid: ref.uid });
-    if (mismatch) throw new BackendIdentityChanged(mismatch);
+    const identity = { ...expected, installationId: this.installationId, uid: ref.uid };
+    const mismatch = backendIdentityMismatch(live.metadata ?? {}, identity);
+    if (mismatch) throw new BackendIdentityChanged(mismatch, backendNotMigrated(live.metadata ?? {}, identity) !== null);
     const body: V1Secret = {
       ...live,
       // resourceVersion makes the replace conditional: a concurrent writer makes it a 409.

@@ -270,6 +270,7 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
       throw new ConflictError("The secret's Kubernetes Secret no longer exists (deleted outside the control plane); the value was not changed.", 'BACKEND_MISSING');
     }
     if (error instanceof BackendIdentityChanged) {
+      if (error.notMigrated) throw new ConflictError(`The secret's Kubernetes Secret is the recorded one, but ${error.reason}. The value was not changed.`, 'BACKEND_NOT_MIGRATED');
       throw new ConflictError(`The secret's Kubernetes Secret is not the one recorded (${error.reason}); the value was not changed.`, 'BACKEND_IDENTITY_CHANGED');
     }
     if (error instanceof BackendConflict) throw new ConflictError('The Kubernetes Secret changed concurrently; read the secret and retry.', 'BACKEND_CONFLICT');
