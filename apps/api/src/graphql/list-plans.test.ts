@@ -196,7 +196,12 @@ describe('list plans on 10,000 rows', () => {
           if (c.joined) expect(plan).toMatch(/Limit/);
           // The cursor bounds the index range: a deep page does not read the DEEP_PAGES × 100 rows
           // before it and filter them out (a cursor written as an OR of comparisons does).
-          for (const removed of plan.matchAll(/Rows Removed by Filter: (\d+)/g)) expect(Number(removed[1]), plan).toBeLessThan(100);
+          // A filter on other columns (a namespace's events read from the global order index, which
+          // the planner may choose when that namespace holds most rows) removes rows of other
+          // namespaces, not rows before the cursor: only filters that compare the order's columns count.
+          for (const removed of plan.matchAll(/Filter: (.*)\n\s*Rows Removed by Filter: (\d+)/g)) {
+            if (/"?(at|createdAt|id|number|generation)"?\s*[<>]/.test(removed[1]!)) expect(Number(removed[2]), plan).toBeLessThan(100);
+          }
         }
       }
     });
