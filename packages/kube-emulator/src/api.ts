@@ -25,6 +25,7 @@ import { checkFields, type FieldValidation } from './field-validation.ts';
 import { toScale } from './kinds/apps.ts';
 import { strategyFor } from './kinds/lookup.ts';
 import type { Strategy, StrategyContext } from './kinds/strategy.ts';
+import { MAX_DEPTH_MESSAGE, nestsDeeperThan } from './nesting.ts';
 import { applyJsonPatch, decodeJsonPatch, JsonPatchError, mergePatch } from './patch.ts';
 import { strategicMergePatch } from './strategic-patch.ts';
 import { apply as applyConfiguration, managedFieldsAfterUpdate, type Scope } from './ssa/managed.ts';
@@ -745,6 +746,8 @@ export class KubeApi {
     if (!isObject(body)) {
       throw badRequest(`${expectedKind} in version "${type.version}" cannot be handled as a ${expectedKind}: the object provided is not a JSON object`);
     }
+    // A patch result can nest deeper than either of its inputs: refused before it is cloned or walked.
+    if (nestsDeeperThan(body)) throw badRequest(`${expectedKind} in version "${type.version}" cannot be handled as a ${expectedKind}: ${MAX_DEPTH_MESSAGE}`);
     const object = clone(body) as KubeObject;
     if (object.kind !== undefined && object.kind !== '' && object.kind !== expectedKind) {
       throw badRequest(`${String(object.kind)} in version "${type.version}" cannot be handled as a ${expectedKind}: no kind "${String(object.kind)}" is registered for version "${expectedVersion}"`);

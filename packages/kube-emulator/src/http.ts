@@ -27,6 +27,7 @@ import {
 import { parseFaultRule, type FaultAction, type Faults } from './faults.ts';
 import { fieldValidationOf, warningHeader } from './field-validation.ts';
 import { openApiV2, openApiV3ForPath, openApiV3Root } from './openapi-docs.ts';
+import { MAX_DEPTH_MESSAGE, nestsDeeperThan } from './nesting.ts';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import type { ResourceRegistry, ResourceType } from './registry.ts';
 import { includeObjectOf, tableVersion, toTable } from './table.ts';
@@ -116,6 +117,13 @@ function mediaType(request: IncomingMessage): string {
 }
 
 function parseBody(raw: Buffer, type: string): unknown {
+  const body = decodeBody(raw, type);
+  // Before anything walks it: the merges and SSA recurse (nesting.ts).
+  if (nestsDeeperThan(body)) throw badRequest(`couldn't get version/kind; json parse error: ${MAX_DEPTH_MESSAGE}`);
+  return body;
+}
+
+function decodeBody(raw: Buffer, type: string): unknown {
   if (type === PROTOBUF_MEDIA_TYPE) return decodeProtobufObject(raw);
   const text = raw.toString('utf8');
   if (text.trim() === '') return undefined;
