@@ -14,8 +14,11 @@ export function useSafeOperations(): Plugin {
     onParse({ setParseFn }) {
       setParseFn(parseWithinLimits);
     },
-    onValidate({ setValidationFn }) {
-      setValidationFn(validateWithinLimits);
+    onValidate({ context, setValidationFn }) {
+      // P7: the cost is counted with this request's variables (page sizes given as `$n`).
+      const given = (context as { params?: { variables?: unknown } }).params?.variables;
+      const variables = given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
+      setValidationFn((schema, document, rules) => validateWithinLimits(schema, document, rules, variables));
     },
     onExecute({ args, setResultAndStopExecution }) {
       const operation = getOperationAST(args.document, args.operationName);

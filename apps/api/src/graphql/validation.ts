@@ -14,8 +14,9 @@ import {
   type ValidationRule,
   type ValueNode,
 } from 'graphql';
+import { documentCost } from './cost.ts';
 import { codedCause, invalidInput, objectProblem, walkType, type InputPath } from './input-errors.ts';
-import { limitRules } from './limits.ts';
+import { LIMITS, limitError, limitRules } from './limits.ts';
 
 // Rule P1 for values written inline: graphql-js' ValuesOfCorrectTypeRule prints the literal
 // (`Expected value of type "String!", found ["sk-…"]`). It still decides what is invalid; only its
@@ -84,18 +85,34 @@ export const SafeValuesOfCorrectTypeRule: ValidationRule = (context) => {
   ]);
 };
 
+/** What validation answers for a document whatever the variables: kept per schema, document and rules. */
+const answered = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, ReadonlyArray<GraphQLError>>>>();
+
+function remembered(schema: GraphQLSchema, document: DocumentNode, key: string, run: () => ReadonlyArray<GraphQLError>): ReadonlyArray<GraphQLError> {
+  let bySchema = answered.get(schema);
+  if (!bySchema) answered.set(schema, (bySchema = new WeakMap()));
+  let byDocument = bySchema.get(document);
+  if (!byDocument) bySchema.set(document, (byDocument = new Map()));
+  let errors = byDocument.get(key);
+  if (!errors) byDocument.set(key, (errors = run()));
+  return errors;
+}
+
 /**
- * Validation as yoga runs it, with two changes: the limits run first and alone (a document over a
- * limit is refused before the standard rules, some of which are quadratic in its size), and the
- * value rule is the one above.
+ * Validation as yoga runs it, with three changes: the limits run first and alone (a document over a
+ * limit is refused before the standard rules, some of which are quadratic in its size); the cost
+ * (P7) is counted with the request's variables, so it is checked on every request and never cached
+ * (yoga's own validation cache is off for that reason, yoga.ts); and the value rule is the one above.
  */
 export function validateWithinLimits(
   schema: GraphQLSchema,
   document: DocumentNode,
   rules?: ReadonlyArray<ValidationRule>,
+  variables?: Readonly<Record<string, unknown>>,
 ): ReadonlyArray<GraphQLError> {
-  const refused = validate(schema, document, limitRules);
+  const refused = remembered(schema, document, 'limits', () => validate(schema, document, limitRules));
   if (refused.length) return refused;
+  if (documentCost(schema, document, variables) > LIMITS.cost) return [limitError('cost')];
   const chosen = (rules ?? specifiedRules).map((rule) => (rule === ValuesOfCorrectTypeRule ? SafeValuesOfCorrectTypeRule : rule));
-  return validate(schema, document, chosen);
+  return remembered(schema, document, chosen.map((rule) => rule.name).join(','), () => validate(schema, document, chosen));
 }

@@ -41,6 +41,9 @@ export function createGraphQL(options: YogaOptions): Yoga {
     // and for no other (yoga's default reflects any Origin with credentials).
     cors: false,
     maskedErrors: { maskError },
+    // P7: the cost limit depends on the request's variables, which yoga's validation cache (keyed by
+    // document) does not see; validation.ts keeps what does not depend on them.
+    parserAndValidationCache: { validationCache: false },
     // P1: yoga's arguments are never stringified (a GraphQLError's toString prints the document).
     logging: yogaLogger(options.deps.logger),
     plugins: [
