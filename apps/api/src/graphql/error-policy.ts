@@ -3,6 +3,7 @@ import { PothosValidationError } from '@pothos/core';
 import { GraphQLError, getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { maskError as yogaMaskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from '../log.ts';
+import { operationLabel } from '../observability/operation-names.ts';
 
 // Rule P1 for every answer and every log line, whatever produced the error:
 // - every error carries `extensions.code`;
@@ -155,7 +156,7 @@ export function useErrorPolicy(logger: Logger): Plugin {
       return ({ result }) => {
         if (!known || !result || result instanceof Error) return;
         const name = getOperationAST(result as DocumentNode, params?.operationName)?.name?.value;
-        if (name) known.operationName = name;
+        if (name) known.operationName = operationLabel(name); // P1: a name the client chose is not logged
       };
     },
     onResultProcess({ result, setResult, request }) {

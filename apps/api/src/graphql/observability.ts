@@ -2,6 +2,7 @@ import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLF
 import type { Plugin } from 'graphql-yoga';
 import { currentRequest } from '../observability/request-context.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { operationLabel } from '../observability/operation-names.ts';
 import { nameOperation } from '../observability/tracing.ts';
 
 // R6 for GraphQL: the operation's name goes into the request context (so every log line of the
@@ -33,7 +34,7 @@ export function useObservability(metrics: Metrics | undefined): Plugin {
         const ast = getOperationAST(result as DocumentNode, params?.operationName);
         if (!ast) return;
         operation.type = ast.operation;
-        operation.name = ast.name?.value;
+        operation.name = ast.name ? operationLabel(ast.name.value) : undefined;
         const context = currentRequest();
         if (context && operation.name) context.operationName = operation.name;
         nameOperation(operation.type, operation.name);

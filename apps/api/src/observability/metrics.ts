@@ -1,16 +1,14 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type pg from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { operationLabel } from './operation-names.ts';
 
 // R6: the Prometheus metrics of one installation process. One registry per runtime (not
 // prom-client's global one), so tests that start several stacks in one process keep them apart.
-// Labels are bounded: routes are a fixed set, GraphQL operation names are capped (a client chooses
-// them), Kubernetes calls are labelled by verb, resource and status only.
+// Labels are bounded: routes are a fixed set, GraphQL operation names are the product's own or
+// `_other` (operation-names.ts), Kubernetes calls are labelled by verb, resource and status only.
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
-/** How many distinct GraphQL operation names get their own label; later ones share `_other`. */
-export const MAX_OPERATION_NAMES = 200;
 
 export interface Metrics {
   registry: Registry;
@@ -20,14 +18,13 @@ export interface Metrics {
   graphqlErrors: Counter<'code'>;
   kubernetesDuration: Histogram<'verb' | 'resource' | 'status'>;
   leaseLosses: Counter<'lease'>;
-  /** The label for a client-chosen operation name, within MAX_OPERATION_NAMES. */
+  /** The label for a client-chosen operation name: a known one, `_anonymous` or `_other`. */
   operationLabel(name: string | undefined): string;
 }
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'occ_' });
-  const names = new Set<string>();
   return {
     registry,
     httpDuration: new Histogram({
@@ -39,7 +36,7 @@ export function createMetrics(): Metrics {
     }),
     graphqlDuration: new Histogram({
       name: 'occ_graphql_request_duration_seconds',
-      help: 'GraphQL requests by operation type and name (names beyond the first 200 are _other).',
+      help: 'GraphQL requests by operation type and name (the console\'s operation names; any other is _other).',
       labelNames: ['operation_type', 'operation_name'],
       buckets: LATENCY_BUCKETS,
       registers: [registry],
@@ -63,13 +60,7 @@ export function createMetrics(): Metrics {
       labelNames: ['lease'],
       registers: [registry],
     }),
-    operationLabel(name) {
-      if (!name) return '_anonymous';
-      if (names.has(name)) return name;
-      if (names.size >= MAX_OPERATION_NAMES) return '_other';
-      names.add(name);
-      return name;
-    },
+    operationLabel,
   };
 }
 

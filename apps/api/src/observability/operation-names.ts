@@ -1,0 +1,20 @@
+// R6 and P1: an operation's name is written by the client, so it becomes a metrics label or a log
+// field only when it is one of the product's own documents (the console's, apps/console/lib; a
+// test holds the two lists together). Any other name is `_other`, so no caller, anonymous or not,
+// can mint label values or put a chosen word into the logs.
+
+export const KNOWN_OPERATION_NAMES: ReadonlySet<string> = new Set([
+  'AccessBindingsForResource', 'Agent', 'AgentFieldOwnership', 'AgentGateway', 'AgentRevisions', 'AgentRuntime', 'ApiKeys',
+  'AuditEvents', 'BootstrapPrincipal', 'Configuration', 'ConfigurationGenerations', 'CreateAgent', 'CreateApiKey',
+  'CreateConfiguration', 'CreateNamespace', 'CreateSecret', 'CreateUser', 'DeleteAgent', 'DeleteConfiguration', 'DeleteSecret',
+  'DeployAgent', 'DisableUser', 'ExplainAccess', 'ExplainDeploy', 'GrantAccess', 'NamespaceAgents', 'NamespaceConfigurations',
+  'NamespaceSecrets', 'Namespaces', 'RedeployConsumers', 'ReprovisionNamespace', 'ResourceAccessBindingsInNamespace', 'RevokeAccess',
+  'RevokeApiKey', 'Roles', 'SecretOptions', 'SecretReferences', 'SecretStaleConsumers', 'SelfConfigRequests', 'StopAgent',
+  'SubjectAccessBindings', 'UpdateConfiguration', 'UpdateSecret', 'Users', 'Viewer',
+]);
+
+/** The name to label and log an operation by: its own if the product sends it, else `_other`. */
+export function operationLabel(name: string | undefined): string {
+  if (!name) return '_anonymous';
+  return KNOWN_OPERATION_NAMES.has(name) ? name : '_other';
+}
