@@ -294,3 +294,25 @@ export function renderGateway(instance: InstanceObject, options: RenderOptions =
     ignoredEnv: ignored,
   };
 }
+
+let injected: ReadonlySet<string> | null = null;
+
+/**
+ * SC4, SG5: every env name the platform puts into a gateway Pod, read from a rendering with every
+ * optional part on (model auth, selfConfigure, workspace files), so a name added to the render is
+ * protected without a second list to keep in step. An agent may neither set nor remove any of them.
+ */
+export function platformInjectedEnvNames(): ReadonlySet<string> {
+  if (injected) return injected;
+  const probe: InstanceObject = {
+    metadata: { name: 'probe', namespace: 'probe', uid: 'probe', labels: {} },
+    spec: { modelAuth: { provider: 'probe', secretName: 'probe' }, selfConfigure: { enabled: true }, workspace: { initialFiles: { probe: 'probe' } } },
+  };
+  const pod = (renderGateway(probe).deployment.spec as { template: { spec: { containers?: Obj[]; initContainers?: Obj[] } } }).template.spec;
+  const names = new Set<string>();
+  for (const container of [...(pod.initContainers ?? []), ...(pod.containers ?? [])]) {
+    for (const item of Array.isArray(container.env) ? container.env.filter(isObject) : []) if (typeof item.name === 'string') names.add(item.name);
+  }
+  injected = names;
+  return names;
+}

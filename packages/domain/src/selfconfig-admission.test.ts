@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decideSelfConfigAdmission, parseAdmissionReview, serviceAccountUsername, type SelfConfigAdmissionRequest } from './selfconfig-admission.ts';
 
-const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/);
+// Names as Kubernetes allows them (a DNS label ends alphanumeric): the spec is checked too (SG5).
+const name = fc.stringMatching(/^[a-z]([a-z0-9-]{0,19}[a-z0-9])?$/);
 
 function review(overrides: { username?: string; operation?: string; namespace?: string; instanceRef?: unknown; oldInstanceRef?: unknown; labels?: Record<string, string>; resource?: string; subResource?: string }) {
   return {

@@ -3,7 +3,10 @@
 // (spec.instanceRef, in the request's namespace), and an update may not move it to another
 // instance. Identity is the authenticated userInfo the API server sends; a label, an annotation
 // or a name inside the object is not identity. Anything malformed is refused (fail closed). Pure:
-// the caller reads the instance and passes what it found.
+// the caller reads the instance and passes what it found. SG5: a spec SC1 refuses (nesting,
+// limits, a credential-like env name with a literal) is refused here too, so it is never stored.
+
+import { parseSelfConfigSpec } from './selfconfig.ts';
 
 export const SELFCONFIG_GROUP = 'openclaw.rocks';
 export const SELFCONFIG_RESOURCE = 'openclawselfconfigs';
@@ -20,6 +23,8 @@ export interface SelfConfigAdmissionRequest {
   username: string;
   instanceRef: string | null;
   oldInstanceRef: string | null;
+  /** The object's spec, as sent (undefined when it has none). */
+  spec: unknown;
 }
 
 export type ReviewParse = { ok: true; request: SelfConfigAdmissionRequest } | { ok: false; uid: string | null; message: string };
@@ -66,6 +71,7 @@ export function parseAdmissionReview(body: unknown): ReviewParse {
       username,
       instanceRef: instanceRefOf(request.object),
       oldInstanceRef: instanceRefOf(request.oldObject),
+      spec: isRecord(request.object) ? request.object.spec : undefined,
     },
   };
 }
@@ -87,7 +93,7 @@ export function decideSelfConfigAdmission(request: SelfConfigAdmissionRequest, i
     if (request.instanceRef === null || request.instanceRef !== request.oldInstanceRef) {
       return { allowed: false, code: 403, message: 'spec.instanceRef cannot be changed: a SelfConfig request stays with the instance it was created for' };
     }
-    return { allowed: true };
+    return specDecision(request.spec);
   }
   if (request.operation !== 'CREATE') return { allowed: true };
   if (request.instanceRef === null) return { allowed: false, code: 400, message: 'spec.instanceRef is required' };
@@ -102,5 +108,16 @@ export function decideSelfConfigAdmission(request: SelfConfigAdmissionRequest, i
       message: `SC5: a SelfConfig request may only target the requester's own instance; ${request.username} is not ${expected}, the service account of OpenClawInstance ${JSON.stringify(request.instanceRef)}`,
     };
   }
+  return specDecision(request.spec);
+}
+
+/**
+ * SG5: a spec SC1 refuses (nesting, limits, a credential-like env name with a literal) is never
+ * stored. Protected and platform-injected names (SC4) are still the controller's to fail, with a
+ * phase and an event the agent can read; refusing them here as well is SG5 work left open.
+ */
+function specDecision(spec: unknown): SelfConfigAdmissionDecision {
+  const parsed = parseSelfConfigSpec(spec);
+  if ('problem' in parsed) return { allowed: false, code: 400, message: `SG5: invalid request: ${parsed.problem.message}` };
   return { allowed: true };
 }

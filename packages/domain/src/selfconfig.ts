@@ -1,6 +1,7 @@
-import { reservedEnvName, validateConfigurationValues } from './configuration.ts';
+import { isCredentialKey, reservedEnvName, validateConfigurationValues } from './configuration.ts';
 import { configPathString, configPaths, fieldOwnership, managerEntries, type FieldOwner, type ItemKind } from './field-ownership.ts';
 import type { JsonObject } from './fieldsv1.ts';
+import { platformInjectedEnvNames } from './gateway-render.ts';
 import { textProblem, describeTextProblem } from './text.ts';
 
 // SelfConfig planning (rules SC1, SC3, SC4, SC6, SC7): what a request asks, whether it may, and
@@ -162,6 +163,16 @@ export function parseSelfConfigSpec(raw: unknown): { spec: SelfConfigSpec } | { 
       }
       const problem = text(item.name, `${f}.name`, 253) ?? envNameProblem(item.name as string, `${f}.name`) ?? text(item.value, `${f}.value`, 128 * 1024);
       if (problem) return { problem };
+      // The rule a config key obeys (C1), for an env name: a credential never arrives as a literal.
+      if (isCredentialKey(item.name as string) && (item.value as string) !== '') {
+        return {
+          problem: {
+            code: 'LITERAL_CREDENTIAL',
+            field: `${f}.value`,
+            message: `${f}: env var ${JSON.stringify(item.name)} is named like a credential and holds a literal value; a credential is bound from a Secret by a deploy, never sent in a request.`,
+          },
+        };
+      }
       if (seen.has(item.name as string)) return { problem: { code: 'DUPLICATE_ITEM', field: `${f}.name`, message: `${f}.name repeats an earlier item.` } };
       seen.add(item.name as string);
       addEnvVars.push({ name: item.name as string, value: item.value as string });
@@ -237,6 +248,7 @@ export type SelfConfigDecision =
 /** SC4: why a request may not set or remove an env name, or null. */
 export function protectedEnvReason(name: string, secretBound: ReadonlySet<string>): string | null {
   if (PROTECTED_ENV_NAMES.includes(name.toUpperCase())) return `${name} is protected`;
+  if (platformInjectedEnvNames().has(name) || platformInjectedEnvNames().has(name.toUpperCase())) return `${name} is set by the platform in the gateway`;
   if (secretBound.has(name)) return `${name} is bound to a Secret`;
   // What the platform injects into a gateway (C2's reserved names and prefixes) is never an agent's.
   return reservedEnvName(name);
@@ -248,6 +260,22 @@ export function protectedConfigKeys(patch: JsonObject | null): string[] {
   return Object.keys(patch).filter((key) => PROTECTED_CONFIG_KEYS.includes(key));
 }
 
+
+/**
+ * SC4: the first protected config key or env name a request touches, or null. `secretBound` holds
+ * the names bound to a Secret; admission, which cannot know them, passes none (SG5).
+ */
+export function protectionProblem(spec: SelfConfigSpec, secretBound: ReadonlySet<string>): { reason: 'ProtectedConfigKey' | 'ProtectedEnvVar'; message: string } | null {
+  const touchedKeys = protectedConfigKeys(spec.configPatch);
+  if (touchedKeys.length > 0) return { reason: 'ProtectedConfigKey', message: `configPatch touches protected config key ${touchedKeys.map((k) => JSON.stringify(k)).join(', ')}` };
+  for (const [field, names] of [['addEnvVars', spec.addEnvVars.map((e) => e.name)], ['removeEnvVars', spec.removeEnvVars]] as const) {
+    for (const name of names) {
+      const reason = protectedEnvReason(name, secretBound);
+      if (reason) return { reason: 'ProtectedEnvVar', message: `${field}: env var ${JSON.stringify(name)} is protected (${reason})` };
+    }
+  }
+  return null;
+}
 
 function selfConfigureOf(spec: JsonObject): { enabled: boolean; allowedActions: string[] } {
   const sc = isObject(spec.selfConfigure) ? spec.selfConfigure : {};
@@ -298,10 +326,21 @@ function deleteAt(doc: JsonObject, path: readonly string[]): void {
 
 /** Removes empty objects at every level: an applied empty map would be owned as a node of its own. */
 function pruneEmpty(doc: JsonObject): void {
-  for (const [key, value] of Object.entries(doc)) {
-    if (!isObject(value)) continue;
-    pruneEmpty(value);
-    if (Object.keys(value).length === 0) delete doc[key];
+  // Iterative (SG5: no walk over request or instance JSON may recurse): parents are listed before
+  // their children, so visiting the list backwards empties children before their parents are judged.
+  const order: Array<[JsonObject, string, JsonObject]> = [];
+  const stack: JsonObject[] = [doc];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    for (const [key, value] of Object.entries(node)) {
+      if (!isObject(value)) continue;
+      order.push([node, key, value]);
+      stack.push(value);
+    }
+  }
+  for (let i = order.length - 1; i >= 0; i--) {
+    const [parent, key, value] = order[i]!;
+    if (Object.keys(value).length === 0) delete parent[key];
   }
 }
 
@@ -326,14 +365,8 @@ export function planSelfConfig(spec: SelfConfigSpec, instance: InstanceSnapshot 
   // A name the live instance fills from a reference is secret-bound too, whoever wrote it.
   const bound = new Set<string>(context.secretBoundEnvNames);
   for (const item of liveEnv) if (typeof item.name === 'string' && item.valueFrom !== undefined) bound.add(item.name);
-  const touchedKeys = protectedConfigKeys(spec.configPatch);
-  if (touchedKeys.length > 0) return { phase: 'Failed', reason: 'ProtectedConfigKey', message: `configPatch touches protected config key ${touchedKeys.map((k) => JSON.stringify(k)).join(', ')}` };
-  for (const [field, names] of [['addEnvVars', spec.addEnvVars.map((e) => e.name)], ['removeEnvVars', spec.removeEnvVars]] as const) {
-    for (const name of names) {
-      const reason = protectedEnvReason(name, bound);
-      if (reason) return { phase: 'Failed', reason: 'ProtectedEnvVar', message: `${field}: env var ${JSON.stringify(name)} is protected (${reason})` };
-    }
-  }
+  const problem = protectionProblem(spec, bound);
+  if (problem) return { phase: 'Failed', ...problem };
 
   const { body, skipped } = applyBody(spec, instance, liveEnv);
   return { phase: 'Apply', body, skipped, categories };

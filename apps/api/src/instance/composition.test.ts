@@ -106,14 +106,15 @@ describe('one desired state: deploy and SelfConfig compose on the instance', { t
   it("SC10 RC1 an applied SelfConfig reaches the agent: its gateway's Pods run the instance's new generation (env, files, config, skills)", async () => {
     const done = await selfConfig({
       configPatch: { x: 1, temperature: 0.2, notes: { style: 'short' } },
-      addEnvVars: [{ name: 'TOOL_TOKEN', value: LITERAL }, { name: 'MY_FLAG', value: 'on' }],
+      // Not named like a credential: such a name with a literal is refused (SC4, issue 24).
+      addEnvVars: [{ name: 'TOOL_ENDPOINT', value: LITERAL }, { name: 'MY_FLAG', value: 'on' }],
       addSkills: ['fetch'],
       addWorkspaceFiles: [{ path: 'notes/today.md', content: 'hello' }],
     });
     expect(done.phase, done.message).toBe('Applied');
     const { gateway } = await gatewayAtCurrentGeneration();
     expect(JSON.parse(gateway.files['/etc/openclaw/openclaw.json']!)).toEqual({ model: 'openai/gpt-6-astra', web: { enabled: false }, x: 1, temperature: 0.2, notes: { style: 'short' } });
-    expect(gateway.env).toMatchObject({ TOOL_TOKEN: LITERAL, MY_FLAG: 'on' });
+    expect(gateway.env).toMatchObject({ TOOL_ENDPOINT: LITERAL, MY_FLAG: 'on' });
     expect(JSON.parse(gateway.files['/etc/openclaw/skills.json']!)).toEqual(['fetch']);
     expect(gateway.files['/workspace/notes/today.md']).toBe('hello');
   });
@@ -121,7 +122,7 @@ describe('one desired state: deploy and SelfConfig compose on the instance', { t
   it('RC3 explainDeploy lists, before the click, each item the agent set that the next deploy would take: a key it replaces and a literal it binds', async () => {
     const cfg = payload(
       await stack.gql(UPDATE_CONFIGURATION, {
-        input: { id: configurationId, expectedGeneration: 1, values: { model: 'openai/gpt-6-astra', web: { enabled: true }, x: 2 }, secretBindings: [binding('TOOL_TOKEN', secretId)] },
+        input: { id: configurationId, expectedGeneration: 1, values: { model: 'openai/gpt-6-astra', web: { enabled: true }, x: 2 }, secretBindings: [binding('TOOL_ENDPOINT', secretId)] },
       }),
       'updateConfiguration',
     );
@@ -131,7 +132,7 @@ describe('one desired state: deploy and SelfConfig compose on the instance', { t
     const takeovers = explained.takeovers.map((t: { kind: string; name: string; action: string }) => [t.kind, t.name, t.action]);
     expect(takeovers.sort()).toEqual([
       ['config', 'x', 'replace'],
-      ['envVar', 'TOOL_TOKEN', 'bind'],
+      ['envVar', 'TOOL_ENDPOINT', 'bind'],
     ]);
     for (const t of explained.takeovers) {
       expect(t.setBy).toEqual([{ manager: 'openclaw-selfconfig', operation: 'Apply' }]);
@@ -143,11 +144,11 @@ describe('one desired state: deploy and SelfConfig compose on the instance', { t
   it("RC3 the deploy takes them with force and records it (event, audit, the request's history, the revision); the agent's other changes stay; the name holds the secret's reference, never both", async () => {
     const r2 = await deployAndWait();
     const { instance, gateway } = await gatewayAtCurrentGeneration();
-    const token = (instance.spec.env as Array<{ name: string; value?: string; valueFrom?: unknown }>).find((e) => e.name === 'TOOL_TOKEN');
+    const token = (instance.spec.env as Array<{ name: string; value?: string; valueFrom?: unknown }>).find((e) => e.name === 'TOOL_ENDPOINT');
     expect(token?.value).toBeUndefined();
     expect(token?.valueFrom).toBeDefined();
     // The gateway gets the secret's bytes now, and keeps every other change the agent made.
-    expect(gateway.env.TOOL_TOKEN).toBe(TOKEN_VALUE);
+    expect(gateway.env.TOOL_ENDPOINT).toBe(TOKEN_VALUE);
     expect(gateway.env.MY_FLAG).toBe('on');
     expect(JSON.parse(gateway.files['/etc/openclaw/openclaw.json']!)).toEqual({ model: 'openai/gpt-6-astra', web: { enabled: true }, x: 2, temperature: 0.2, notes: { style: 'short' } });
     expect(JSON.parse(gateway.files['/etc/openclaw/skills.json']!)).toEqual(['fetch']);
@@ -155,31 +156,31 @@ describe('one desired state: deploy and SelfConfig compose on the instance', { t
     const revision = payload(await stack.gql(REVISION, { id: r2.id }), 'node');
     expect(revision.takeovers.map((t: { kind: string; name: string; action: string }) => [t.kind, t.name, t.action]).sort()).toEqual([
       ['config', 'x', 'replace'],
-      ['envVar', 'TOOL_TOKEN', 'bind'],
+      ['envVar', 'TOOL_ENDPOINT', 'bind'],
     ]);
     const history = payload(await stack.gql(HISTORY, { id: agentId }), 'selfConfigRequests').edges.map((e: { node: unknown }) => e.node);
     const setter = history.find((n: { overriddenBy: unknown[] }) => n.overriddenBy.length > 0);
-    expect(setter.overriddenBy).toEqual([{ revisionId: r2.id, number: 2, items: expect.arrayContaining([expect.stringContaining('config.x'), expect.stringContaining('env TOOL_TOKEN')]), at: expect.any(String) }]);
+    expect(setter.overriddenBy).toEqual([{ revisionId: r2.id, number: 2, items: expect.arrayContaining([expect.stringContaining('config.x'), expect.stringContaining('env TOOL_ENDPOINT')]), at: expect.any(String) }]);
     expect(revision.takeovers.every((t: { requestId: string }) => t.requestId === setter.id)).toBe(true);
     const audited = await stack.runtime.db.auditEvent.findFirstOrThrow({ where: { action: 'revision.takeover', resourceId: r2.id } });
     expect(JSON.stringify(audited.details)).toContain('"name":"x"');
     const events = await stack.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: k8sNamespace, fieldSelector: `involvedObject.name=${agentInstanceName(agentId)}` });
     const took = events.items.filter((e) => e.reason === 'RevisionTookOverSelfConfig');
-    expect(took.map((e) => e.message)).toEqual([expect.stringMatching(/^revision 2: env TOOL_TOKEN, set by the agent as a literal on .*, was bound to its secret instead; config\.x, set by the agent on .*, was replaced$/)]);
+    expect(took.map((e) => e.message)).toEqual([expect.stringMatching(/^revision 2: env TOOL_ENDPOINT, set by the agent as a literal on .*, was bound to its secret instead; config\.x, set by the agent on .*, was replaced$/)]);
     // Who holds what now: the bound name and the replaced key are occ-controller's; the agent's other items its own.
     const owners = Object.fromEntries(
       payload(await stack.gql(AGENT, { id: agentId }), 'agent').fieldOwnership.items.map((i: { kind: string; name: string; owners: Array<{ manager: string }> }) => [`${i.kind}:${i.name}`, i.owners.map((o) => o.manager).sort()]),
     );
-    expect(owners['envVar:TOOL_TOKEN']).toEqual(['occ-controller']);
+    expect(owners['envVar:TOOL_ENDPOINT']).toEqual(['occ-controller']);
     expect(owners['config:x']).toEqual(['occ-controller']);
     expect(owners['envVar:MY_FLAG']).toEqual(['openclaw-selfconfig']);
     expect(owners['config:temperature']).toEqual(['openclaw-selfconfig']);
   });
 
   it('SC4 SC6 after the deploy the agent can no longer set the bound name, and still removes what it alone holds', async () => {
-    const bound = await selfConfig({ addEnvVars: [{ name: 'TOOL_TOKEN', value: 'again' }] });
+    const bound = await selfConfig({ addEnvVars: [{ name: 'TOOL_ENDPOINT', value: 'again' }] });
     expect(bound).toMatchObject({ phase: 'Failed' });
-    expect(bound.message).toContain('TOOL_TOKEN');
+    expect(bound.message).toContain('TOOL_ENDPOINT');
     const removed = await selfConfig({ removeSkills: ['fetch'], configPatch: { temperature: null, x: null } });
     expect(removed.phase).toBe('Applied');
     // x is occ-controller's now: its removal is skipped, naming it.

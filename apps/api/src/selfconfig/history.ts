@@ -1,6 +1,6 @@
 import { isId } from '@occ/domain/ids';
 import { agentInstanceName } from '@occ/domain/kubernetes-names';
-import { modelCredentialEnv } from '@occ/domain/configuration';
+import { modelCredentialEnv, validateConfigurationValues } from '@occ/domain/configuration';
 import type { SkippedRemoval } from '@occ/domain/selfconfig';
 import type { Db } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
@@ -42,9 +42,15 @@ export async function agentContext(db: Db, k8sNamespace: string, instanceName: s
   return { agentId: agent.id, namespaceId: agent.namespaceId, secretBoundEnvNames: names };
 }
 
-/** The request as history keeps it: names and the configPatch, never literal values. */
+/**
+ * The request as history keeps it: names and the configPatch, never literal values. A configPatch
+ * SC1 refuses (too deep, too large, a literal credential, text PostgreSQL cannot store) is left out:
+ * its refusal is in the message, and the row must be writable whatever an agent sent (SG5: a row
+ * that cannot be written left a request with no phase, retried forever).
+ */
 export function storableRequest(spec: unknown): Prisma.InputJsonValue {
   const s = (typeof spec === 'object' && spec !== null ? spec : {}) as Record<string, unknown>;
+  const patch = typeof s.configPatch === 'object' && s.configPatch !== null && validateConfigurationValues(s.configPatch) === null ? s.configPatch : null;
   const names = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
   const envNames = Array.isArray(s.addEnvVars) ? s.addEnvVars.map((e) => (e as { name?: unknown })?.name).filter((n): n is string => typeof n === 'string') : [];
   const files = typeof s.addWorkspaceFiles === 'object' && s.addWorkspaceFiles !== null ? Object.keys(s.addWorkspaceFiles) : [];
@@ -52,7 +58,7 @@ export function storableRequest(spec: unknown): Prisma.InputJsonValue {
     instanceRef: typeof s.instanceRef === 'string' ? s.instanceRef : '',
     addSkills: names(s.addSkills),
     removeSkills: names(s.removeSkills),
-    configPatch: (typeof s.configPatch === 'object' && s.configPatch !== null ? s.configPatch : null) as Prisma.InputJsonValue,
+    configPatch: patch as Prisma.InputJsonValue,
     addWorkspaceFiles: files,
     removeWorkspaceFiles: names(s.removeWorkspaceFiles),
     addEnvVars: envNames,

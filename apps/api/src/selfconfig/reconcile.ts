@@ -11,6 +11,7 @@ import {
   type TerminalPhase,
 } from '@occ/domain/selfconfig';
 import type { Db } from '../db/client.ts';
+import { ApiException } from '@kubernetes/client-node';
 import { classifyKubeError } from '../kube/errors.ts';
 import type { Logger } from '../log.ts';
 import type { EventInput, InstanceObject, SelfConfigCluster, SelfConfigObject } from './cluster.ts';
@@ -82,6 +83,8 @@ export async function reconcile(deps: ReconcileDeps, namespace: string, name: st
   for (let conflicts = 0; ; ) {
     const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
     context = await agentContext(db, namespace, instanceRef);
+    // SG5: the history row keeps only what SC1 accepts (storableRequest), so this write cannot fail
+    // on what an agent sent: every request reaches Pending and a terminal phase.
     await observeRequest(db, request, context);
     const phase = request.status?.phase;
     // A request terminal in the cache is not decided again. (Its status is never rolled back: a
@@ -171,7 +174,7 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
         return { phase: 'Failed', message: `the instance kept changing: ${retries + 1} conflicting writes; submit the request again`, skipped: [], events: [], instance };
       }
       if (failure.kind === 'refused' && failure.code === 422) {
-        return { phase: 'Failed', message: 'the instance refused the change (422 Invalid)', skipped: [], events: [], instance };
+        return { phase: 'Failed', message: `the instance refused the change (422 Invalid): ${refusedFields(error)}`, skipped: [], events: [], instance };
       }
       throw error;
     }
@@ -242,3 +245,27 @@ async function expire(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
   return {};
 }
 
+/**
+ * The limits a 422 names (the instance's schema: at most 20 skills, 50 workspace files …), from
+ * its causes, never with a value: of a cause's message only the limit phrase is kept ("must have at
+ * most 20 items"; 1.20 words it "should have at most 20 items", D2); a cause without one is shown
+ * as its field and reason.
+ */
+export function refusedFields(error: unknown): string {
+  let causes: Array<{ field?: unknown; reason?: unknown; message?: unknown }> = [];
+  if (error instanceof ApiException) {
+    try {
+      const body = (typeof error.body === 'string' ? JSON.parse(error.body) : error.body) as { details?: { causes?: unknown } } | null;
+      if (Array.isArray(body?.details?.causes)) causes = body.details.causes as typeof causes;
+    } catch {
+      causes = [];
+    }
+  }
+  const parts = causes.slice(0, 10).map((c) => {
+    const field = typeof c.field === 'string' ? c.field : '(unnamed field)';
+    const reason = typeof c.reason === 'string' ? c.reason : 'FieldValueInvalid';
+    const limit = typeof c.message === 'string' ? /(?:must|should) have at (?:most|least) \d+ (?:items|properties|bytes)|may not be longer than \d+|Required value/.exec(c.message)?.[0] : undefined;
+    return limit ? `${field}: ${limit}` : `${field}: ${reason}`;
+  });
+  return parts.length > 0 ? parts.join('; ') : 'no cause named';
+}

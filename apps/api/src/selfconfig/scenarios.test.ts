@@ -71,6 +71,24 @@ function asInstance(instanceRef: string): Promise<CustomObjectsApi> {
   return client;
 }
 
+/** The Status body of a refused client-node call, as text. */
+function bodyText(error: unknown): string {
+  const body = (error as { body?: unknown }).body;
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+/** Runs `body` with the webhook's registration away, as when it is down (SC5 and SG5 checked by the controller alone). */
+async function withoutWebhook(body: () => Promise<void>): Promise<void> {
+  const admissions = stack.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  const saved = await admissions.readValidatingWebhookConfiguration({ name: 'openclaw-selfconfig' });
+  await admissions.deleteValidatingWebhookConfiguration({ name: 'openclaw-selfconfig' });
+  try {
+    await body();
+  } finally {
+    await admissions.createValidatingWebhookConfiguration({ body: { metadata: { name: 'openclaw-selfconfig', labels: saved.metadata?.labels }, webhooks: saved.webhooks } });
+  }
+}
+
 /** Creates a request as the instance's service account would and waits for its terminal phase. */
 async function submit(spec: Record<string, unknown>, instanceRef = instance): Promise<Obj> {
   const name = `req-${++counter}`;
@@ -211,9 +229,10 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
     expect((await getInstance()).spec.config.raw).toEqual({ gateway: { auth: { mode: 'token' } }, channels: { gateway: 1 } });
   });
 
-  it('SC4 a protected env name, a secret-bound one and the harnessAuth one fail naming the name', async () => {
-    for (const name of ['OPENCLAW_GATEWAY_TOKEN', 'TELEGRAM_BOT_TOKEN', 'ANTHROPIC_API_KEY', 'PATH']) {
-      const done = await submit({ addEnvVars: [{ name, value: 'x' }] });
+  it('SC4 a protected env name, a secret-bound one, the harnessAuth one and the model-auth container\'s fail naming the name', async () => {
+    // Empty values: a credential-like name with a literal is refused at admission (SG5, below).
+    for (const name of ['OPENCLAW_GATEWAY_TOKEN', 'TELEGRAM_BOT_TOKEN', 'ANTHROPIC_API_KEY', 'PATH', 'MODEL_PROVIDER', 'MODEL_CREDENTIAL_FILE']) {
+      const done = await submit({ addEnvVars: [{ name, value: '' }] });
       expect(done.status?.phase, name).toBe('Failed');
       expect(done.status?.message).toContain(JSON.stringify(name));
     }
@@ -239,16 +258,71 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
     await expect(submit({ addSkills: ['x'] }, ghost)).rejects.toMatchObject({ code: 403 });
     // The controller cannot count on the webhook (it may be down with failurePolicy Ignore, or
     // removed): with its registration away, the same request reaches the controller, which fails it.
-    const admissions = stack.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
-    const saved = await admissions.readValidatingWebhookConfiguration({ name: 'openclaw-selfconfig' });
-    await admissions.deleteValidatingWebhookConfiguration({ name: 'openclaw-selfconfig' });
-    try {
+    await withoutWebhook(async () => {
       const done = await submit({ addSkills: ['x'] }, ghost);
       expect(done.status?.phase).toBe('Failed');
       expect(done.status?.message).toContain('not found');
-    } finally {
-      await admissions.createValidatingWebhookConfiguration({ body: { metadata: { name: 'openclaw-selfconfig', labels: saved.metadata?.labels }, webhooks: saved.webhooks } });
+    });
+  });
+
+  it('SG5 SC2 a configPatch nested around the limit: refused at admission naming it; with the webhook away each one still gets a phase, Failed naming the limit, and a history row', async () => {
+    const own = 'agent-00000000-0000-4000-8000-0000000000d1';
+    await applyInstance(own, 'occ-controller', { image: 'i', selfConfigure: { enabled: true, allowedActions: ['skills'] } });
+    const nested = (levels: number) => {
+      let node: Record<string, unknown> = { a: 1 };
+      for (let i = 1; i < levels; i++) node = { a: node };
+      return node;
+    };
+    // 64 is the limit (C1's MAX_VALUES_DEPTH); 128 and more wedged the request before issue 24.
+    const depths = [64, 65, 127, 128, 129, 500];
+    for (const levels of depths) {
+      if (levels <= 64) {
+        expect((await submit({ configPatch: nested(levels) }, own)).status?.phase, String(levels)).toBe('Denied');
+        continue;
+      }
+      const refused = submit({ configPatch: nested(levels) }, own);
+      await expect(refused, String(levels)).rejects.toMatchObject({ code: 400 });
+      expect(bodyText(await refused.catch((e: unknown) => e))).toContain('deeper than 64');
     }
+    await withoutWebhook(async () => {
+      const done: Obj[] = [];
+      for (const levels of depths.filter((d) => d > 64)) {
+        const request = await submit({ configPatch: nested(levels) }, own);
+        expect(request.status?.phase, String(levels)).toBe('Failed');
+        expect(request.status?.message).toContain('deeper than 64');
+        done.push(request);
+      }
+      // History keeps a row for each, without the patch SC1 refused (C1's limit holds for history too).
+      for (const request of done) {
+        const row = await waitFor(() => stack.runtime.db.selfConfigRequest.findFirst({ where: { uid: request.metadata.uid, phase: 'Failed' }, select: { request: true } }), 'history row Failed');
+        expect((row.request as { configPatch: unknown }).configPatch).toBeNull();
+      }
+    });
+  });
+
+  it('SG5 SC4 a credential-like env name with a literal is refused at admission and never stored; a plain name with a literal applies', async () => {
+    const name = `req-${++counter}`;
+    const create = (spec: Record<string, unknown>) =>
+      asInstance(instance).then((client) =>
+        client.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef: instance, ...spec } } }),
+      );
+    for (const env of ['MY_API_KEY', 'SERVICE_TOKEN', 'dbPassword']) {
+      const refused = await create({ addEnvVars: [{ name: env, value: 'sk-literal-canary' }] }).catch((e: unknown) => e as { code?: number; body?: unknown });
+      expect((refused as { code?: number }).code, env).toBe(400);
+      expect(bodyText(refused)).toContain(`env var \\"${env}\\" is named like a credential`);
+      expect(bodyText(refused)).not.toContain('sk-literal-canary');
+      await expect(custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name })).rejects.toMatchObject({ code: 404 });
+    }
+    expect((await submit({ addEnvVars: [{ name: 'MY_GREETING', value: 'hello' }] })).status?.phase).toBe('Applied');
+  });
+
+  it('SC6 the 21st skill fails naming the instance\'s limit, not a bare 422', async () => {
+    const full = 'agent-00000000-0000-4000-8000-0000000000d2';
+    await applyInstance(full, 'occ-controller', { image: 'i', skills: Array.from({ length: 19 }, (_, i) => `base-${i}`), selfConfigure: { enabled: true, allowedActions: ['skills'] } });
+    expect((await submit({ addSkills: ['twentieth'] }, full)).status?.phase).toBe('Applied');
+    const done = await submit({ addSkills: ['twenty-first'] }, full);
+    expect(done.status?.phase).toBe('Failed');
+    expect(done.status?.message).toMatch(/spec\.skills: (must|should) have at most 20 items/);
   });
 
   it('SC6 an identical request changes nothing: the instance keeps its resourceVersion', async () => {

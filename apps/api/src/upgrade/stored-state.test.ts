@@ -50,7 +50,9 @@ describe('stored state from a newer release (issue 30)', () => {
     const installationId = first.installation.installationId;
     await first.close();
     for (const kind of ['database', 'kubernetes'] as const) await refusedOnce(dataDir, env, installationId, kind);
-  });
+    // Three starts of the embedded defaults on disk (PGlite's data folder, the cluster's data file):
+    // about 30 s on a quiet machine, more beside a CI run.
+  }, 180_000);
 });
 
 async function refusedOnce(dataDir: string, env: { dataDir: string; databaseUrl: null; kubeconfig: null }, installationId: string, kind: 'database' | 'kubernetes'): Promise<void> {
