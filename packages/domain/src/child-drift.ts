@@ -17,9 +17,21 @@ export const DESIRED_FIELDS = ['spec', 'data', 'binaryData', 'immutable', 'autom
  * defaults and status, are allowed): lists element by element, maps key by key.
  */
 export function covers(rendered: unknown, live: unknown): boolean {
-  if (Array.isArray(rendered)) return Array.isArray(live) && live.length === rendered.length && rendered.every((r, i) => covers(r, live[i]));
-  if (isObject(rendered)) return isObject(live) && Object.entries(rendered).every(([k, v]) => covers(v, live[k]));
-  return rendered === live;
+  // Iterative: a child renders the instance's config, which nests as deep as a server accepts.
+  const pairs: Array<[unknown, unknown]> = [[rendered, live]];
+  while (pairs.length > 0) {
+    const [r, l] = pairs.pop()!;
+    if (Array.isArray(r)) {
+      if (!Array.isArray(l) || l.length !== r.length) return false;
+      r.forEach((element, i) => pairs.push([element, l[i]]));
+    } else if (isObject(r)) {
+      if (!isObject(l)) return false;
+      for (const [k, v] of Object.entries(r)) pairs.push([v, l[k]]);
+    } else if (r !== l) {
+      return false;
+    }
+  }
+  return true;
 }
 
 export interface ForeignWriter extends FieldOwner {

@@ -36,9 +36,17 @@ const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
  */
 export function leafPaths(doc: JsonObject, prefix: string[] = []): string[][] {
   const out: string[][] = [];
-  for (const [key, value] of Object.entries(doc)) {
-    const path = [...prefix, key];
-    if (isObject(value)) out.push(...leafPaths(value, path));
+  // Depth first in document order, iterative: an instance's config nests as deep as a server accepts.
+  const open: Array<{ entries: Array<[string, unknown]>; next: number; path: string[] }> = [{ entries: Object.entries(doc), next: 0, path: prefix }];
+  while (open.length > 0) {
+    const level = open[open.length - 1]!;
+    if (level.next >= level.entries.length) {
+      open.pop();
+      continue;
+    }
+    const [key, value] = level.entries[level.next++]!;
+    const path = [...level.path, key];
+    if (isObject(value)) open.push({ entries: Object.entries(value), next: 0, path });
     else out.push(path);
   }
   return out;
@@ -129,14 +137,17 @@ export function yieldingToAgent(body: { spec?: JsonObject } & JsonObject, takeov
 }
 
 function removeLeaf(doc: JsonObject, path: readonly string[]): void {
-  const [head, ...rest] = path;
-  if (head === undefined) return;
-  if (rest.length === 0) {
-    delete doc[head];
-    return;
+  if (path.length === 0) return;
+  // Down to the leaf's parent, then back up, removing each object the removal emptied.
+  const parents: JsonObject[] = [doc];
+  for (const key of path.slice(0, -1)) {
+    const next = parents[parents.length - 1]![key];
+    if (!isObject(next)) return;
+    parents.push(next);
   }
-  const next = doc[head];
-  if (!isObject(next)) return;
-  removeLeaf(next, rest);
-  if (Object.keys(next).length === 0) delete doc[head];
+  delete parents[parents.length - 1]![path[path.length - 1]!];
+  for (let i = parents.length - 1; i > 0; i--) {
+    if (Object.keys(parents[i]!).length > 0) break;
+    delete parents[i - 1]![path[i - 1]!];
+  }
 }

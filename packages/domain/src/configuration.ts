@@ -262,17 +262,23 @@ export function missingChannelBindings(values: unknown, boundEnvNames: Iterable<
   const channels = (values as { channels?: unknown } | null)?.channels;
   if (typeof channels !== 'object' || channels === null) return [];
   const missing: MissingChannelBinding[] = [];
-  const walk = (node: unknown, channel: string, path: string) => {
-    if (isEnvSecretRef(node)) {
-      if (!bound.has(node.id)) missing.push({ channel, path, envName: node.id });
-      return;
-    }
-    if (Array.isArray(node)) node.forEach((child, i) => walk(child, channel, `${path}[${i}]`));
-    else if (typeof node === 'object' && node !== null) for (const [k, v] of Object.entries(node)) walk(v, channel, `${path}.${k}`);
-  };
   for (const [name, config] of Object.entries(channels)) {
     if ((config as { enabled?: unknown } | null)?.enabled === false) continue;
-    walk(config, name, `channels.${name}`);
+    // Iterative, in document order (children pushed in reverse): no document can overflow the stack.
+    const stack: Array<[unknown, string]> = [[config, `channels.${name}`]];
+    while (stack.length > 0) {
+      const [node, path] = stack.pop()!;
+      if (isEnvSecretRef(node)) {
+        if (!bound.has(node.id)) missing.push({ channel: name, path, envName: node.id });
+        continue;
+      }
+      const children: Array<[unknown, string]> = Array.isArray(node)
+        ? node.map((child, i) => [child, `${path}[${i}]`])
+        : typeof node === 'object' && node !== null
+          ? Object.entries(node).map(([k, v]) => [v, `${path}.${k}`])
+          : [];
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+    }
   }
   return missing;
 }

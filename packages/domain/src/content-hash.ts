@@ -4,12 +4,82 @@
 
 /** JSON with object keys sorted at every level: equal values give equal text, whatever their key order. */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  return writeSorted(value, '');
+}
+
+/** canonicalJson laid out as JSON.stringify(…, null, 2) lays it out: the gateway's openclaw.json. */
+export function canonicalJsonIndented(value: unknown): string {
+  return writeSorted(value, '  ');
+}
+
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
+const isIndex = (key: string) => ARRAY_INDEX.test(key) && Number(key) < 2 ** 32 - 1;
+/**
+ * The order of the keys of an object JSON.parse made from canonical text: array-index keys first,
+ * ascending, then the rest as inserted (sorted). The indented form was once written by
+ * JSON.stringify(JSON.parse(canonicalJson(…)), null, 2), and the ConfigMap's name is the hash of
+ * this text: an unchanged document must keep its bytes.
+ */
+function inParsedOrder(a: string, b: string): number {
+  const ia = isIndex(a);
+  const ib = isIndex(b);
+  if (ia && ib) return Number(a) - Number(b);
+  if (ia !== ib) return ia ? -1 : 1;
+  return byCodeUnit(a, b);
+}
+
+/**
+ * The one writer of both, iterative (SG5: instance documents can nest as deep as a server accepts,
+ * 10,000 levels on a real one, and neither recursion nor JSON.stringify survives that): a stack of
+ * text to emit and values still to write, each container pushing its parts in reverse.
+ */
+function writeSorted(value: unknown, indent: string): string {
+  type Work = { text: string } | { value: unknown; depth: number };
+  const out: string[] = [];
+  const work: Work[] = [{ value, depth: 0 }];
+  const newline = (depth: number) => (indent === '' ? '' : `\n${indent.repeat(depth)}`);
+  while (work.length > 0) {
+    const item = work.pop()!;
+    if ('text' in item) {
+      out.push(item.text);
+      continue;
+    }
+    const { value: v, depth } = item;
+    if (v === null || typeof v !== 'object') {
+      out.push(JSON.stringify(v) ?? 'null');
+      continue;
+    }
+    const parts: Work[] = [];
+    if (Array.isArray(v)) {
+      if (v.length === 0) {
+        out.push('[]');
+        continue;
+      }
+      parts.push({ text: '[' });
+      v.forEach((element, i) => {
+        parts.push({ text: `${i > 0 ? ',' : ''}${newline(depth + 1)}` });
+        parts.push(element === undefined ? { text: 'null' } : { value: element, depth: depth + 1 });
+      });
+      parts.push({ text: `${newline(depth)}]` });
+    } else {
+      const entries = Object.entries(v as Record<string, unknown>)
+        .filter(([, e]) => e !== undefined)
+        .sort(([a], [b]) => (indent === '' ? byCodeUnit(a, b) : inParsedOrder(a, b)));
+      if (entries.length === 0) {
+        out.push('{}');
+        continue;
+      }
+      parts.push({ text: '{' });
+      entries.forEach(([k, e], i) => {
+        parts.push({ text: `${i > 0 ? ',' : ''}${newline(depth + 1)}${JSON.stringify(k)}:${indent === '' ? '' : ' '}` });
+        parts.push({ value: e, depth: depth + 1 });
+      });
+      parts.push({ text: `${newline(depth)}}` });
+    }
+    for (let i = parts.length - 1; i >= 0; i--) work.push(parts[i]!);
+  }
+  return out.join('');
 }
 
 const K = new Uint32Array([

@@ -146,13 +146,20 @@ function tree(set: FieldSet): Node {
   return root;
 }
 
-function encode(node: Node): JsonObject {
-  const out: JsonObject = {};
-  if (node.member && node.children.size > 0) out['.'] = {};
-  for (const element of [...node.children.keys()].sort(compareElements)) {
-    out[element] = encode(node.children.get(element) as Node);
+/** Iterative, as every walk over managedFields (which nest as deep as the object they describe). */
+function encode(root: Node): JsonObject {
+  const top: JsonObject = {};
+  const stack: Array<[Node, JsonObject]> = [[root, top]];
+  while (stack.length > 0) {
+    const [node, out] = stack.pop()!;
+    if (node.member && node.children.size > 0) out['.'] = {};
+    for (const element of [...node.children.keys()].sort(compareElements)) {
+      const child: JsonObject = {};
+      out[element] = child;
+      stack.push([node.children.get(element) as Node, child]);
+    }
   }
-  return out;
+  return top;
 }
 
 /** The FieldsV1 document of a set: children in element order, "." when an owned node has owned children. */
@@ -162,19 +169,24 @@ export function toFieldsV1(set: FieldSet): JsonObject {
 
 export function fromFieldsV1(document: unknown): FieldSet {
   const out = new Set<string>();
-  const walk = (node: unknown, path: string): void => {
-    if (!isObject(node)) return;
-    for (const [element, value] of Object.entries(node)) {
-      if (element === '.') {
-        out.add(path);
-        continue;
-      }
-      const next = child(path, element);
-      if (isObject(value) && Object.keys(value).length === 0) out.add(next);
-      else walk(value, next);
+  // Depth first, in document order, with a stack of open levels instead of recursion.
+  const open: Array<{ entries: Array<[string, unknown]>; next: number; path: string }> = [];
+  if (isObject(document)) open.push({ entries: Object.entries(document), next: 0, path: '' });
+  while (open.length > 0) {
+    const level = open[open.length - 1]!;
+    if (level.next >= level.entries.length) {
+      open.pop();
+      continue;
     }
-  };
-  walk(document, '');
+    const [element, value] = level.entries[level.next++]!;
+    if (element === '.') {
+      out.add(level.path);
+      continue;
+    }
+    const next = child(level.path, element);
+    if (isObject(value) && Object.keys(value).length === 0) out.add(next);
+    else if (isObject(value)) open.push({ entries: Object.entries(value), next: 0, path: next });
+  }
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { canonicalJson, contentHash, sha256Hex } from './content-hash.ts';
+import { canonicalJsonIndented, contentHash, sha256Hex } from './content-hash.ts';
 import { envPartOwners, type FieldOwner } from './field-ownership.ts';
 import {
   AGENT_ID_LABEL,
@@ -139,7 +139,7 @@ export function workspaceKey(path: string): string {
 }
 
 function sortedJson(value: unknown): string {
-  return JSON.stringify(JSON.parse(canonicalJson(value)), null, 2);
+  return canonicalJsonIndented(value);
 }
 
 /**
