@@ -144,7 +144,10 @@ describe('P3 statements per page do not grow with the rows in the namespace', ()
   it.each(LISTS.map((list) => [list.name, list] as const))(`a page of %s costs as many statements at ${SIZES.join(', ')} items`, async (_name, list) => {
     await statementsFor(list, 10); // warm-up: the first request opens pool connections
     const counts: number[] = [];
-    for (const size of SIZES) counts.push(await statementsFor(list, size));
+    // The count is the process's: a write that runs beside the request (an API key's lastUsedAt, once
+    // a minute; the worker's poll) adds to one reading only (16, 18, 16 in a CI run). Such writes
+    // only ever add, so the smaller of two readings is the request's own.
+    for (const size of SIZES) counts.push(Math.min(await statementsFor(list, size), await statementsFor(list, size)));
     expect(counts[0]).toBeGreaterThan(3);
     expect(counts).toEqual(SIZES.map(() => counts[0]));
   });

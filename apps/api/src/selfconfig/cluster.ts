@@ -74,6 +74,8 @@ export interface SelfConfigCluster {
    */
   patchRequestStatus(namespace: string, name: string, status: Record<string, unknown>, resourceVersion?: string): Promise<SelfConfigObject>;
   setRequestOwner(namespace: string, name: string, owner: InstanceObject): Promise<SelfConfigObject>;
+  /** A merge patch of the request's spec (SG5: a refused request's literal values are blanked). */
+  patchRequestSpec(namespace: string, name: string, spec: Record<string, unknown>): Promise<SelfConfigObject>;
   /** Deletes exactly that object (uid precondition); false when it is gone already. */
   deleteRequest(namespace: string, name: string, uid: string): Promise<boolean>;
   getInstance(namespace: string, name: string): Promise<InstanceObject | null>;
@@ -180,6 +182,10 @@ export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig, options: { r
       const m = owner.metadata;
       const ownerReferences = [{ apiVersion: OPENCLAW_API_VERSION, kind: 'OpenClawInstance', name: m.name, uid: m.uid, controller: false, blockOwnerDeletion: false }];
       return (await custom.patchNamespacedCustomObject({ ...request, namespace, name, body: { metadata: { ownerReferences } }, fieldManager: SELF_CONFIG_MANAGER }, mergePatch)) as SelfConfigObject;
+    },
+    async patchRequestSpec(namespace, name, spec) {
+      count('patch');
+      return (await custom.patchNamespacedCustomObject({ ...request, namespace, name, body: { spec }, fieldManager: SELF_CONFIG_MANAGER }, mergePatch)) as SelfConfigObject;
     },
     async deleteRequest(namespace, name, uid) {
       count('delete');

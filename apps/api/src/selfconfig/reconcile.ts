@@ -12,6 +12,7 @@ import {
 } from '@occ/domain/selfconfig';
 import type { Db } from '../db/client.ts';
 import { ApiException } from '@kubernetes/client-node';
+import { validateConfigurationValues } from '@occ/domain/configuration';
 import { classifyKubeError } from '../kube/errors.ts';
 import type { Logger } from '../log.ts';
 import type { EventInput, InstanceObject, SelfConfigCluster, SelfConfigObject } from './cluster.ts';
@@ -214,6 +215,20 @@ async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: O
     requests.wrote(latest, owned);
     latest = owned;
   }
+  if (outcome.phase !== 'Applied') {
+    const redaction = literalsRedaction(request.spec);
+    if (redaction) {
+      try {
+        const redacted = await cluster.patchRequestSpec(namespace, name, redaction);
+        requests.wrote(latest, redacted);
+        latest = redacted;
+      } catch (error) {
+        // The webhook may refuse the redacted spec (it still breaks another SC1 rule); the object
+        // goes at its TTL anyway, and the refusal stands.
+        deps.logger.warn('selfconfig: could not blank a refused request\'s literal values', { namespace, name, error: classifyKubeError(error).kind });
+      }
+    }
+  }
   const now = deps.clock();
   const recorded: RecordedEvent[] = [];
   for (const event of outcome.events) {
@@ -243,6 +258,26 @@ async function expire(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
   await deps.cluster.deleteRequest(namespace, name, uid);
   await recordDeleted(deps.db, uid, deps.clock());
   return {};
+}
+
+/**
+ * SG5: a refused request keeps no literal an agent sent for the hour it stays (SC9): the merge
+ * patch that blanks its env values and file contents and drops a configPatch SC1 refuses (a
+ * literal under a credential-like key is one), or null when it holds none.
+ */
+export function literalsRedaction(spec: unknown): Record<string, unknown> | null {
+  const s = (typeof spec === 'object' && spec !== null ? spec : {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const blank = (e: unknown) => typeof e === 'object' && e !== null && Object.entries(e).every(([k, v]) => k === 'name' || (k === 'value' && v === ''));
+  if (Array.isArray(s.addEnvVars) && !s.addEnvVars.every(blank)) {
+    const nameOf = (e: unknown) => (typeof e === 'object' && e !== null && typeof (e as { name?: unknown }).name === 'string' ? (e as { name: string }).name : '');
+    out.addEnvVars = s.addEnvVars.map((e) => ({ name: nameOf(e), value: '' }));
+  }
+  if (typeof s.addWorkspaceFiles === 'object' && s.addWorkspaceFiles !== null && Object.values(s.addWorkspaceFiles).some((c) => c !== '')) {
+    out.addWorkspaceFiles = Object.fromEntries(Object.keys(s.addWorkspaceFiles).map((path) => [path, '']));
+  }
+  if (s.configPatch !== undefined && s.configPatch !== null && (typeof s.configPatch !== 'object' || validateConfigurationValues(s.configPatch) !== null)) out.configPatch = null;
+  return Object.keys(out).length > 0 ? out : null;
 }
 
 /**

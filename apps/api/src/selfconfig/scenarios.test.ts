@@ -300,7 +300,7 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
     });
   });
 
-  it('SG5 SC4 a credential-like env name with a literal is refused at admission and never stored; a plain name with a literal applies', async () => {
+  it('SG5 SC4 a credential-like env name with a literal is refused at admission and never stored; a plain name with a literal applies; with the webhook away a refused request keeps no literal', async () => {
     const name = `req-${++counter}`;
     const create = (spec: Record<string, unknown>) =>
       asInstance(instance).then((client) =>
@@ -314,6 +314,19 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
       await expect(custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name })).rejects.toMatchObject({ code: 404 });
     }
     expect((await submit({ addEnvVars: [{ name: 'MY_GREETING', value: 'hello' }] })).status?.phase).toBe('Applied');
+    // With the webhook away the object is stored; the controller fails it and blanks every literal
+    // it holds before the terminal phase, so none stays for the hour until SC9 deletes it.
+    await withoutWebhook(async () => {
+      const done = await submit({
+        addEnvVars: [{ name: 'MY_API_KEY', value: 'sk-literal-canary' }, { name: 'PLAIN', value: 'plain-literal-canary' }],
+        addWorkspaceFiles: { 'notes.md': 'file-literal-canary' },
+        configPatch: { channels: { slack: { botToken: 'config-literal-canary' } } },
+      });
+      expect(done.status?.phase).toBe('Failed');
+      expect(done.status?.message).toContain('configPatch.channels.slack.botToken holds a literal value under a credential-like key');
+      expect(done.spec).toEqual({ instanceRef: instance, addEnvVars: [{ name: 'MY_API_KEY', value: '' }, { name: 'PLAIN', value: '' }], addWorkspaceFiles: { 'notes.md': '' } });
+      expect(JSON.stringify(done)).not.toMatch(/literal-canary/);
+    });
   });
 
   it('SC6 the 21st skill fails naming the instance\'s limit, not a bare 422', async () => {
