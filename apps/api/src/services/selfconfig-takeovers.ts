@@ -9,14 +9,18 @@ import { audit } from './audit.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The key paths a stored configPatch sets (a null removes, and sets nothing). */
-function patchPaths(patch: unknown, prefix: string[] = []): string[][] {
-  if (!isObject(patch)) return [];
+/** The key paths a stored configPatch sets (a null removes, and sets nothing); iterative (SG5). */
+function patchPaths(patch: unknown): string[][] {
   const out: string[][] = [];
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) continue;
-    if (isObject(value) && Object.keys(value).length > 0) out.push(...patchPaths(value, [...prefix, key]));
-    else out.push([...prefix, key]);
+  const stack: Array<[unknown, string[]]> = [[patch, []]];
+  while (stack.length > 0) {
+    const [node, prefix] = stack.pop()!;
+    if (!isObject(node)) continue;
+    for (const [key, value] of Object.entries(node)) {
+      if (value === null) continue;
+      if (isObject(value) && Object.keys(value).length > 0) stack.push([value, [...prefix, key]]);
+      else out.push([...prefix, key]);
+    }
   }
   return out;
 }
