@@ -80,6 +80,8 @@ async function startRelease(root: string, env: Record<string, string>, name: str
     cwd: root,
     env: { ...process.env, ...env, OCC_PORT: String(port), OCC_LOG_LEVEL: 'info', NODE_ENV: 'development' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: tsx runs the release in a child process, and a kill must reach both.
+    detached: true,
   });
   let text = '';
   child.stdout!.on('data', (d: Buffer) => (text += d.toString()));
@@ -92,7 +94,10 @@ async function startRelease(root: string, env: Record<string, string>, name: str
     if (code !== 'running') throw new CheckFailed(`${name} exited with ${code} while starting:\n${text.slice(-4000)}`);
     const ready = await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false);
     if (ready && /Press Ctrl-C to stop/.test(text)) break;
-    if (Date.now() > deadline) throw new CheckFailed(`${name} did not become ready in 180 s:\n${text.slice(-4000)}`);
+    if (Date.now() > deadline) {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      throw new CheckFailed(`${name} did not become ready in 180 s:\n${text.slice(-4000)}`);
+    }
   }
   const key = /Bootstrap API key \(shown once\): (\S+)/.exec(text)?.[1] ?? null;
   return { child, base, output: () => text, bootstrapKey: key };
@@ -103,7 +108,7 @@ async function stopRelease(running: Running, name: string): Promise<void> {
   running.child.kill('SIGINT');
   const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 60_000))]);
   if (code === 'timeout') {
-    running.child.kill('SIGKILL');
+    if (running.child.pid) process.kill(-running.child.pid, 'SIGKILL');
     throw new CheckFailed(`${name} did not stop within 60 s of SIGINT`);
   }
   log(`${name} stopped (exit ${code})`);
@@ -445,7 +450,7 @@ try {
   if (running) process.stdout.write(`--- last output of the running release ---\n${running.output().slice(-6000)}\n`);
   if (!(error instanceof CheckFailed) && error instanceof Error) process.stdout.write(`${error.stack}\n`);
 } finally {
-  if (running) running.child.kill('SIGKILL');
+  if (running?.child.pid) process.kill(-running.child.pid, 'SIGKILL');
   if (!args.keep) await rm(workdir, { recursive: true, force: true });
   else log(`kept ${workdir}`);
   if (database) {
