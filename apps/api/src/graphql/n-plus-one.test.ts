@@ -42,11 +42,15 @@ interface ListCase {
   connection(data: Record<string, any>): { totalCount: number; edges: Array<{ node: Record<string, any> }> }; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** What every node must hold, so a loader that answers nothing cannot pass. */
   check(node: Record<string, any>): void; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Its page size, when a page of PAGE would cost more than the limit (P7: every field of every node counts). */
+  page?: number;
 }
 
 const LISTS: ListCase[] = [
   {
     name: 'agents with principal, missing grants, namespace, configuration, bindings, secrets, harnessAuth and access bindings',
+    // More than 100 cost points per agent with all of this selected: a page of 100 is over the limit of 10,000.
+    page: 50,
     query: `query($id: ID!, $first: Int) { namespace(id: $id) { agents(first: $first) { totalCount edges { node {
       id name namespace { id name } servicePrincipal { id name disabled createdAt }
       missingGrants { subjectId resourceId roleId }
@@ -125,7 +129,7 @@ async function statementsFor(list: ListCase, size: number): Promise<number> {
   // Counted cold, authentication included, on every database (auth-cache.ts keeps it otherwise).
   authCacheOf(stack.runtime.db)?.clear();
   statements = 0;
-  const result = await stack.gql(list.query, { id: namespaceId, first: PAGE });
+  const result = await stack.gql(list.query, { id: namespaceId, first: list.page ?? PAGE });
   const count = statements;
   expect(result.body.errors).toBeUndefined();
   const connection = list.connection(result.body.data!);
@@ -135,7 +139,7 @@ async function statementsFor(list: ListCase, size: number): Promise<number> {
   // keys); its audit history at least that many.
   if (list.name.startsWith('audit')) expect(connection.totalCount).toBeGreaterThanOrEqual(size);
   else expect(connection.totalCount).toBe(list.name.startsWith('secrets') ? 2 * size : size);
-  expect(nodes.length).toBe(Math.min(connection.totalCount, PAGE));
+  expect(nodes.length).toBe(Math.min(connection.totalCount, list.page ?? PAGE));
   for (const node of nodes) list.check(node);
   return count;
 }

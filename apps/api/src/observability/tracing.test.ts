@@ -110,7 +110,7 @@ describe('R6 OpenTelemetry tracing', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.bootstrapKey}`, traceparent: `00-${traceId}-${parentId}-01` },
       body: JSON.stringify({
-        query: 'mutation StoreCanary($input: CreateSecretInput!) { createSecret(input: $input) { __typename } }',
+        query: 'mutation CreateSecret($input: CreateSecretInput!) { createSecret(input: $input) { __typename } }',
         variables: { input: { namespaceId, name: 'otel-canary', value: CANARY } },
       }),
     });
@@ -118,9 +118,9 @@ describe('R6 OpenTelemetry tracing', () => {
     expect(((await res.json()) as { data: { createSecret: { __typename: string } } }).data.createSecret.__typename).toBe('CreateSecretSuccess');
     const spans = await flushedSpans((all) => all.some((s) => s.traceId === traceId && s.kind === SERVER), 'the request span');
     const server = spans.find((s) => s.traceId === traceId && s.kind === SERVER)!;
-    expect(server).toMatchObject({ name: 'mutation StoreCanary', parentSpanId: parentId });
+    expect(server).toMatchObject({ name: 'mutation CreateSecret', parentSpanId: parentId });
     expect(attr(server, 'http.route')).toBe('/graphql');
-    expect(attr(server, 'graphql.operation.name')).toBe('StoreCanary');
+    expect(attr(server, 'graphql.operation.name')).toBe('CreateSecret');
     expect(Number(attr(server, 'http.response.status_code'))).toBe(200);
     const children = spans.filter((s) => s.parentSpanId === server.spanId);
     expect(children.length).toBeGreaterThan(0);

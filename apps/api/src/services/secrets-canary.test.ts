@@ -112,10 +112,11 @@ describe('P1 S3 canary in failed requests', () => {
     const k8sNs = secret.backendLocator.k8sNamespace;
     const values = Array.from({ length: 8 }, () => canary());
     const before = stack.logs.length;
-    const inline = (mutation: 'create' | 'update', name: string, value: string) =>
+    // Operation names the console sends (others are logged as _other, R6), one secret name per case.
+    const inline = (mutation: 'create' | 'update', label: string, value: string) =>
       mutation === 'create'
-        ? `mutation ${name} {\n  createSecret(input: { namespaceId: "${nsId}", name: "${name.toLowerCase()}",\n    value: "${value}" }) { __typename ... on Error { code message } } }`
-        : `mutation ${name} {\n  updateSecret(input: { id: "${secret.id}",\n    value: "${value}" }) { __typename ... on Error { code message } } }`;
+        ? `mutation CreateSecret {\n  createSecret(input: { namespaceId: "${nsId}", name: "${label.toLowerCase()}",\n    value: "${value}" }) { __typename ... on Error { code message } } }`
+        : `mutation UpdateSecret {\n  updateSecret(input: { id: "${secret.id}",\n    value: "${value}" }) { __typename ... on Error { code message } } }`;
     // The value sits on a short line of its own: graphql-js' printLocation wraps long lines, which
     // would split the canary and hide a copy from the search.
     const documents: string[] = [];
