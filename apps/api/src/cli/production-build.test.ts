@@ -36,8 +36,11 @@ describe('R1 the production build', () => {
   it.runIf(testDatabaseMode() === 'postgres')(
     'R1 the built product, staged as the Containerfile stages it (npm ci --omit=dev, offline), migrates, starts with plain node and NODE_ENV=production, answers /readyz, GraphQL and the console, and stops on SIGTERM (PostgreSQL only)',
     async () => {
-      // turbo rebuilds only what changed since the last build (the Prisma schema included).
-      const build = run('npx', ['turbo', 'run', 'build', '--filter=@occ/api', '--filter=@occ/console', '--output-logs=errors-only'], { cwd: REPO_ROOT, env: process.env });
+      // turbo rebuilds only what changed since the last build (the Prisma schema included). The
+      // Prisma client in src/generated is current (`npm test` generates it first) and is not written
+      // again: other test files run beside this one and spawn processes that import it, and
+      // `prisma generate` empties the folder while it writes (ERR_MODULE_NOT_FOUND in a CI run).
+      const build = run('npx', ['turbo', 'run', 'build', '--filter=@occ/api', '--filter=@occ/console', '--output-logs=errors-only'], { cwd: REPO_ROOT, env: { ...process.env, OCC_PRISMA_CLIENT_CURRENT: '1' } });
       expect(await build.exited, build.output()).toBe(0);
 
       const dir = await mkdtemp(path.join(tmpdir(), 'occ-image-'));
