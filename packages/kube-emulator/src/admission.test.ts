@@ -110,6 +110,17 @@ function hook(overrides: Partial<V1ValidatingWebhook> = {}, url = webhook.url): 
   };
 }
 
+/** Tries until `attempt` answers (not null), for up to 15 s: a configuration change taking effect. */
+async function effective<T>(attempt: () => Promise<T | null>, what: string): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const answer = await attempt();
+    if (answer !== null) return answer;
+    if (Date.now() > deadline) throw new Error(`${what}: not after 15 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 async function register(...webhooks: V1ValidatingWebhook[]): Promise<V1ValidatingWebhookConfiguration> {
   return admissions.createValidatingWebhookConfiguration({ body: { metadata: { name: uniqueName('vwc') }, webhooks } });
 }
@@ -373,7 +384,18 @@ describe('SC5 validating admission webhooks', () => {
     ];
     for (const [i, c] of cases.entries()) {
       const config = await register(hook({ clientConfig: { url: c.url, caBundle: caBundle() }, ...(c.timeoutSeconds ? { timeoutSeconds: c.timeoutSeconds } : {}) }));
-      const { code, body } = await apiFailure(cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `fail-${i}` } } }));
+      // A real server applies a new webhook configuration once its informer has seen it: on a loaded
+      // machine a write right after the create can still pass (an E8 lane run). Ask again until it
+      // is refused; the emulator refuses the first time.
+      const { code, body } = await effective(async () => {
+        const created = await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `fail-${i}` } } }).then(
+          () => true,
+          (error: unknown) => error,
+        );
+        if (created !== true) return apiFailure(Promise.reject(created));
+        await cluster.core.deleteNamespacedConfigMap({ namespace, name: `fail-${i}` });
+        return null;
+      }, `webhook ${i} in effect`);
       expect(code).toBe(500);
       expect(body.reason).toBe('InternalError');
       expect(body.message).toBe(`Internal error occurred: failed calling webhook "configmaps.sc5.test.io": ${webhookCause(c.cause)}`);
@@ -381,7 +403,7 @@ describe('SC5 validating admission webhooks', () => {
         { name: config.metadata?.name ?? '', body: { webhooks: [{ ...hook({ clientConfig: { url: c.url, caBundle: caBundle() } }), failurePolicy: 'Ignore', timeoutSeconds: 1 }] } },
         mergePatch,
       );
-      await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `ignored-${i}` } } });
+      await effective(() => cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `ignored-${i}` } } }).then(() => true, () => null), `webhook ${i} ignored`);
       await admissions.deleteValidatingWebhookConfiguration({ name: config.metadata?.name ?? '' });
     }
     expect(untrusted.reviews).toHaveLength(0);
