@@ -261,6 +261,13 @@ async function expire(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
 }
 
 /**
+ * What a refused request's env values and file contents become. Not '': a real kube-apiserver 1.20
+ * refuses an empty string in addEnvVars' items as null ("must be of type string: \"null\"", D13),
+ * so a blanking patch with '' failed there and left the literals stored.
+ */
+export const REDACTED = '(removed: the request was refused)';
+
+/**
  * SG5: a refused request keeps no literal an agent sent for the hour it stays (SC9): the merge
  * patch that blanks its env values and file contents and drops a configPatch SC1 refuses (a
  * literal under a credential-like key is one), or null when it holds none.
@@ -268,13 +275,13 @@ async function expire(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
 export function literalsRedaction(spec: unknown): Record<string, unknown> | null {
   const s = (typeof spec === 'object' && spec !== null ? spec : {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  const blank = (e: unknown) => typeof e === 'object' && e !== null && Object.entries(e).every(([k, v]) => k === 'name' || (k === 'value' && v === ''));
+  const blank = (e: unknown) => typeof e === 'object' && e !== null && Object.entries(e).every(([k, v]) => k === 'name' || (k === 'value' && v === REDACTED));
   if (Array.isArray(s.addEnvVars) && !s.addEnvVars.every(blank)) {
     const nameOf = (e: unknown) => (typeof e === 'object' && e !== null && typeof (e as { name?: unknown }).name === 'string' ? (e as { name: string }).name : '');
-    out.addEnvVars = s.addEnvVars.map((e) => ({ name: nameOf(e), value: '' }));
+    out.addEnvVars = s.addEnvVars.map((e) => ({ name: nameOf(e), value: REDACTED }));
   }
-  if (typeof s.addWorkspaceFiles === 'object' && s.addWorkspaceFiles !== null && Object.values(s.addWorkspaceFiles).some((c) => c !== '')) {
-    out.addWorkspaceFiles = Object.fromEntries(Object.keys(s.addWorkspaceFiles).map((path) => [path, '']));
+  if (typeof s.addWorkspaceFiles === 'object' && s.addWorkspaceFiles !== null && Object.values(s.addWorkspaceFiles).some((c) => c !== REDACTED)) {
+    out.addWorkspaceFiles = Object.fromEntries(Object.keys(s.addWorkspaceFiles).map((path) => [path, REDACTED]));
   }
   if (s.configPatch !== undefined && s.configPatch !== null && (typeof s.configPatch !== 'object' || validateConfigurationValues(s.configPatch) !== null)) out.configPatch = null;
   return Object.keys(out).length > 0 ? out : null;

@@ -8,6 +8,7 @@ import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
 import { createLogger } from '../log.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { kubernetesSelfConfigCluster, type SelfConfigCluster, type WatchEvent } from './cluster.ts';
+import { REDACTED } from './reconcile.ts';
 import { createSelfConfigController, type SelfConfigController } from './controller.ts';
 
 // Item 7 of issue 10, against the embedded API server through client-node, as a user's kubectl
@@ -230,12 +231,15 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
   });
 
   it('SC4 a protected env name, a secret-bound one, the harnessAuth one and the model-auth container\'s fail naming the name', async () => {
-    // Empty values: a credential-like name with a literal is refused at admission (SG5, below).
-    for (const name of ['OPENCLAW_GATEWAY_TOKEN', 'TELEGRAM_BOT_TOKEN', 'ANTHROPIC_API_KEY', 'PATH', 'MODEL_PROVIDER', 'MODEL_CREDENTIAL_FILE']) {
-      const done = await submit({ addEnvVars: [{ name, value: '' }] });
-      expect(done.status?.phase, name).toBe('Failed');
-      expect(done.status?.message).toContain(JSON.stringify(name));
-    }
+    // With the webhook away, so the controller decides: a credential-like name with a literal is
+    // refused at admission (SG5, below), and an empty value is refused by a real 1.20 server (D13).
+    await withoutWebhook(async () => {
+      for (const name of ['OPENCLAW_GATEWAY_TOKEN', 'TELEGRAM_BOT_TOKEN', 'ANTHROPIC_API_KEY', 'PATH', 'MODEL_PROVIDER', 'MODEL_CREDENTIAL_FILE']) {
+        const done = await submit({ addEnvVars: [{ name, value: 'x' }] });
+        expect(done.status?.phase, name).toBe('Failed');
+        expect(done.status?.message).toContain(JSON.stringify(name));
+      }
+    });
     expect((await getInstance()).spec.env.find((e: { name: string }) => e.name === 'TELEGRAM_BOT_TOKEN')).toEqual({ name: 'TELEGRAM_BOT_TOKEN', valueFrom: { secretKeyRef: { name: 'backend-telegram', key: 'value' } } });
   });
 
@@ -324,7 +328,7 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
       });
       expect(done.status?.phase).toBe('Failed');
       expect(done.status?.message).toContain('configPatch.channels.slack.botToken holds a literal value under a credential-like key');
-      expect(done.spec).toEqual({ instanceRef: instance, addEnvVars: [{ name: 'MY_API_KEY', value: '' }, { name: 'PLAIN', value: '' }], addWorkspaceFiles: { 'notes.md': '' } });
+      expect(done.spec).toEqual({ instanceRef: instance, addEnvVars: [{ name: 'MY_API_KEY', value: REDACTED }, { name: 'PLAIN', value: REDACTED }], addWorkspaceFiles: { 'notes.md': REDACTED } });
       expect(JSON.stringify(done)).not.toMatch(/literal-canary/);
     });
   });
