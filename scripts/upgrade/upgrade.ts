@@ -72,13 +72,23 @@ interface Running {
   bootstrapKey: string | null;
 }
 
+/**
+ * This process's environment without what picks the stores: `.ci/run` exports DATABASE_URL for the
+ * test suites, and a release started with it would use that shared database instead of the state
+ * this run made (the embedded defaults' PGlite) or the fresh database it created.
+ */
+function releaseEnvironment(): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _database, KUBECONFIG: _kubeconfig, OCC_DATA_DIR: _data, ...rest } = process.env;
+  return rest;
+}
+
 /** Starts a release's `npm start` entry (without the console build) and waits until /readyz answers 200. */
 async function startRelease(root: string, env: Record<string, string>, name: string): Promise<Running> {
   const port = await freePort();
   const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
   const child = spawn(process.execPath, [tsx, 'apps/api/src/cli/start.ts'], {
     cwd: root,
-    env: { ...process.env, ...env, OCC_PORT: String(port), OCC_LOG_LEVEL: 'info', NODE_ENV: 'development' },
+    env: { ...releaseEnvironment(), ...env, OCC_PORT: String(port), OCC_LOG_LEVEL: 'info', NODE_ENV: 'development' },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: tsx runs the release in a child process, and a kill must reach both.
     detached: true,
