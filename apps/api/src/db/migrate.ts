@@ -44,18 +44,36 @@ export function migrateDeploy(databaseUrl: string): Promise<string> {
  * lock is released when the run ends, and by PostgreSQL if this process dies.
  */
 export async function migrateDatabase(databaseUrl: string, run: (url: string) => Promise<string> = migrateDeploy): Promise<string> {
+  return withMigrationLock(databaseUrl, () => run(databaseUrl));
+}
+
+/**
+ * R2: runs `fn` holding the migration lock on a connection of its own (handed to `fn`), released
+ * when it ends, and by PostgreSQL if this process dies. The database migrations and the
+ * Kubernetes object migrations (upgrade/kube-migrations.ts) both run under it.
+ */
+export async function withMigrationLock<T>(databaseUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
     try {
-      return await run(databaseUrl);
+      return await fn(client);
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]);
     }
   } finally {
     await client.end();
   }
+}
+
+/** The migrations Prisma finished and did not roll back, by name; none before `_prisma_migrations` exists. */
+export async function appliedMigrations(client: pg.Client): Promise<string[]> {
+  const table = await client.query<{ exists: boolean }>(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists`);
+  if (!table.rows[0]?.exists) return [];
+  return (
+    await client.query<{ migration_name: string }>('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name')
+  ).rows.map((r) => r.migration_name);
 }
 
 /** The committed migrations, by directory name, in the order Prisma applies them. */
@@ -85,14 +103,7 @@ export async function assertSchemaCurrent(databaseUrl: string, dir = MIGRATIONS_
   await client.connect();
   let applied: Set<string>;
   try {
-    const table = await client.query<{ exists: boolean }>(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists`);
-    applied = table.rows[0]?.exists
-      ? new Set(
-          (await client.query<{ migration_name: string }>(
-            'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
-          )).rows.map((r) => r.migration_name),
-        )
-      : new Set();
+    applied = new Set(await appliedMigrations(client));
   } finally {
     await client.end();
   }

@@ -1,8 +1,8 @@
 import { KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import pg from 'pg';
+import type pg from 'pg';
 import { classifyKubeError } from '../kube/errors.ts';
 import type { Logger } from '../log.ts';
-import { MIGRATION_LOCK_KEY } from '../db/migrate.ts';
+import { withMigrationLock } from '../db/migrate.ts';
 import { RELEASE } from './release.ts';
 import { installationLabelsMigration } from './migrations/installation-labels.ts';
 
@@ -71,45 +71,36 @@ export async function migrateKubernetesObjects(options: {
   beforeWrite?: KubeMigrationContext['beforeWrite'];
 }): Promise<AppliedKubeMigration[]> {
   const migrations = [...(options.migrations ?? KUBE_MIGRATIONS)].sort((a, b) => a.id.localeCompare(b.id));
-  const client = new pg.Client({ connectionString: options.databaseUrl });
-  await client.connect();
   const applied: AppliedKubeMigration[] = [];
-  try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
-    try {
-      const done = new Set((await client.query<{ id: string }>('SELECT id FROM "KubernetesMigration"')).rows.map((r) => r.id));
-      const context: KubeMigrationContext = {
-        objects: KubernetesObjectApi.makeApiClient(options.kubeConfig),
-        installationId: options.installationId,
-        query: async (text, params) => (await client.query(text, params)).rows,
-        logger: options.logger,
-        beforeWrite: options.beforeWrite ?? (async () => {}),
-      };
-      for (const migration of migrations) {
-        if (done.has(migration.id)) continue;
-        const started = Date.now();
-        options.logger.info('migrating Kubernetes objects', { migration: migration.id, summary: migration.summary });
-        const report = await migration.run(context);
-        await client.query(
-          `INSERT INTO "KubernetesMigration" (id, release, examined, changed, skipped) VALUES ($1, $2, $3, $4, $5::jsonb) ON CONFLICT (id) DO NOTHING`,
-          [migration.id, RELEASE, report.examined, report.changed, JSON.stringify(report.skipped)],
-        );
-        options.logger.info('migrated Kubernetes objects', {
-          migration: migration.id,
-          examined: report.examined,
-          changed: report.changed,
-          skipped: report.skipped.length,
-          ms: Date.now() - started,
-        });
-        for (const s of report.skipped) options.logger.warn('an object was left as it was by a Kubernetes migration', { migration: migration.id, ...s });
-        applied.push({ id: migration.id, release: RELEASE, report });
-      }
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]);
+  await withMigrationLock(options.databaseUrl, async (client) => {
+    const done = new Set((await client.query<{ id: string }>('SELECT id FROM "KubernetesMigration"')).rows.map((r) => r.id));
+    const context: KubeMigrationContext = {
+      objects: KubernetesObjectApi.makeApiClient(options.kubeConfig),
+      installationId: options.installationId,
+      query: async (text, params) => (await client.query(text, params)).rows,
+      logger: options.logger,
+      beforeWrite: options.beforeWrite ?? (async () => {}),
+    };
+    for (const migration of migrations) {
+      if (done.has(migration.id)) continue;
+      const started = Date.now();
+      options.logger.info('migrating Kubernetes objects', { migration: migration.id, summary: migration.summary });
+      const report = await migration.run(context);
+      await client.query(
+        `INSERT INTO "KubernetesMigration" (id, release, examined, changed, skipped) VALUES ($1, $2, $3, $4, $5::jsonb) ON CONFLICT (id) DO NOTHING`,
+        [migration.id, RELEASE, report.examined, report.changed, JSON.stringify(report.skipped)],
+      );
+      options.logger.info('migrated Kubernetes objects', {
+        migration: migration.id,
+        examined: report.examined,
+        changed: report.changed,
+        skipped: report.skipped.length,
+        ms: Date.now() - started,
+      });
+      for (const s of report.skipped) options.logger.warn('an object was left as it was by a Kubernetes migration', { migration: migration.id, ...s });
+      applied.push({ id: migration.id, release: RELEASE, report });
     }
-  } finally {
-    await client.end();
-  }
+  });
   return applied;
 }
 

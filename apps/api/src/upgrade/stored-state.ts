@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { committedMigrations } from '../db/migrate.ts';
+import { appliedMigrations, committedMigrations } from '../db/migrate.ts';
 import { KUBE_MIGRATIONS, type KubeMigration } from './kube-migrations.ts';
 import { RELEASE } from './release.ts';
 
@@ -39,9 +39,7 @@ export async function assertStateNotNewer(databaseUrl: string, known: { database
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const appliedDatabase = (await tableExists(client, '_prisma_migrations'))
-      ? (await client.query<{ migration_name: string }>('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name')).rows.map((r) => r.migration_name)
-      : [];
+    const appliedDatabase = await appliedMigrations(client);
     const appliedKube = (await tableExists(client, 'KubernetesMigration')) ? (await client.query<{ id: string }>('SELECT id FROM "KubernetesMigration" ORDER BY id')).rows.map((r) => r.id) : [];
     const unknownDatabase = appliedDatabase.filter((name) => !committed.has(name));
     const unknownKube = appliedKube.filter((id) => !kube.has(id));
