@@ -13,6 +13,15 @@ describe('SC5 authentication (emulator clock)', () => {
     try {
       const namespace = await createNamespace(timed);
       await timed.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'agent' } } });
+      // E9: authenticated is not authorized. The account may read ConfigMaps here, so a good token
+      // answers 200 and any other answer is authentication's (401), not RBAC's (403).
+      await timed.objects.create({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'agent-view', namespace },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+        subjects: [{ kind: 'ServiceAccount', name: 'agent', namespace }],
+      } as never);
       const issue = async (audiences: string[] = []) =>
         (await timed.core.createNamespacedServiceAccountToken({ namespace, name: 'agent', body: { spec: { audiences, expirationSeconds: 600 } } })).status?.token ?? '';
       const good = await issue();

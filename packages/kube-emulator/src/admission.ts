@@ -75,7 +75,7 @@ function strings(value: unknown): string[] {
 }
 
 /** metav1.LabelSelector as requirements (an empty selector has none and matches everything). */
-function selectorRequirements(selector: unknown): LabelRequirement[] {
+export function selectorRequirements(selector: unknown): LabelRequirement[] {
   if (!isObject(selector)) return [];
   const requirements: LabelRequirement[] = [];
   if (isObject(selector.matchLabels)) {

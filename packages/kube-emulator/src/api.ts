@@ -300,6 +300,7 @@ export class KubeApi {
           old: zeroObject(type),
           stored: undefined,
           next: typed,
+          requested: object.metadata.managedFields,
           manager: managerOf(options),
           apiVersion: apiVersionOf(type),
           scope: this.scopeOf(target),
@@ -573,6 +574,8 @@ export class KubeApi {
     const { type } = target;
     const strategy = strategyFor(type);
     const name = old.metadata.name ?? '';
+    // Read before the stored metadata replaces it: a client may hand ownership over or clear it.
+    const requested = incoming.metadata.managedFields;
     this.checkNameMatches(target, incoming);
     if (type.namespaced && incoming.metadata.namespace && incoming.metadata.namespace !== old.metadata.namespace) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -662,6 +665,7 @@ export class KubeApi {
           old: present(type, old),
           stored: old,
           next: typed,
+          requested,
           manager: managerOf(options),
           apiVersion: apiVersionOf(type),
           scope: this.scopeOf(target),

@@ -12,6 +12,9 @@ import { isObject, type KubeObject } from './types.ts';
 /** deploy/crds of this repository: the OpenClawInstance and OpenClawSelfConfig CRDs (rule K2). */
 export const OPENCLAW_CRD_DIR = fileURLToPath(new URL('../../../deploy/crds/', import.meta.url));
 
+/** deploy/rbac.yaml: the product's ClusterRoles, among them occ-selfconfig-agent that agents are bound to (SC5, E9). */
+export const OPENCLAW_RBAC_FILE = fileURLToPath(new URL('../../../deploy/rbac.yaml', import.meta.url));
+
 /** Every CustomResourceDefinition document in the .yaml/.yml/.json files of `dirs`, in file name order. */
 export async function readCrdFiles(dirs: readonly string[]): Promise<KubeObject[]> {
   const crds: KubeObject[] = [];

@@ -59,7 +59,7 @@ describe('deploy/ manifests', () => {
     expect(api.spec.replicas).toBe(2);
     const pod = api.spec.template.spec;
     const [container] = pod.containers;
-    expect(container.command).toEqual(['node', 'apps/api/dist/cli/start.js']);
+    expect(container.command).toEqual(['node', '--conditions=occ-dist', 'apps/api/dist/cli/start.js']);
     expect(container.livenessProbe.httpGet.path).toBe('/healthz');
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');
     expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
@@ -77,7 +77,7 @@ describe('deploy/ manifests', () => {
       for (const c of pod.containers) expect(c.securityContext.readOnlyRootFilesystem, `${kind} ${name}`).toBe(true);
     }
     const job = find('Job', 'occ-migrate').spec.template.spec;
-    expect(job.containers[0].command).toEqual(['node', 'apps/api/dist/cli/migrate.js']);
+    expect(job.containers[0].command).toEqual(['node', '--conditions=occ-dist', 'apps/api/dist/cli/migrate.js']);
     expect(job.automountServiceAccountToken).toBe(false);
   });
 
@@ -123,12 +123,16 @@ describe('deploy/ manifests', () => {
     expect(objects.some((o) => o.kind === 'ClusterRoleBinding' && o.roleRef.name === 'occ-selfconfig-agent')).toBe(false);
   });
 
-  it('E8 NetworkPolicy: default deny in the namespace, ingress to the API port only, egress to DNS, PostgreSQL and the API server', () => {
+  it('E8 R7 NetworkPolicy: default deny in the namespace, ingress to the API port, the worker\'s probe port and (from the monitoring namespace) the metrics port only, egress to DNS, PostgreSQL and the API server', () => {
     const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
     const deny = policies.find((p) => Object.keys(p.spec.podSelector).length === 0)!;
     expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
-    const ingress = policies.flatMap((p) => p.spec.ingress ?? []);
-    expect(ingress.flatMap((i: Obj) => i.ports.map((port: Obj) => port.port))).toEqual([4000]);
+    const ingress = policies.flatMap((p) => (p.spec.ingress ?? []).map((i: Obj) => ({ policy: p.metadata.name, from: i.from ?? 'anywhere', ports: i.ports.map((port: Obj) => port.port) })));
+    expect(ingress).toEqual([
+      { policy: 'occ-api-ingress', from: 'anywhere', ports: [4000] },
+      { policy: 'occ-worker-probes', from: 'anywhere', ports: [4000] },
+      { policy: 'occ-metrics-scrape', from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [9464] },
+    ]);
     const egressPorts = policies.flatMap((p) => p.spec.egress ?? []).flatMap((e: Obj) => e.ports.map((port: Obj) => `${port.protocol}/${port.port}`));
     expect(egressPorts.sort()).toEqual(['TCP/443', 'TCP/53', 'TCP/5432', 'TCP/6443', 'UDP/53']);
   });

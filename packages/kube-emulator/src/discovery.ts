@@ -39,16 +39,33 @@ export function coreVersions(serverAddress: string): unknown {
   };
 }
 
+/**
+ * E9: the access reviews (rbac-reviews.ts) are create-only resources no store holds; a real server
+ * lists them under authorization.k8s.io/v1 like any other, and clients read that list.
+ */
+const REVIEW_GROUP = { group: 'authorization.k8s.io', versions: ['v1'] };
+const REVIEW_RESOURCES = [
+  { name: 'localsubjectaccessreviews', singularName: 'localsubjectaccessreview', namespaced: true, kind: 'LocalSubjectAccessReview', verbs: ['create'] },
+  { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
+  { name: 'selfsubjectrulesreviews', singularName: 'selfsubjectrulesreview', namespaced: false, kind: 'SelfSubjectRulesReview', verbs: ['create'] },
+  { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
+];
+
+function groupsOf(registry: ResourceRegistry): Array<{ group: string; versions: string[] }> {
+  const groups = registry.groups();
+  return groups.some((g) => g.group === REVIEW_GROUP.group) ? groups : [...groups, REVIEW_GROUP];
+}
+
 export function groupList(registry: ResourceRegistry): unknown {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: registry.groups().map((g) => groupVersions(g.group, g.versions)),
+    groups: groupsOf(registry).map((g) => groupVersions(g.group, g.versions)),
   };
 }
 
 export function apiGroup(registry: ResourceRegistry, group: string): unknown | undefined {
-  const found = registry.groups().find((g) => g.group === group);
+  const found = groupsOf(registry).find((g) => g.group === group);
   return found ? { kind: 'APIGroup', apiVersion: 'v1', ...groupVersions(found.group, found.versions) } : undefined;
 }
 
@@ -86,12 +103,13 @@ function resourceEntries(type: ResourceType): unknown[] {
 
 export function resourceList(registry: ResourceRegistry, group: string, version: string): unknown | undefined {
   const types = registry.resourcesOf(group, version);
-  if (types.length === 0) return undefined;
+  const reviews = group === REVIEW_GROUP.group && REVIEW_GROUP.versions.includes(version) ? REVIEW_RESOURCES : [];
+  if (types.length === 0 && reviews.length === 0) return undefined;
   return {
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: apiVersionOf({ group, version }),
-    resources: types.flatMap(resourceEntries),
+    resources: [...types.flatMap(resourceEntries), ...reviews],
   };
 }
 

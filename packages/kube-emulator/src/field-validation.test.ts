@@ -92,6 +92,9 @@ const WRITTEN: Record<string, Record<string, unknown>> = {
   'apps/replicasets': { metadata: { name: 'r' }, spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'g', image: 'x' }] } } }, status: { replicas: 1, readyReplicas: 1 } },
   'apiextensions.k8s.io/customresourcedefinitions': { metadata: { name: 'xs.example.com' }, spec: { group: 'example.com', names: { plural: 'xs', kind: 'X' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true }] } },
   'rbac.authorization.k8s.io/rolebindings': { metadata: { name: 'occ-tenant' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'occ-tenant' }, subjects: [{ kind: 'ServiceAccount', name: 'occ-api', namespace: 'occ-system' }] },
+  'rbac.authorization.k8s.io/clusterrolebindings': { metadata: { name: 'cluster-admin' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:masters' }] },
+  'rbac.authorization.k8s.io/roles': { metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['secrets'], resourceNames: ['s'], verbs: ['get'] }] },
+  'rbac.authorization.k8s.io/clusterroles': { metadata: { name: 'c' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] }, rules: [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }] },
   'coordination.k8s.io/leases': { metadata: { name: 'l' }, spec: { holderIdentity: 'me', leaseDurationSeconds: 15 } },
   'admissionregistration.k8s.io/validatingwebhookconfigurations': { metadata: { name: 'w' }, webhooks: [{ name: 'w.example.com', clientConfig: { url: 'https://x' }, rules: [{ operations: ['CREATE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] }] },
 };

@@ -28,8 +28,10 @@ import { parseFaultRule, type FaultAction, type Faults } from './faults.ts';
 import { fieldValidationOf, warningHeader } from './field-validation.ts';
 import { openApiV2, openApiV3ForPath, openApiV3Root } from './openapi-docs.ts';
 import { MAX_DEPTH_MESSAGE, nestsDeeperThan } from './nesting.ts';
-import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
+import { decodeProtobufObject, encodeProtobufObject, prefersProtobuf, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import type { ResourceRegistry, ResourceType } from './registry.ts';
+import { forbiddenError, requestAttributes, type Authorizer } from './rbac-authorizer.ts';
+import { answerReview, REVIEW_RESOURCES, type ReviewResource } from './rbac-reviews.ts';
 import { includeObjectOf, tableVersion, toTable } from './table.ts';
 import { isObject, type KubeObject } from './types.ts';
 
@@ -60,6 +62,8 @@ export interface HttpLayerOptions {
   registry: ResourceRegistry;
   /** Bearer tokens to users (auth.ts); a request it does not know is 401. */
   authenticate: Authenticator;
+  /** RBAC (rbac-authorizer.ts, E9): an authenticated request it does not allow is 403. */
+  authorizer: Authorizer;
   /** Validating admission webhooks (admission.ts), around every create, update, patch and delete. */
   admission: WebhookAdmission;
   /** POST /api/v1/namespaces/{namespace}/serviceaccounts/{name}/token (tokens.ts). */
@@ -89,6 +93,22 @@ function writeJson(response: ServerResponse, code: number, body: unknown, warnin
     ...(warnings.length > 0 ? { Warning: warnings.map(warningHeader) } : {}),
   });
   response.end(text);
+}
+
+/**
+ * An object or list answered to a client: in protobuf when the client asks for it first and the
+ * kind has a protobuf form (protobuf.ts), in JSON otherwise.
+ */
+function writeObject(request: IncomingMessage, response: ServerResponse, code: number, body: unknown, warnings: string[] = []): void {
+  const encoded = prefersProtobuf(request.headers.accept) ? encodeProtobufObject(body) : undefined;
+  if (encoded === undefined) return writeJson(response, code, body, warnings);
+  response.writeHead(code, {
+    'Content-Type': PROTOBUF_MEDIA_TYPE,
+    'Cache-Control': 'no-cache, private',
+    'Content-Length': encoded.length,
+    ...(warnings.length > 0 ? { Warning: warnings.map(warningHeader) } : {}),
+  });
+  response.end(encoded);
 }
 
 function writeStatus(response: ServerResponse, status: StatusBody): void {
@@ -234,6 +254,16 @@ function writeOptionsOf(call: Call, isApply: boolean): WriteOptions {
   };
 }
 
+/** /apis/authorization.k8s.io/v1/{review} and /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews. */
+function reviewResource(segments: string[]): { resource: ReviewResource; namespace?: string } | undefined {
+  const [apis, group, version, ...rest] = segments;
+  if (apis !== 'apis' || group !== 'authorization.k8s.io' || version !== 'v1') return undefined;
+  const [first, namespace, local] = rest;
+  if (rest.length === 1 && REVIEW_RESOURCES.includes(first as ReviewResource) && first !== 'localsubjectaccessreviews') return { resource: first as ReviewResource };
+  if (rest.length === 3 && first === 'namespaces' && local === 'localsubjectaccessreviews') return { resource: 'localsubjectaccessreviews', namespace };
+  return undefined;
+}
+
 export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
   const { api, registry } = options;
   const watches = new Set<ServerResponse>();
@@ -326,7 +356,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       case 'get': {
         const object = api.get(target);
         const table = target.subresource === undefined ? tableVersion(request.headers.accept) : undefined;
-        if (!table) return writeJson(response, 200, object);
+        if (!table) return writeObject(request, response, 200, object);
         return writeJson(response, 200, toTable(target.type, [object], { version: table, resourceVersion: object.metadata.resourceVersion, include: includeObjectOf(query.get('includeObject')) }));
       }
       case 'list': {
@@ -337,7 +367,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
           continueToken: optional(query.get('continue')),
         });
         const table = tableVersion(request.headers.accept);
-        if (!table) return writeJson(response, 200, list);
+        if (!table) return writeObject(request, response, 200, list);
         const meta = list.metadata as { resourceVersion?: string; continue?: string };
         return writeJson(
           response,
@@ -359,14 +389,14 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
         // Warning headers are those of the last run.
         let warnings: string[] = [];
         const created = await admitted(call, 'create', options, body, (dryRun) => api.create(target, body, { ...options, dryRun, warnings: (warnings = []) }));
-        return writeJson(response, 201, created, warnings);
+        return writeObject(request, response, 201, created, warnings);
       }
       case 'update': {
         const options = writeOptionsOf(call, false);
         const body = parseBody(await readBody(request), mediaType(request));
         let warnings: string[] = [];
         const replaced = await admitted(call, 'update', options, body, (dryRun) => api.replace(target, body, { ...options, dryRun, warnings: (warnings = []) }));
-        return writeJson(response, 200, replaced, warnings);
+        return writeObject(request, response, 200, replaced, warnings);
       }
       case 'patch': {
         const patchType = PATCH_TYPES[mediaType(request)];
@@ -385,7 +415,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
           existed = patchType !== 'apply' || api.exists(target);
           return api.patch(target, patchType, patch, { ...options, dryRun, warnings: (warnings = []) });
         });
-        return writeJson(response, existed ? 200 : 201, patched, warnings);
+        return writeObject(request, response, existed ? 200 : 201, patched, warnings);
       }
       case 'delete':
       case 'deletecollection': {
@@ -397,13 +427,13 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
         }
         if (verb === 'delete') {
           const deleted = await admitted(call, 'delete', deleteOptions, undefined, (dryRun) => api.delete(target, { ...deleteOptions, dryRun }));
-          return writeJson(response, 200, deleted);
+          return writeObject(request, response, 200, deleted);
         }
         const listOptions = {
           labelSelector: optional(query.get('labelSelector')),
           fieldSelector: optional(query.get('fieldSelector')),
         };
-        return writeJson(response, 200, api.deleteCollection(target, listOptions, deleteOptions));
+        return writeObject(request, response, 200, api.deleteCollection(target, listOptions, deleteOptions));
       }
     }
   }
@@ -544,6 +574,13 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       }
       const user = OPEN_PATHS.has(url.pathname) ? undefined : options.authenticate(request);
       if (!OPEN_PATHS.has(url.pathname) && !user) throw unauthorized();
+      // E9: authorization comes before routing, as in the real handler chain: a caller who may
+      // not ask gets 403 whether or not the path exists.
+      if (user) {
+        const attributes = requestAttributes(user, method, url);
+        const decision = options.authorizer.authorize(attributes);
+        if (!decision.allowed) throw forbiddenError(attributes, decision.reason);
+      }
       let segments: string[];
       try {
         segments = url.pathname.split('/').filter((s) => s !== '').map(decodeURIComponent);
@@ -567,7 +604,13 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       if (first === 'api' && version === 'v1' && namespacesPath === 'namespaces' && serviceAccounts === 'serviceaccounts' && token === 'token' && more.length === 0) {
         if (method !== 'POST') throw methodNotAllowed();
         const body = parseBody(await readBody(request), mediaType(request));
-        return writeJson(response, 201, options.requestToken(namespace ?? '', name ?? '', body));
+        return writeObject(request, response, 201, options.requestToken(namespace ?? '', name ?? '', body));
+      }
+      const review = reviewResource(segments);
+      if (review) {
+        if (method !== 'POST') throw methodNotAllowed();
+        const body = parseBody(await readBody(request), mediaType(request));
+        return writeJson(response, 201, answerReview(options.authorizer, review.resource, user, body, review.namespace));
       }
       const resolved = route(segments, method, url.searchParams, request, user);
       if ('document' in resolved) {

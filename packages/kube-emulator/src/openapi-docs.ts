@@ -21,6 +21,37 @@ const OBJECT_META = `${META}.ObjectMeta`;
 const str = (description: string): JsonObject => ({ type: 'string', description });
 const strings = (description: string): JsonObject => ({ type: 'object', additionalProperties: { type: 'string', default: '' }, description });
 const open = (description: string): JsonObject => ({ type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true });
+const ROLE_REF: JsonObject = {
+  type: 'object',
+  description: 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.',
+  required: ['apiGroup', 'kind', 'name'],
+  properties: { apiGroup: str('APIGroup is the group for the resource being referenced'), kind: str('Kind is the type of resource being referenced'), name: str('Name is the name of resource being referenced') },
+};
+const SUBJECTS: JsonObject = {
+  type: 'array',
+  description: 'Subjects holds references to the objects the role applies to.',
+  items: {
+    type: 'object',
+    required: ['kind', 'name'],
+    properties: { kind: str('Kind of object being referenced.'), apiGroup: str('APIGroup holds the API group of the referenced subject.'), name: str('Name of the object being referenced.'), namespace: str('Namespace of the referenced object.') },
+  },
+};
+const list = (description: string): JsonObject => ({ type: 'array', description, items: { type: 'string', default: '' } });
+const POLICY_RULES: JsonObject = {
+  type: 'array',
+  description: 'Rules holds all the PolicyRules for this Role',
+  items: {
+    type: 'object',
+    required: ['verbs'],
+    properties: {
+      verbs: list('Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. \'*\' represents all verbs.'),
+      apiGroups: list('APIGroups is the name of the APIGroup that contains the resources.'),
+      resources: list('Resources is a list of resources this rule applies to. \'*\' represents all resources.'),
+      resourceNames: list('ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.'),
+      nonResourceURLs: list('NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.'),
+    },
+  },
+};
 const ref = (name: string, description?: string): JsonObject => ({
   ...(description ? { description } : {}),
   allOf: [{ $ref: `#/components/schemas/${name}` }],
@@ -158,20 +189,29 @@ const BUILT_IN: Record<string, { name: string; description: string; properties: 
     name: 'io.k8s.api.rbac.v1.RoleBinding',
     description: 'RoleBinding references a role, but does not contain it.  It can reference a Role in the same namespace or a ClusterRole in the global namespace.',
     properties: {
-      roleRef: {
+      roleRef: ROLE_REF,
+      subjects: SUBJECTS,
+    },
+  },
+  'rbac.authorization.k8s.io/clusterrolebindings': {
+    name: 'io.k8s.api.rbac.v1.ClusterRoleBinding',
+    description: 'ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a ClusterRole in the global namespace, and adds who information via Subject.',
+    properties: { roleRef: ROLE_REF, subjects: SUBJECTS },
+  },
+  'rbac.authorization.k8s.io/roles': {
+    name: 'io.k8s.api.rbac.v1.Role',
+    description: 'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.',
+    properties: { rules: POLICY_RULES },
+  },
+  'rbac.authorization.k8s.io/clusterroles': {
+    name: 'io.k8s.api.rbac.v1.ClusterRole',
+    description: 'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.',
+    properties: {
+      rules: POLICY_RULES,
+      aggregationRule: {
         type: 'object',
-        description: 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.',
-        required: ['apiGroup', 'kind', 'name'],
-        properties: { apiGroup: str('APIGroup is the group for the resource being referenced'), kind: str('Kind is the type of resource being referenced'), name: str('Name is the name of resource being referenced') },
-      },
-      subjects: {
-        type: 'array',
-        description: 'Subjects holds references to the objects the role applies to.',
-        items: {
-          type: 'object',
-          required: ['kind', 'name'],
-          properties: { kind: str('Kind of object being referenced.'), apiGroup: str('APIGroup holds the API group of the referenced subject.'), name: str('Name of the object being referenced.'), namespace: str('Namespace of the referenced object.') },
-        },
+        description: 'AggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller.',
+        properties: { clusterRoleSelectors: { type: 'array', description: 'ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules.', items: open('A label selector.') } },
       },
     },
   },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OPENCLAW_CRD_DIR } from './crds.ts';
+import { messageOf } from './protobuf.ts';
 import { emulatorRequest, startTestCluster } from './testing.ts';
 
 // The emulator's own protobuf decoder (E6: kubectl 1.33 sends some built-in creates as protobuf). A
@@ -20,7 +21,7 @@ describe('protobuf request bodies', () => {
   it('E6 a ConfigMap in protobuf is read field by field; a custom resource in protobuf is 415', async () => {
     const cluster = await startTestCluster({ crdDirs: [OPENCLAW_CRD_DIR] });
     try {
-      const headers = { authorization: `Bearer ${cluster.emulator.token}`, 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/vnd.kubernetes.protobuf,application/json' };
+      const headers = { authorization: `Bearer ${cluster.emulator.token}`, 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/json' };
       // ConfigMap{metadata{name: "pb", generateName: ""}, data{"k": "v"}} as Go writes it (empty strings included).
       const metadata = Buffer.concat([field(1, 'pb'), field(2, '')]);
       const configMap = Buffer.concat([field(1, metadata), field(2, Buffer.concat([field(1, 'k'), field(2, 'v')]))]);
@@ -38,6 +39,35 @@ describe('protobuf request bodies', () => {
         body: envelope('openclaw.rocks/v1alpha1', 'OpenClawInstance', field(1, field(1, 'x'))),
       });
       expect([instance.status, (instance.json() as { reason: string }).reason]).toEqual([415, 'UnsupportedMediaType']);
+    } finally {
+      await cluster.close();
+    }
+  });
+});
+
+describe('protobuf forms of what the emulator serves', () => {
+  it('E10 every built-in kind discovery lists, and every body a subresource or review takes, has a protobuf message, so a typed client never meets 415', async () => {
+    // kubectl's typed clients (create role, auth can-i, create token …) send protobuf for any
+    // built-in kind; a kind added to the server without its message answered 415 (the access
+    // reviews and Role / ClusterRole / ClusterRoleBinding did, after the RBAC authorizer landed).
+    const cluster = await startTestCluster({ crdDirs: [OPENCLAW_CRD_DIR] });
+    try {
+      const headers = { authorization: `Bearer ${cluster.emulator.token}`, accept: 'application/json' };
+      const groups = (await emulatorRequest(cluster.emulator, '/apis', { headers })).json() as { groups: Array<{ name: string; preferredVersion: { groupVersion: string } }> };
+      const versions = ['v1', ...groups.groups.filter((g) => !g.name.endsWith('openclaw.rocks') && g.name !== 'apiextensions.k8s.io').map((g) => g.preferredVersion.groupVersion)];
+      const missing: string[] = [];
+      let kinds = 0;
+      for (const groupVersion of versions) {
+        const path = groupVersion === 'v1' ? '/api/v1' : `/apis/${groupVersion}`;
+        const list = (await emulatorRequest(cluster.emulator, path, { headers })).json() as { resources: Array<{ name: string; kind: string; group?: string; version?: string }> };
+        for (const resource of list.resources) {
+          const apiVersion = resource.group ? `${resource.group}/${resource.version}` : groupVersion;
+          kinds++;
+          if (!messageOf(apiVersion, resource.kind)) missing.push(`${apiVersion} ${resource.kind} (${resource.name})`);
+        }
+      }
+      expect(kinds).toBeGreaterThan(20);
+      expect(missing).toEqual([]);
     } finally {
       await cluster.close();
     }

@@ -9,56 +9,36 @@
 // The envelope is "k8s\0" + runtime.Unknown{typeMeta, raw}; raw is the kind's message. Go's
 // generated marshallers write every non-pointer field, zero or not, and pointer fields only when
 // set, so a zero value is dropped (JSON's omitempty) unless the field is a pointer in the Go type
-// (POINTER_FIELDS), where zero is what the client meant (replicas: 0, optional: false).
+// (the generated table marks them), where zero is what the client meant (replicas: 0, optional:
+// false). The table, protobuf-messages.ts, is generated from k8s.io/api's Go types for every kind
+// served (protobuf-generate.ts), so a kind has a protobuf form as soon as it is generated.
 
 import { StatusError } from './errors.ts';
-import { MESSAGES } from './protobuf-fields.ts';
+import { MESSAGES } from './protobuf-messages.ts';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
-/** The kinds whose messages MESSAGES holds, by apiVersion/kind. */
-const ROOTS: Record<string, string> = {
-  'v1/Namespace': 'Namespace',
-  'v1/Secret': 'Secret',
-  'v1/ConfigMap': 'ConfigMap',
-  'apps/v1/Deployment': 'Deployment',
-};
-
-const POINTER_FIELDS = new Set([
-  'DeploymentSpec.replicas',
-  'DeploymentSpec.revisionHistoryLimit',
-  'DeploymentSpec.progressDeadlineSeconds',
-  'Secret.immutable',
-  'ConfigMap.immutable',
-  'ObjectMeta.deletionGracePeriodSeconds',
-  'PodSpec.terminationGracePeriodSeconds',
-  'PodSpec.activeDeadlineSeconds',
-  'PodSpec.automountServiceAccountToken',
-  'PodSpec.enableServiceLinks',
-  'PodSpec.shareProcessNamespace',
-  'PodSpec.hostUsers',
-  'SecretKeySelector.optional',
-  'ConfigMapKeySelector.optional',
-  'SecretEnvSource.optional',
-  'ConfigMapEnvSource.optional',
-  'SecurityContext.runAsUser',
-  'SecurityContext.runAsGroup',
-  'SecurityContext.runAsNonRoot',
-  'SecurityContext.privileged',
-  'SecurityContext.readOnlyRootFilesystem',
-  'SecurityContext.allowPrivilegeEscalation',
-  'PodSecurityContext.runAsUser',
-  'PodSecurityContext.runAsGroup',
-  'PodSecurityContext.runAsNonRoot',
-  'PodSecurityContext.fsGroup',
-]);
+/**
+ * The message of a kind, by its apiVersion and kind: core.v1.Secret, apps.v1.Deployment,
+ * rbac.v1.RoleBinding, authentication.v1.TokenRequest. Undefined for kinds without one (custom
+ * resources, which a real server answers 415 for too).
+ */
+export function messageOf(apiVersion: string, kind: string): string | undefined {
+  const slash = apiVersion.lastIndexOf('/');
+  const group = slash < 0 ? 'core' : (apiVersion.slice(0, slash).split('.')[0] ?? '');
+  const name = `${group}.${apiVersion.slice(slash + 1)}.${kind}`;
+  return MESSAGES[name] === undefined ? undefined : name;
+}
 
 interface Field {
+  /** The JSON name; '-' for a struct the Go type inlines (its fields are the parent's). */
   name: string;
   type: string;
   repeated: boolean;
   map: boolean;
+  /** A pointer in the Go type: written when set, so a zero value is what the client meant. */
+  pointer: boolean;
 }
 
 const parsed = new Map<string, Map<number, Field>>();
@@ -70,10 +50,10 @@ function fieldsOf(message: string): Map<number, Field> {
   if (spec === undefined) throw new Error(`protobuf: no message ${message}`);
   fields = new Map();
   for (const entry of spec.split(' ').filter((s) => s !== '')) {
-    const match = /^(\w+)=(\d+):(map:|\[\])?(.+)$/.exec(entry);
+    const match = /^(\w+|-)=(\d+):(map:|\[\])?([\w.]+)(\?)?$/.exec(entry);
     if (!match) throw new Error(`protobuf: bad field ${entry}`);
-    const [, name = '', number = '0', modifier, type = ''] = match;
-    fields.set(Number(number), { name, type, repeated: modifier === '[]', map: modifier === 'map:' });
+    const [, name = '', number = '0', modifier, type = '', pointer] = match;
+    fields.set(Number(number), { name, type, repeated: modifier === '[]', map: modifier === 'map:', pointer: pointer === '?' });
   }
   parsed.set(message, fields);
   return fields;
@@ -160,16 +140,26 @@ function isZero(value: unknown): boolean {
 /** The JSON form of the types that have their own (metav1.Time, IntOrString, Quantity, raw JSON). */
 function special(type: string, bytes: Buffer): unknown {
   const fields = new Map<number, bigint | Buffer>();
+  const items: string[] = [];
   const reader = new Reader(bytes);
   while (!reader.done) {
     const { number, value } = reader.next();
     fields.set(number, value);
+    if (number === 1 && Buffer.isBuffer(value)) items.push(value.toString('utf8'));
   }
+  if (type === 'strings') return items;
   switch (type) {
     case 'time': {
       const seconds = fields.get(1);
       if (seconds === undefined) return undefined;
       return new Date(signed(seconds as bigint, 64) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    }
+    case 'microtime': {
+      const seconds = fields.get(1);
+      if (seconds === undefined) return undefined;
+      const nanos = signed((fields.get(2) as bigint | undefined) ?? 0n, 32);
+      const micros = String(Math.floor(nanos / 1000)).padStart(6, '0');
+      return new Date(signed(seconds as bigint, 64) * 1000).toISOString().replace(/\.\d{3}Z$/, `.${micros}Z`);
     }
     case 'intstr':
       return fields.get(1) === 1n ? ((fields.get(3) as Buffer | undefined)?.toString('utf8') ?? '') : signed((fields.get(2) as bigint | undefined) ?? 0n, 32);
@@ -188,7 +178,7 @@ function special(type: string, bytes: Buffer): unknown {
   }
 }
 
-const SPECIAL = new Set(['time', 'intstr', 'quantity', 'duration', 'raw']);
+const SPECIAL = new Set(['time', 'microtime', 'intstr', 'quantity', 'duration', 'raw', 'strings']);
 const SCALARS = new Set(['string', 'bytes', 'bool', 'int32', 'int64', 'double']);
 
 function valueOf(type: string, raw: bigint | Buffer): unknown {
@@ -204,7 +194,9 @@ function decodeMessage(message: string, bytes: Buffer): Record<string, unknown> 
   while (!reader.done) {
     const { number, wire, value } = reader.next();
     const field = fields.get(number);
-    if (!field) throw new Error(`${message} has no field ${number}`);
+    // Unknown fields are skipped, as Go's generated unmarshallers do (a 1.20 server still writes
+    // ObjectMeta's clusterName, field 15).
+    if (!field) continue;
     if (field.map) {
       const entry = new Reader(value as Buffer);
       let key = '';
@@ -225,9 +217,11 @@ function decodeMessage(message: string, bytes: Buffer): Record<string, unknown> 
       } else {
         list.push(valueOf(field.type, value));
       }
+    } else if (field.name === '-') {
+      Object.assign(out, valueOf(field.type, value));
     } else {
       const decoded = valueOf(field.type, value);
-      if (isZero(decoded) && !POINTER_FIELDS.has(`${message}.${field.name}`)) delete out[field.name];
+      if (isZero(decoded) && !field.pointer) delete out[field.name];
       else out[field.name] = decoded;
     }
   }
@@ -243,8 +237,8 @@ function unsupported(): StatusError {
 }
 
 /**
- * The JSON object a protobuf request body holds. Kinds outside ROOTS answer 415 as a real server
- * does for custom resources (which have no protobuf form).
+ * The JSON object a protobuf request body holds. Kinds without a message answer 415 as a real
+ * server does for custom resources (which have no protobuf form).
  */
 export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
   if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) {
@@ -257,7 +251,7 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
     throw new StatusError(400, 'BadRequest', `protobuf: ${(error as Error).message}`);
   }
   const typeMeta = (envelope.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
-  const root = ROOTS[`${typeMeta.apiVersion ?? ''}/${typeMeta.kind ?? ''}`];
+  const root = messageOf(typeMeta.apiVersion ?? '', typeMeta.kind ?? '');
   if (!root) throw unsupported();
   try {
     const object = decodeMessage(root, Buffer.from(String(envelope.raw ?? ''), 'base64'));
@@ -265,4 +259,180 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
   } catch (error) {
     throw new StatusError(400, 'BadRequest', `protobuf: ${(error as Error).message}`);
   }
+}
+
+// Writing: the JSON objects the server answers with, in the form a client that asked for
+// protobuf first (client-go's typed clients) reads. Fields are written when the object has them;
+// a reader takes a missing field as its zero value, as Go's unmarshallers do.
+
+class Writer {
+  readonly parts: Buffer[] = [];
+
+  varint(value: bigint): void {
+    let v = BigInt.asUintN(64, value);
+    const bytes: number[] = [];
+    do {
+      let byte = Number(v & 0x7fn);
+      v >>= 7n;
+      if (v !== 0n) byte |= 0x80;
+      bytes.push(byte);
+    } while (v !== 0n);
+    this.parts.push(Buffer.from(bytes));
+  }
+
+  key(number: number, wire: number): void {
+    this.varint(BigInt((number << 3) | wire));
+  }
+
+  bytes(number: number, bytes: Buffer): void {
+    this.key(number, 2);
+    this.varint(BigInt(bytes.length));
+    this.parts.push(bytes);
+  }
+
+  done(): Buffer {
+    return Buffer.concat(this.parts);
+  }
+}
+
+function timestamp(text: unknown, micro: boolean): Buffer | undefined {
+  if (typeof text !== 'string') return undefined;
+  const millis = Date.parse(text);
+  if (Number.isNaN(millis)) return undefined;
+  const writer = new Writer();
+  writer.key(1, 0);
+  writer.varint(BigInt(Math.floor(millis / 1000)));
+  const fraction = micro ? /\.(\d{1,9})/.exec(text)?.[1] : undefined;
+  if (fraction) {
+    writer.key(2, 0);
+    writer.varint(BigInt(Number(fraction.padEnd(9, '0'))));
+  }
+  return writer.done();
+}
+
+/** The bytes of a value with its own JSON form, or undefined when the value cannot have it. */
+function encodeSpecial(type: string, value: unknown): Buffer | undefined {
+  const writer = new Writer();
+  switch (type) {
+    case 'time':
+    case 'microtime':
+      return timestamp(value, type === 'microtime');
+    case 'intstr':
+      if (typeof value === 'number') {
+        writer.key(1, 0);
+        writer.varint(0n);
+        writer.key(2, 0);
+        writer.varint(BigInt(Math.trunc(value)));
+      } else {
+        writer.key(1, 0);
+        writer.varint(1n);
+        writer.bytes(3, Buffer.from(String(value)));
+      }
+      return writer.done();
+    case 'quantity':
+      writer.bytes(1, Buffer.from(String(value)));
+      return writer.done();
+    case 'raw':
+      writer.bytes(1, Buffer.from(JSON.stringify(value)));
+      return writer.done();
+    case 'strings':
+      if (!Array.isArray(value)) return undefined;
+      for (const item of value) if (typeof item === 'string') writer.bytes(1, Buffer.from(item, 'utf8'));
+      return writer.done();
+    default:
+      return undefined;
+  }
+}
+
+/** One value of a field: the writer gets its key and bytes (nothing for a value of the wrong shape). */
+function encodeValue(writer: Writer, number: number, type: string, value: unknown): void {
+  switch (type) {
+    case 'string':
+      if (typeof value === 'string') writer.bytes(number, Buffer.from(value, 'utf8'));
+      return;
+    case 'bytes':
+      if (typeof value === 'string') writer.bytes(number, Buffer.from(value, 'base64'));
+      return;
+    case 'bool':
+      if (typeof value === 'boolean') {
+        writer.key(number, 0);
+        writer.varint(value ? 1n : 0n);
+      }
+      return;
+    case 'int32':
+    case 'int64':
+      if (typeof value === 'number' && Number.isFinite(value)) {
+        writer.key(number, 0);
+        writer.varint(BigInt(Math.trunc(value)));
+      }
+      return;
+    case 'double':
+      if (typeof value === 'number') {
+        const bytes = Buffer.alloc(8);
+        bytes.writeDoubleLE(value);
+        writer.key(number, 1);
+        writer.parts.push(bytes);
+      }
+      return;
+    default: {
+      const bytes = SPECIAL.has(type) ? encodeSpecial(type, value) : isPlainObject(value) ? encodeMessage(type, value) : undefined;
+      if (bytes !== undefined) writer.bytes(number, bytes);
+    }
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function encodeMessage(message: string, object: Record<string, unknown>): Buffer {
+  const writer = new Writer();
+  for (const [number, field] of [...fieldsOf(message)].sort(([a], [b]) => a - b)) {
+    if (field.name === '-') {
+      writer.bytes(number, encodeMessage(field.type, object));
+      continue;
+    }
+    const value = object[field.name];
+    if (value === undefined || value === null) continue;
+    if (field.map) {
+      if (!isPlainObject(value)) continue;
+      for (const key of Object.keys(value).sort()) {
+        const entry = new Writer();
+        entry.bytes(1, Buffer.from(key, 'utf8'));
+        encodeValue(entry, 2, field.type, value[key]);
+        writer.bytes(number, entry.done());
+      }
+    } else if (field.repeated) {
+      if (Array.isArray(value)) for (const item of value) encodeValue(writer, number, field.type, item);
+    } else {
+      encodeValue(writer, number, field.type, value);
+    }
+  }
+  return writer.done();
+}
+
+/**
+ * The protobuf body of a response object (a kind's object or its list), or undefined when its
+ * kind has no protobuf form and the response stays JSON.
+ */
+export function encodeProtobufObject(object: unknown): Buffer | undefined {
+  if (!isPlainObject(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') return undefined;
+  const message = messageOf(object.apiVersion, object.kind);
+  if (message === undefined) return undefined;
+  const typeMeta = new Writer();
+  typeMeta.bytes(1, Buffer.from(object.apiVersion));
+  typeMeta.bytes(2, Buffer.from(object.kind));
+  const envelope = new Writer();
+  envelope.bytes(1, typeMeta.done());
+  envelope.bytes(2, encodeMessage(message, object));
+  envelope.bytes(3, Buffer.alloc(0));
+  envelope.bytes(4, Buffer.alloc(0));
+  return Buffer.concat([MAGIC, envelope.done()]);
+}
+
+/** Whether the client's Accept header puts protobuf first (client-go's typed clients do). */
+export function prefersProtobuf(accept: string | undefined): boolean {
+  const first = (accept ?? '').split(',')[0] ?? '';
+  const [type, ...params] = first.split(';').map((part) => part.trim().toLowerCase());
+  return type === PROTOBUF_MEDIA_TYPE && !params.some((param) => param.startsWith('as='));
 }

@@ -96,8 +96,11 @@ export const VALIDATING_WEBHOOK_CONFIGURATIONS = builtIn(
   { categories: ['api-extensions'] },
 );
 
-/** The product binds its tenant ClusterRole in each namespace it provisions (K1); stored, not enforced. */
+/** RBAC (E9): the authorizer (rbac-authorizer.ts) evaluates these four on every request. */
+export const ROLES = builtIn('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true);
+export const CLUSTERROLES = builtIn('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false);
 export const ROLEBINDINGS = builtIn('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true);
+export const CLUSTERROLEBINDINGS = builtIn('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false);
 
 /** Written by the kubelet simulator as the deployment controller and the kubelet would (E3). */
 export const PODS = builtIn('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], subresources: { status: true, scale: false } });
@@ -118,7 +121,10 @@ export const BUILT_IN_RESOURCES: readonly ResourceType[] = [
   REPLICASETS,
   CRDS,
   LEASES,
+  CLUSTERROLEBINDINGS,
+  CLUSTERROLES,
   ROLEBINDINGS,
+  ROLES,
   VALIDATING_WEBHOOK_CONFIGURATIONS,
 ];
 

@@ -9,7 +9,7 @@
  * become servable (namespaced or cluster-scoped, every served version, /status when declared).
  * Verbs: get; list (label and field selectors, limit/continue); watch (replay from a bounded
  * history of recent writes, 410 Expired beyond it, selector transitions as ADDED/DELETED); create
- * (generateName); replace; merge, strategic-merge (served as merge) and JSON patch; delete (uid and
+ * (generateName); replace; merge, strategic-merge (by patch merge keys on built-in kinds) and JSON patch; delete (uid and
  * resourceVersion preconditions, finalizers); deletecollection; dryRun=All. Metadata: uid, one
  * global resourceVersion counter, generation, creationTimestamp; a write that changes nothing is
  * not written. Failures carry the Status bodies of a real kube-apiserver (1.33), including where
@@ -35,10 +35,24 @@
  * system:masters user; TokenRequest tokens authenticate as their ServiceAccount; validating
  * admission webhooks are called over HTTPS before a write is stored.
  *
- * Does not emulate (yet): strategic merge of lists by key, CRD defaulting, CEL rules and
- * conversion, controllers other than the garbage collector (gc.ts: ownerReferences, background,
- * foreground and orphan deletion), mutating admission, RBAC,
- * protobuf, aggregated discovery, OpenAPI documents, managedFields written by clients (ignored).
+ * managedFields written by clients are taken as a real server takes them (E10): an update or a
+ * JSON / merge patch that sends them replaces the stored ones, `[]` or `[{}]` clears them, entries
+ * the server cannot decode leave them; kubectl's own manager gets fieldmanager's client-side to
+ * server-side hand-over (conflicts on what last-applied-configuration holds are forgiven, the
+ * annotation follows the applied configuration). Protobuf (E10, protobuf.ts) is read and written
+ * for every built-in kind served but CustomResourceDefinition, their lists and TokenRequest, from a
+ * table generated from k8s.io/api's Go types (protobuf-generate.ts); error Status bodies and watch
+ * events stay JSON.
+ *
+ * Does not emulate (yet): CRD defaulting, CEL rules and conversion, controllers other than the
+ * garbage collector (gc.ts: ownerReferences, background, foreground and orphan deletion) and the
+ * kubelet simulator (kubelet/), mutating admission, RBAC authorization (RoleBindings are stored and
+ * validated, not enforced), Pod Security Admission, aggregated discovery,
+ * protobuf for CustomResourceDefinitions; services, nodes and pods/log are not served (so no
+ * `kubectl logs` or `cluster-info`); built-in kinds are checked by hand-written validation, not
+ * their full schemas (a type error in a Deployment can be stored); Table columns exist for a few
+ * kinds only (the rest print NAME and AGE); strategic merge patch on a custom resource is served as
+ * a merge patch (a real server answers 415).
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what
  * differs per kind) → store.ts (objects, resourceVersion, event history, watchers); registry.ts
@@ -60,6 +74,9 @@ import { createHttpLayer } from './http.ts';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.ts';
 import { loadSnapshot, SnapshotWriter } from './persistence.ts';
 import { ResourceRegistry, SERVICEACCOUNTS, storageKeyOf } from './registry.ts';
+import { ClusterRoleAggregation } from './rbac-aggregation.ts';
+import { Authorizer } from './rbac-authorizer.ts';
+import { ensureBootstrapPolicy, installClusterRole, readClusterRoleFiles } from './rbac-bootstrap.ts';
 import { ObjectStore } from './store.ts';
 import { issueServingCertificate, loadOrCreateCertificateAuthority } from './tls.ts';
 import { createTokenRequest, loadOrCreateSigningKey, ServiceAccountTokens } from './tokens.ts';
@@ -87,6 +104,12 @@ export interface KubeEmulatorOptions {
    * when the stored one differs), e.g. `[OPENCLAW_CRD_DIR]` from ./crds.ts.
    */
   crdDirs?: string[];
+  /**
+   * YAML files whose ClusterRole documents are installed at start (created, or updated when the
+   * stored rules differ), as a platform's manifests would be: e.g. `[OPENCLAW_RBAC_FILE]` from
+   * ./crds.ts, whose occ-selfconfig-agent role the product binds agents to (SC5, E9).
+   */
+  clusterRoleFiles?: string[];
   /** The time managedFields entries are stamped with and tokens are issued and checked at; the wall clock by default. */
   clock?: () => Date;
   /**
@@ -139,6 +162,11 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const gc = new GarbageCollector(store, registry, api);
   for (const name of BUILT_IN_NAMESPACES) api.ensureNamespace(name);
   for (const crd of await readCrdFiles(options.crdDirs ?? [])) api.install(crd);
+  // E9: the default roles, then their aggregation, before the first request is judged.
+  const aggregation = new ClusterRoleAggregation(store, api);
+  ensureBootstrapPolicy(store, api);
+  for (const role of await readClusterRoleFiles(options.clusterRoleFiles ?? [])) installClusterRole(store, api, role);
+  aggregation.sync();
 
   const clock = options.clock ?? (() => new Date());
   const keyFile = options.serviceAccountKeyFile ?? (options.dataFile ? join(dirname(options.dataFile), 'service-account-key.pem') : undefined);
@@ -158,6 +186,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     api,
     registry,
     authenticate,
+    authorizer: new Authorizer(store),
     admission: new WebhookAdmission(store, api),
     requestToken,
     serverAddress: () => address,
@@ -187,6 +216,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     close() {
       closing ??= (async () => {
         gc.stop();
+        aggregation.stop();
         http.endWatches();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();

@@ -23,7 +23,7 @@ import {
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { crdForClientModels, readCrdFiles } from './crds.ts';
 import { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from './server.ts';
 import type { KubeObject } from './types.ts';
@@ -334,4 +334,28 @@ export async function startRootCaPublisher(kubeConfig: KubeConfig): Promise<{ st
   informer.on('error', () => setTimeout(() => void informer.start().catch(() => undefined), 1000));
   await informer.start();
   return { stop: () => informer.stop() };
+}
+
+/**
+ * A plain HTTPS request to the test cluster's server, emulator or real, with the credentials of
+ * its kubeconfig (for bodies no typed client writes, such as protobuf). The body comes back as bytes.
+ */
+export async function clusterRequest(
+  cluster: Pick<TestCluster, 'kubeConfig'>,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: Buffer } = {},
+): Promise<{ status: number; contentType: string; body: Buffer }> {
+  const server = cluster.kubeConfig.getCurrentCluster()?.server ?? '';
+  const options: RequestOptions = { method: init.method ?? 'GET', headers: { ...init.headers, ...(init.body ? { 'content-length': String(init.body.length) } : {}) } };
+  await cluster.kubeConfig.applyToHTTPSOptions(options);
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(`${server}${path}`, options, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(init.body);
+  });
 }

@@ -7,7 +7,10 @@ import {
   NAMESPACES,
   PODS,
   REPLICASETS,
+  CLUSTERROLEBINDINGS,
+  CLUSTERROLES,
   ROLEBINDINGS,
+  ROLES,
   SECRETS,
   SERVICEACCOUNTS,
   storageKeyOf,
@@ -19,7 +22,7 @@ import { crdStrategy, customResourceStrategy } from './apiextensions.ts';
 import { deploymentStrategy } from './apps.ts';
 import { leaseStrategy } from './coordination.ts';
 import { configMapStrategy, eventStrategy, namespaceStrategy, secretStrategy } from './core.ts';
-import { roleBindingStrategy } from './rbac.ts';
+import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
 import { serviceAccountStrategy } from './serviceaccount.ts';
 import type { Strategy } from './strategy.ts';
 import { workloadStrategy } from './workloads.ts';
@@ -34,6 +37,9 @@ const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(LEASES), leaseStrategy],
   [storageKeyOf(SERVICEACCOUNTS), serviceAccountStrategy],
   [storageKeyOf(ROLEBINDINGS), roleBindingStrategy],
+  [storageKeyOf(CLUSTERROLEBINDINGS), clusterRoleBindingStrategy],
+  [storageKeyOf(ROLES), roleStrategy],
+  [storageKeyOf(CLUSTERROLES), clusterRoleStrategy],
   [storageKeyOf(VALIDATING_WEBHOOK_CONFIGURATIONS), validatingWebhookConfigurationStrategy],
   [storageKeyOf(PODS), workloadStrategy],
   [storageKeyOf(REPLICASETS), workloadStrategy],

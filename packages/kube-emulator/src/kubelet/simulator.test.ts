@@ -1,6 +1,7 @@
 import type { CoreV1Event, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectlFor } from '../kubectl-testing.ts';
 import { createNamespace, jsonPatch, mergePatch, startTestCluster, uniqueName, type TestCluster } from '../testing.ts';
 import { fetchContainers, GATEWAY_LABEL_KEY, GATEWAY_LABEL_VALUE, startKubeletSimulator, type KubeletSimulator } from './simulator.ts';
 
@@ -307,6 +308,31 @@ describe('kubelet simulator', () => {
     const after = await revisions();
     expect(after).toEqual({ a: ['3', '1', first.a![2]], b: ['2', undefined, expect.any(String)] });
     expect(back.spec?.template.metadata?.annotations).toEqual({ 'example.com/revision-id': 'a' });
+  });
+
+  it('E3 E10 kubectl rollout history lists the revisions of a gateway, and kubectl rollout undo restores the previous template', async () => {
+    const kubectl = await kubectlFor(cluster);
+    try {
+      await secret('creds-undo', { value: 'sk' });
+      await cluster.apps.createNamespacedDeployment({ namespace: ns, body: gateway('gw-undo', { secret: ['creds-undo', 'value'] }) });
+      const settled = (generation: number, revision: string) => (x: V1Deployment) =>
+        x.status?.observedGeneration === generation && x.metadata?.annotations?.[REVISION] === revision && progressing(x)?.reason === 'NewReplicaSetAvailable';
+      await waitFor('gw-undo', settled(1, '1'));
+      await kubectl.ok(['-n', ns, 'set', 'image', 'deployment/gw-undo', 'gateway=ghcr.io/openclaw/gateway:2']);
+      await waitFor('gw-undo', settled(2, '2'));
+
+      const history = await kubectl.ok(['-n', ns, 'rollout', 'history', 'deployment/gw-undo']);
+      expect(history.split('\n').filter((line) => /^\d+\s/.test(line)).map((line) => line.split(/\s+/)[0])).toEqual(['1', '2']);
+      expect(await kubectl.ok(['-n', ns, 'rollout', 'history', 'deployment/gw-undo', '--revision=1'])).toContain('ghcr.io/openclaw/gateway:1');
+
+      expect((await kubectl.ok(['-n', ns, 'rollout', 'undo', 'deployment/gw-undo'])).trim()).toBe('deployment.apps/gw-undo rolled back');
+      const back = await waitFor('gw-undo', settled(3, '3'));
+      expect(back.spec?.template.spec?.containers.map((c) => c.image)).toEqual(['ghcr.io/openclaw/gateway:1']);
+      const after = await kubectl.ok(['-n', ns, 'rollout', 'history', 'deployment/gw-undo']);
+      expect(after.split('\n').filter((line) => /^\d+\s/.test(line)).map((line) => line.split(/\s+/)[0])).toEqual(['2', '3']);
+    } finally {
+      await kubectl.close();
+    }
   });
 
   it('E3 a restarted simulator adopts the ReplicaSets and Pods that exist instead of replacing them', async () => {

@@ -4,6 +4,7 @@
 // Apply takes ownership of exactly what it sends, prunes what it sent last time and nobody owns
 // now, and fails on values others own unless forced.
 
+import { canonicalJson } from '@occ/domain/content-hash';
 import { StatusError } from '../errors.ts';
 import { clone, isObject, jsonEqual, type JsonObject, type KubeObject } from '../types.ts';
 import {
@@ -25,7 +26,7 @@ export interface ManagedFieldsEntry {
   manager: string;
   operation: Operation;
   apiVersion: string;
-  time: string;
+  time?: string;
   fieldsType: 'FieldsV1';
   fieldsV1: JsonObject;
   subresource?: string;
@@ -82,22 +83,61 @@ function keyOf(m: Pick<Manager, 'manager' | 'operation' | 'apiVersion' | 'subres
 }
 
 function decode(object: KubeObject | undefined): Map<string, Manager> {
+  return decodeEntries(object?.metadata.managedFields) ?? new Map();
+}
+
+/**
+ * The managers a list of entries names, or undefined when an entry is not one the apiserver can
+ * decode (DecodeManagedFields: operation Apply or Update, an apiVersion, fieldsType FieldsV1).
+ */
+function decodeEntries(entries: unknown): Map<string, Manager> | undefined {
   const managers = new Map<string, Manager>();
-  const entries = object?.metadata.managedFields;
   if (!Array.isArray(entries)) return managers;
   for (const entry of entries) {
-    if (!isObject(entry) || typeof entry.manager !== 'string') continue;
+    if (!isObject(entry)) return undefined;
+    if (entry.operation !== 'Apply' && entry.operation !== 'Update') return undefined;
+    if (typeof entry.apiVersion !== 'string' || entry.apiVersion === '') return undefined;
+    if (entry.fieldsType !== 'FieldsV1') return undefined;
+    if (entry.fieldsV1 !== undefined && entry.fieldsV1 !== null && !isObject(entry.fieldsV1)) return undefined;
     const manager: Manager = {
-      manager: entry.manager,
-      operation: entry.operation === 'Apply' ? 'Apply' : 'Update',
-      apiVersion: typeof entry.apiVersion === 'string' ? entry.apiVersion : '',
-      time: typeof entry.time === 'string' ? entry.time : '',
+      manager: typeof entry.manager === 'string' ? entry.manager : '',
+      operation: entry.operation,
+      apiVersion: entry.apiVersion,
+      time: rfc3339(entry.time),
       subresource: typeof entry.subresource === 'string' ? entry.subresource : '',
       set: fromFieldsV1(entry.fieldsV1),
     };
     managers.set(keyOf(manager), manager);
   }
   return managers;
+}
+
+/** A time as metav1.Time writes it (seconds; a client may send milliseconds, as client-node does). */
+function rfc3339(time: unknown): string {
+  const millis = typeof time === 'string' ? Date.parse(time) : Number.NaN;
+  return Number.isNaN(millis) ? '' : new Date(millis).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** A request's managedFields that mean "clear them": an empty list, or a list of one empty entry. */
+function isReset(requested: unknown): boolean {
+  if (!Array.isArray(requested)) return false;
+  if (requested.length === 0) return true;
+  return requested.length === 1 && isObject(requested[0]) && Object.keys(requested[0]).length === 0;
+}
+
+/**
+ * The managers an Update starts from (fieldmanager's decodeManagedFields): those the request sends,
+ * so that a client can hand ownership over (kubectl's client-side to server-side apply migration)
+ * or clear it; the stored ones when it sends none, sends what cannot be decoded, or writes a
+ * subresource (whose requests cannot change managedFields).
+ */
+function startingManagers(request: UpdateRequest): { managers: Map<string, Manager>; fromRequest: boolean } {
+  if (request.scope.subresource === undefined && request.requested !== undefined) {
+    if (isReset(request.requested)) return { managers: new Map(), fromRequest: true };
+    const requested = decodeEntries(request.requested);
+    if (requested !== undefined && requested.size > 0) return { managers: requested, fromRequest: true };
+  }
+  return { managers: decode(request.stored), fromRequest: false };
 }
 
 function seconds(time: string): number {
@@ -120,7 +160,7 @@ function encode(managers: Map<string, Manager>): ManagedFieldsEntry[] {
     manager: m.manager,
     operation: m.operation,
     apiVersion: m.apiVersion,
-    time: m.time,
+    ...(m.time ? { time: m.time } : {}),
     fieldsType: 'FieldsV1',
     fieldsV1: toFieldsV1(m.set),
     ...(m.subresource ? { subresource: m.subresource } : {}),
@@ -170,11 +210,18 @@ function takeOwnership(managers: Map<string, Manager>, actorKey: string, compari
     if (key === actorKey) continue;
     for (const path of intersection(manager.set, changed)) conflicts.push({ manager, path });
   }
-  if (!force && conflicts.length > 0) throw conflictError(conflicts);
+  if (!force && conflicts.length > 0) throw new ApplyConflicts(conflicts);
   for (const [key, manager] of managers) {
     if (key === actorKey) continue;
     manager.set = difference(difference(manager.set, changed), comparison.removed);
     if (manager.set.size === 0) managers.delete(key);
+  }
+}
+
+/** An apply's conflicts, before they become the 409 (kubectl's last-applied hand-over may forgive them). */
+class ApplyConflicts extends Error {
+  constructor(readonly conflicts: Conflict[]) {
+    super('apply conflicts');
   }
 }
 
@@ -218,6 +265,8 @@ export interface UpdateRequest {
   /** Where the entries come from: the stored object (undefined for a create). */
   stored: KubeObject | undefined;
   next: KubeObject;
+  /** metadata.managedFields as the request sent them (undefined when it sent none). */
+  requested?: unknown;
   manager: string;
   apiVersion: string;
   scope: Scope;
@@ -227,12 +276,12 @@ export interface UpdateRequest {
 /** The managedFields after an Update operation (merge.Updater.Update). */
 export function managedFieldsAfterUpdate(request: UpdateRequest): ManagedFieldsEntry[] | unknown[] {
   const { scope } = request;
-  const managers = decode(request.stored);
+  const { managers, fromRequest } = startingManagers(request);
   const comparison = scopedComparison(
     compare(request.schema, withoutManagedFields(request.old), withoutManagedFields(request.next)),
     scope,
   );
-  if (isSame(comparison)) return request.stored?.metadata.managedFields ?? [];
+  if (isSame(comparison)) return fromRequest ? encode(managers) : (request.stored?.metadata.managedFields ?? []);
   const actor: Manager = {
     manager: request.manager,
     operation: 'Update',
@@ -266,8 +315,67 @@ export interface ApplyResult {
   managedFields: ManagedFieldsEntry[] | unknown[];
 }
 
-/** merge.Updater.Apply: merge, record the applier's set, prune, then take ownership. */
+/** The manager kubectl applies as, and the annotation its client-side apply keeps. */
+const KUBECTL = 'kubectl';
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Server-side apply as the apiserver's field manager chain runs it. For kubectl's own manager two
+ * links take part in the move from client-side apply (fieldmanager's lastAppliedManager and
+ * lastAppliedUpdater): conflicts on fields the last-applied annotation still holds with their live
+ * values are forgiven (the apply is forced), and an object that has the annotation gets it
+ * rewritten to the applied configuration, so that a later client-side apply sees what was applied.
+ */
 export function apply(request: ApplyRequest): ApplyResult {
+  let result: ApplyResult;
+  try {
+    result = applyOnce(request);
+  } catch (error) {
+    if (!(error instanceof ApplyConflicts)) throw error;
+    const allowed = request.manager === KUBECTL ? allowedByLastApplied(request) : undefined;
+    const remaining = allowed ? error.conflicts.filter((c) => !allowed.has(c.path)) : error.conflicts;
+    if (remaining.length > 0) throw conflictError(remaining);
+    result = applyOnce({ ...request, force: true });
+  }
+  if (request.manager === KUBECTL) syncLastApplied(result.object, request.config);
+  return result;
+}
+
+function lastAppliedOf(object: KubeObject | JsonObject | undefined): string | undefined {
+  const annotations = isObject(object?.metadata) ? object.metadata.annotations : undefined;
+  const text = isObject(annotations) ? annotations[LAST_APPLIED] : undefined;
+  return typeof text === 'string' && text !== '' ? text : undefined;
+}
+
+/** The fields the last-applied annotation holds with the values they have live (allowedConflictsFromLastApplied). */
+function allowedByLastApplied(request: ApplyRequest): FieldSet | undefined {
+  const text = lastAppliedOf(request.live);
+  if (text === undefined || request.live === undefined) return undefined;
+  let lastApplied: unknown;
+  try {
+    lastApplied = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(lastApplied) || lastApplied.apiVersion !== request.apiVersion) return undefined;
+  const comparison = compare(request.schema, lastApplied, withoutManagedFields(request.live));
+  return difference(difference(difference(toFieldSet(request.schema, lastApplied), comparison.modified), comparison.added), comparison.removed);
+}
+
+/**
+ * The annotation rewritten to the applied configuration without the annotation itself, as Go's
+ * encoding/json writes it (keys sorted, <, > and & escaped, a newline at the end).
+ */
+function syncLastApplied(object: KubeObject, config: JsonObject): void {
+  if (lastAppliedOf(object) === undefined) return;
+  const applied = clone(config);
+  if (isObject(applied.metadata) && isObject(applied.metadata.annotations)) delete applied.metadata.annotations[LAST_APPLIED];
+  const text = canonicalJson(applied).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  (object.metadata.annotations as Record<string, string>)[LAST_APPLIED] = `${text}\n`;
+}
+
+/** merge.Updater.Apply: merge, record the applier's set, prune, then take ownership. */
+function applyOnce(request: ApplyRequest): ApplyResult {
   const { schema, scope } = request;
   const live = request.live ? withoutManagedFields(request.live) : {};
   const config = clone(request.config);

@@ -1,0 +1,55 @@
+// The machine's kubectl (/usr/bin/kubectl, 1.33) run against the server of a test cluster, for the
+// conformance files that hold kubectl's own request sequences on both servers (E8, E10): the
+// emulator's kubeconfig, or the lane's real kube-apiserver through KUBECONFIG.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KUBE_TARGET, type TestCluster } from './testing.ts';
+
+export const KUBECTL = '/usr/bin/kubectl';
+
+export interface KubectlRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Kubectl {
+  /** Runs kubectl; a non-zero exit is returned, not thrown. */
+  run(args: string[], input?: string): Promise<KubectlRun>;
+  /** Runs kubectl and returns its output, throwing with its stderr when it fails. */
+  ok(args: string[], input?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** kubectl with a private HOME (its discovery cache) and the cluster's kubeconfig. */
+export async function kubectlFor(cluster: TestCluster): Promise<Kubectl> {
+  const home = await mkdtemp(join(tmpdir(), 'kubectl-home-'));
+  let kubeconfig: string;
+  if (KUBE_TARGET.target === 'real') {
+    kubeconfig = KUBE_TARGET.kubeconfig;
+  } else {
+    kubeconfig = join(home, 'kubeconfig.yaml');
+    await writeFile(kubeconfig, cluster.emulator.kubeconfigYaml(), { mode: 0o600 });
+  }
+  const run = (args: string[], input?: string) =>
+    new Promise<KubectlRun>((resolve) => {
+      const child = execFile(
+        KUBECTL,
+        args,
+        { env: { PATH: process.env.PATH, HOME: home, KUBECONFIG: kubeconfig }, timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+      child.stdin?.end(input ?? '');
+    });
+  return {
+    run,
+    async ok(args, input) {
+      const result = await run(args, input);
+      if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+      return result.stdout;
+    },
+    close: () => rm(home, { recursive: true, force: true }),
+  };
+}
