@@ -69,10 +69,6 @@ export function intersection(a: FieldSet, b: FieldSet): FieldSet {
   return new Set([...a].filter((path) => b.has(path)));
 }
 
-export function sameSet(a: FieldSet, b: FieldSet): boolean {
-  return a.size === b.size && [...a].every((path) => b.has(path));
-}
-
 // Ordering of path elements, as fieldpath.PathElement.Compare: field names, then keys, then
 // values, then indexes; FieldsV1 lists children in this order.
 const RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };

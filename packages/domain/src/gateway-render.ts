@@ -50,8 +50,6 @@ export const INSTANCE_GENERATION_ANNOTATION = 'openclaw.rocks/instance-generatio
 
 /** The platform's own env names in the gateway container: every one of them reserved (C2, SC4). */
 export const PLATFORM_ENV_NAMES = ['OPENCLAW_CONFIG_PATH', 'OPENCLAW_SKILLS_PATH', 'OPENCLAW_WORKSPACE_DIR', 'OPENCLAW_INSTANCE_NAME', 'OPENCLAW_NAMESPACE'] as const;
-/** The model-auth container's env names. */
-export const MODEL_AUTH_ENV_NAMES = ['MODEL_PROVIDER', 'MODEL_CREDENTIAL_FILE'] as const;
 
 type Obj = Record<string, unknown>;
 

@@ -208,7 +208,7 @@ describe('backendIdentityMismatch', () => {
     expect(reason).toContain(UID);
   });
 
-  it('D3 (issue 30) every mix of missing, changed and kept labels with the same or another uid: "not migrated" exactly when only labels upgrades add are missing and the uid is ours; never null otherwise', () => {
+  it('D3 upgrades: every mix of missing, changed and kept labels with the same or another uid: "not migrated" exactly when only labels upgrades add are missing and the uid is ours; never null otherwise', () => {
     const keys = Object.keys(goodLabels());
     const fate = fc.constantFrom('kept', 'missing', 'changed');
     fc.assert(

@@ -7,6 +7,8 @@ export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'openclaw-control-plane';
 export const NAMESPACE_ID_LABEL = 'openclaw.rocks/namespace-id';
 export const SECRET_ID_LABEL = 'openclaw.rocks/secret-id';
+/** V1: the version a secret's Kubernetes Secret holds (objects written before V1 lack it). */
+export const SECRET_VERSION_LABEL = 'openclaw.rocks/secret-version';
 /**
  * R3: every object an installation writes carries its random installation id, and every read,
  * listing and adoption checks it, so two installations on one cluster never touch each other's.
@@ -68,7 +70,7 @@ export interface ObservedMeta {
 
 /**
  * Labels later releases added to what earlier ones wrote: an object that lacks only these, and whose
- * uid is the recorded one, is ours and not yet migrated (issue 30), not a foreign or replaced one.
+ * uid is the recorded one, is ours and not yet migrated by an upgrade, not a foreign or replaced one.
  */
 export const LABELS_ADDED_BY_UPGRADES: readonly string[] = [INSTALLATION_ID_LABEL];
 

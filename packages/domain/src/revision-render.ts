@@ -1,3 +1,4 @@
+import { approvalSpec } from './selfconfig-approval.ts';
 import { agentInstanceName, agentLabels, harnessSecretName, REVISION_NUMBER_LABEL, SECRET_VALUE_KEY } from './kubernetes-names.ts';
 import { gatewayBindings, type FrozenRevision } from './revision.ts';
 
@@ -74,7 +75,12 @@ export function instanceBody(revision: RenderRevision, context: RenderContext): 
     image: context.images?.gateway ?? DEFAULT_GATEWAY_IMAGE,
     replicas: 1,
     revision: { id: context.revisionId, number: revision.number },
-    selfConfigure: { enabled: revision.selfConfigure.enabled, ...(revision.selfConfigure.allowedActions.length ? { allowedActions: revision.selfConfigure.allowedActions } : {}) },
+    selfConfigure: {
+      enabled: revision.selfConfigure.enabled,
+      ...(revision.selfConfigure.allowedActions.length ? { allowedActions: revision.selfConfigure.allowedActions } : {}),
+      // SG3: only when a category needs approval, so an agent without it renders as before.
+      ...(revision.selfConfigure.approval?.length ? { approval: approvalSpec(revision.selfConfigure.approval) } : {}),
+    },
   };
   if (model) spec.model = model;
   if (skills.length) spec.skills = skills;

@@ -52,7 +52,8 @@ export interface FrozenRevision {
   secretDriverId: string;
   harnessAuth: { provider: string; envName: string; source: SecretRef } | null;
   servicePrincipalId: string;
-  selfConfigure: { enabled: boolean; allowedActions: string[] };
+  /** approval (SG3): the categories whose requests wait for an administrator; absent is none. */
+  selfConfigure: { enabled: boolean; allowedActions: string[]; approval?: string[] };
   createdById: string;
 }
 
@@ -63,7 +64,7 @@ export interface FreezeInput {
     servicePrincipalId: string;
     harnessProvider: string | null;
     harnessSecretId: string | null;
-    selfConfigure: { enabled: boolean; allowedActions: readonly string[] };
+    selfConfigure: { enabled: boolean; allowedActions: readonly string[]; approval?: readonly string[] };
   };
   configuration: {
     id: string;
@@ -128,7 +129,11 @@ export function freezeRevision(input: FreezeInput): FrozenRevision {
     secretDriverId: input.secretDriverId,
     harnessAuth,
     servicePrincipalId: agent.servicePrincipalId,
-    selfConfigure: { enabled: agent.selfConfigure.enabled, allowedActions: [...agent.selfConfigure.allowedActions].sort() },
+    selfConfigure: {
+      enabled: agent.selfConfigure.enabled,
+      allowedActions: [...agent.selfConfigure.allowedActions].sort(),
+      ...(agent.selfConfigure.approval?.length ? { approval: [...agent.selfConfigure.approval].sort() } : {}),
+    },
     createdById: input.createdById,
   };
 }
@@ -137,21 +142,3 @@ export function freezeRevision(input: FreezeInput): FrozenRevision {
 export function gatewayBindings(revision: Pick<FrozenRevision, 'secrets'>): RevisionSecretRef[] {
   return revision.secrets.filter((s) => s.purpose === 'binding');
 }
-
-/** Failure codes a revision ends with (stable; the console and tests match on them). */
-export const REVISION_FAILURE_CODES = [
-  'ACTOR_NOT_AUTHORIZED',
-  'AGENT_NOT_AUTHORIZED',
-  'SECRET_MISSING',
-  'SECRET_DRIVER_CHANGED',
-  'BACKEND_IDENTITY_CHANGED',
-  'NAMESPACE_NOT_READY',
-  'AGENT_GONE',
-  'SUPERSEDED_BEFORE_ACTIVATION',
-  'SUPERSEDED_BEFORE_PREPARATION',
-  'GATEWAY_NOT_READY',
-  'INSTANCE_REFUSED',
-  'INSTANCE_MISSING',
-  'INSTANCE_REPLACED',
-  'ATTEMPTS_EXHAUSTED',
-] as const;

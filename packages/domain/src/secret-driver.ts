@@ -13,6 +13,8 @@ export interface CreateBackendSecret {
   secretId: string;
   k8sNamespace: string;
   value: string;
+  /** V1: the version this object holds (a label); each version is its own immutable object. */
+  version: number;
 }
 
 /** RC4: a manager other than the product's that changed the value after the product last wrote it. */
@@ -26,7 +28,8 @@ export type ResolveResult =
   /** `outsideWriters` non-empty: the value was changed outside the product after the product last wrote it. */
   | { state: 'present'; ref: SecretBackendRef; resourceVersion: string; outsideWriters: OutsideWriter[] }
   | { state: 'missing' }
-  | { state: 'mismatch'; reason: string };
+  /** `notMigrated`: the recorded object as an earlier release wrote it (backendNotMigrated). */
+  | { state: 'mismatch'; reason: string; notMigrated?: boolean };
 
 export interface SecretDriver {
   readonly id: string;
@@ -88,7 +91,7 @@ export class BackendObjectMissing extends Error {
 
 /**
  * An object of the recorded name exists but is not the one recorded (uid or labels differ), or, with
- * `notMigrated`, is the recorded one as an earlier release wrote it (backendNotMigrated, issue 30).
+ * `notMigrated`, is the recorded one as an earlier release wrote it (backendNotMigrated).
  */
 export class BackendIdentityChanged extends Error {
   constructor(

@@ -6,9 +6,10 @@ import { AGENT_ID_LABEL, INSTALLATION_ID_LABEL } from './kubernetes-names.ts';
 import { decideSelfConfigAdmission, parseAdmissionReview } from './selfconfig-admission.ts';
 import { parseSelfConfigSpec, planSelfConfig, type InstanceSnapshot, type SelfConfigSpec } from './selfconfig.ts';
 
-// Issue 24's measured faults, each as a class: SC4's platform-injected names read from a rendered
-// gateway (not from the code's list); one credential-name rule for env names and config keys;
-// nesting around the limit; and SG5, the same refusals at admission, before anything is stored.
+// The measured faults of deep and credential-like input, each as a class: SC4's
+// platform-injected names read from a rendered gateway (not from the code's list); one
+// credential-name rule for env names and config keys; nesting around the limit; and SG5, the
+// same refusals at admission, before anything is stored.
 
 const ALL = ['skills', 'config', 'workspaceFiles', 'envVars'];
 const base: SelfConfigSpec = { instanceRef: 'agent-1', addSkills: [], removeSkills: [], configPatch: null, addWorkspaceFiles: {}, removeWorkspaceFiles: [], addEnvVars: [], removeEnvVars: [] };

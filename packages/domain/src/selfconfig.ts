@@ -16,9 +16,11 @@ export const SELF_CONFIG_KIND = 'OpenClawSelfConfig';
 
 export const SELF_CONFIG_CATEGORIES = ['skills', 'config', 'workspaceFiles', 'envVars'] as const;
 export type SelfConfigCategory = (typeof SELF_CONFIG_CATEGORIES)[number];
-export const SELF_CONFIG_PHASES = ['Pending', 'Applied', 'Failed', 'Denied'] as const;
+/** SG3: AwaitingApproval waits for an administrator; Rejected and Expired end such a wait. */
+export const SELF_CONFIG_PHASES = ['Pending', 'AwaitingApproval', 'Applied', 'Failed', 'Denied', 'Rejected', 'Expired'] as const;
 export type SelfConfigPhase = (typeof SELF_CONFIG_PHASES)[number];
-export type TerminalPhase = Exclude<SelfConfigPhase, 'Pending'>;
+export type TerminalPhase = Exclude<SelfConfigPhase, 'Pending' | 'AwaitingApproval'>;
+export const TERMINAL_PHASES: ReadonlySet<string> = new Set<TerminalPhase>(['Applied', 'Failed', 'Denied', 'Rejected', 'Expired']);
 
 export const MAX_SKILLS_PER_REQUEST = 10;
 export const MAX_WORKSPACE_FILES_PER_REQUEST = 10;

@@ -9,7 +9,7 @@ import { fromFieldsV1, toFieldsV1 } from './fieldsv1.ts';
 import { renderGateway } from './gateway-render.ts';
 import { planSelfConfig, parseSelfConfigSpec, type SelfConfigSpec } from './selfconfig.ts';
 
-// SG5 (issue 24): no walk of the domain over request or instance JSON recurses, so no document a
+// SG5: no walk of the domain over request or instance JSON recurses, so no document a
 // server accepts (a real one takes 10,000 levels) can overflow the stack; and the iterative walks
 // say exactly what the recursive ones said, or every gateway's ConfigMap would be renamed.
 

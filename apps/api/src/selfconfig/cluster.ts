@@ -43,7 +43,7 @@ export interface ObjectMeta {
 export interface SelfConfigObject {
   metadata: ObjectMeta;
   spec?: unknown;
-  status?: { phase?: string; message?: string; completionTime?: string; skippedRemovals?: unknown[] };
+  status?: { phase?: string; message?: string; completionTime?: string; skippedRemovals?: unknown[]; changes?: string[] };
 }
 
 export interface InstanceObject {
@@ -92,7 +92,8 @@ export interface SelfConfigCluster {
    */
   cachedInstance(namespace: string, name: string): InstanceObject | undefined;
   /** SSA as openclaw-selfconfig; the body carries the resourceVersion precondition. */
-  applyInstance(body: Record<string, unknown>): Promise<InstanceObject>;
+  /** SC6; with dryRun (SG2's preview) the server answers what the apply would make and stores nothing. */
+  applyInstance(body: Record<string, unknown>, options?: { dryRun?: boolean }): Promise<InstanceObject>;
   /** Deletes exactly this version of an instance (uid and resourceVersion preconditions); false when it is gone or changed. */
   deleteInstance(namespace: string, name: string, preconditions: { uid: string; resourceVersion: string }): Promise<boolean>;
   createEvent(event: EventInput, now: Date): Promise<void>;
@@ -245,13 +246,13 @@ export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig, options: { r
       if (!informer || !synced) return undefined;
       return informer.get(name, namespace) as unknown as InstanceObject | undefined;
     },
-    async applyInstance(body) {
-      count('apply');
+    async applyInstance(body, options = {}) {
+      count(options.dryRun ? 'dryRunApply' : 'apply');
       const m = meta(body);
       return (await custom.patchNamespacedCustomObject(
         // force: an agent's add of a value another manager set takes that field over, as the
         // reference operator does; removals never force anything (SC7 skips them instead).
-        { ...instances, namespace: m.namespace, name: m.name, body, fieldManager: SELF_CONFIG_MANAGER, force: true },
+        { ...instances, namespace: m.namespace, name: m.name, body, fieldManager: SELF_CONFIG_MANAGER, force: true, ...(options.dryRun ? { dryRun: 'All' } : {}) },
         serverSideApply,
       )) as InstanceObject;
     },

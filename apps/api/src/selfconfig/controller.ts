@@ -1,3 +1,6 @@
+import { DEFAULT_APPROVAL_TTL_SECONDS } from '@occ/domain/selfconfig-approval';
+import { TERMINAL_PHASES } from '@occ/domain/selfconfig';
+import { DEFAULT_SELF_CONFIG_BUDGET, type SelfConfigBudget } from '@occ/domain/selfconfig-budget';
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../log.ts';
 import type { SelfConfigCluster, SelfConfigObject } from './cluster.ts';
@@ -23,6 +26,10 @@ export interface SelfConfigControllerOptions {
   clock?: () => Date;
   /** SC9: one hour by default. */
   ttlMs?: number;
+  /** SG3: how long a request waits for approval before it ends Expired (24 hours by default). */
+  approvalTtlMs?: number;
+  /** SG4: the budget of an instance whose spec sets none (DEFAULT_SELF_CONFIG_BUDGET when absent). */
+  budgetDefaults?: SelfConfigBudget;
   resyncMs?: number;
   /** Keys reconciled at once. */
   workers?: number;
@@ -45,7 +52,6 @@ export interface SelfConfigController {
 }
 
 export const DEFAULT_SELF_CONFIG_TTL_MS = 60 * 60 * 1000;
-const TERMINAL = new Set(['Applied', 'Failed', 'Denied']);
 
 export function createSelfConfigController(options: SelfConfigControllerOptions): SelfConfigController {
   const { cluster, db, logger } = options;
@@ -79,7 +85,9 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
       else latest.delete(key);
     },
   };
-  const deps = { cluster, db, logger, clock, ttlMs, maxConflictRetries: options.maxConflictRetries ?? 5, requests };
+  const budgetDefaults = options.budgetDefaults ?? DEFAULT_SELF_CONFIG_BUDGET;
+  const approvalTtlMs = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_SECONDS * 1000;
+  const deps = { cluster, db, logger, clock, ttlMs, approvalTtlMs, maxConflictRetries: options.maxConflictRetries ?? 5, requests, budgetDefaults };
 
   let started = false;
   let watch: { abort(): void } | null = null;
@@ -133,7 +141,7 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
             return;
           }
           // Our own terminal status write comes back as MODIFIED: its TTL is scheduled already.
-          if (event.type === 'MODIFIED' && TERMINAL.has(event.object.status?.phase ?? '') && queue.delayed(key)) return;
+          if (event.type === 'MODIFIED' && TERMINAL_PHASES.has(event.object.status?.phase ?? '') && queue.delayed(key)) return;
           // Nothing after Pending is taken from the request again: a change while its key is
           // being reconciled needs no rerun. A re-created object (ADDED) does.
           if (event.type === 'MODIFIED' && queue.active(key)) return;

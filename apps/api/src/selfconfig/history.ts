@@ -2,6 +2,8 @@ import { isId } from '@occ/domain/ids';
 import { agentInstanceName } from '@occ/domain/kubernetes-names';
 import { modelCredentialEnv, validateConfigurationValues } from '@occ/domain/configuration';
 import type { SkippedRemoval } from '@occ/domain/selfconfig';
+import type { SpecChange } from '@occ/domain/selfconfig-preview';
+import { BUDGET_REASONS, DAY_MS, HOUR_MS, type BudgetUsage } from '@occ/domain/selfconfig-budget';
 import type { Db } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { newId } from '../ids.ts';
@@ -105,18 +107,81 @@ export async function recordPending(db: Db, uid: string, at: Date): Promise<void
 export async function recordOutcome(
   db: Db,
   uid: string,
-  outcome: { phase: string; message: string; skipped: readonly SkippedRemoval[]; events: readonly RecordedEvent[]; at: Date },
+  outcome: { phase: string; reason: string | null; message: string; skipped: readonly SkippedRemoval[]; changes: readonly SpecChange[]; events: readonly RecordedEvent[]; at: Date },
 ): Promise<void> {
   await db.selfConfigRequest.update({
     where: { uid },
     data: {
       phase: outcome.phase,
+      reason: outcome.reason,
       message: outcome.message,
+      changes: outcome.changes.map((c) => ({ op: c.op, kind: c.kind, name: c.name })),
       skippedRemovals: outcome.skipped.map((s) => ({ kind: s.kind, name: s.name, why: s.why, managers: s.managers.map((m) => ({ manager: m.manager, operation: m.operation })) })),
       events: outcome.events as unknown as Prisma.InputJsonValue,
       completedAt: outcome.at,
     },
   });
+}
+
+/**
+ * SG4: what an instance's budget has spent at `now`, from history: its other requests that reached
+ * Pending within the hour (a request the budget itself refused costs nothing, so a refused agent's
+ * retries do not push the refill time out), its applied requests within the day, and the agent's
+ * rollbacks beyond those an administrator resumed after.
+ */
+export async function budgetUsage(
+  db: Db,
+  target: { k8sNamespace: string; instanceRef: string; agentId: string | null; uid: string },
+  now: Date,
+): Promise<BudgetUsage> {
+  const instance = { k8sNamespace: target.k8sNamespace, instanceRef: target.instanceRef, uid: { not: target.uid } };
+  const [requests, applied, rollbacks, agent] = await Promise.all([
+    db.selfConfigRequest.findMany({
+      where: {
+        ...instance,
+        pendingAt: { gt: new Date(now.getTime() - HOUR_MS), lte: now },
+        OR: [{ phase: { not: 'Denied' } }, { reason: null }, { reason: { notIn: [...BUDGET_REASONS] } }],
+      },
+      select: { pendingAt: true },
+    }),
+    db.selfConfigRequest.findMany({ where: { ...instance, phase: 'Applied', completedAt: { gt: new Date(now.getTime() - DAY_MS), lte: now } }, select: { completedAt: true } }),
+    db.selfConfigRequest.count({ where: target.agentId ? { agentId: target.agentId, phase: 'RolledBack' } : { ...instance, phase: 'RolledBack' } }),
+    target.agentId ? db.agent.findUnique({ where: { id: target.agentId }, select: { selfConfigRollbacksResumed: true } }) : null,
+  ]);
+  return {
+    requestsInLastHour: requests.map((r) => r.pendingAt!),
+    appliedInLastDay: applied.map((r) => r.completedAt!),
+    rollbacksSinceResume: Math.max(0, rollbacks - (agent?.selfConfigRollbacksResumed ?? 0)),
+  };
+}
+
+/** SG3: the request waits for approval from `at`, with the preview it would apply. */
+export async function recordAwaiting(db: Db, uid: string, awaiting: { message: string; changes: readonly SpecChange[]; at: Date }): Promise<void> {
+  await db.selfConfigRequest.update({
+    where: { uid },
+    data: { phase: 'AwaitingApproval', message: awaiting.message, changes: awaiting.changes.map((c) => ({ op: c.op, kind: c.kind, name: c.name })), awaitingApprovalAt: awaiting.at },
+  });
+}
+
+export interface ApprovalState {
+  awaitingApprovalAt: Date | null;
+  /** approved or rejected by an administrator, expired by the controller; null while undecided. */
+  decision: string | null;
+  byId: string | null;
+  reason: string | null;
+  changes: SpecChange[];
+}
+
+export async function approvalState(db: Db, uid: string): Promise<ApprovalState | null> {
+  const row = await db.selfConfigRequest.findUnique({ where: { uid }, select: { awaitingApprovalAt: true, approvalDecision: true, approvalById: true, approvalReason: true, changes: true } });
+  if (!row) return null;
+  return { awaitingApprovalAt: row.awaitingApprovalAt, decision: row.approvalDecision, byId: row.approvalById, reason: row.approvalReason, changes: Array.isArray(row.changes) ? (row.changes as unknown as SpecChange[]) : [] };
+}
+
+/** SG3: the controller's claim that an undecided request expired; false when an administrator decided first. */
+export async function claimExpiry(db: Db, uid: string, at: Date): Promise<boolean> {
+  const claimed = await db.selfConfigRequest.updateMany({ where: { uid, approvalDecision: null }, data: { approvalDecision: 'expired', approvalAt: at } });
+  return claimed.count === 1;
 }
 
 export async function recordDeleted(db: Db, uid: string, at: Date): Promise<void> {

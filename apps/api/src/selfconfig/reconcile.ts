@@ -7,16 +7,32 @@ import {
   parseSelfConfigSpec,
   planSelfConfig,
   skippedRemovalsStatus,
+  TERMINAL_PHASES,
   type SkippedRemoval,
   type TerminalPhase,
 } from '@occ/domain/selfconfig';
 import type { Db } from '../db/client.ts';
 import { ApiException } from '@kubernetes/client-node';
 import { validateConfigurationValues } from '@occ/domain/configuration';
+import { budgetOf, budgetRefusal, type SelfConfigBudget } from '@occ/domain/selfconfig-budget';
+import { describeChange, specChanges, type SpecChange } from '@occ/domain/selfconfig-preview';
+import { approvalExpiresAt, approvalNeeded } from '@occ/domain/selfconfig-approval';
 import { classifyKubeError } from '../kube/errors.ts';
 import type { Logger } from '../log.ts';
 import type { EventInput, InstanceObject, SelfConfigCluster, SelfConfigObject } from './cluster.ts';
-import { agentContext, observeRequest, recordDeleted, recordOutcome, recordPending, type AgentContext, type RecordedEvent } from './history.ts';
+import {
+  agentContext,
+  approvalState,
+  budgetUsage,
+  claimExpiry,
+  observeRequest,
+  recordAwaiting,
+  recordDeleted,
+  recordOutcome,
+  recordPending,
+  type AgentContext,
+  type RecordedEvent,
+} from './history.ts';
 
 // One request, converged (kubebuilder's reconcile): never trusting its own status beyond the
 // phase it wrote, idempotent when run again after a crash, time from a clock. It starts from the
@@ -28,8 +44,6 @@ import { agentContext, observeRequest, recordDeleted, recordOutcome, recordPendi
 // and status; SC8 owner reference and events; SC9 deletion after the TTL with history in
 // PostgreSQL. SC10 is the instance reconciler's: the applied spec is a new instance generation,
 // and the gateway is rendered from it.
-
-const TERMINAL = new Set(['Applied', 'Failed', 'Denied']);
 
 /** The controller's cache of the requests (controller.ts), as a reconcile uses it. */
 export interface RequestCache {
@@ -51,6 +65,10 @@ export interface ReconcileDeps {
   ttlMs: number;
   /** SC6: how many times a resourceVersion conflict re-plans before the request fails. */
   maxConflictRetries: number;
+  /** SG3: how long a request waits for approval before it ends Expired. */
+  approvalTtlMs: number;
+  /** SG4: the budget of an instance whose spec sets none (or only part of one). */
+  budgetDefaults: SelfConfigBudget;
 }
 
 export interface ReconcileResult {
@@ -60,10 +78,24 @@ export interface ReconcileResult {
 
 interface Outcome {
   phase: TerminalPhase;
+  /** Why, in one word (the planner's reason, a budget's); kept in history. */
+  reason?: string;
   message: string;
   skipped: SkippedRemoval[];
+  /** SG2: what the apply changes, from the dry run before it; empty when nothing is applied. */
+  changes?: SpecChange[];
   events: EventInput[];
   instance: InstanceObject | null;
+}
+
+/** SG3: a request that would apply, held for an administrator with the change it would make. */
+interface Awaiting {
+  phase: 'AwaitingApproval';
+  /** The categories that need approval. */
+  needed: string[];
+  skipped: SkippedRemoval[];
+  changes: SpecChange[];
+  instance: InstanceObject;
 }
 
 function involvedRequest(request: SelfConfigObject) {
@@ -90,7 +122,9 @@ export async function reconcile(deps: ReconcileDeps, namespace: string, name: st
     const phase = request.status?.phase;
     // A request terminal in the cache is not decided again. (Its status is never rolled back: a
     // terminal copy cannot be stale in a way that matters, and the deletion has a uid precondition.)
-    if (phase && TERMINAL.has(phase)) return expire(deps, request);
+    if (phase && TERMINAL_PHASES.has(phase)) return expire(deps, request);
+    // SG3: a waiting request is not decided again until an administrator decides, or it expires.
+    if (phase === 'AwaitingApproval') return awaitApproval(deps, request, context);
     // SC2: Pending is written, and visible, before anything is decided. The write carries the
     // copy's resourceVersion: a copy older than the stored request (one already decided, or
     // changed since) conflicts, and the request is read again and looked at afresh.
@@ -114,12 +148,102 @@ export async function reconcile(deps: ReconcileDeps, namespace: string, name: st
     }
   }
 
-  const outcome = await decide(deps, request, context);
+  const outcome = await decide(deps, request, context, false);
+  if (outcome.phase === 'AwaitingApproval') return hold(deps, request, outcome);
   await finish(deps, request, outcome);
   return { requeueAfterMs: deps.ttlMs };
 }
 
-async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: AgentContext | null): Promise<Outcome> {
+const instanceEvents = (instance: InstanceObject | null | undefined, event: Omit<EventInput, 'involved'>): EventInput[] => (instance ? [{ involved: involvedInstance(instance), ...event }] : []);
+
+/**
+ * SG3: the request waits in AwaitingApproval with its preview (status.changes, history); the
+ * instance is not touched. It is looked at again when an administrator decides (the decision
+ * nudges the object) and when the wait ends.
+ */
+async function hold(deps: ReconcileDeps, request: SelfConfigObject, awaiting: Awaiting): Promise<ReconcileResult> {
+  const { namespace, name, uid } = request.metadata;
+  const now = deps.clock();
+  const expiresAt = approvalExpiresAt(now, deps.approvalTtlMs);
+  const message = `awaiting approval: ${awaiting.needed.join(', ')} need(s) an administrator's approval (approveSelfConfig or rejectSelfConfig); the request expires at ${expiresAt.toISOString()}`;
+  const events: EventInput[] = [
+    ...instanceEvents(awaiting.instance, { type: 'Normal', reason: 'SelfConfigAwaitingApproval', message: `${name}: ${message}` }),
+    { involved: involvedRequest(request), type: 'Normal', reason: 'AwaitingApproval', message },
+  ];
+  for (const event of events) await deps.cluster.createEvent(event, now);
+  await recordAwaiting(deps.db, uid, { message, changes: awaiting.changes, at: now });
+  const written = await deps.cluster.patchRequestStatus(namespace, name, {
+    phase: 'AwaitingApproval',
+    message,
+    skippedRemovals: skippedRemovalsStatus(awaiting.skipped),
+    changes: awaiting.changes.map(describeChange),
+  });
+  deps.requests.wrote(request, written);
+  deps.logger.info('selfconfig request awaits approval', { namespace, name, categories: awaiting.needed });
+  return { requeueAfterMs: deps.approvalTtlMs };
+}
+
+const sameChanges = (a: readonly SpecChange[], b: readonly SpecChange[]) => JSON.stringify(a.map(describeChange)) === JSON.stringify(b.map(describeChange));
+
+/**
+ * SG3: a waiting request, from its history row (the administrator's decision is recorded there,
+ * audited, in the same transaction). Approved: planned again against the instance as it is now,
+ * through the same checks and the same apply as any request (never the plan it waited with).
+ * Rejected: ends Rejected with the reason. Undecided past the approval TTL: ends Expired.
+ */
+async function awaitApproval(deps: ReconcileDeps, request: SelfConfigObject, context: AgentContext | null): Promise<ReconcileResult> {
+  const { namespace, name, uid } = request.metadata;
+  const state = await approvalState(deps.db, uid);
+  const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+  const instance = async () => deps.cluster.cachedInstance(namespace, instanceRef) ?? (await deps.cluster.getInstance(namespace, instanceRef));
+  if (state?.decision === 'approved') {
+    const outcome = await decide(deps, request, context, true);
+    if (outcome.phase === 'AwaitingApproval') throw new Error('unreachable: an approved request is not held again');
+    const by = state.byId ? ` by ${state.byId}` : '';
+    if (outcome.phase === 'Applied') {
+      const note = sameChanges(outcome.changes ?? [], state.changes) ? `approved${by}` : `approved${by}; re-validated: the change differs from the preview approved (now ${(outcome.changes ?? []).map(describeChange).join(', ') || 'none'})`;
+      outcome.message = `${outcome.message} (${note})`;
+      for (const e of outcome.events) if (e.reason === 'Applied' || e.reason === 'SelfConfigApplied') e.message = `${e.message} (${note})`;
+    } else {
+      outcome.message = `approved${by}, then refused on re-validation against the instance as it is now: ${outcome.message}`;
+      for (const e of outcome.events) e.message = `${e.message} (re-validated on approval)`;
+    }
+    await finish(deps, request, outcome);
+    return { requeueAfterMs: deps.ttlMs };
+  }
+  if (state?.decision === 'rejected') {
+    const message = `rejected${state.byId ? ` by ${state.byId}` : ''}${state.reason ? `: ${state.reason}` : ''}`;
+    const live = await instance();
+    await finish(deps, request, {
+      phase: 'Rejected',
+      reason: 'Rejected',
+      message,
+      skipped: [],
+      events: [...instanceEvents(live, { type: 'Warning', reason: 'SelfConfigRejected', message: `${name}: ${message}` }), { involved: involvedRequest(request), type: 'Warning', reason: 'Rejected', message }],
+      instance: live,
+    });
+    return { requeueAfterMs: deps.ttlMs };
+  }
+  const since = state?.awaitingApprovalAt ?? deps.clock();
+  const due = approvalExpiresAt(since, deps.approvalTtlMs).getTime();
+  const now = deps.clock().getTime();
+  if (now < due && state?.decision !== 'expired') return { requeueAfterMs: due - now };
+  // An administrator deciding at this moment wins the row; the request is then looked at again.
+  if (state?.decision !== 'expired' && !(await claimExpiry(deps.db, uid, deps.clock()))) return awaitApproval(deps, request, context);
+  const message = `expired: no administrator approved or rejected it within ${Math.round(deps.approvalTtlMs / 1000)}s (waiting since ${since.toISOString()})`;
+  const live = await instance();
+  await finish(deps, request, {
+    phase: 'Expired',
+    reason: 'ApprovalExpired',
+    message,
+    skipped: [],
+    events: [...instanceEvents(live, { type: 'Warning', reason: 'SelfConfigExpired', message: `${name}: ${message}` }), { involved: involvedRequest(request), type: 'Warning', reason: 'Expired', message }],
+    instance: live,
+  });
+  return { requeueAfterMs: deps.ttlMs };
+}
+
+async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: AgentContext | null, approved: boolean): Promise<Outcome | Awaiting> {
   const { cluster } = deps;
   const namespace = request.metadata.namespace;
   const parsed = parseSelfConfigSpec(request.spec);
@@ -156,11 +280,54 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
         events.push({ involved: involvedInstance(instance), type: 'Warning', reason: 'SelfConfigDenied', message: `${request.metadata.name}: ${decision.message}` });
       }
       events.push({ involved: involvedRequest(request), type: 'Warning', reason: decision.phase, message: decision.message });
-      return { phase: decision.phase, message: decision.message, skipped: [], events, instance };
+      return { phase: decision.phase, reason: decision.reason, message: decision.message, skipped: [], events, instance };
     }
     if (!instance) throw new Error('unreachable: an apply decision needs an instance');
+    // SG4: a request that would apply is held to the instance's budget first (pause, requests an
+    // hour, applied changes a day), counted from history. Like any refusal, never from a stale copy
+    // (a deploy may just have raised the budget).
+    const overBudget = budgetRefusal(
+      budgetOf(instance.spec, deps.budgetDefaults),
+      await budgetUsage(deps.db, { k8sNamespace: namespace, instanceRef: spec.instanceRef, agentId: context?.agentId ?? null, uid: request.metadata.uid }, deps.clock()),
+      deps.clock(),
+    );
+    if (overBudget) {
+      if (!fresh) {
+        instance = await read();
+        fresh = true;
+        continue;
+      }
+      return {
+        phase: 'Denied',
+        reason: overBudget.reason,
+        message: overBudget.message,
+        skipped: [],
+        events: [
+          { involved: involvedInstance(instance), type: 'Warning', reason: 'SelfConfigDenied', message: `${request.metadata.name}: ${overBudget.message}` },
+          { involved: involvedRequest(request), type: 'Warning', reason: 'Denied', message: overBudget.message },
+        ],
+        instance,
+      };
+    }
     let applied: InstanceObject;
+    let changes: SpecChange[];
     try {
+      // SG2: the same body, dry run first: the server's answer is the instance as the apply will
+      // make it, so the recorded change is the server's, not a guess from the plan. A conflict on
+      // either call re-plans the same way.
+      const preview = await cluster.applyInstance(decision.body, { dryRun: true });
+      changes = specChanges(instance.spec ?? {}, preview.spec ?? {});
+      // SG3: after every other check and the preview, a category that needs approval holds the
+      // request (decided from a fresh read, as a refusal is: a deploy may just have lifted it).
+      const needed = approved ? [] : approvalNeeded(decision.categories, instance.spec);
+      if (needed.length > 0) {
+        if (!fresh) {
+          instance = await read();
+          fresh = true;
+          continue;
+        }
+        return { phase: 'AwaitingApproval', needed, skipped: decision.skipped, changes, instance };
+      }
       applied = await cluster.applyInstance(decision.body);
     } catch (error) {
       const failure = classifyKubeError(error);
@@ -198,7 +365,7 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
     const message = appliedMessage(decision.skipped);
     events.push({ involved: involvedInstance(applied), type: 'Normal', reason: 'SelfConfigApplied', message: `${request.metadata.name}: ${message}` });
     events.push({ involved: involvedRequest(request), type: 'Normal', reason: 'Applied', message });
-    return { phase: 'Applied', message, skipped: decision.skipped, events, instance: applied };
+    return { phase: 'Applied', reason: 'Applied', message, skipped: decision.skipped, changes, events, instance: applied };
   }
 }
 
@@ -240,9 +407,10 @@ async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: O
     message: outcome.message,
     completionTime: now.toISOString(),
     skippedRemovals: skippedRemovalsStatus(outcome.skipped),
+    changes: (outcome.changes ?? []).map(describeChange),
   });
   requests.wrote(latest, terminal);
-  await recordOutcome(deps.db, uid, { phase: outcome.phase, message: outcome.message, skipped: outcome.skipped, events: recorded, at: now });
+  await recordOutcome(deps.db, uid, { phase: outcome.phase, reason: outcome.reason ?? null, message: outcome.message, skipped: outcome.skipped, changes: outcome.changes ?? [], events: recorded, at: now });
   deps.logger.info('selfconfig request finished', { namespace, name, phase: outcome.phase, skipped: outcome.skipped.length });
 }
 

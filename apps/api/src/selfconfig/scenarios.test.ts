@@ -11,7 +11,7 @@ import { kubernetesSelfConfigCluster, type SelfConfigCluster, type WatchEvent } 
 import { REDACTED } from './reconcile.ts';
 import { createSelfConfigController, type SelfConfigController } from './controller.ts';
 
-// Item 7 of issue 10, against the embedded API server through client-node, as a user's kubectl
+// The SelfConfig scenarios, against the embedded API server through client-node, as a user's kubectl
 // or an agent's service account would: each request is an OpenClawSelfConfig object, and the
 // controller (on the leader of this one-replica installation) carries it to a terminal phase.
 
@@ -114,7 +114,9 @@ async function createAgent(name: string, input: Record<string, unknown>, namespa
 const ALL = ['skills', 'config', 'workspaceFiles', 'envVars'];
 
 beforeAll(async () => {
-  stack = await startTestStack({ env: { selfConfigTtlSeconds: 600 }, selfConfigClock: () => now, selfConfigWebhookOnLoopback: true });
+  // These scenarios file some 40 requests against one instance within one hour of the injected
+  // clock; SG4's budgets are proven in budgets.test.ts, so here they are out of the way.
+  stack = await startTestStack({ env: { selfConfigTtlSeconds: 600, selfConfigBudget: { requestsPerHour: 1000, appliedPerDay: 1000, pauseAfterRollbacks: 3 } }, selfConfigClock: () => now, selfConfigWebhookOnLoopback: true });
   custom = stack.kubeConfig.makeApiClient(CustomObjectsApi);
   const nsId = await createReadyNamespace(stack, 'selfconfig');
   k8sNs = kubernetesNamespaceName(nsId);
@@ -277,7 +279,8 @@ describe('SelfConfig scenarios against the embedded server', { timeout: 180_000 
       for (let i = 1; i < levels; i++) node = { a: node };
       return node;
     };
-    // 64 is the limit (C1's MAX_VALUES_DEPTH); 128 and more wedged the request before issue 24.
+    // 64 is the limit (C1's MAX_VALUES_DEPTH); 128 and more once wedged the request (a
+    // recursive walk that overflowed the stack).
     const depths = [64, 65, 127, 128, 129, 500];
     for (const levels of depths) {
       if (levels <= 64) {
@@ -528,7 +531,7 @@ function callsSince(now: Record<string, number>, before: Record<string, number>)
   return out;
 }
 
-// Issue 22 item 13: the controller starts from its caches (the requests it lists and watches, the
+// Reads from watch caches: the controller starts from its caches (the requests it lists and watches, the
 // installation's instances), never from a GET; the first write made from each cached copy carries
 // its resourceVersion (SC2 the Pending write, SC6 the apply), so a stale copy conflicts and only
 // then is read. Here a controller of the test's own runs in place of the runtime's, on a client
@@ -576,12 +579,12 @@ describe("SelfConfig from the controller's caches", { timeout: 180_000 }, () => 
           done,
         );
       },
-      async applyInstance(body) {
+      async applyInstance(body, options) {
         const hook = beforeApply;
         beforeApply = null;
         if (hook) await hook();
         try {
-          return await base.applyInstance(body);
+          return await base.applyInstance(body, options);
         } catch (error) {
           if ((error as { code?: number }).code === 409) conflicts++;
           throw error;
@@ -607,7 +610,7 @@ describe("SelfConfig from the controller's caches", { timeout: 180_000 }, () => 
     await controller?.stop();
   });
 
-  it('SC2 SC6 SC8 with the instance cached, a request costs the controller 6 Kubernetes requests (Pending, the apply, the owner reference, two events, the terminal status) and no GET', async () => {
+  it('SC2 SC6 SC8 SG2 with the instance cached, a request costs the controller 7 Kubernetes requests (Pending, the dry-run apply, the apply, the owner reference, two events, the terminal status) and no GET', async () => {
     for (const i of [1, 2, 3]) {
       await cached('cached-a');
       await controller.idle();
@@ -616,8 +619,8 @@ describe("SelfConfig from the controller's caches", { timeout: 180_000 }, () => 
       expect(done.status).toMatchObject({ phase: 'Applied', message: 'applied' });
       await controller.idle();
       const used = callsSince(cluster.calls, before);
-      expect(used, `request ${i}`).toEqual({ patch: 3, apply: 1, create: 2 });
-      expect(Object.values(used).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(6);
+      expect(used, `request ${i}`).toEqual({ patch: 3, dryRunApply: 1, apply: 1, create: 2 });
+      expect(Object.values(used).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(7);
       await waitFor(async () => (phases.get(done.metadata.name)?.length ?? 0) >= 2, 'both phases seen');
       expect(phases.get(done.metadata.name)).toEqual(['Pending', 'Applied']);
       expect(done.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'OpenClawInstance', name: 'cached-a' })]);
@@ -648,9 +651,10 @@ describe("SelfConfig from the controller's caches", { timeout: 180_000 }, () => 
     expect(done.status?.phase).toBe('Applied');
     expect(beforeApply).toBeNull();
     await controller.idle();
-    // One conflict, one GET of the instance, one apply again; the request itself never read.
+    // One conflict (on SG2's dry run, which carries the same precondition), one GET of the
+    // instance, the dry run again and the apply; the request itself never read.
     expect(conflicts).toBe(1);
-    expect(callsSince(cluster.calls, before)).toEqual({ patch: 3, apply: 2, get: 1, create: 2 });
+    expect(callsSince(cluster.calls, before)).toEqual({ patch: 3, dryRunApply: 2, apply: 1, get: 1, create: 2 });
     const live = await getInstance('cached-b');
     expect(live.spec.skills).toEqual(expect.arrayContaining(['base', 'taken', 'after']));
     const owners = (item: string) => (live.metadata.managedFields ?? []).filter((m) => JSON.stringify(m.fieldsV1).includes(`v:\\"${item}\\"`)).map((m) => m.manager);

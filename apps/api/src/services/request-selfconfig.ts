@@ -1,7 +1,7 @@
 import { ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { isId } from '@occ/domain/ids';
 import { agentInstanceName, agentLabels } from '@occ/domain/kubernetes-names';
-import { parseSelfConfigSpec, requestedCategories } from '@occ/domain/selfconfig';
+import { parseSelfConfigSpec, requestedCategories, type SelfConfigSpec } from '@occ/domain/selfconfig';
 import { transaction } from '../db/client.ts';
 import { storableRequest } from '../selfconfig/history.ts';
 import { newId } from '../ids.ts';
@@ -28,10 +28,11 @@ export interface RequestSelfConfigInput {
 
 const SC5_REFUSAL = "Only the agent's own service principal may request its self-configuration (SC5).";
 
-export async function requestSelfConfig(deps: Deps, actor: Actor, input: RequestSelfConfigInput): Promise<SelfConfigRequestView> {
-  const cluster = deps.selfConfigCluster;
-  if (!cluster) throw new Error('no Kubernetes cluster is wired for SelfConfig');
-  // SC1 first: nothing the caller sent is looked up or written before it is known to be valid (P4).
+/**
+ * SC1 first: the GraphQL input as the CRD's spec (instanceRef a placeholder until the agent is
+ * known), checked before anything the caller sent is looked up or written (P4).
+ */
+export function selfConfigSpecOfInput(input: RequestSelfConfigInput): { rawSpec: Record<string, unknown>; spec: SelfConfigSpec } {
   const files: Record<string, string> = {};
   for (const [i, f] of (input.addWorkspaceFiles ?? []).entries()) {
     if (Object.hasOwn(files, f.path)) throw new ValidationError('DUPLICATE_ITEM', `addWorkspaceFiles[${i}].path repeats an earlier file.`, `addWorkspaceFiles[${i}].path`);
@@ -55,6 +56,13 @@ export async function requestSelfConfig(deps: Deps, actor: Actor, input: Request
     throw new ValidationError(code, message, field);
   }
   if (requestedCategories(parsed.spec).length === 0) throw new ValidationError('NO_ACTION', 'The request asks for no change.', null);
+  return { rawSpec, spec: parsed.spec };
+}
+
+export async function requestSelfConfig(deps: Deps, actor: Actor, input: RequestSelfConfigInput): Promise<SelfConfigRequestView> {
+  const cluster = deps.selfConfigCluster;
+  if (!cluster) throw new Error('no Kubernetes cluster is wired for SelfConfig');
+  const { rawSpec, spec: parsedSpec } = selfConfigSpecOfInput(input);
 
   const agent = isId('agent', input.agentId)
     ? await deps.db.agent.findUnique({ where: { id: input.agentId }, select: { id: true, namespaceId: true, servicePrincipalId: true, namespace: { select: { k8sName: true, status: true } } } })
@@ -109,7 +117,7 @@ export async function requestSelfConfig(deps: Deps, actor: Actor, input: Request
       resourceId: agent.id,
       namespaceId: agent.namespaceId,
       outcome: 'SUCCESS',
-      details: { selfConfigRequestId: saved.id, name: m.name, categories: requestedCategories(parsed.spec) },
+      details: { selfConfigRequestId: saved.id, name: m.name, categories: requestedCategories(parsedSpec) },
     });
     return saved;
   });

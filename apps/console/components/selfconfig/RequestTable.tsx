@@ -22,6 +22,9 @@ const PHASE_BADGE: Record<string, string> = {
   Applied: 'badge-ready',
   Failed: 'badge-failed',
   Denied: 'badge-failed',
+  Rejected: 'badge-failed',
+  Expired: 'badge-failed',
+  AwaitingApproval: 'badge-provisioning',
   Pending: 'badge-provisioning',
   Submitted: 'badge-provisioning',
 };

@@ -1,9 +1,13 @@
-import { ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import type { OwnedItem } from '@occ/domain/field-ownership';
 import { SELF_CONFIG_PHASES } from '@occ/domain/selfconfig';
+import type { SpecChange } from '@occ/domain/selfconfig-preview';
 import { instanceFieldOwnership, type InstanceFieldOwnership } from '../../services/instance-field-ownership.ts';
+import { previewSelfConfig, type SelfConfigPreview } from '../../services/preview-selfconfig.ts';
 import { requestSelfConfig } from '../../services/request-selfconfig.ts';
-import { listSelfConfigRequests, type SelfConfigRequestView } from '../../services/selfconfig-requests.ts';
+import { resumeSelfConfig, type ResumeSelfConfigResult } from '../../services/resume-selfconfig.ts';
+import { approveSelfConfig, rejectSelfConfig } from '../../services/decide-selfconfig-approval.ts';
+import { listSelfConfigApprovals, listSelfConfigRequests, type SelfConfigRequestView } from '../../services/selfconfig-requests.ts';
 import { actorOf, builder } from '../builder.ts';
 import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { AgentRef } from './agent.ts';
@@ -50,6 +54,25 @@ const SelfConfigOverrideRef = builder.objectRef<SelfConfigRequestView['overridde
   }),
 });
 
+export const SpecChangeRef = builder.objectRef<SpecChange>('SelfConfigChange').implement({
+  description: 'SG2: one item a SelfConfig request adds, changes or removes in its instance. Never a value.',
+  fields: (t) => ({
+    op: t.exposeString('op', { description: 'add, change or remove' }),
+    kind: t.exposeString('kind', { description: 'skill, envVar, workspaceFile, config (a dotted key path) or field (another spec field)' }),
+    name: t.exposeString('name'),
+  }),
+});
+
+const SelfConfigApprovalDecisionRef = builder.objectRef<SelfConfigRequestView>('SelfConfigApprovalDecision').implement({
+  description: 'SG3: who decided a waiting request, and how.',
+  fields: (t) => ({
+    decision: t.string({ description: 'approved, rejected, or expired (no administrator decided in time).', resolve: (r) => r.approvalDecision ?? '' }),
+    decidedBy: t.field({ type: PrincipalRef, nullable: true, resolve: (r, _a, ctx) => (r.approvalById ? ctx.loaders.principal.load(r.approvalById) : null) }),
+    at: t.expose('approvalAt', { type: 'DateTime', nullable: true }),
+    reason: t.exposeString('approvalReason', { nullable: true, description: "A rejection's reason, as the administrator gave it." }),
+  }),
+});
+
 export const SelfConfigRequestRef = builder.objectRef<SelfConfigRequestView>('SelfConfigRequest').implement({
   description: 'One OpenClawSelfConfig, kept in history after Kubernetes deletes it (SC9). Literal values (env values, file contents) are not kept.',
   fields: (t) => ({
@@ -63,11 +86,23 @@ export const SelfConfigRequestRef = builder.objectRef<SelfConfigRequestView>('Se
     namespaceId: t.exposeID('namespaceId', { nullable: true }),
     requestedBy: t.field({ type: PrincipalRef, nullable: true, resolve: (r, _a, ctx) => (r.requestedById ? ctx.loaders.principal.load(r.requestedById) : null) }),
     request: t.field({ type: 'JSON', description: 'Skills, names and the configPatch; never literal values.', resolve: (r) => r.request }),
-    phase: t.exposeString('phase', { description: 'Submitted (not yet seen by the controller), Pending, Applied, Failed or Denied.' }),
+    phase: t.exposeString('phase', {
+      description:
+        'Submitted (not yet seen by the controller), Pending, AwaitingApproval (SG3: waits for an administrator, with its preview in changes), Applied, Failed, Denied, Rejected (an administrator refused it) or Expired (no decision within OCC_SELFCONFIG_APPROVAL_TTL_SECONDS).',
+    }),
     message: t.exposeString('message', { nullable: true }),
+    reason: t.exposeString('reason', { nullable: true, description: 'Why the phase, in one word (e.g. ActionNotAllowed, RequestBudgetExceeded, SelfConfigPaused).' }),
+    changes: t.field({ type: [SpecChangeRef], description: 'SG2: the field-level change the request made, from a server-side dry run before the apply; names only.', resolve: (r) => r.changes }),
     skippedRemovals: t.field({ type: [SkippedRemovalRef], resolve: (r) => r.skippedRemovals }),
     events: t.field({ type: [SelfConfigEventRef], resolve: (r) => r.events }),
     overriddenBy: t.field({ type: [SelfConfigOverrideRef], description: 'RC3: the revisions that took items this request had set.', resolve: (r) => r.overriddenBy }),
+    awaitingApprovalAt: t.expose('awaitingApprovalAt', { type: 'DateTime', nullable: true, description: 'SG3: since when the request waits for approval.' }),
+    approval: t.field({
+      type: SelfConfigApprovalDecisionRef,
+      nullable: true,
+      description: 'SG3: the decision on a request that waited for approval; null while undecided or when none was needed.',
+      resolve: (r) => (r.approvalDecision ? r : null),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     pendingAt: t.expose('pendingAt', { type: 'DateTime', nullable: true }),
     completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true }),
@@ -161,4 +196,100 @@ builder.mutationField('requestSelfConfig', (t) =>
     errors: { types: [ValidationError, NotFoundError, ForbiddenError], union: { name: 'RequestSelfConfigResult' } },
     resolve: async (_root, { input }, ctx) => ({ request: await requestSelfConfig(ctx.deps, actorOf(ctx), input) }),
   }),
+);
+
+const ResumeSelfConfigInput = builder.inputType('ResumeSelfConfigInput', { fields: (t) => ({ agentId: t.id({ required: true }) }) });
+
+const ResumeSelfConfigSuccess = builder.objectRef<ResumeSelfConfigResult>('ResumeSelfConfigSuccess').implement({
+  fields: (t) => ({
+    agent: t.field({ type: AgentRef, resolve: (r) => r.agent }),
+    rollbacksResumed: t.exposeInt('rollbacksResumed', { description: 'The rollbacks not yet resumed before this call: those that paused the agent, if it was paused.' }),
+  }),
+});
+
+builder.mutationField('resumeSelfConfig', (t) =>
+  t.field({
+    type: ResumeSelfConfigSuccess,
+    description: "SG4: resumes an agent's self-configuration after its rollbacks paused it; the next pause comes after as many rollbacks again. Needs administer on the agent; audited.",
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: ResumeSelfConfigInput, required: true }) },
+    errors: { types: [NotFoundError, ForbiddenError], union: { name: 'ResumeSelfConfigResult' } },
+    resolve: (_root, { input }, ctx) => resumeSelfConfig(ctx.deps, actorOf(ctx), { agentId: String(input.agentId) }),
+  }),
+);
+
+const SelfConfigPreviewRef = builder.objectRef<SelfConfigPreview>('SelfConfigPreview').implement({
+  description: 'SG2: what a SelfConfig request would do to the agent\'s instance now, from a server-side dry run; nothing is filed or stored.',
+  fields: (t) => ({
+    outcome: t.exposeString('outcome', { description: 'Applied, or the Failed or Denied the controller would answer (SC3, SC4, a limit of the instance).' }),
+    reason: t.exposeString('reason'),
+    message: t.exposeString('message'),
+    changes: t.field({ type: [SpecChangeRef], resolve: (p) => p.changes }),
+    skippedRemovals: t.field({ type: [SkippedRemovalRef], description: 'SC7: removals it could not make, and why.', resolve: (p) => p.skippedRemovals }),
+  }),
+});
+
+const PreviewSelfConfigSuccess = builder.objectRef<{ preview: SelfConfigPreview }>('PreviewSelfConfigSuccess').implement({
+  fields: (t) => ({ preview: t.field({ type: SelfConfigPreviewRef, resolve: (r) => r.preview }) }),
+});
+
+builder.queryField('previewSelfConfig', (t) =>
+  t.field({
+    type: PreviewSelfConfigSuccess,
+    description: "SG2: the change requestSelfConfig would make now, without filing it. The agent's own service principal, or whoever may administer the agent; the budget (SG4) is not spent.",
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: RequestSelfConfigInput, required: true }) },
+    errors: { types: [ValidationError, NotFoundError, ForbiddenError], union: { name: 'PreviewSelfConfigResult' } },
+    resolve: async (_root, { input }, ctx) => ({ preview: await previewSelfConfig(ctx.deps, actorOf(ctx), input) }),
+  }),
+);
+
+const ApproveSelfConfigInput = builder.inputType('ApproveSelfConfigInput', { fields: (t) => ({ requestId: t.id({ required: true, description: 'The SelfConfigRequest id (scr_).' }) }) });
+const RejectSelfConfigInput = builder.inputType('RejectSelfConfigInput', {
+  fields: (t) => ({
+    requestId: t.id({ required: true, description: 'The SelfConfigRequest id (scr_).' }),
+    reason: t.string({ description: 'Why; kept on the request, its status message and the audit entry (at most 1000 characters).' }),
+  }),
+});
+
+const ApproveSelfConfigSuccess = builder.objectRef<{ request: SelfConfigRequestView }>('ApproveSelfConfigSuccess').implement({
+  fields: (t) => ({ request: t.field({ type: SelfConfigRequestRef, resolve: (r) => r.request }) }),
+});
+const RejectSelfConfigSuccess = builder.objectRef<{ request: SelfConfigRequestView }>('RejectSelfConfigSuccess').implement({
+  fields: (t) => ({ request: t.field({ type: SelfConfigRequestRef, resolve: (r) => r.request }) }),
+});
+
+builder.mutationField('approveSelfConfig', (t) =>
+  t.field({
+    type: ApproveSelfConfigSuccess,
+    description:
+      "SG3: approves a request waiting in AwaitingApproval. The controller then plans it again against the instance as it is now (a rule it breaks now ends it Failed or Denied; a changed preview is recorded) and applies it as any request. Needs administer on the agent, never the agent's own service principal; audited. CONFLICT when the request no longer waits.",
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: ApproveSelfConfigInput, required: true }) },
+    errors: { types: [ValidationError, NotFoundError, ForbiddenError, ConflictError], union: { name: 'ApproveSelfConfigResult' } },
+    resolve: async (_root, { input }, ctx) => ({ request: await approveSelfConfig(ctx.deps, actorOf(ctx), { requestId: String(input.requestId) }) }),
+  }),
+);
+
+builder.mutationField('rejectSelfConfig', (t) =>
+  t.field({
+    type: RejectSelfConfigSuccess,
+    description: "SG3: rejects a request waiting in AwaitingApproval; it ends Rejected with the reason and nothing is applied. Needs administer on the agent, never the agent's own service principal; audited.",
+    authScopes: { authenticated: true },
+    args: { input: t.arg({ type: RejectSelfConfigInput, required: true }) },
+    errors: { types: [ValidationError, NotFoundError, ForbiddenError, ConflictError], union: { name: 'RejectSelfConfigResult' } },
+    resolve: async (_root, { input }, ctx) => ({ request: await rejectSelfConfig(ctx.deps, actorOf(ctx), { requestId: String(input.requestId), reason: input.reason ?? null }) }),
+  }),
+);
+
+builder.queryField('selfConfigApprovals', (t) =>
+  t.connection(
+    {
+      type: SelfConfigRequestRef,
+      description: "SG3: requests awaiting an approval decision the caller may make (agents it may administer, never its own), newest first.",
+      authScopes: { authenticated: true },
+      resolve: async (_root, args, ctx) => toConnection(await listSelfConfigApprovals(ctx.deps, actorOf(ctx), pageRequest(args))),
+    },
+    { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
+  ),
 );
