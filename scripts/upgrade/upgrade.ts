@@ -351,6 +351,12 @@ async function verify(base: string, old: OldState, kubeConfig: KubeConfig): Prom
     check(agent.toLowerCase() === 'running', `the gateway ${release} deployed still runs after the upgrade`);
   }
 
+  // V1: the migration made the old secret's current object (version 2) its version row.
+  type Versions = { secret: { versions: Array<{ number: number; current: boolean; retiredAt: string | null }> } };
+  const VERSIONS = `query($id: ID!) { secret(id: $id) { versions { number current retiredAt } } }`;
+  const migrated = (await gql<Versions>(VERSIONS, { id: old.tokId })).secret.versions;
+  check(JSON.stringify(migrated) === JSON.stringify([{ number: 2, current: true, retiredAt: null }]), `V1 the secret made by ${release} has its current version as a version row`, migrated);
+
   // The seed flow on the old objects: rotate the old secret, explain, deploy, ACTIVE.
   const rotated = ok<{ secret: { version: number } }>(
     (await gql<{ updateSecret: unknown }>(`mutation($i: UpdateSecretInput!) { updateSecret(input: $i) { __typename ... on UpdateSecretSuccess { secret { version } } ${ERR} } }`, { i: { id: old.tokId, value: VALUES.tokV3 } })).updateSecret,
@@ -379,6 +385,12 @@ async function verify(base: string, old: OldState, kubeConfig: KubeConfig): Prom
   const env = gateway?.spec?.template.spec?.containers.flatMap((c) => c.env ?? []) ?? [];
   const telegram = env.find((e) => e.name === 'TELEGRAM_TOKEN');
   check(telegram?.valueFrom?.secretKeyRef && telegram.value === undefined, 'D5 the gateway reads the old Secret through secretKeyRef, never a value', telegram);
+  // V1 V2: the rotation after the upgrade made version 3 its own immutable object, which the new
+  // revision's gateway names; version 2's object stays while a rollback candidate may need it (V3).
+  const rotatedVersions = (await gql<Versions>(VERSIONS, { id: old.tokId })).secret.versions;
+  check(rotatedVersions.map((v) => `${v.number}:${v.current}`).join(',') === '3:true,2:false', `V1 the secret made by ${release} lists versions 3 and 2 after the rotation`, rotatedVersions);
+  const v3 = telegram?.valueFrom?.secretKeyRef?.name ? await core.readNamespacedSecret({ name: telegram.valueFrom.secretKeyRef.name, namespace: k8sNamespace! }) : null;
+  check(v3?.immutable === true && v3.metadata?.labels?.['openclaw.rocks/secret-version'] === '3', 'V1 V2 the gateway names version 3\'s immutable Secret', v3?.metadata?.labels);
 
   // The SelfConfig scenario on the old agent, with the old agent key when there is one.
   const agentKey =

@@ -9,6 +9,7 @@ import {
   SECRET_VALUE_KEY,
   secretBackendName,
   secretLabels,
+  SECRET_VERSION_LABEL,
 } from '@occ/domain/kubernetes-names';
 import {
   BackendConflict,
@@ -52,7 +53,8 @@ function translate(error: unknown, what: string): never {
 }
 
 /**
- * Stores each Secret's value in one Opaque Kubernetes Secret under the fixed key `value` (S2).
+ * Stores each version of a Secret's value in its own immutable Opaque Kubernetes Secret under the
+ * fixed key `value` (S2, V1).
  * The caller never chooses the object's name, labels or key.
  */
 export class KubernetesSecretDriver implements SecretDriver {
@@ -73,9 +75,11 @@ export class KubernetesSecretDriver implements SecretDriver {
       kind: 'Secret',
       metadata: {
         name: secretBackendName(input.namespaceId, input.secretId, randomSuffix()),
-        labels: secretLabels(input.namespaceId, input.secretId, this.installationId),
+        labels: { ...secretLabels(input.namespaceId, input.secretId, this.installationId), [SECRET_VERSION_LABEL]: String(input.version) },
       },
       type: 'Opaque',
+      // V1: the API server refuses any change of a version's bytes; a new value is a new object.
+      immutable: true,
       data: { [SECRET_VALUE_KEY]: Buffer.from(input.value, 'utf8').toString('base64') },
     };
     let created: V1Secret;
@@ -149,8 +153,9 @@ export class KubernetesSecretDriver implements SecretDriver {
     }
     const live = await this.read(ref);
     if (!live) return { state: 'missing' };
-    const mismatch = backendIdentityMismatch(live.metadata ?? {}, { ...expected, installationId: this.installationId, uid: ref.uid });
-    if (mismatch) return { state: 'mismatch', reason: mismatch };
+    const identity = { ...expected, installationId: this.installationId, uid: ref.uid };
+    const mismatch = backendIdentityMismatch(live.metadata ?? {}, identity);
+    if (mismatch) return { state: 'mismatch', reason: mismatch, notMigrated: backendNotMigrated(live.metadata ?? {}, identity) !== null };
     if (live.data?.[ref.key] === undefined) return { state: 'mismatch', reason: `key ${ref.key} is missing` };
     return { state: 'present', ref, resourceVersion: live.metadata?.resourceVersion ?? '', outsideWriters: foreignDataOwners(live.metadata?.managedFields, FIELD_MANAGER) };
   }

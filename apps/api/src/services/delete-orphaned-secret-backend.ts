@@ -42,7 +42,9 @@ export async function deleteOrphanedSecretBackend(deps: Deps, actor: Actor, targ
     // listOwned selects this installation's labels: a foreign object is simply not found.
     const live = (await deps.secretDriver.listOwned(target.k8sNamespace)).find((o) => o.name === target.name && o.uid === target.uid);
     if (!live || !isSecretBackendObject(live)) throw new NotFoundError('No such orphaned backend object.');
-    const recorded = await tx.secret.findFirst({ where: { backendUid: target.uid }, select: { id: true } });
+    const recorded =
+      (await tx.secret.findFirst({ where: { backendUid: target.uid }, select: { id: true } })) ??
+      (await tx.secretVersion.findFirst({ where: { backendUid: target.uid, retiredAt: null }, select: { secretId: true } }).then((v) => (v ? { id: v.secretId } : null)));
     if (recorded) throw new ConflictError(`The object is the backend of secret ${recorded.id}, not an orphan; delete the secret instead.`, 'NOT_ORPHANED');
     const result = await deps.secretDriver.delete({ k8sNamespace: target.k8sNamespace, name: target.name, key: SECRET_VALUE_KEY, uid: target.uid }).catch((error: unknown) => {
       if (error instanceof BackendOutcomeUnknown) throw new OutcomeUnknownError('Kubernetes did not confirm the delete; list the orphaned objects again and retry.');

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, CREATE_SECRET, NAMESPACE, binding, payload } from '../test/operations.ts';
 import { readInstance } from '../test/instances.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
+import { asEarlierReleaseSecret } from '../test/earlier-release-secret.ts';
 import { pendingDeployWorkFor } from './deploy-work-payload.ts';
 import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
 
@@ -147,7 +148,9 @@ describe('the worker', { timeout: 180_000 }, () => {
     const a = await agentWith([s.id]);
     const first = await deploy(a.id);
     expect(first.__typename).toBe('DeployAgentSuccess');
-    // Between admission and preparation the object stays the recorded one (same uid and labels), but its bytes change.
+    // Between admission and preparation the object stays the recorded one (same uid and labels), but its bytes change:
+    // possible only for an object an earlier release wrote (V1 objects are immutable).
+    await asEarlierReleaseSecret(stack, s.id);
     const live = await stack.core.readNamespacedSecret({ name: s.backendLocator.name, namespace: k8sNamespace });
     await stack.core.replaceNamespacedSecret({ name: s.backendLocator.name, namespace: k8sNamespace, body: { ...live, data: { value: Buffer.from('edited').toString('base64') } }, fieldManager: 'kubectl-edit' });
     await stack.runtime.worker.drain();

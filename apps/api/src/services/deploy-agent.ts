@@ -5,7 +5,7 @@ import { afterRollback, transaction, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { authorize, check, deny, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
-import { evaluateDeploy, readSelection, type DeployCheck } from './deploy-checks.ts';
+import { evaluateDeploy, readSelection, type DeployCheck, type DeploySelection } from './deploy-checks.ts';
 import { DEPLOY_REVISION_KIND, type DeployRevisionPayload } from './deploy-work-payload.ts';
 import { deployKey } from './deploy-work.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -75,13 +75,26 @@ async function refuse(deps: Deps, actor: Actor, tx: Tx, agent: { id: string; nam
   }
 }
 
-export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: string }): Promise<RevisionView> {
+/**
+ * What a deploy freezes, read under the namespace lock: the Agent's selection as it is now
+ * (deployAgent), or an earlier revision's frozen one (rollbackAgent, V7). Either way the same
+ * checks admit it and the same audit records it, under the source's action and with its details.
+ */
+export interface DeploySource {
+  select(tx: Tx, agentId: string): Promise<DeploySelection | null>;
+  auditAction: string;
+  auditDetails?: Record<string, unknown>;
+}
+
+const CURRENT_SELECTION: DeploySource = { select: readSelection, auditAction: 'agent.deploy' };
+
+export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: string }, source: DeploySource = CURRENT_SELECTION): Promise<RevisionView> {
   const agent = await requireReadableAgentRow(deps, actor, input.agentId);
   // Checked before the lock too, so a caller without deploy never waits on (or learns about) it.
   await authorize(deps, actor, { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id });
   const revisionId = await transaction(deps.db, async (tx) => {
     if (!(await lockNamespace(tx, agent.namespaceId))) throw new NotFoundError('No such agent.');
-    const selection = await readSelection(tx, agent.id);
+    const selection = await source.select(tx, agent.id);
     if (!selection) throw new NotFoundError('No such agent.');
     const checks = await evaluateDeploy(deps, tx, actor.principalId, selection);
     const failed = checks.find((c) => !c.passed);
@@ -105,7 +118,7 @@ export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: st
         servicePrincipalId: a.servicePrincipalId,
         harnessProvider: a.harnessProvider,
         harnessSecretId: a.harnessSecretId,
-        selfConfigure: { enabled: a.selfConfigureEnabled, allowedActions: a.selfConfigureActions },
+        selfConfigure: { enabled: a.selfConfigureEnabled, allowedActions: a.selfConfigureActions, approval: a.selfConfigureApproval },
       },
       configuration: selection.configuration,
       secretVersions: new Map(selection.secrets.map((s) => [s.id, s.version])),
@@ -129,6 +142,7 @@ export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: st
         servicePrincipalId: frozen.servicePrincipalId,
         selfConfigureEnabled: frozen.selfConfigure.enabled,
         selfConfigureActions: frozen.selfConfigure.allowedActions,
+        selfConfigureApproval: frozen.selfConfigure.approval ?? [],
         createdById: frozen.createdById,
         state: 'QUEUED',
         secrets: { create: frozen.secrets.map((s) => ({ secretId: s.source.id, purpose: s.purpose, envName: s.envName, version: s.version })) },
@@ -139,12 +153,13 @@ export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: st
     await enqueue(tx, DEPLOY_REVISION_KIND, `${DEPLOY_REVISION_KIND}:${id}`, payload, { concurrencyKey: deployKey(agent.id) });
     await audit(tx, {
       actorId: actor.principalId,
-      action: 'agent.deploy',
+      action: source.auditAction,
       resourceKind: 'agent',
       resourceId: agent.id,
       namespaceId: agent.namespaceId,
       outcome: 'SUCCESS',
       details: {
+        ...source.auditDetails,
         revisionId: id,
         number: frozen.number,
         configurationId: frozen.configuration?.id ?? null,

@@ -47,6 +47,7 @@ export interface AgentRow {
   harnessSecretId: string | null;
   selfConfigureEnabled: boolean;
   selfConfigureActions: string[];
+  selfConfigureApproval: string[];
   status: string;
 }
 

@@ -31,7 +31,7 @@ async function previewTakeovers(deps: Deps, selection: DeploySelection): Promise
         servicePrincipalId: agent.servicePrincipalId,
         harnessProvider: agent.harnessProvider,
         harnessSecretId: agent.harnessSecretId,
-        selfConfigure: { enabled: agent.selfConfigureEnabled, allowedActions: agent.selfConfigureActions },
+        selfConfigure: { enabled: agent.selfConfigureEnabled, allowedActions: agent.selfConfigureActions, approval: agent.selfConfigureApproval },
       },
       configuration,
       secretVersions: versions,

@@ -7,7 +7,7 @@ import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, CREATE_SECRET, NA
 import { gatewayConfigMapOf, readInstance } from '../test/instances.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
-// Item 9 of issue 9, the seed flow ("Secret Storage and Gateway Delivery") over GraphQL, on the
+// The seed flow ("Secret Storage and Gateway Delivery") over GraphQL, on the
 // whole stack: store, bind, create an agent, grant its principal, deploy, reach active; then the
 // refusals of A3 and W2. The worker runs only when the test drains it, so the test decides what
 // happens between a deploy and its activation.

@@ -7,7 +7,7 @@ import { dumpDatabase, findCanary } from '../test/canary.ts';
 import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, CREATE_SECRET, DELETE_SECRET, NAMESPACE, UPDATE_AGENT, UPDATE_SECRET, binding, payload, waitFor } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
-// Item 9 of issue 9, the rest of the seed flow over GraphQL (deploy-flow.test.ts holds its first
+// The rest of the seed flow over GraphQL (deploy-flow.test.ts holds its first
 // half): a running agent's secret is rotated, the running revision shows as a stale consumer,
 // redeployConsumers brings a fresh one with visible progress; deleteSecret is refused while
 // anything uses the secret; stopAgent scales the gateway to zero; deleteAgent then removes its
@@ -101,7 +101,7 @@ describe('seed flow, continued: rotate, redeploy, refuse, stop, delete', { timeo
       stored: true,
       delivered: false,
       staleRevisionIds: [firstRevisionId],
-      message: 'Stored, not delivered: 1 running revision(s) still hold the previous value until redeployed (redeployConsumers).',
+      message: 'Stored as version 2, not delivered: 1 running revision(s) still hold an older version until redeployed (redeployConsumers).',
     });
     expect(await stale(secrets.model.id)).toEqual({
       total: 1,

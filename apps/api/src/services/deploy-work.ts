@@ -42,22 +42,35 @@ export function renderable(revision: RevisionView): RenderRevision {
 }
 
 /**
- * W3: the secret context of one run, from metadata: each source's Kubernetes Secret name and uid
- * as the Secret rows record them now, and the namespace's Kubernetes namespace. Built for each
- * step that needs it and never written anywhere.
+ * W3 V2: the secret context of one run, from metadata: for each source, the Kubernetes Secret of
+ * the exact version the revision froze (its name and uid as that version's row records them), and
+ * the namespace's Kubernetes namespace. Built for each step that needs it and never written
+ * anywhere. A version V3 retired is never delivered in its place by another version.
  */
 export async function secretContext(db: Db | Tx, installationId: string, revision: Pick<RevisionView, 'id' | 'namespaceId' | 'secrets' | 'secretDriverId'>): Promise<ComputeRevisionContext> {
   const namespace = await db.namespace.findUnique({ where: { id: revision.namespaceId }, select: { k8sName: true, status: true } });
   if (!namespace) throw new PermanentWorkError('NAMESPACE_NOT_READY', 'The namespace no longer exists.');
   if (namespace.status === 'LOST') throw new PermanentWorkError('NAMESPACE_NOT_READY', 'The Kubernetes namespace was deleted outside the product.');
-  const ids = [...new Set(revision.secrets.map((s) => s.source.id))];
-  const rows = await db.secret.findMany({ where: { id: { in: ids } }, select: { id: true, namespaceId: true, backendNamespace: true, backendName: true, backendUid: true, driverId: true, outsideChangeSeenAt: true } });
+  // One version per secret: a revision freezes each secret once, whatever the bindings naming it.
+  const frozen = new Map(revision.secrets.map((s) => [s.source.id, s.version]));
+  const ids = [...frozen.keys()];
+  const [rows, versions] = await Promise.all([
+    db.secret.findMany({ where: { id: { in: ids } }, select: { id: true, namespaceId: true, driverId: true, version: true, outsideChangeSeenAt: true } }),
+    ids.length === 0 ? [] : db.secretVersion.findMany({ where: { OR: [...frozen].map(([secretId, number]) => ({ secretId, number })) } }),
+  ]);
   const sources: RevisionSource[] = ids.map((id) => {
     const row = rows.find((r) => r.id === id);
     if (!row || row.namespaceId !== revision.namespaceId) throw new PermanentWorkError('SECRET_MISSING', `Secret ${id} no longer exists in the agent's namespace.`);
     if (row.driverId !== revision.secretDriverId) throw new PermanentWorkError('SECRET_DRIVER_CHANGED', `Secret ${id} is now stored by another driver than the revision admitted.`);
-    if (row.backendNamespace !== namespace.k8sName) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', `Secret ${id} is stored outside the agent's Kubernetes namespace.`);
-    return { secretId: id, namespaceId: row.namespaceId, name: row.backendName, uid: row.backendUid, outsideChangeSeenAt: row.outsideChangeSeenAt };
+    const number = frozen.get(id)!;
+    const version = versions.find((v) => v.secretId === id && v.number === number);
+    if (!version || version.retiredAt) {
+      throw new PermanentWorkError('SECRET_VERSION_RETIRED', `Version ${number} of secret ${id} is retired (V3): its Kubernetes Secret was deleted. Deploy again to deliver the current version.`);
+    }
+    if (version.backendNamespace !== namespace.k8sName) throw new PermanentWorkError('BACKEND_IDENTITY_CHANGED', `Secret ${id} is stored outside the agent's Kubernetes namespace.`);
+    // RC4: a change outside the product is accepted only as the version that recorded it.
+    const outsideChangeSeenAt = row.version === number ? row.outsideChangeSeenAt : null;
+    return { secretId: id, namespaceId: row.namespaceId, name: version.backendName, uid: version.backendUid, outsideChangeSeenAt };
   });
   return { installationId, k8sNamespace: namespace.k8sName, revisionId: revision.id, sources };
 }

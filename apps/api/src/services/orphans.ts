@@ -21,7 +21,11 @@ export interface OrphanedSecretBackend {
 export async function listOrphanedSecretBackends(deps: Deps, actor: Actor): Promise<OrphanedSecretBackend[]> {
   await authorize(deps, actor, { action: 'administer', resourceKind: 'installation', namespaceId: null, resourceId: null });
   const namespaces = await deps.db.namespace.findMany({ where: { status: 'READY' }, select: { k8sName: true }, orderBy: { createdAt: 'asc' } });
-  const known = new Set((await deps.db.secret.findMany({ select: { backendUid: true } })).map((s) => s.backendUid));
+  // V1: every version's object that is not retired is a secret's, not only the current one.
+  const known = new Set([
+    ...(await deps.db.secret.findMany({ select: { backendUid: true } })).map((s) => s.backendUid),
+    ...(await deps.db.secretVersion.findMany({ where: { retiredAt: null }, select: { backendUid: true } })).map((v) => v.backendUid),
+  ]);
   const orphans: OrphanedSecretBackend[] = [];
   for (const ns of namespaces) {
     for (const object of await deps.secretDriver.listOwned(ns.k8sName)) {

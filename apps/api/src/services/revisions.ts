@@ -2,6 +2,7 @@ import { isId } from '@occ/domain/ids';
 import type { SecretRef } from '@occ/domain/configuration';
 import type { RevisionSecretPurpose, RevisionState } from '@occ/domain/revision';
 import type { Db, Tx } from '../db/client.ts';
+import { empty, sql, sqlRows, type Sql } from '../db/sql.ts';
 import { check, readableBy } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
 import { keysetPage, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
@@ -36,7 +37,7 @@ export interface RevisionView {
   secretDriverId: string;
   harnessAuth: { provider: string; source: SecretRef } | null;
   servicePrincipalId: string;
-  selfConfigure: { enabled: boolean; allowedActions: string[] };
+  selfConfigure: { enabled: boolean; allowedActions: string[]; approval: string[] };
   createdById: string;
   state: RevisionState;
   failure: { code: string; message: string } | null;
@@ -74,6 +75,7 @@ type Row = {
   servicePrincipalId: string;
   selfConfigureEnabled: boolean;
   selfConfigureActions: string[];
+  selfConfigureApproval: string[];
   createdById: string;
   state: DbState;
   failureCode: string | null;
@@ -102,7 +104,7 @@ export function toRevisionView(row: Row): RevisionView {
     secretDriverId: row.secretDriverId,
     harnessAuth: row.harnessProvider && row.harnessSecretId ? { provider: row.harnessProvider, source: ref(row.harnessSecretId) } : null,
     servicePrincipalId: row.servicePrincipalId,
-    selfConfigure: { enabled: row.selfConfigureEnabled, allowedActions: row.selfConfigureActions },
+    selfConfigure: { enabled: row.selfConfigureEnabled, allowedActions: row.selfConfigureActions, approval: row.selfConfigureApproval },
     createdById: row.createdById,
     state: revisionState(row.state),
     failure: row.failureCode ? { code: row.failureCode, message: row.failureMessage ?? '' } : null,
@@ -127,9 +129,18 @@ export async function getRevision(deps: Deps, actor: Actor, id: string): Promise
 }
 
 /** An agent's revisions the actor may read, newest first, paged in SQL. */
-export async function listRevisions(deps: Deps, actor: Actor, agent: { id: string }, page: PageRequest, filter: { state?: RevisionState | null } = {}): Promise<PageOf<RevisionView>> {
+export async function listRevisions(
+  deps: Deps,
+  actor: Actor,
+  agent: { id: string; namespaceId: string },
+  page: PageRequest,
+  filter: { state?: RevisionState | null } = {},
+): Promise<PageOf<RevisionView>> {
   const readable = await readableBy(deps.db, actor, 'agentRevision');
-  const where = { AND: [{ agentId: agent.id }, readableWhere(readable), filter.state ? { state: dbState(filter.state) } : {}] };
+  // An agent's revisions lie in its namespace: all of them where the caller reads it, else the
+  // granted ones (as an OR on each row, it walked the agent's every revision).
+  const visible = readable.everywhere || readable.namespaceIds.includes(agent.namespaceId) ? {} : { id: { in: readable.resourceIds } };
+  const where = { AND: [{ agentId: agent.id }, visible, filter.state ? { state: dbState(filter.state) } : {}] };
   return keysetPage(
     page,
     (q) => deps.db.agentRevision.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take, include: withRevisionSecrets }),
@@ -162,14 +173,19 @@ export async function firstRevisionPages(deps: Deps, actor: Actor, requests: rea
     const stateFilter = state === null ? null : dbState(state);
     // Per agent, its newest rows straight off the (agentId, createdAt, id) index: a page reads
     // `size + 1` rows however many revisions the agent has (a window over all of them read them all).
-    const rows = await deps.db.$queryRaw<Array<{ id: string; agentId: string; createdAt: Date }>>`
-      SELECT r.id, r."agentId", r."createdAt" FROM unnest(${agentIds}::text[]) AS a(id)
-      CROSS JOIN LATERAL (
-        SELECT id, "agentId", "createdAt" FROM "public"."AgentRevision"
-        WHERE "agentId" = a.id AND (${stateFilter}::text IS NULL OR state::text = ${stateFilter})
-          AND (${readable.everywhere} OR "namespaceId" = ANY(${readable.namespaceIds}::text[]) OR id = ANY(${readable.resourceIds}::text[]))
-        ORDER BY "createdAt" DESC, id DESC LIMIT ${size + 1}
-      ) r`;
+    // An agent's revisions lie in its namespace: where the caller reads that namespace, all of
+    // them; elsewhere only the granted ones, looked up by id. The agent's row decides which, once
+    // per agent; written as one OR on each revision, it walked every revision of an agent whose
+    // namespace the caller does not read.
+    const inState = sql`(${stateFilter}::text IS NULL OR state::text = ${stateFilter})`;
+    const inNamespace = sql`(${readable.everywhere} OR ag."namespaceId" = ANY(${readable.namespaceIds}::text[]))`;
+    const page = (where: Sql) => sql`(SELECT id, "agentId", "createdAt" FROM "public"."AgentRevision" WHERE "agentId" = a.id AND ${inState} AND ${where} ORDER BY "createdAt" DESC, id DESC LIMIT ${size + 1})`;
+    const granted = readable.resourceIds.length > 0 ? sql` UNION ALL ${page(sql`NOT ${inNamespace} AND id = ANY(${readable.resourceIds}::text[])`)}` : empty;
+    const rows = await sqlRows<{ id: string; agentId: string; createdAt: Date }>(
+      deps.db,
+      sql`SELECT r.id, r."agentId", r."createdAt" FROM unnest(${agentIds}::text[]) AS a(id) JOIN "public"."Agent" ag ON ag.id = a.id
+      CROSS JOIN LATERAL (${page(inNamespace)}${granted}) r`,
+    );
     rows.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     for (const row of rows) picked.set(`${state}|${row.agentId}`, [...(picked.get(`${state}|${row.agentId}`) ?? []), row.id]);
   }

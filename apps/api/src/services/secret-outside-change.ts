@@ -24,10 +24,17 @@ export interface ObservedOutsideChange {
  */
 export async function recordOutsideChange(tx: Tx, secret: { id: string; namespaceId: string }, observed: ObservedOutsideChange): Promise<number | null> {
   if (!(await lockNamespace(tx, secret.namespaceId)) || !(await lockSecret(tx, secret.id))) return null;
-  const row = await tx.secret.findUnique({ where: { id: secret.id }, select: { version: true, outsideChangeSeenAt: true, name: true } });
+  const row = await tx.secret.findUnique({
+    where: { id: secret.id },
+    select: { version: true, outsideChangeSeenAt: true, name: true, backendNamespace: true, backendName: true, backendKey: true, backendUid: true },
+  });
   const marker = outsideChangeMarker(observed.writers);
   if (!row || isRecordedOutsideChange(row.outsideChangeSeenAt, observed.writers)) return null;
   const version = row.version + 1;
+  // V1: only an object an earlier release wrote (not immutable) can change in place; the new
+  // version's row names that same object, whose bytes the previous version no longer has.
+  const { backendNamespace, backendName, backendKey, backendUid } = row;
+  await tx.secretVersion.create({ data: { secretId: secret.id, number: version, backendNamespace, backendName, backendKey, backendUid } });
   await tx.secret.update({ where: { id: secret.id }, data: { version, outsideChangeSeenAt: marker } });
   await audit(tx, {
     actorId: null,

@@ -6,7 +6,7 @@ import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, NAMESPACE, UPDATE
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
 
-// Issue 12: Secret.references, the graph an auditor follows from a secret to the gateways that
+// Secret.references, the graph an auditor follows from a secret to the gateways that
 // hold it. Fixture: one secret bound by two configurations (alpha under one env name, beta under
 // two), three agents (one per configuration, one using it as harnessAuth), deployed so that one
 // running revision holds the version before a rotation and the others the current one. The

@@ -5,7 +5,7 @@ import type { Db, Tx } from '../db/client.ts';
 import { derivedStatusSql } from './agents.ts';
 import { dbState, revisionState } from './revisions.ts';
 
-// Issue 12: where a secret's references go, transitively, for auditors: the configurations that
+// Where a secret's references go, transitively, for auditors: the configurations that
 // bind it (under which env names), the agents that select those configurations or use it as
 // harnessAuth, their revisions that deliver it (with the version each holds, stale when older
 // than the current one, W7) and the gateway Deployment a running revision lives in. Nodes the

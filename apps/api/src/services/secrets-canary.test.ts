@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { brokenRequestsCarrying, canaryForms, dumpDatabase, dumpKubernetes, findCanary } from '../test/canary.ts';
 import { CREATE_SECRET, DELETE_SECRET, SECRET, UPDATE_SECRET, createReadyNamespace, createSecretOk, payload } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
+import { retireSecretVersions } from './secret-versions.ts';
 
 // Rule S3: a secret value lives only in request memory and its own Kubernetes Secret.
 // Rule P1: no error and no log line gives it back, however the request that carried it failed.
@@ -27,7 +28,7 @@ describe('S3 canary', () => {
     expect(canaryForms(c).length).toBeGreaterThan(2);
   });
 
-  it('S3 a created, rotated and deleted value reaches no row, log line, response or other Kubernetes object', async () => {
+  it('S3 V1 V3 a created, rotated, retired and deleted value reaches no row, log line, response or other Kubernetes object', async () => {
     const first = canary();
     const second = canary();
     const nsId = await createReadyNamespace(stack, 'canary-team');
@@ -48,11 +49,21 @@ describe('S3 canary', () => {
     expect(findCanary(elsewhere, first)).toEqual([]);
     expect(findCanary(await dumpDatabase(stack.databaseUrl), first)).toEqual([]);
 
+    // V1: the rotation writes version 2's own object; version 1's keeps its bytes until retired.
     const rotated = payload(await stack.gql(UPDATE_SECRET, { input: { id, value: second } }), 'updateSecret');
     expect(rotated.__typename).toBe('UpdateSecretSuccess');
+    const v2 = await stack.runtime.db.secretVersion.findUniqueOrThrow({ where: { secretId_number: { secretId: id, number: 2 } } });
+    const v2Key = `Secret/${v2.backendNamespace}/${v2.backendName}`;
     cluster = await dumpKubernetes(stack.core, stack.apps);
-    expect(findCanary([cluster.get(objectKey)!], second)).toHaveLength(1);
+    expect([...cluster].filter(([, v]) => findCanary([v], second).length > 0).map(([key]) => key)).toEqual([v2Key]);
+    expect([...cluster].filter(([, v]) => findCanary([v], first).length > 0).map(([key]) => key)).toEqual([objectKey]);
+
+    // V3: once retired (nothing holds version 1), its bytes are gone from the cluster.
+    const retired = await retireSecretVersions({ db: stack.runtime.db, secretDriver: stack.runtime.deps.secretDriver, logger: stack.runtime.deps.logger }, { now: new Date(), retentionMs: 1000 });
+    expect(retired).toContainEqual({ secretId: id, number: 1, result: 'deleted' });
+    cluster = await dumpKubernetes(stack.core, stack.apps);
     expect(findCanary([...cluster.values()], first)).toEqual([]);
+    expect(findCanary([cluster.get(v2Key)!], second)).toHaveLength(1);
 
     await stack.gql(SECRET, { id });
     const deleted = payload(await stack.gql(DELETE_SECRET, { input: { id } }), 'deleteSecret');

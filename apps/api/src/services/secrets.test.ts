@@ -188,17 +188,23 @@ describe('S4 reads', () => {
 });
 
 describe('updateSecret', () => {
-  it('S6 changes only the value: same reference, same backend object, version + 1, stored not delivered', async () => {
+  it('S6 V1 changes only the value, as a new immutable object: same reference, version + 1, the previous object kept, stored not delivered', async () => {
     const secret = await createSecretOk(stack, nsId, 'rotate-me', 'first');
     const result = payload(await stack.gql(UPDATE_SECRET, { input: { id: secret.id, value: 'second' } }), 'updateSecret');
     expect(result.__typename).toBe('UpdateSecretSuccess');
     expect(result.secret.version).toBe(2);
     expect(result.secret.reference).toEqual(secret.reference);
     expect(result.delivery).toMatchObject({ stored: true, delivered: false, staleRevisionIds: [] });
-    expect(result.delivery.message).toMatch(/^Stored, not delivered/);
-    const live = await k8sSecret(secret.backendLocator.name, secret.backendLocator.k8sNamespace);
-    expect(live.metadata?.uid).toBe(secret.backendLocator.uid);
-    expect(Buffer.from(live.data!.value!, 'base64').toString()).toBe('second');
+    expect(result.delivery.message).toMatch(/^Stored as version 2, not delivered/);
+    // The first version's object still holds its bytes; the second is another object.
+    const first = await k8sSecret(secret.backendLocator.name, secret.backendLocator.k8sNamespace);
+    expect(first.metadata?.uid).toBe(secret.backendLocator.uid);
+    expect(Buffer.from(first.data!.value!, 'base64').toString()).toBe('first');
+    const row = await stack.runtime.db.secret.findUniqueOrThrow({ where: { id: secret.id } });
+    expect(row.backendUid).not.toBe(secret.backendLocator.uid);
+    const second = await k8sSecret(row.backendName, row.backendNamespace);
+    expect(second.immutable).toBe(true);
+    expect(Buffer.from(second.data!.value!, 'base64').toString()).toBe('second');
   });
 
   it('S6 concurrent updates serialize: both succeed and the version counts both', async () => {

@@ -13,7 +13,6 @@ import {
   BackendConflict,
   BackendIdentityChanged,
   BackendNamespaceMissing,
-  BackendObjectMissing,
   BackendOutcomeUnknown,
   type SecretBackendRef,
 } from '@occ/domain/secret-driver';
@@ -21,7 +20,7 @@ import { validateSecretName, validateSecretValue } from '@occ/domain/validation'
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { and, sql } from '../db/sql.ts';
-import { namePrefixSql, readableSql, sqlKeysetPage, type PageOf, type PageRequest } from './pagination.ts';
+import { namePrefixSql, readableScopes, sqlKeysetPage, visibleWithin, type PageOf, type PageRequest } from './pagination.ts';
 import { authorize, check, decider, readableBy, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import { commitOutcome } from './commit-outcome.ts';
@@ -138,7 +137,7 @@ export async function createSecret(deps: Deps, actor: Actor, input: { namespaceI
       await authorize(deps, actor, request, tx);
       const taken = await tx.secret.findUnique({ where: { namespaceId_name: { namespaceId: ns.id, name: input.name } } });
       if (taken) throw new ConflictError(`A secret named ${input.name} exists in this namespace.`, 'NAME_TAKEN');
-      backend = await deps.secretDriver.create({ namespaceId: ns.id, secretId, k8sNamespace: ns.k8sName, value: input.value });
+      backend = await deps.secretDriver.create({ namespaceId: ns.id, secretId, k8sNamespace: ns.k8sName, value: input.value, version: 1 });
       const row = await tx.secret.create({
         data: {
           id: secretId,
@@ -150,6 +149,7 @@ export async function createSecret(deps: Deps, actor: Actor, input: { namespaceI
           backendKey: backend.key,
           backendUid: backend.uid,
           createdById: actor.principalId,
+          versions: { create: versionLocator(1, backend) },
         },
       });
       await audit(tx, {
@@ -181,6 +181,11 @@ export async function createSecret(deps: Deps, actor: Actor, input: { namespaceI
   }
 }
 
+/** V1: a version's row: its number and its object's locator. */
+function versionLocator(number: number, backend: SecretBackendRef) {
+  return { number, backendNamespace: backend.k8sNamespace, backendName: backend.name, backendKey: backend.key, backendUid: backend.uid };
+}
+
 /** S5: the commit is known to have failed: delete exactly the object created (uid precondition). */
 async function compensate(deps: Deps, ref: SecretBackendRef, secretId: string): Promise<void> {
   try {
@@ -201,7 +206,12 @@ export interface SecretUpdateResult {
   delivery: { stored: true; delivered: false; message: string; staleRevisionIds: string[] };
 }
 
-/** S6: changes only the value; same reference; version + 1; stored, not delivered. */
+/**
+ * S6 V1: changes only the value, as a new version: its own immutable Kubernetes Secret, recorded
+ * with the secret's current version in one transaction. Same reference; version + 1; stored, not
+ * delivered: running gateways keep the object of the version their revision froze (V2). The
+ * previous version's object stays until V3 retires it.
+ */
 export async function updateSecret(deps: Deps, actor: Actor, input: { id: string; value: string }): Promise<SecretUpdateResult> {
   const invalid = validateSecretValue(input.value);
   if (invalid) throw invalid;
@@ -209,8 +219,7 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
   const request = { action: 'update', resourceKind: 'secret', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
   await authorize(deps, actor, request);
   const outcome = commitOutcome();
-  let written = false;
-  let recreated: SecretBackendRef | null = null;
+  let created: SecretBackendRef | null = null;
   try {
     const result = await transaction(deps.db, async (tx) => {
       const ns = await lockNamespace(tx, existing.namespaceId);
@@ -218,22 +227,21 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
       if (!(await lockSecret(tx, existing.id))) throw new NotFoundError('No such secret.');
       await authorize(deps, actor, request, tx);
       const row = await tx.secret.findUniqueOrThrow({ where: { id: existing.id } });
-      const view = toSecretView(row);
-      try {
-        await deps.secretDriver.update(view.backend, { namespaceId: row.namespaceId, secretId: row.id }, input.value);
-      } catch (error) {
-        if (!(error instanceof BackendObjectMissing)) throw error;
-        // RC5: the recorded object is gone (its namespace was lost and re-provisioned, or it was
-        // deleted outside the product): the value is stored in a new object of the product's
-        // naming (S2; nothing existing is adopted), recorded as the next version.
-        recreated = await deps.secretDriver.create({ namespaceId: row.namespaceId, secretId: row.id, k8sNamespace: ns.k8sName, value: input.value });
-      }
-      written = true;
-      const backend = recreated as SecretBackendRef | null;
+      // D3: the current version's object is looked at first. One replaced or relabelled out of
+      // band, or one an earlier release wrote and no upgrade migrated yet, is reported, not
+      // rotated past; one deleted out of band (RC5: its namespace lost and re-provisioned, say)
+      // no longer matters, since the new version is a new object anyway, and the answer says so.
+      const current = await deps.secretDriver.resolve(toSecretView(row).backend, { namespaceId: row.namespaceId, secretId: row.id });
+      if (current.state === 'mismatch') throw new BackendIdentityChanged(current.reason, current.notMigrated === true);
+      const version = row.version + 1;
+      created = await deps.secretDriver.create({ namespaceId: row.namespaceId, secretId: row.id, k8sNamespace: ns.k8sName, value: input.value, version });
+      const backend = created as SecretBackendRef;
+      await tx.secretVersion.create({ data: { secretId: row.id, ...versionLocator(version, backend) } });
       const updated = await tx.secret.update({
         where: { id: row.id },
-        data: { version: { increment: 1 }, ...(backend ? { backendName: backend.name, backendUid: backend.uid, backendNamespace: backend.k8sNamespace, outsideChangeSeenAt: null } : {}) },
+        data: { version, backendName: backend.name, backendUid: backend.uid, backendNamespace: backend.k8sNamespace, backendKey: backend.key, outsideChangeSeenAt: null },
       });
+      const missing = current.state === 'missing';
       await audit(tx, {
         actorId: actor.principalId,
         action: 'secret.update',
@@ -241,13 +249,13 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
         resourceId: row.id,
         namespaceId: row.namespaceId,
         outcome: 'SUCCESS',
-        details: { name: row.name, version: updated.version, ...(backend ? { recreated: true, reason: 'the recorded Kubernetes Secret no longer existed' } : {}) },
+        details: { name: row.name, version: updated.version, ...(missing ? { recreated: true, reason: "the previous version's Kubernetes Secret no longer existed" } : {}) },
       });
-      // S6, W7: the running revisions that now hold older bytes, read under the same locks.
+      // S6, W7: the running revisions that now hold older versions, read under the same locks.
       const may = await decider(tx, actor);
       const stale = visibleStaleConsumers((await staleRevisionsOf(tx, [row.id])).get(row.id)!, (r) => may(r).allowed);
       outcome.reachedCommit();
-      return { secret: toSecretView(updated), stale, recreated: backend !== null };
+      return { secret: toSecretView(updated), stale, recreated: missing };
     });
     const staleRevisionIds = [...new Set(result.stale.items.map((c) => c.revisionId))];
     const running = new Set(result.stale.items.map((c) => c.revisionId)).size + result.stale.hiddenCount;
@@ -260,32 +268,29 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
         message:
           (result.recreated ? 'Its Kubernetes Secret no longer existed: the value was stored in a new one. ' : '') +
           (running === 0
-            ? 'Stored, not delivered: no running revision uses this secret. Revisions deployed from now on read the new value.'
-            : `Stored, not delivered: ${running} running revision(s) still hold the previous value until redeployed (redeployConsumers).`),
+            ? `Stored as version ${result.secret.version}, not delivered: no running revision uses this secret. Revisions deployed from now on read the new version.`
+            : `Stored as version ${result.secret.version}, not delivered: ${running} running revision(s) still hold an older version until redeployed (redeployConsumers).`),
       },
     };
   } catch (error) {
     if (error instanceof BackendNamespaceMissing) throw namespaceMissing(error, 'The value was not changed.');
-    if (error instanceof BackendObjectMissing) {
-      throw new ConflictError("The secret's Kubernetes Secret no longer exists (deleted outside the control plane); the value was not changed.", 'BACKEND_MISSING');
-    }
     if (error instanceof BackendIdentityChanged) {
       if (error.notMigrated) throw new ConflictError(`The secret's Kubernetes Secret is the recorded one, but ${error.reason}. The value was not changed.`, 'BACKEND_NOT_MIGRATED');
       throw new ConflictError(`The secret's Kubernetes Secret is not the one recorded (${error.reason}); the value was not changed.`, 'BACKEND_IDENTITY_CHANGED');
     }
     if (error instanceof BackendConflict) throw new ConflictError('The Kubernetes Secret changed concurrently; read the secret and retry.', 'BACKEND_CONFLICT');
     if (error instanceof BackendOutcomeUnknown) {
-      throw new OutcomeUnknownError('Kubernetes did not confirm whether the new value was stored. Read the secret and retry.');
+      deps.logger.warn('secret update: Kubernetes outcome unknown', { secretId: existing.id });
+      throw new OutcomeUnknownError('Kubernetes did not confirm whether the new version was stored. Nothing was recorded; read the secret and retry.');
     }
-    if (written && outcome.unknown(error)) {
-      throw new OutcomeUnknownError('The new value is stored in Kubernetes, but the database did not confirm the version change.');
+    const made = created as SecretBackendRef | null;
+    if (made && outcome.unknown(error)) {
+      // S5: the commit may have happened; deleting now could destroy the recorded current version.
+      deps.logger.error('secret update: database commit outcome unknown', { secretId: existing.id, backendName: made.name, backendUid: made.uid });
+      throw new OutcomeUnknownError('The new version is stored in Kubernetes, but the database did not confirm the version change; nothing was deleted.');
     }
-    // S5: a new object made for a commit that is known to have failed goes again.
-    const made = recreated as SecretBackendRef | null;
+    // S5: the new version's object, made for a commit that is known to have failed, goes again.
     if (made) await compensate(deps, made, existing.id);
-    if (written) {
-      deps.logger.warn('secret update: value stored but metadata rolled back', { secretId: existing.id });
-    }
     throw error;
   }
 }
@@ -303,7 +308,14 @@ export async function deleteSecret(deps: Deps, actor: Actor, input: { id: string
     const consumers = await secretConsumers(tx, actor, existing.id);
     if (consumers.total > 0) throw new SecretInUseError(consumers);
     const row = await tx.secret.findUniqueOrThrow({ where: { id: existing.id } });
-    const result = await deps.secretDriver.delete(toSecretView(row).backend);
+    // S7 V1: every version's object that V3 has not retired, each by its uid. Versions that share
+    // an object (an earlier release's object changed outside the product, RC4) delete it once.
+    const versions = await tx.secretVersion.findMany({ where: { secretId: row.id, retiredAt: null }, orderBy: { number: 'asc' } });
+    const objects = new Map<string, SecretBackendRef>([[row.backendUid, toSecretView(row).backend]]);
+    for (const v of versions) objects.set(v.backendUid, { k8sNamespace: v.backendNamespace, name: v.backendName, key: v.backendKey, uid: v.backendUid });
+    const results: Array<'deleted' | 'missing'> = [];
+    for (const ref of objects.values()) results.push(await deps.secretDriver.delete(ref));
+    const result = results.every((r) => r === 'missing') ? 'missing' : 'deleted';
     await tx.accessBinding.deleteMany({ where: { scopeKind: 'RESOURCE', resourceKind: 'secret', resourceId: row.id } });
     await tx.secret.delete({ where: { id: row.id } });
     await audit(tx, {
@@ -313,7 +325,7 @@ export async function deleteSecret(deps: Deps, actor: Actor, input: { id: string
       resourceId: row.id,
       namespaceId: row.namespaceId,
       outcome: 'SUCCESS',
-      details: { name: row.name, version: row.version, backend: result },
+      details: { name: row.name, version: row.version, backend: result, objects: results.length },
     });
     return { deletedSecretId: row.id };
   });
@@ -418,8 +430,9 @@ export async function listSecrets(deps: Deps, actor: Actor, namespaceId: string,
   // The stale set is small (secrets rotated under a running revision) and is read first.
   const staleIds = filter.stale === true || filter.stale === false ? await staleSecretIds(deps.db, namespaceId) : null;
   const stale = filter.stale === true ? sql`"id" = ANY(${staleIds}::text[])` : filter.stale === false ? sql`NOT ("id" = ANY(${staleIds}::text[]))` : null;
-  const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix), used, stale]);
-  return sqlKeysetPage(deps.db, page, { columns: sql`*`, table: sql`"public"."Secret"`, where }, toSecretView);
+  const where = and([sql`"namespaceId" = ${namespaceId}`, namePrefixSql(filter.namePrefix), used, stale]);
+  const visible = visibleWithin(readableScopes(readable), '"namespaceId"', namespaceId);
+  return sqlKeysetPage(deps.db, page, { columns: sql`*`, table: sql`"public"."Secret"`, where, visible }, toSecretView);
 }
 
 export async function isInstallationAdmin(deps: Deps, actor: Actor): Promise<boolean> {

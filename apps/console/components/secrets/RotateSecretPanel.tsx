@@ -78,7 +78,7 @@ function DeliveryNotice({ version, delivery, onRedeploy }: { version: number; de
       </p>
       {delivery.staleRevisionIds.length > 0 ? (
         <>
-          <p>Running revisions that still hold the previous value:</p>
+          <p>Running revisions that still hold an older version:</p>
           <ul aria-label="Stale revisions">
             {delivery.staleRevisionIds.map((revisionId) => (
               <li key={revisionId}>

@@ -11,7 +11,7 @@ import { builder } from '../builder.ts';
 import { AgentRevisionRef, RevisionStateEnum } from './deploy.ts';
 import { SecretRef } from './secret.ts';
 
-// Issue 12: a secret's reference graph, for auditors. Ids, names, env names and versions only:
+// A secret's reference graph, for auditors. Ids, names, env names and versions only:
 // never a value, never a backend locator (S3, S4).
 
 export const GatewayDeploymentRef = builder.objectRef<GatewayDeployment>('GatewayDeployment').implement({

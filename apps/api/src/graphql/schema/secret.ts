@@ -62,6 +62,8 @@ const SECRET_FIELD_COLUMNS: Record<string, ReadonlyArray<keyof SecretRow>> = {
   namespace: [],
   consumers: [],
   staleConsumers: [],
+  versions: [],
+  exposure: [],
 };
 
 /** The columns a selection of Secret's fields needs (fieldsAt), or null for none selected. */
