@@ -1,38 +1,83 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, unlink } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
-// The embedded default: PGlite (PostgreSQL 17 in Wasm) served on loopback by pglite-socket, so the
-// product and Prisma's migrations use the same node-postgres code path as with a real server.
-// PGlite runs one session; pglite-socket queues queries and keeps a transaction's queries on the
-// connection that opened it, so other connections wait until it ends.
+// The embedded default: PGlite (PostgreSQL 17 in Wasm) served by pglite-socket, so the product and
+// Prisma's migrations use the same node-postgres code path as with a real server. PGlite runs one
+// session; pglite-socket queues queries and keeps a transaction's queries on the connection that
+// opened it, so other connections wait until it ends.
+//
+// P8: it has no password, so it listens on no TCP port: a Unix socket in a folder only this user
+// may enter (the data folder's `run/`, 0700, or a fresh 0700 temporary folder when that path is
+// too long for a socket or the database is in memory). Another local user can neither sign in nor
+// hold a transaction that would stall the product.
 export interface EmbeddedPostgres {
   url: string;
+  /** The socket's path (node-postgres: host = its folder, port = the number in its name). */
+  socketPath: string;
   close(): Promise<void>;
 }
 
 export interface EmbeddedPostgresOptions {
   /** Data directory; omitted means in memory (tests). */
   dataDir?: string;
-  host?: string;
-  port?: number;
+  /** The folder the socket goes in (made 0700); omitted: `<dataDir>/../run`, or a temporary one. */
+  socketDir?: string;
   /** Must cover the pool sizes of every client (the app's pool plus the migration run). */
   maxConnections?: number;
 }
 
+/** Linux's sun_path holds 108 bytes with its terminating NUL. */
+const SOCKET_PATH_MAX = 107;
+/** The name libpq and node-postgres look for in the host folder. */
+const SOCKET_NAME = '.s.PGSQL.5432';
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
-  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+  if (options.dataDir) await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  let socketDir = options.socketDir ?? (options.dataDir ? path.join(path.dirname(options.dataDir), 'run') : null);
+  let temporary = false;
+  if (!socketDir || Buffer.byteLength(path.join(socketDir, SOCKET_NAME)) > SOCKET_PATH_MAX) {
+    socketDir = await mkdtemp(path.join(tmpdir(), 'occ-pg-')); // 0700
+    temporary = true;
+  } else {
+    await mkdir(socketDir, { recursive: true, mode: 0o700 });
+  }
+  const socketPath = path.join(socketDir, SOCKET_NAME);
+  if (!temporary) await clearStaleSocket(socketPath);
   const db = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
   await db.waitReady;
-  const host = options.host ?? '127.0.0.1';
-  const server = new PGLiteSocketServer({ db, host, port: options.port ?? 0, maxConnections: options.maxConnections ?? 32 });
+  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: options.maxConnections ?? 32 });
   await server.start();
-  const port = Number(server.getServerConn().split(':').pop());
   return {
-    url: `postgresql://postgres@${host}:${port}/postgres`,
+    url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`,
+    socketPath,
     async close() {
       await server.stop();
       await db.close();
+      if (temporary) await rm(socketDir, { recursive: true, force: true });
+      else await unlink(socketPath).catch(() => {});
     },
   };
+}
+
+/**
+ * A socket file left by a process that died is removed; one that answers belongs to a running
+ * product on the same data folder, and two PGlite instances on one folder would corrupt it.
+ */
+async function clearStaleSocket(socketPath: string): Promise<void> {
+  const answered = await new Promise<boolean>((resolve) => {
+    const probe = net.connect(socketPath);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+  if (answered) throw new Error(`Another process serves the embedded database at ${socketPath}: is \`npm start\` already running on this data folder?`);
+  await unlink(socketPath).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
 }

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { PothosValidationError } from '@pothos/core';
-import { GraphQLError, getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
+import { GraphQLError, getOperationAST, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { maskError as yogaMaskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from '../log.ts';
 import { operationLabel } from '../observability/operation-names.ts';
+import { fieldPath } from './field-path.ts';
 
 // Rule P1 for every answer and every log line, whatever produced the error:
 // - every error carries `extensions.code`;
@@ -13,7 +14,8 @@ import { operationLabel } from '../observability/operation-names.ts';
 //   they are one of yoga's fixed sentences;
 // - `extensions.originalError` keeps its class only: yoga fills in JSON.parse's message, which quotes the body;
 // - a request with errors is logged as its operation name, a sha256 of its document, and each
-//   error's class, code and path; never the document, its variables, or an error's text.
+//   error's class, code and path (by field names: a response key may be an alias the client chose);
+//   never the document, its variables, or an error's text.
 
 const FIXED_MESSAGES: ReadonlySet<string> = new Set([
   'GraphQL only supports GET and POST requests.',
@@ -116,6 +118,14 @@ interface RequestFacts {
   operationName?: string;
   /** Errors of a request that never reached the parser are yoga's checks of the request itself. */
   parsed?: boolean;
+  document?: DocumentNode;
+  operation?: OperationDefinitionNode;
+}
+
+function loggedPath(error: GraphQLError, known: RequestFacts | undefined): Array<string | number> | null {
+  if (!error.path) return null;
+  if (!known?.document || !known.operation) return error.path.map((key) => (typeof key === 'number' ? key : '?'));
+  return fieldPath(known.document, known.operation, error.path);
 }
 
 export function useErrorPolicy(logger: Logger): Plugin {
@@ -129,7 +139,7 @@ export function useErrorPolicy(logger: Logger): Plugin {
     log[internal ? 'error' : 'info']('graphql request answered with errors', {
       operationName: known?.operationName ?? null,
       documentHash: typeof known?.query === 'string' ? documentHash(known.query) : null,
-      errors: safe.map((e) => ({ class: classOf(e), code: e.extensions.code, path: e.path ?? null })),
+      errors: safe.map((e) => ({ class: classOf(e), code: e.extensions.code, path: loggedPath(e, known) })),
     });
     return safe;
   };
@@ -155,7 +165,10 @@ export function useErrorPolicy(logger: Logger): Plugin {
       if (known) known.parsed = true;
       return ({ result }) => {
         if (!known || !result || result instanceof Error) return;
-        const name = getOperationAST(result as DocumentNode, params?.operationName)?.name?.value;
+        const operation = getOperationAST(result as DocumentNode, params?.operationName) ?? undefined;
+        known.document = result as DocumentNode;
+        known.operation = operation;
+        const name = operation?.name?.value;
         if (name) known.operationName = operationLabel(name); // P1: a name the client chose is not logged
       };
     },

@@ -10,9 +10,14 @@ import {
 
 // Rule P1: an invalid input is described by where it is (a path through the schema's own field
 // names and list indexes) and what was expected (a type). Never by the value, and never by a key
-// the client sent that the schema does not define: either could be the secret.
+// the client sent that the schema does not define: either could be the secret. An argument is
+// named (the schema defines it); a variable by its position among the operation's variables,
+// since its name is the client's.
 
 export type InputPath = ReadonlyArray<string | number>;
+
+/** Whose value is invalid: an argument the schema defines, or the operation's variable at `position` (from 1). */
+export type InputSubject = { kind: 'Argument'; name: string } | { kind: 'Variable'; position: number };
 
 /** Follows `path` through `type`; stops before a key the type does not define. */
 export function walkType(type: GraphQLInputType, path: InputPath): { type: GraphQLInputType; path: Array<string | number> } {
@@ -51,8 +56,15 @@ export function objectProblem(type: GraphQLInputType, keys: Iterable<string> | n
   const missing = fields.filter((f) => isNonNullType(f.type) && f.defaultValue === undefined && !given.has(f.name)).map((f) => f.name);
   if (missing.length) return `${named.name} requires ${missing.join(', ')}`;
   const defined = new Set(fields.map((f) => f.name));
-  if ([...given].some((k) => !defined.has(k))) return `${named.name} has a field it does not define; its fields are ${[...defined].join(', ')}`;
+  if ([...given].some((k) => !defined.has(k))) return unknownFieldProblem(type);
   return `expected ${String(type)}`;
+}
+
+/** That an input object was given a key it does not define; the key itself is not named. */
+export function unknownFieldProblem(type: GraphQLInputType): string {
+  const named = getNullableType(type);
+  if (!isInputObjectType(named)) return `expected ${String(type)}`;
+  return `${named.name} has a field it does not define; its fields are ${Object.keys(named.getFields()).join(', ')}`;
 }
 
 /**
@@ -68,20 +80,23 @@ export function codedCause(error: unknown): GraphQLError | null {
 }
 
 export function invalidInput(
-  subject: { kind: 'Variable' | 'Argument'; name: string },
+  subject: InputSubject,
   path: InputPath,
   problem: string,
   nodes?: ReadonlyArray<ASTNode> | ASTNode,
   cause?: GraphQLError | null,
 ): GraphQLError {
-  const label = subject.kind === 'Variable' ? `Variable "$${subject.name}"` : `Argument "${subject.name}"`;
   const reason = cause ? cause.message.replace(/\.$/, '') : problem;
-  return new GraphQLError(`${label} has an invalid value at "${formatPath(subject.name, path)}": ${reason}.`, {
+  const code = cause ? cause.extensions.code : 'BAD_USER_INPUT';
+  if (subject.kind === 'Variable') {
+    const at = path.length ? ` at "${formatPath('', path).replace(/^\./, '')}"` : '';
+    return new GraphQLError(`Variable ${subject.position} of the operation has an invalid value${at}: ${reason}.`, {
+      nodes,
+      extensions: { code, variablePosition: subject.position, inputPath: [...path] },
+    });
+  }
+  return new GraphQLError(`Argument "${subject.name}" has an invalid value at "${formatPath(subject.name, path)}": ${reason}.`, {
     nodes,
-    extensions: {
-      code: cause ? cause.extensions.code : 'BAD_USER_INPUT',
-      [subject.kind === 'Variable' ? 'variable' : 'argument']: subject.name,
-      inputPath: [subject.name, ...path],
-    },
+    extensions: { code, argument: subject.name, inputPath: [subject.name, ...path] },
   });
 }

@@ -15,8 +15,9 @@ import {
   type ValueNode,
 } from 'graphql';
 import { documentCost } from './cost.ts';
-import { codedCause, invalidInput, objectProblem, walkType, type InputPath } from './input-errors.ts';
+import { codedCause, invalidInput, objectProblem, unknownFieldProblem, walkType, type InputPath, type InputSubject } from './input-errors.ts';
 import { LIMITS, limitError, limitRules } from './limits.ts';
+import { withSchemaNamesOnly } from './validation-messages.ts';
 
 // Rule P1 for values written inline: graphql-js' ValuesOfCorrectTypeRule prints the literal
 // (`Expected value of type "String!", found ["sk-…"]`). It still decides what is invalid; only its
@@ -40,7 +41,7 @@ function pathTo(value: ValueNode, target: ASTNode, path: Array<string | number> 
 }
 
 export const SafeValuesOfCorrectTypeRule: ValidationRule = (context) => {
-  let root: { kind: 'Argument' | 'Variable'; name: string; value: ValueNode; type: GraphQLInputType | undefined } | null = null;
+  let root: { subject: InputSubject; value: ValueNode; type: GraphQLInputType | undefined } | null = null;
   const reported = new Set<string>();
 
   const rebuild = (error: GraphQLError): GraphQLError => {
@@ -51,10 +52,10 @@ export const SafeValuesOfCorrectTypeRule: ValidationRule = (context) => {
     }
     const { type, path } = walkType(root.type, found as InputPath);
     let problem: string;
-    if (node.kind === Kind.OBJECT_FIELD) problem = objectProblem(type, [node.name.value]);
+    if (node.kind === Kind.OBJECT_FIELD) problem = unknownFieldProblem(type);
     else if (node.kind === Kind.OBJECT) problem = objectProblem(type, node.fields.map((f) => f.name.value));
     else problem = `expected ${String(type)}`; // TypeInfo is already inside a list literal here
-    return invalidInput(root, path, problem, node, codedCause(error));
+    return invalidInput(root.subject, path, problem, node, codedCause(error));
   };
 
   const proxy = Object.create(context) as ValidationContext;
@@ -70,13 +71,15 @@ export const SafeValuesOfCorrectTypeRule: ValidationRule = (context) => {
   return visitInParallel([
     {
       Argument: {
-        enter: (node) => void (root = { kind: 'Argument', name: node.name.value, value: node.value, type: context.getArgument()?.type }),
+        enter: (node) => void (root = { subject: { kind: 'Argument', name: node.name.value }, value: node.value, type: context.getArgument()?.type }),
         leave: () => void (root = null),
       },
       VariableDefinition: {
-        enter: (node) => {
+        // The key is the definition's index among the operation's variables: a variable is named by
+        // its position, never by the name the client gave it (P1).
+        enter: (node, key) => {
           const type = typeFromAST(context.getSchema(), node.type) as GraphQLInputType | undefined;
-          root = node.defaultValue ? { kind: 'Variable', name: node.variable.name.value, value: node.defaultValue, type } : null;
+          root = node.defaultValue && typeof key === 'number' ? { subject: { kind: 'Variable', position: key + 1 }, value: node.defaultValue, type } : null;
         },
         leave: () => void (root = null),
       },
@@ -98,11 +101,17 @@ function remembered(schema: GraphQLSchema, document: DocumentNode, key: string, 
   return errors;
 }
 
+/** Every rule as it runs here: the value rule above, and each other with messages that name only the schema. */
+function safeRule(rule: ValidationRule): ValidationRule {
+  return rule === ValuesOfCorrectTypeRule ? SafeValuesOfCorrectTypeRule : withSchemaNamesOnly(rule);
+}
+
 /**
- * Validation as yoga runs it, with three changes: the limits run first and alone (a document over a
+ * Validation as yoga runs it, with four changes: the limits run first and alone (a document over a
  * limit is refused before the standard rules, some of which are quadratic in its size); the cost
  * (P7) is counted with the request's variables, so it is checked on every request and never cached
- * (yoga's own validation cache is off for that reason, yoga.ts); and the value rule is the one above.
+ * (yoga's own validation cache is off for that reason, yoga.ts); the value rule is the one above;
+ * and no error names what the client wrote (P1, validation-messages.ts), suggestions included.
  */
 export function validateWithinLimits(
   schema: GraphQLSchema,
@@ -113,6 +122,6 @@ export function validateWithinLimits(
   const refused = remembered(schema, document, 'limits', () => validate(schema, document, limitRules));
   if (refused.length) return refused;
   if (documentCost(schema, document, variables) > LIMITS.cost) return [limitError('cost')];
-  const chosen = (rules ?? specifiedRules).map((rule) => (rule === ValuesOfCorrectTypeRule ? SafeValuesOfCorrectTypeRule : rule));
-  return remembered(schema, document, chosen.map((rule) => rule.name).join(','), () => validate(schema, document, chosen));
+  const chosen = (rules ?? specifiedRules).map(safeRule);
+  return remembered(schema, document, chosen.map((rule) => rule.name).join(','), () => validate(schema, document, chosen, { hideSuggestions: true }));
 }

@@ -32,11 +32,11 @@ function valueAt(value: unknown, path: ReadonlyArray<string | number>): unknown 
 
 export function variableErrors(schema: GraphQLSchema, operation: OperationDefinitionNode, inputs: Record<string, unknown>): GraphQLError[] {
   const errors: GraphQLError[] = [];
-  for (const definition of operation.variableDefinitions ?? []) {
+  for (const [index, definition] of (operation.variableDefinitions ?? []).entries()) {
     const name = definition.variable.name.value;
     const type = typeFromAST(schema, definition.type);
     if (!type || !isInputType(type)) continue; // validation has refused the document already
-    const subject = { kind: 'Variable' as const, name };
+    const subject = { kind: 'Variable' as const, position: index + 1 }; // its name is the client's (P1)
     if (!Object.hasOwn(inputs, name) || inputs[name] === undefined) {
       if (isNonNullType(type) && !definition.defaultValue) errors.push(invalidInput(subject, [], `expected ${String(type)}, and none was given`, definition));
       continue;

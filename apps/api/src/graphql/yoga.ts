@@ -7,6 +7,8 @@ import type { GraphQLContext } from './builder.ts';
 import { maskError, useErrorPolicy, yogaLogger } from './error-policy.ts';
 import { createLoaders } from './loaders.ts';
 import { useObservability } from './observability.ts';
+import type { PrincipalBudget } from './principal-budget.ts';
+import { useRateLimits } from './rate-limits.ts';
 import { useSafeOperations } from './safe-operations.ts';
 import { schema } from './schema/index.ts';
 
@@ -18,6 +20,8 @@ export interface YogaOptions {
    * carrying the HTTP status to answer with (401, 429).
    */
   authenticate(request: Request, clientAddress: string): Promise<RequestCaller>;
+  /** P7: each principal's cost budget and execution slots; null for none (tests and benches not about P7). */
+  budget: PrincipalBudget | null;
 }
 
 /** Who is calling, as the HTTP layer resolves it from the request (http/server.ts). */
@@ -51,11 +55,13 @@ export function createGraphQL(options: YogaOptions): Yoga {
       // P1 and P3: parse, validation and variables within limits and without echoing input;
       // every error coded, every log line free of documents and values.
       useSafeOperations(),
+      // P7: after the variables were checked (a refused request spends nothing), before execution.
+      ...(options.budget ? [useRateLimits(options.budget)] : []),
       useErrorPolicy(options.deps.logger),
       // R6: after the error policy, so the codes it counts are the answered ones.
       useObservability(options.deps.metrics),
       useAuditsInFlight(),
-      // Issue 13: documents compiled to JavaScript once (graphql-jit, cached per parsed document,
+      // Documents compiled to JavaScript once (graphql-jit, cached per parsed document,
       // which yoga's parser cache bounds) and run with a serializer built from the schema: a page
       // of 100 secrets or agents took about 17% less time per request than with the interpreter
       // (bench/api/read-path.bench.ts). Variables were coerced and checked before (P1, above).

@@ -18,7 +18,9 @@ export async function startPgProxy(target: string): Promise<PgProxy> {
   let armed = false;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
-    const upstream = net.connect(Number(t.port || 5432), t.hostname);
+    // The embedded database listens on a Unix socket only (P8): `?host=/folder` names its folder.
+    const socketDir = t.searchParams.get('host');
+    const upstream = socketDir ? net.connect(`${socketDir}/.s.PGSQL.${t.port || 5432}`) : net.connect(Number(t.port || 5432), t.hostname);
     sockets.add(client).add(upstream);
     let cut = false;
     client.on('data', (chunk: Buffer) => {
@@ -49,6 +51,7 @@ export async function startPgProxy(target: string): Promise<PgProxy> {
       const u = new URL(targetUrl);
       u.hostname = '127.0.0.1';
       u.port = String(port);
+      u.searchParams.delete('host');
       return u.toString();
     },
     loseNextCommitReply() {

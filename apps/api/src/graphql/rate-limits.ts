@@ -1,0 +1,90 @@
+import { GraphQLError, getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Actor } from '../services/deps.ts';
+import type { GraphQLContext } from './builder.ts';
+import { operationCost } from './cost.ts';
+import type { Admission, Allowance, PrincipalBudget } from './principal-budget.ts';
+
+// Rule P7 at the request: after the caller is known and the operation's variables passed, and
+// before anything of the operation runs, its cost (cost.ts, with this request's variables) is spent
+// from the principal's budget and it takes one of the principal's execution slots
+// (principal-budget.ts). Over either, the answer is 429 with Retry-After and a coded error, and
+// nothing executes. Every answer to a request whose caller was authenticated carries what is left:
+// X-RateLimit-Limit, -Remaining, and -Reset (Unix seconds when the budget is whole again). A
+// document refused by P3's limits is refused before authentication, so that answer carries none
+// and spends nothing.
+//
+// Anonymous callers get no budget here: beyond `viewer` (null), every field refuses them with
+// UNAUTHENTICATED before its resolver runs, their refusals are audited coalesced and bad
+// credentials spend P5's throttle (http/throttle.ts). A bucket per client address would be shared by
+// everyone behind one proxy or NAT (the address is the TCP peer's), so one client could spend the
+// others' signed-out console.
+
+export const RATE_LIMITED = 'RATE_LIMITED';
+export const CONCURRENCY_LIMITED = 'CONCURRENCY_LIMITED';
+
+interface Held {
+  actor: Actor;
+  admission?: Admission;
+}
+
+type Context = GraphQLContext & { request?: Request };
+
+function refusal(admission: Extract<Admission, { admitted: false }>, cost: number): GraphQLError {
+  const { limits, allowance, retryAfterSeconds } = admission;
+  const http = { status: 429, headers: { 'retry-after': String(retryAfterSeconds) } };
+  if (admission.refusal === 'CONCURRENCY_LIMITED') {
+    return new GraphQLError(`${limits.concurrency} of your requests are already running, the most allowed at once; retry when one has finished.`, {
+      extensions: { code: CONCURRENCY_LIMITED, limit: limits.concurrency, retryAfterSeconds, http },
+    });
+  }
+  const over = cost > limits.points ? ` It costs more than the whole budget and will not run; ask for fewer or smaller pages.` : '';
+  return new GraphQLError(
+    `The operation costs ${cost} points and ${allowance.remaining} of your ${limits.points} are left (the budget refills over ${limits.windowSeconds} seconds); retry after ${retryAfterSeconds} seconds.${over}`,
+    { extensions: { code: RATE_LIMITED, cost, remaining: allowance.remaining, limit: limits.points, retryAfterSeconds, http } },
+  );
+}
+
+function setHeaders(headers: Headers, allowance: Allowance): void {
+  headers.set('x-ratelimit-limit', String(allowance.limit));
+  headers.set('x-ratelimit-remaining', String(allowance.remaining));
+  headers.set('x-ratelimit-reset', String(allowance.resetAt));
+}
+
+export function useRateLimits(budget: PrincipalBudget): Plugin<Context> {
+  const requests = new WeakMap<Request, Held>();
+  // Once the result is ready its slot is free; the answer's own hook is the fallback for a result
+  // that never reached the first (a hook that threw).
+  const release = (request: Request) => {
+    const admission = requests.get(request)?.admission;
+    if (admission?.admitted) admission.release();
+  };
+
+  return {
+    onContextBuilding: () => ({ context }) => {
+      if (context.actor && context.request) requests.set(context.request, { actor: context.actor });
+    },
+    onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue;
+      const held = context.request ? requests.get(context.request) : undefined;
+      if (!held) return;
+      const operation = getOperationAST(args.document, args.operationName);
+      if (!operation) return; // answered by yoga, with nothing run
+      const variables = (args.variableValues ?? {}) as Record<string, unknown>;
+      const cost = operationCost(args.schema, args.document, operation, variables);
+      held.admission = budget.admit(held.actor, cost);
+      if (!held.admission.admitted) {
+        setResultAndStopExecution({ errors: [refusal(held.admission, Math.max(1, cost))] });
+      }
+    },
+    onExecutionResult({ request }) {
+      release(request);
+    },
+    onResponse({ request, response }) {
+      const held = requests.get(request);
+      if (!held) return;
+      release(request);
+      setHeaders(response.headers, held.admission?.allowance ?? budget.peek(held.actor));
+    },
+  };
+}
