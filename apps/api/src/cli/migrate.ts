@@ -1,18 +1,8 @@
-import { readEnvOrExit } from './config.ts';
-import { migrateDatabase } from '../db/migrate.ts';
+import { preflight } from './preflight.ts';
 
-// `npm run db:migrate` (R2): the migration step of a deployment (a Job, or an operator before a
-// rollout), run once, under the migration lock, against DATABASE_URL. `npm start` on the embedded
-// database migrates at start through the same locked function.
-const env = readEnvOrExit({ kubernetes: false });
-if (!env.databaseUrl) {
-  process.stderr.write('db:migrate needs DATABASE_URL (the embedded database is migrated by `npm start` itself).\n');
-  process.exit(2);
-}
-try {
-  process.stdout.write(await migrateDatabase(env.databaseUrl));
-} catch (error) {
-  // Prisma's output names migrations and SQL states, not values: the schema holds no secrets.
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-}
+// The migration step's entry (`npm run db:migrate`, the image's migrate Job): the Node and the built
+// product's export condition are checked first (preflight.ts), as start.ts does; without the check
+// the built command run without `--conditions=occ-dist` died inside the configuration's imports
+// with ERR_MODULE_NOT_FOUND instead of saying what to run.
+preflight('apps/api/dist/cli/migrate.js');
+await import('./run-migrate.ts');

@@ -2,19 +2,27 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { readEnvOrExit } from './config.ts';
+import { startRuntimeOrExit } from './refusals.ts';
+import { PrincipalBudget } from '../graphql/principal-budget.ts';
 import { createHttpApp, listen } from '../http/server.ts';
 import { gracefulShutdown } from '../http/shutdown.ts';
 import { createLogger } from '../log.ts';
 import { listenMetrics } from '../observability/metrics-server.ts';
-import { startRuntime } from '../runtime.ts';
 
 // `npm start`, loaded by start.ts once the Node check passed: runs the whole product on its
 // embedded defaults, or on DATABASE_URL and KUBECONFIG.
 const env = readEnvOrExit();
 const logger = createLogger((line) => process.stderr.write(line), env.logLevel);
 
-const runtime = await startRuntime({ env, logger });
-const app = createHttpApp({ deps: runtime.deps, production: env.production, consoleDir: env.consoleDir, allowedOrigins: env.allowedOrigins });
+// A refused start (the schema behind this build, state from a newer release) is one JSON log line.
+const runtime = await startRuntimeOrExit({ env, logger });
+const app = createHttpApp({
+  deps: runtime.deps,
+  production: env.production,
+  consoleDir: env.consoleDir,
+  allowedOrigins: env.allowedOrigins,
+  requestBudget: new PrincipalBudget({ limits: env.requestBudget }),
+});
 const server = await listen(app, env.host, env.port);
 const { port } = server.address() as AddressInfo;
 const urlOf = (host: string, p: number) => `http://${host.includes(':') ? `[${host}]` : host}:${p}`;

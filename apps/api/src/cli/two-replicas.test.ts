@@ -89,7 +89,7 @@ describe('R2 R3 R4 two replicas', () => {
         async () => (await db.workItem.findFirst({ where: { idempotencyKey: `namespace.provision:${namespaceId}`, state: 'RUNNING' } })),
         'a replica to claim the provisioning',
       );
-      const pid = Number(/-(\d+)-[0-9a-f]{8}$/.exec(running.leaseOwner!)![1]);
+      const pid = Number(/-(\d+)-[0-9a-f]{8}(?:\/\d+)?$/.exec(running.leaseOwner!)![1]);
       const victim = replicas.findIndex((r) => r.child.pid === pid);
       expect(victim).toBeGreaterThanOrEqual(0);
       replicas[victim]!.child.kill('SIGKILL');

@@ -1,3 +1,4 @@
+import { withFence } from '../kube/fencing.ts';
 import type { Logger } from '../log.ts';
 
 // The work queue of a controller (client-go's workqueue, the shape kubebuilder's controllers run
@@ -18,8 +19,20 @@ export interface KeyedQueueOptions {
   /** Keys reconciled at once. */
   workers?: number;
   backoff?: { baseMs: number; maxMs: number };
-  /** Checked before each reconcile (R4: only the leader reconciles). */
+  /**
+   * Checked before each reconcile and before each Kubernetes write a reconcile sends (R4: only the
+   * leader reconciles, and a leader that lost its Lease mid-reconcile writes nothing more).
+   */
   isLeader?: () => boolean;
+}
+
+/** R4: a reconcile's Kubernetes write refused because this replica no longer leads. */
+export class NotLeaderError extends Error {
+  override name = 'NotLeaderError';
+  readonly code = 'NOT_LEADER';
+  constructor(readonly controller: string) {
+    super(`${controller}: this replica no longer holds the leader Lease`);
+  }
 }
 
 export interface KeyedQueue {
@@ -108,13 +121,25 @@ export function createKeyedQueue(options: KeyedQueueOptions): KeyedQueue {
     settleIdle();
   }
 
+  // R4: the reconcile runs fenced by leadership (kube/fencing.ts): each write it sends asks first.
+  const leadership = {
+    check() {
+      if (!isLeader()) throw new NotLeaderError(options.name);
+    },
+  };
+
   async function work(key: string): Promise<void> {
     if (!isLeader()) return;
     try {
-      const result = await options.reconcile(key);
+      const result = await withFence(leadership, () => options.reconcile(key));
       failures.delete(key);
       if (result.requeueAfterMs !== undefined) later(key, result.requeueAfterMs);
     } catch (error) {
+      if (!isLeader()) {
+        // The new leader reconciles it: nothing to retry here (the error may wrap NotLeaderError).
+        options.logger.info(`${options.name} reconcile stopped: leadership lost`, { key });
+        return;
+      }
       const n = (failures.get(key) ?? 0) + 1;
       failures.set(key, n);
       const delay = Math.min(backoff.baseMs * 2 ** (n - 1), backoff.maxMs);

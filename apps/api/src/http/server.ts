@@ -5,6 +5,7 @@ import type { AuditEventFilter } from '../services/audit-log.ts';
 import { auditAnonymousRefusal } from '../services/audit.ts';
 import { authenticateApiKey, authenticateSession, createSession, endSession } from '../services/authenticate.ts';
 import type { Actor, Deps } from '../services/deps.ts';
+import { PrincipalBudget } from '../graphql/principal-budget.ts';
 import { createGraphQL, type RequestCaller, type Yoga } from '../graphql/yoga.ts';
 import { currentRequest, requestIdFrom, runInRequest, type RequestContext } from '../observability/request-context.ts';
 import { endWithStatus, incomingContext, withSpan } from '../observability/tracing.ts';
@@ -25,6 +26,11 @@ export interface HttpAppOptions {
   allowedOrigins?: readonly string[];
   /** Failed-authentication budget (P5); tests pass a small one. */
   throttle?: AuthThrottle;
+  /**
+   * P7: each principal's GraphQL cost budget and concurrent requests (graphql/principal-budget.ts);
+   * the defaults unless given (cli/serve.ts passes the configured limits), null for none.
+   */
+  requestBudget?: PrincipalBudget | null;
 }
 
 export interface HttpApp {
@@ -127,6 +133,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const yoga = createGraphQL({
     deps,
     production: options.production,
+    budget: options.requestBudget === undefined ? new PrincipalBudget() : options.requestBudget,
     async authenticate(request, clientAddress): Promise<RequestCaller> {
       const authentication = await authenticateRequest(deps, request);
       if (!authentication.failed) return { actor: authentication.actor, clientAddress, authenticationFailed: false };
@@ -253,7 +260,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Use GET, POST or DELETE.' }, { allow: 'GET, POST, DELETE' });
   }
 
-  /** The audit trail as NDJSON (issue 13), for a bearer key or a same-origin signed-in browser. */
+  /** The audit trail as NDJSON, for a bearer key or a same-origin signed-in browser. */
   async function auditExport(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> {
     if (req.method !== 'GET') return json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Use GET.' }, { allow: 'GET' });
     if (signedInFromElsewhere(req, 'GET')) {

@@ -6,12 +6,6 @@ export function kubeConfigFromFile(path: string): KubeConfig {
   return kc;
 }
 
-export function kubeConfigFromYaml(yaml: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromString(yaml);
-  return kc;
-}
-
 /** A pod's service account: the API server from KUBERNETES_SERVICE_HOST/PORT, the mounted token and CA. */
 export function kubeConfigInCluster(): KubeConfig {
   const kc = new KubeConfig();

@@ -103,14 +103,6 @@ export function classifyKubeError(error: unknown): KubeFailure {
   return { kind: 'outcome-unknown', code: null };
 }
 
-/**
- * A transport failure after the request may have been sent: the server may or may not have
- * applied it. (Connection refused happens before sending, so the outcome is known: nothing.)
- */
-export function isOutcomeUnknown(error: unknown): boolean {
-  return classifyKubeError(error).kind === 'outcome-unknown';
-}
-
 /** What may be said about a failure: its class, code and reason, never the Status message. */
 export function describeKubeFailure(failure: KubeFailure): string {
   switch (failure.kind) {

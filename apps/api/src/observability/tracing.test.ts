@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ROOT_CONTEXT, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
+import { SamplingDecision } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readEnv } from '../env.ts';
 import { CREATE_NAMESPACE, waitFor } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
-import { createTracing, tracesUrl } from './tracing.ts';
+import { createTracing, leasePollingSampler, tracesUrl } from './tracing.ts';
 
 // R6: OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set. A real OTLP/HTTP receiver
 // (JSON, as the exporter sends it) collects what the product exports; the product runs whole.
@@ -147,6 +150,28 @@ describe('R6 OpenTelemetry tracing', () => {
     await res.text();
     const line = await waitFor(async () => stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === 'otel-log-1' && l.msg === 'request'), 'the access line');
     expect(line.traceId).toBe(traceId);
+  });
+});
+
+describe('R6 Lease polling left out of traces', () => {
+  it('R6 R4 the leader election\'s Lease calls start no trace unless OCC_TRACE_LEASES asks; a Lease call inside a traced operation stays in its trace', async () => {
+    // The stack's elector got its Lease (get, create or update calls to the API server) while
+    // tracing was on: none of those calls is exported.
+    await waitFor(async () => stack.runtime.leader.isLeader(), 'the stack to lead', 60_000);
+    await stack.runtime.tracing.forceFlush();
+    const { spans } = exported();
+    expect(spans.some((s) => s.kind === CLIENT)).toBe(true);
+    expect(spans.filter((s) => attr(s, 'k8s.resource') === 'leases').map((s) => s.name)).toEqual([]);
+
+    const decide = (traceLeases: boolean, resource: string, parent = ROOT_CONTEXT) =>
+      leasePollingSampler(traceLeases).shouldSample(parent, randomBytes(16).toString('hex'), `kubernetes update ${resource}`, SpanKind.CLIENT, { 'k8s.resource': resource }, []).decision;
+    const traced = trace.setSpanContext(ROOT_CONTEXT, { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.SAMPLED });
+    expect(decide(false, 'leases')).toBe(SamplingDecision.NOT_RECORD);
+    expect(decide(false, 'secrets')).toBe(SamplingDecision.RECORD_AND_SAMPLED);
+    expect(decide(false, 'leases', traced)).toBe(SamplingDecision.RECORD_AND_SAMPLED);
+    expect(decide(true, 'leases')).toBe(SamplingDecision.RECORD_AND_SAMPLED);
+    expect(readEnv({}).traceLeases).toBe(false);
+    expect(readEnv({ OCC_TRACE_LEASES: 'true' }).traceLeases).toBe(true);
   });
 });
 

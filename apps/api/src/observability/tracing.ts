@@ -4,7 +4,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, ParentBasedSampler, SamplingDecision, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
 import { watchKubernetesRequests } from './metrics.ts';
 
 // R6: OpenTelemetry tracing, on when OTEL_EXPORTER_OTLP_ENDPOINT is set (env.ts), off otherwise.
@@ -14,6 +14,9 @@ import { watchKubernetesRequests } from './metrics.ts';
 // - one CLIENT span per request to the Kubernetes API server (verb and resource, as the metrics
 //   label them), a child of whatever was active when it was sent;
 // - one CONSUMER span per work item attempt (kind, attempt).
+// Lease polling (the leader election renewing its Lease every few seconds, R4) starts no trace of
+// its own unless asked (OCC_TRACE_LEASES=true): it was a fifth of what an idle installation
+// exported. A Lease call made inside a traced request or work item stays in that trace.
 // Exported in batches over OTLP/HTTP (JSON) to `<endpoint>/v1/traces`. Each runtime has its own
 // provider (tests start several stacks in one process); the context manager is process-wide.
 
@@ -31,6 +34,22 @@ export interface TracingOptions {
   serviceName: string;
   /** Resource attributes that identify this process (installation id, replica). */
   attributes?: Record<string, string>;
+  /** OCC_TRACE_LEASES: trace Lease calls that start a trace of their own (off by default). */
+  traceLeasePolling?: boolean;
+}
+
+/**
+ * The root sampler: every new trace is recorded, except one that a Lease call would start (unless
+ * asked). Children follow their parent (ParentBasedSampler), so nothing inside a trace is lost.
+ */
+export function leasePollingSampler(traceLeasePolling: boolean): Sampler {
+  const root: Sampler = {
+    shouldSample: (_context, _traceId, _name, _kind, attributes) => ({
+      decision: !traceLeasePolling && attributes['k8s.resource'] === 'leases' ? SamplingDecision.NOT_RECORD : SamplingDecision.RECORD_AND_SAMPLED,
+    }),
+    toString: () => `LeasePollingSampler{traceLeasePolling=${traceLeasePolling}}`,
+  };
+  return new ParentBasedSampler({ root });
 }
 
 const propagator = new W3CTraceContextPropagator();
@@ -51,6 +70,7 @@ export function createTracing(options: TracingOptions): Tracing {
   }
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': options.serviceName, ...options.attributes }),
+    sampler: leasePollingSampler(options.traceLeasePolling ?? false),
     spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: tracesUrl(options.endpoint), timeoutMillis: 10_000 }), scheduledDelayMillis: 1000 })],
   });
   return {

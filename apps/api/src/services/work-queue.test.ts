@@ -327,4 +327,47 @@ describe('work queue', () => {
     }
     expect(ran).toEqual(['apply', 'report']);
   });
+
+  it('W1 RC8 a worker of concurrency 3 runs three items at once, and items of one agent (one concurrency key) still one at a time, each slot under its own owner', async () => {
+    let active = 0;
+    let most = 0;
+    let keyedActive = 0;
+    let keyedMost = 0;
+    const owners = new Set<string>();
+    const kind = defineWorkKind({
+      kind: 'concurrency-test',
+      payload: z.object({ keyed: z.boolean() }),
+      steps: [
+        {
+          name: 'work',
+          async run(payload, ctx) {
+            owners.add(ctx.owner);
+            active++;
+            most = Math.max(most, active);
+            if (payload.keyed) keyedMost = Math.max(keyedMost, ++keyedActive);
+            // Stay until three run together (or long enough that a fourth would have been claimed).
+            const until = Date.now() + 1_500;
+            while (active < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+            await new Promise((r) => setTimeout(r, 100));
+            if (payload.keyed) keyedActive--;
+            active--;
+          },
+        },
+      ],
+    });
+    const free = await Promise.all(Array.from({ length: 6 }, () => add('concurrency-test', { keyed: false })));
+    const keyed = await Promise.all(
+      Array.from({ length: 3 }, () => transaction(stack.runtime.db, (tx) => enqueue(tx, 'concurrency-test', newId('workItem'), { keyed: true }, { concurrencyKey: 'agent-one' }))),
+    );
+    const worker = startWorker({ db: stack.runtime.db, logger: stack.runtime.deps.logger, pollMs: 20, leaseSeconds: 30, kinds: [kind], concurrency: 3 });
+    try {
+      await waitFor(async () => (await stack.runtime.db.workItem.count({ where: { id: { in: [...free, ...keyed] }, state: 'SUCCEEDED' } })) === 9, 'the nine items to finish', 60_000);
+    } finally {
+      await worker.stop();
+    }
+    expect(most).toBe(3);
+    expect(keyedMost).toBe(1);
+    expect([...owners].every((o) => o.startsWith(`${worker.owner}/`))).toBe(true);
+    expect(owners.size).toBeGreaterThan(1);
+  });
 });
