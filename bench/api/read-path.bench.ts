@@ -1,4 +1,4 @@
-// Read path (issue 13, item 5), run by `npm run bench` on PostgreSQL (DATABASE_URL names the server;
+// Read path bench, run by `npm run bench` on PostgreSQL (DATABASE_URL names the server;
 // the bench makes and drops its own database).
 //
 // For each list, at a small and a large namespace, first page and a page deep into the data, it
@@ -14,6 +14,11 @@
 // It prints p50 and p95, and the ratio GraphQL / (SQL + bare gateway), whose target is 1.5, and the
 // same with the authenticated SQL; and the large/small and deep/first ratios, whose target is 1.2.
 // Nothing is asserted: the machine is shared.
+//
+// Scoped readers: the lists are read again by the administrator of the small namespace
+// (one of the installation's many) and a reader with 50 single-resource grants of each kind in
+// the large one; the minimal SQL is then the one for that reader (the namespace's rows, or the
+// granted rows by id), and the bare server answers as many edges as the product's page holds.
 //
 // Sizes: OCC_BENCH_SMALL (100) and OCC_BENCH_LARGE (10,000) rows of each kind; OCC_BENCH_AUDIT
 // (1,000,000) audit events in the large namespace; OCC_BENCH_RUNS (100) measurements per cell.
@@ -62,6 +67,8 @@ interface List {
   keyset: { table: string; time: string; where: string; desc?: boolean };
   /** The same shape as a static list, for the bare gateway; `prefix` makes ids of the product's kind and length. */
   static: { field: string; type: string; prefix: string; item: Record<string, unknown> };
+  /** A scoped reader's API key; else the bootstrap key. */
+  key?: string;
 }
 
 /** An id as long as the product's (`sec_` and a UUID). */
@@ -151,8 +158,8 @@ interface Cursor {
   sql: [string, string];
 }
 
-async function gql(query: string, variables: Record<string, unknown>): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query, variables }) });
+async function gql(query: string, variables: Record<string, unknown>, bearer = key): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, body: JSON.stringify({ query, variables }) });
   const body = (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
   if (body.errors) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors).slice(0, 300)}`);
   return body.data!;
@@ -209,10 +216,9 @@ const AUTH_SQL = [
 async function measure(list: List, filled: Filled, after: Cursor | null, yogaUrl: string) {
   const vars = variables(filled, after?.gql ?? null);
   const sqlArgs = [...list.sqlArgs(filled), after?.sql[0] ?? null, after?.sql[1] ?? null];
-  const keyHash = hashToken(key);
-  const yogaQuery = JSON.stringify({ query: `{ ${list.static.field}(first: ${PAGE}) { edges { cursor node { ${staticSelection(list.static.item)} } } } }` });
+  const keyHash = hashToken(list.key ?? key);
   const run = {
-    gql: async () => list.connection(await gql(list.gql, vars)),
+    gql: async () => list.connection(await gql(list.gql, vars, list.key)),
     sql: () => sql.query(list.sql, sqlArgs),
     auth: async () => {
       const [caller] = (await sql.query(AUTH_SQL[0]!, [keyHash])).rows as Array<{ principalId: string }>;
@@ -221,11 +227,14 @@ async function measure(list: List, filled: Filled, after: Cursor | null, yogaUrl
     },
     yoga: () => fetch(yogaUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: yogaQuery }).then((r) => r.json()),
   };
+  // The bare server answers as many edges as the product's page holds (a reader of 50 grants gets 50).
+  const edges = (await run.gql()).edges.length;
+  if (edges === 0) throw new Error(`GraphQL, ${list.name}: an empty page`);
+  const yogaQuery = JSON.stringify({ query: `{ ${list.static.field}(first: ${edges}) { edges { cursor node { ${staticSelection(list.static.item)} } } } }` });
   // Each side must answer the page, not an error (which is quicker): the bare server once asked
   // its nested objects for an id they lacked and answered a validation error for two lists.
   const bare = (await run.yoga()) as { data?: Record<string, { edges: unknown[] }>; errors?: unknown[] };
-  if (bare.errors || bare.data?.[list.static.field]?.edges.length !== PAGE) throw new Error(`bare yoga, ${list.name}: ${JSON.stringify(bare).slice(0, 300)}`);
-  if ((await run.gql()).edges.length === 0) throw new Error(`GraphQL, ${list.name}: an empty page`);
+  if (bare.errors || bare.data?.[list.static.field]?.edges.length !== edges) throw new Error(`bare yoga, ${list.name}: ${JSON.stringify(bare).slice(0, 300)}`);
   // Warm every path alike (V8 tiers a function up after some calls): with 5 rounds, the bare yoga
   // server answered the first list measured in 3.6-4.5 ms and later lists of the same size in 2-3.
   for (let i = 0; i < 25; i++) for (const fn of Object.values(run)) await fn();
@@ -263,7 +272,7 @@ async function bareYoga(): Promise<{ url: string; server: Server }> {
       const id = uid(list.static.prefix);
       return { cursor: encodeCursor({ createdAt: new Date(), id }), node: { id, ...list.static.item } };
     });
-    resolvers.Query![`${list.static.field}${suffix}`] = () => ({ edges });
+    resolvers.Query![`${list.static.field}${suffix}`] = (_: unknown, args: { first?: number }) => ({ edges: edges.slice(0, args.first ?? PAGE) });
     list.static.field = `${list.static.field}${suffix}`;
   });
   const yoga = createYoga({ schema: createSchema({ typeDefs: [...typeDefs, `type Query { ${fields.join(' ')} }`], resolvers }), logging: false });
@@ -299,6 +308,72 @@ function printScaling(rows: string[][]): void {
   }
 }
 
+const GRANTS = 50;
+
+/**
+ * The scoped readers and their lists: the administrator of the small namespace (its rows among
+ * the large one's and the installation's audit trail), and a reader granted namespace-viewer on
+ * GRANTS single secrets, configurations and agents of the large namespace (and on that namespace,
+ * to reach them) and namespace-admin on GRANTS single audit events. Each list's minimal SQL is
+ * that reader's: the namespace's rows, or the granted ids.
+ */
+async function scopedLists(small: Filled, large: Filled): Promise<Array<{ list: List; filled: Filled; rowsLabel: string }>> {
+  const boot = runtime.installation.bootstrapPrincipalId;
+  const namespaceAdmin = await createHumanPrincipal(runtime.db, 'bench-namespace-admin', boot);
+  const granted = await createHumanPrincipal(runtime.db, 'bench-granted', boot);
+  const spread = (ids: string[]) => Array.from({ length: Math.min(GRANTS, ids.length) }, (_, i) => ids[Math.floor((i * ids.length) / Math.min(GRANTS, ids.length))]!);
+  const auditIds = (await sql.query(`SELECT id FROM "AuditEvent" ORDER BY at, id`)).rows.map((r: { id: string }) => r.id);
+  const picked = { secret: spread(large.secretIds), configuration: spread(large.configurationIds), agent: spread(large.agentIds), auditEvent: spread(auditIds) };
+  const binding = (subjectId: string, roleId: string, scope: { scopeKind: 'NAMESPACE' | 'RESOURCE'; namespaceId: string | null; resourceKind?: string; resourceId?: string }) => ({ id: `bnd_${randomUUID()}`, subjectId, roleId, createdById: boot, ...scope });
+  await runtime.db.accessBinding.createMany({
+    data: [
+      binding(namespaceAdmin.principalId, 'rol_namespace-admin', { scopeKind: 'NAMESPACE', namespaceId: small.namespaceId }),
+      binding(granted.principalId, 'rol_namespace-viewer', { scopeKind: 'RESOURCE', namespaceId: large.namespaceId, resourceKind: 'namespace', resourceId: large.namespaceId }),
+      ...(['secret', 'configuration', 'agent'] as const).flatMap((kind) =>
+        picked[kind].map((resourceId) => binding(granted.principalId, 'rol_namespace-viewer', { scopeKind: 'RESOURCE', namespaceId: large.namespaceId, resourceKind: kind, resourceId })),
+      ),
+      ...picked.auditEvent.map((resourceId) => binding(granted.principalId, 'rol_namespace-admin', { scopeKind: 'RESOURCE', namespaceId: null, resourceKind: 'auditEvent', resourceId })),
+    ],
+  });
+  await sql.query('ANALYZE "AccessBinding"');
+  const base = (name: string) => LISTS.find((l) => l.name === name)!;
+  const ids = (list: string[]) => `id = ANY('{${list.join(',')}}'::text[])`;
+  const namespaced = ['secrets', 'configurations', 'agents with configuration and its bindings’ secrets'] as const;
+  const kindOf = { secrets: 'secret', configurations: 'configuration', 'agents with configuration and its bindings’ secrets': 'agent' } as const;
+  const audit = base('audit events, unfiltered');
+  const out: Array<{ list: List; filled: Filled; rowsLabel: string }> = [];
+  for (const name of namespaced) {
+    const b = base(name);
+    out.push({ list: { ...b, name: `${name}, namespace admin`, key: namespaceAdmin.apiKey }, filled: small, rowsLabel: `small (${SMALL}) of ${namespaceCount} namespaces` });
+    const only = ids(picked[kindOf[name]]);
+    out.push({
+      list: { ...b, name: `${name}, ${GRANTS} grants`, key: granted.apiKey, sql: b.sql.replace('WHERE "namespaceId" = $1 AND', `WHERE "namespaceId" = $1 AND ${only} AND`), keyset: { ...b.keyset, where: `${b.keyset.where} AND ${only}` } },
+      filled: large,
+      rowsLabel: `${GRANTS} of large (${LARGE})`,
+    });
+  }
+  out.push({
+    list: {
+      ...audit,
+      name: 'audit events, unfiltered, namespace admin',
+      key: namespaceAdmin.apiKey,
+      sql: audit.sql.replace('WHERE ($1::text IS NULL OR true) AND', 'WHERE "namespaceId" = $1 AND'),
+      sqlArgs: (f) => [f.namespaceId],
+      keyset: { ...audit.keyset, where: '"namespaceId" = $1' },
+    },
+    filled: small,
+    rowsLabel: `small's of ${AUDIT}+`,
+  });
+  const onlyAudit = ids(picked.auditEvent);
+  out.push({
+    list: { ...audit, name: `audit events, unfiltered, ${GRANTS} grants`, key: granted.apiKey, sql: audit.sql.replace('WHERE ($1::text IS NULL OR true) AND', `WHERE ($1::text IS NULL OR true) AND ${onlyAudit} AND`), keyset: { ...audit.keyset, where: `${audit.keyset.where} AND ${onlyAudit}` } },
+    filled: large,
+    rowsLabel: `${GRANTS} of ${AUDIT}+`,
+  });
+  for (const { list } of out) if (list.sql === base(list.name.replace(/, (namespace admin|\d+ grants)$/, '')).sql && list.key === granted.apiKey) throw new Error(`scoped SQL not rewritten: ${list.name}`);
+  return out;
+}
+
 // The run itself, after every declaration above it.
 const database = `occ_bench_${randomBytes(4).toString('hex')}`;
 const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
@@ -308,7 +383,9 @@ const databaseUrl = withDatabase(serverUrl, database);
 
 const logger = createLogger(() => {}, 'error');
 const runtime = await startRuntime({ env: { dataDir: `/tmp/${database}`, databaseUrl, kubeconfig: null }, logger, inMemory: true, migrate: migrateDatabase });
-const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent' });
+// No P7 budget: thousands of pages of 100 from one principal in minutes, far past a console's
+// budget; this bench measures the read path, not admission (bench/api/fairness.bench.ts does).
+const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent', requestBudget: null });
 const server = await listen(app, '127.0.0.1', 0);
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const key = runtime.installation.bootstrapApiKey!;
@@ -373,6 +450,17 @@ try {
           (m.gql.p50 / (m.auth.p50 + m.yoga.p50)).toFixed(2),
         ]);
       }
+    }
+  }
+  // The scoped readers, each list read as the reader may see it.
+  const scoped = await scopedLists(small, large);
+  for (const { list, filled, rowsLabel } of scoped) {
+    const first = await measure(list, filled, null, yoga.url);
+    const deepAfter = await deepCursor(list, filled);
+    const deep = deepAfter ? await measure(list, filled, deepAfter, yoga.url) : null;
+    for (const [page, m] of [['first', first], ['deep', deep]] as const) {
+      if (!m) continue;
+      rows.push([list.name, rowsLabel, page, ms(m.gql.p50), ms(m.gql.p95), ms(m.sql.p50), ms(m.auth.p50), ms(m.yoga.p50), (m.gql.p50 / (m.sql.p50 + m.yoga.p50)).toFixed(2), (m.gql.p50 / (m.auth.p50 + m.yoga.p50)).toFixed(2)]);
     }
   }
   printTable(['list', 'rows', 'page', 'GraphQL p50', 'GraphQL p95', 'SQL p50', 'SQL with auth p50', 'bare yoga p50', 'GraphQL / (SQL + yoga)', 'GraphQL / (SQL with auth + yoga)'], rows);

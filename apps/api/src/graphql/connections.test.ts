@@ -4,7 +4,7 @@ import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from './connections.ts';
 
-// Cursors (issue 13): every row's place in its order comes back from its cursor exactly, a cursor
+// Cursors: every row's place in its order comes back from its cursor exactly, a cursor
 // is URL-safe, and anything else a client sends as one is a BAD_USER_INPUT naming the argument.
 
 const MAX = Date.UTC(9999, 11, 31, 23, 59, 59, 999);

@@ -13,7 +13,9 @@ import { firstGenerationPages, type ConfigurationGenerationView, type FirstGener
 import type { Actor, Deps } from '../services/deps.ts';
 import type { NamespaceView } from '../services/namespaces.ts';
 import { staleRevisionsOf, visibleStaleConsumers, type StaleConsumers } from '../services/secret-drift.ts';
+import { exposureOfSecrets, versionsOfSecrets, type SecretExposure, type SecretVersionView } from '../services/secret-versions.ts';
 import { secretReferenceGraphs, type SecretReferenceGraph } from '../services/secret-references.ts';
+import { configurationBlastRadii, secretBlastRadii, type BlastRadius } from '../services/blast-radius.ts';
 import type { PageOf } from '../services/pagination.ts';
 import { firstRevisionPages, toRevisionView, withRevisionSecrets, type FirstRevisionPageRequest, type RevisionView } from '../services/revisions.ts';
 import { consumersOfSecrets, toSecretView, type SecretRow, type SecretView } from '../services/secrets.ts';
@@ -36,8 +38,14 @@ export interface Loaders {
   secretConsumers: DataLoader<string, SecretConsumers>;
   /** W7: per secret, the running revisions holding an older version (one statement per page). */
   staleConsumers: DataLoader<string, StaleConsumers>;
-  /** Issue 12: per secret, its reference graph, unreadable nodes counted only (three statements per page). */
+  /** V5: a secret's versions, newest first, and who runs which. */
+  secretVersions: DataLoader<string, SecretVersionView[]>;
+  secretExposure: DataLoader<string, SecretExposure>;
+  /** Per secret, its reference graph, unreadable nodes counted only (three statements per page). */
   secretReferences: DataLoader<SecretView, SecretReferenceGraph, string>;
+  /** V6: per secret and per configuration, what a rotate, update or delete would touch (three statements per page). */
+  secretBlastRadius: DataLoader<{ id: string; version: number }, BlastRadius, string>;
+  configurationBlastRadius: DataLoader<{ id: string; name: string; generation: number }, BlastRadius, string>;
   /** Revisions by id (Agent.activeRevision), those the caller may read. */
   revision: DataLoader<string, RevisionView | null>;
   /** The first page of each agent's revisions (Agent.revisions without a cursor), for a page of agents at once. */
@@ -59,6 +67,12 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
   const rowsWithIds = <Row>(table: 'Namespace' | 'Secret', ids: readonly string[]) =>
     sqlRows<Row>(deps.db, sql`SELECT * FROM ${raw(`"public"."${table}"`)} WHERE "id" = ANY(${[...ids]}::text[])`);
   let deciding: Promise<(r: Omit<AccessRequest, 'subjectId'>) => Decision> | null = null;
+  /** Whether the caller may make each request: the request's one decider, or no to everything for an anonymous caller. */
+  const mayRead = async (): Promise<(request: Omit<AccessRequest, 'subjectId'>) => boolean> => {
+    if (!actor) return () => false;
+    const decide = await (deciding ??= decider(deps.db, actor));
+    return (request) => decide(request).allowed;
+  };
   const may = async (request: Omit<AccessRequest, 'subjectId'>): Promise<Decision> => {
     if (!actor) return { allowed: false, request: { ...request, subjectId: '' }, evidence: [] };
     deciding ??= decider(deps.db, actor);
@@ -98,19 +112,39 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
     }),
     missingGrants: new DataLoader((agents) => agentsMissingGrants(deps.db, agents), { cacheKeyFn: (agent) => agent.id }),
     secretConsumers: new DataLoader(async (secretIds) => {
-      const decide = actor ? await (deciding ??= decider(deps.db, actor)) : null;
-      const byId = await consumersOfSecrets(deps.db, (r) => decide?.(r).allowed ?? false, secretIds);
+      const byId = await consumersOfSecrets(deps.db, await mayRead(), secretIds);
       return secretIds.map((id) => byId.get(id)!);
     }),
     staleConsumers: new DataLoader(async (secretIds) => {
-      const decide = actor ? await (deciding ??= decider(deps.db, actor)) : null;
+      const may = await mayRead();
       const bySecret = await staleRevisionsOf(deps.db, secretIds);
-      return secretIds.map((id) => visibleStaleConsumers(bySecret.get(id) ?? [], (r) => decide?.(r).allowed ?? false));
+      return secretIds.map((id) => visibleStaleConsumers(bySecret.get(id) ?? [], may));
     }),
+    secretVersions: new DataLoader(async (secretIds) => {
+      const bySecret = await versionsOfSecrets(deps.db, secretIds);
+      return secretIds.map((id) => bySecret.get(id) ?? []);
+    }),
+    secretExposure: new DataLoader(async (secretIds) => {
+      const bySecret = await exposureOfSecrets(deps.db, await mayRead(), secretIds);
+      return secretIds.map((id) => bySecret.get(id)!);
+    }),
+    secretBlastRadius: new DataLoader(
+      async (secrets) => {
+        const bySecret = await secretBlastRadii(deps.db, await mayRead(), secrets);
+        return secrets.map((s) => bySecret.get(s.id)!);
+      },
+      { cacheKeyFn: (s) => s.id },
+    ),
+    configurationBlastRadius: new DataLoader(
+      async (configurations) => {
+        const byConfiguration = await configurationBlastRadii(deps.db, await mayRead(), configurations);
+        return configurations.map((c) => byConfiguration.get(c.id)!);
+      },
+      { cacheKeyFn: (c) => c.id },
+    ),
     secretReferences: new DataLoader(
       async (secrets) => {
-        const decide = actor ? await (deciding ??= decider(deps.db, actor)) : null;
-        const bySecret = await secretReferenceGraphs(deps.db, (r) => decide?.(r).allowed ?? false, secrets);
+        const bySecret = await secretReferenceGraphs(deps.db, await mayRead(), secrets);
         return secrets.map((s) => bySecret.get(s.id)!);
       },
       { cacheKeyFn: (s) => s.id },

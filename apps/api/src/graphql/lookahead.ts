@@ -1,8 +1,8 @@
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 
 // Which fields a list's rows will be asked for, so that its one statement reads the columns those
-// fields need and no more (issue 13: a page of configurations read every row's values document and
-// bindings whether or not they were asked for). It errs one way only: anything it cannot rule out
+// fields need and no more (before it, a page of configurations read every row's values document
+// and bindings whether or not they were asked for). It errs one way only: anything it cannot rule out
 // (a fragment, an alias, a field under @skip or @include) counts as asked for, so a list may read
 // a column it did not need but never lacks one it does.
 

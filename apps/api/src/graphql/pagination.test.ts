@@ -6,7 +6,7 @@ import { createHumanPrincipal, grantBuiltInRole } from '../services/principals.t
 import { createReadyNamespace, createSecretOk } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
-// Issue 13: lists are keyset pages in SQL, in creation order, with access applied in the query,
+// Lists are keyset pages in SQL, in creation order, with access applied in the query,
 // so a page holds `first` readable rows and a cursor survives rows added around it.
 
 let stack: TestStack;

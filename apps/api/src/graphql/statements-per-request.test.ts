@@ -4,7 +4,7 @@ import { testDatabaseMode } from '../test/database.ts';
 import { CREATE_AGENT, CREATE_CONFIGURATION, binding, createReadyNamespace, createSecretOk, payload } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
-// Issue 13: a request's round trips to the database, statement by statement. Authentication reads
+// A request's round trips to the database, statement by statement. Authentication reads
 // the key with its principal; the caller's bindings are read once, when the first decision needs
 // them; a list then costs what it reads. n-plus-one.test.ts holds the count equal across sizes;
 // this holds what the count is, so a statement added to every request (a second read of the

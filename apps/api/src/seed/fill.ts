@@ -155,6 +155,11 @@ export async function fillNamespace(
   await fillAudit(deps, { namespaceId, actors, resources: [...secretIds, ...configurationIds, ...agentIds], count: plan.audit }, (done) =>
     report({ phase: 'audit', done, total: plan.audit }),
   );
+  // Statistics for the rows just written, so that plans are right from the start:
+  // PGlite runs no autovacuum at all, PostgreSQL's analyses a minute or so later. The lists'
+  // visibility ranges hold without them, but a list filtered on two columns (an actor's events in
+  // a namespace) is planned by them.
+  await deps.db.$executeRawUnsafe('ANALYZE "Secret", "Configuration", "ConfigurationSecretBinding", "Agent", "AccessBinding", "Principal", "AuditEvent", "WorkItem"');
   return { namespaceId, secretIds, configurationIds, agentIds, principalIds, auditEvents: plan.audit };
 }
 

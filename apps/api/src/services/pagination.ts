@@ -1,6 +1,6 @@
 import type { ReadableSet } from '@occ/domain/access';
 import type { Db, Tx } from '../db/client.ts';
-import { and, empty, raw, sql, sqlCount, sqlRows, type Sql } from '../db/sql.ts';
+import { and, empty, join, raw, sql, sqlCount, sqlRows, type Sql } from '../db/sql.ts';
 
 // Keyset pagination in SQL: every list is ordered by (createdAt, id), which never changes for a
 // row, so a cursor stays valid while rows are added or removed around it, and a page costs the
@@ -117,11 +117,71 @@ export async function keysetPage<Row extends { id: string }, T, F extends TimeFi
   };
 }
 
-/** The rows a ReadableSet covers, as a Prisma condition; `namespaceField` names the row's namespace. */
+/**
+ * The rows a ReadableSet covers, as a Prisma condition; `namespaceField` names the row's namespace.
+ * An empty part is left out: `id IN ()` ORed to the namespaces' condition kept PostgreSQL from
+ * reading them as an index range.
+ */
 export function readableWhere(set: ReadableSet, namespaceField: 'namespaceId' | 'id' = 'namespaceId'): object {
   if (set.everywhere) return {};
-  return { OR: [{ [namespaceField]: { in: set.namespaceIds } }, { id: { in: set.resourceIds } }] };
+  const parts = [set.namespaceIds.length > 0 ? { [namespaceField]: { in: set.namespaceIds } } : null, set.resourceIds.length > 0 ? { id: { in: set.resourceIds } } : null].filter(Boolean);
+  return parts.length === 0 ? { id: { in: [] } } : parts.length === 1 ? parts[0]! : { OR: parts };
 }
+
+/**
+ * The rows a reader may see in a list, as families of index ranges: a row is visible
+ * when, for one family, its `column` holds one of `values`. A family of `ranges` has an index
+ * led by its column and followed by the list's order ((namespaceId, createdAt, id)): each value is
+ * read as its own range, in order, a page's rows at most, and the ranges are merged. Any other
+ * family (granted ids) is a set of single rows, looked up at once and sorted: no more rows than
+ * the grants. Written as one condition, `namespaceId = ANY(…) OR id = ANY(…)`, PostgreSQL could
+ * use neither and read every row of the reader's namespaces (or of all of them) and sorted them.
+ * `null`: every row (installation scope).
+ */
+export interface Visible {
+  any: ReadonlyArray<{ column: string; values: readonly string[]; ranges: boolean }>;
+}
+
+/** A ReadableSet as a list's Visible; `namespaceColumn` names the row's namespace (a namespace is its own). */
+export function readableScopes(set: ReadableSet, namespaceColumn: '"namespaceId"' | '"id"' = '"namespaceId"'): Visible | null {
+  if (set.everywhere) return null;
+  if (namespaceColumn === '"id"') return { any: [{ column: '"id"', values: [...new Set([...set.namespaceIds, ...set.resourceIds])], ranges: false }].filter((f) => f.values.length > 0) };
+  return {
+    any: [
+      { column: namespaceColumn, values: set.namespaceIds, ranges: true },
+      { column: '"id"', values: set.resourceIds, ranges: false },
+    ].filter((f) => f.values.length > 0),
+  };
+}
+
+/**
+ * What is visible of a list held to one value of a column (a namespace's secrets): all of it when
+ * a family of ranges holds that value, else the other families' rows (the reader's grants).
+ */
+export function visibleWithin(visible: Visible | null, column: string, value: string): Visible | null {
+  if (!visible) return null;
+  if (visible.any.some((f) => f.column === column && f.ranges && f.values.includes(value))) return null;
+  return { any: visible.any.filter((f) => f.column !== column) };
+}
+
+/** Visible as one plain condition (counts, and the old shape the tests compare with); `null`: every row. */
+export function visibleSql(visible: Visible | null, table?: string): Sql | null {
+  if (!visible) return null;
+  if (visible.any.length === 0) return sql`FALSE`;
+  return sql`(${join(visible.any.map((f) => anyOf(f.column, f.values, table)), ' OR ')})`;
+}
+
+function anyOf(name: string, values: readonly string[], table: string | undefined): Sql {
+  const col = raw(table ? `${table}.${name}` : name);
+  return values.length === 1 ? sql`${col} = ${values[0]}` : sql`${col} = ANY(${[...values]}::text[])`;
+}
+
+/**
+ * A family of ranges read one value at a time, each its own branch of a UNION ALL merged in order
+ * (Merge Append), for up to this many values; beyond, one branch reads them all through a LATERAL
+ * join (each range limited to a page, the pages sorted): one statement whatever the count.
+ */
+const MERGED_RANGES = 8;
 
 /** A list read with hand-written SQL (db/sql.ts): `table` may carry an alias that `columns`, `joins` and `where` use. */
 export interface SqlList<Row = unknown> {
@@ -130,6 +190,8 @@ export interface SqlList<Row = unknown> {
   /** Joins the columns need; the count reads the table alone. */
   joins?: Sql;
   where: Sql;
+  /** The rows the reader may see (readableScopes), read as index ranges; absent or null: `where` alone. */
+  visible?: Visible | null;
   /**
    * Rows of other tables read with the page in the same statement: the page becomes a CTE named
    * as the order's table alias, `from` joins it to them and `columns` reads theirs (prefixed, so
@@ -137,6 +199,36 @@ export interface SqlList<Row = unknown> {
    * by side in the page's order); `group` folds them into one row each.
    */
   joined?: { columns: Sql; from: Sql; group: (rows: Array<Record<string, unknown>>) => Row[] };
+}
+
+/**
+ * The page statement: one branch per range of `visible` (each ordered and limited), merged in the
+ * page's order and limited again; a single branch is the statement itself.
+ */
+function pageStatement(list: SqlList, q: KeysetQuery<TimeField>['sql'], field: TimeField, ascending: boolean, table: string | undefined): Sql {
+  const branch = (scope: Sql | null) =>
+    sql`SELECT ${list.columns} FROM ${list.table} ${list.joins ?? empty} WHERE ${and([list.where, scope, q.where])} ORDER BY ${q.orderBy} LIMIT ${q.limit}`;
+  const visible = list.visible;
+  if (!visible) return branch(null);
+  if (visible.any.length === 0) return branch(sql`FALSE`);
+  const col = (name: string) => raw(table ? `${table}.${name}` : name);
+  const branches: Sql[] = [];
+  // A LATERAL branch holds a page per range, unordered: it is always merged below.
+  let lateral = false;
+  visible.any.forEach((family, i) => {
+    // A row of an earlier family is read there: each row comes from one branch only.
+    const before = visible.any.slice(0, i).map((f) => sql`NOT coalesce(${col(f.column)} = ANY(${[...f.values]}::text[]), false)`);
+    if (!family.ranges) branches.push(branch(and([anyOf(family.column, family.values, table), ...before])));
+    else if (family.values.length <= MERGED_RANGES) for (const value of family.values) branches.push(branch(and([sql`${col(family.column)} = ${value}`, ...before])));
+    else {
+      const inner = branch(and([sql`${col(family.column)} = scope.value`, ...before]));
+      lateral = true;
+      branches.push(sql`SELECT ranged.* FROM unnest(${[...family.values]}::text[]) AS scope(value) CROSS JOIN LATERAL (${inner}) ranged`);
+    }
+  });
+  if (branches.length === 1 && !lateral) return branches[0]!;
+  const dir = raw(ascending ? ' ASC' : ' DESC');
+  return sql`SELECT * FROM (${join(branches.map((b) => sql`(${b})`), ' UNION ALL ')}) merged ORDER BY ${raw(`"${field}"`)}${dir}, "id"${dir} LIMIT ${q.limit}`;
 }
 
 /** keysetPage for a list read with SQL: the page statement and, when asked, the count. */
@@ -148,25 +240,21 @@ export function sqlKeysetPage<Row extends { id: string }, T, F extends TimeField
   order?: KeysetOrder<F>,
 ): Promise<PageOf<T>> {
   const { joined } = list;
+  const field = order?.field ?? 'createdAt';
+  const ascending = (page.direction === 'forward') !== (order?.newestFirst ?? false);
   return keysetPage(
     page,
     (q) => {
-      const pageSql = sql`SELECT ${list.columns} FROM ${list.table} ${list.joins ?? empty} WHERE ${list.where} AND ${q.sql.where} ORDER BY ${q.sql.orderBy} LIMIT ${q.sql.limit}`;
+      const pageSql = pageStatement(list as SqlList, q.sql, field, ascending, order?.table);
       if (!joined) return sqlRows<Row>(db, pageSql);
       if (!order?.table) throw new Error('sqlKeysetPage: a list with joined rows names its table alias in its order');
       const alias = raw(order.table);
       return sqlRows<Record<string, unknown>>(db, sql`WITH ${alias} AS (${pageSql}) SELECT ${alias}.*, ${joined.columns} FROM ${alias} ${joined.from} ORDER BY ${q.sql.orderBy}`).then(joined.group);
     },
-    () => sqlCount(db, sql`SELECT count(*)::int AS n FROM ${list.table} WHERE ${list.where}`),
+    () => sqlCount(db, sql`SELECT count(*)::int AS n FROM ${list.table} WHERE ${and([list.where, visibleSql(list.visible ?? null, order?.table)])}`),
     view,
     order,
   );
-}
-
-/** readableWhere in SQL; `namespaceColumn` names the row's namespace. */
-export function readableSql(set: ReadableSet, namespaceColumn: '"namespaceId"' | '"id"' = '"namespaceId"'): Sql | null {
-  if (set.everywhere) return null;
-  return sql`(${raw(namespaceColumn)} = ANY(${set.namespaceIds}::text[]) OR "id" = ANY(${set.resourceIds}::text[]))`;
 }
 
 /** namePrefixWhere in SQL, with the same escaping. */
