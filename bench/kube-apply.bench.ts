@@ -1,4 +1,4 @@
-// kube-emulator bench (issue 3, item 6), run with `npm run bench` (turbo) or
+// kube-emulator bench, run with `npm run bench` (turbo) or
 // `cd packages/kube-emulator && npm run bench`.
 //
 // 1. Memory: 10,000 ConfigMaps created by server-side apply (each with managedFields) must add

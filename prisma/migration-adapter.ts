@@ -44,7 +44,9 @@ class CatalogTextPool extends pg.Pool {
 export function poolConfigFromUrl(url: string): pg.PoolConfig {
   const u = new URL(url);
   return {
-    host: decodeURIComponent(u.hostname),
+    // `?host=/folder` names a Unix socket's folder, as libpq and node-postgres read it (the
+    // embedded database listens only there, P8).
+    host: u.searchParams.get('host') ?? decodeURIComponent(u.hostname),
     port: Number(u.port || 5432),
     user: decodeURIComponent(u.username || 'postgres'),
     password: u.password ? decodeURIComponent(u.password) : undefined,

@@ -1,7 +1,7 @@
-// Deploy bench (issue 13, item 13.1), run by `npm run bench` (the API workspace runs every
+// Deploy bench, run by `npm run bench` (the API workspace runs every
 // bench/api/*.bench.ts).
 //
-// Budgets (issue 13's targets; the only reasons this file exits non-zero):
+// Budgets (the targets; the only reasons this file exits non-zero):
 //   - deployAgent → Ready through the product, p50 ≤ 1.3 × the bare apply's p50, measured side by
 //     side in this run (alternating, so machine load hits both alike);
 //   - Kubernetes API requests per deploy in the agent's Kubernetes namespace ≤ the bare apply's.
@@ -38,7 +38,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { performance as loop } from 'node:perf_hooks';
 import pg from 'pg';
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi } from '@kubernetes/client-node';
 import { renderGateway, type InstanceObject } from '@occ/domain/gateway-render';
 import { agentInstanceName, FIELD_MANAGER, gatewayDeploymentName, harnessSecretName } from '@occ/domain/kubernetes-names';
 import { instanceBody, renderModelAuthSecret, type RenderContext, type RenderRevision } from '@occ/domain/revision-render';
@@ -53,31 +53,16 @@ import { renderable } from '../../apps/api/src/services/deploy-work.ts';
 import type { Actor } from '../../apps/api/src/services/deps.ts';
 import { createNamespace } from '../../apps/api/src/services/namespaces.ts';
 import { createSecret } from '../../apps/api/src/services/secrets.ts';
-import { add, benchCluster, type KubeRequest, median, openProfiler, percentile, scratchDatabase, sleep, statementKind, sum, summarizeProfiles, table, tally, watchObject } from './kube-support.ts';
+import { add, benchCluster, type Deployment, deploymentsPath, type KubeRequest, median, openProfiler, percentile, scratchDatabase, sleep, statementKind, sum, rolledOut, ssa, summarizeProfiles, table, tally, watchObject } from './kube-support.ts';
 
 const DEPLOYS = Number(process.env.OCC_BENCH_DEPLOYS ?? 50);
 const PROFILE = process.env.OCC_BENCH_PROFILE === '1';
 const BUDGET_P50_RATIO = 1.3;
 const GROUP_VERSION = 'openclaw.rocks/v1alpha1';
 const instancesPath = (ns: string) => `/apis/${GROUP_VERSION}/namespaces/${ns}/openclawinstances`;
-const deploymentsPath = (ns: string) => `/apis/apps/v1/namespaces/${ns}/deployments`;
-const ssa = (objects: KubernetesObjectApi, o: Record<string, unknown>) => objects.patch(o as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
 
 type Instance = InstanceObject & { status?: { observedGeneration?: number; running?: { generation?: number | null } | null; conditions?: Array<{ type: string; status: string }> } };
-type Deployment = { metadata?: { name?: string; generation?: number; resourceVersion?: string }; spec?: { replicas?: number }; status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number; conditions?: Array<{ type?: string; status?: string }> } };
 
-/** A rollout done as `kubectl rollout status` says it, and Available. */
-const rolledOut = (generation: number) => (d: Deployment) => {
-  const s = d.status ?? {};
-  const want = d.spec?.replicas ?? 1;
-  return (
-    (s.observedGeneration ?? 0) >= generation &&
-    (s.updatedReplicas ?? 0) >= want &&
-    (s.replicas ?? 0) <= (s.updatedReplicas ?? 0) &&
-    (s.availableReplicas ?? 0) >= want &&
-    (s.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True')
-  );
-};
 
 
 interface ProductSample {

@@ -11,7 +11,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { KubeConfig, PatchStrategy, Watch, type KubernetesObject, type KubernetesObjectApi } from '@kubernetes/client-node';
+import { FIELD_MANAGER } from '@occ/domain/kubernetes-names';
 import { OPENCLAW_CRD_DIR } from '../../packages/kube-emulator/src/crds.ts';
 import { startKubeletSimulator } from '../../packages/kube-emulator/src/kubelet/simulator.ts';
 import { startKubeEmulator } from '../../packages/kube-emulator/src/server.ts';
@@ -418,3 +419,24 @@ export async function benchCluster(name: string) {
     },
   };
 }
+
+/** A Deployment as the deploy benches read it. */
+export type Deployment = { metadata?: { name?: string; generation?: number; resourceVersion?: string }; spec?: { replicas?: number }; status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number; conditions?: Array<{ type?: string; status?: string }> } };
+
+export const deploymentsPath = (ns: string) => `/apis/apps/v1/namespaces/${ns}/deployments`;
+
+/** The bare path's apply: server-side, as the product's field manager. */
+export const ssa = (objects: KubernetesObjectApi, o: Record<string, unknown>) => objects.patch(o as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+
+/** A rollout done as `kubectl rollout status` says it, and Available. */
+export const rolledOut = (generation: number) => (d: Deployment) => {
+  const s = d.status ?? {};
+  const want = d.spec?.replicas ?? 1;
+  return (
+    (s.observedGeneration ?? 0) >= generation &&
+    (s.updatedReplicas ?? 0) >= want &&
+    (s.replicas ?? 0) <= (s.updatedReplicas ?? 0) &&
+    (s.availableReplicas ?? 0) >= want &&
+    (s.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True')
+  );
+};

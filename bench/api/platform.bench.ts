@@ -1,4 +1,4 @@
-// Platform bench (issue 8, item 7), run by `npm run bench` (the API workspace runs every
+// Platform bench, run by `npm run bench` (the API workspace runs every
 // bench/api/*.bench.ts). Side by side in one run, alternating, so machine load hits both alike:
 //
 // 1. Start: the built product (`node --conditions=occ-dist apps/api/dist/cli/start.js`, what the

@@ -1,7 +1,7 @@
-// SelfConfig bench (issue 13, item 13.2), run by `npm run bench` (the API workspace runs every
+// SelfConfig bench, run by `npm run bench` (the API workspace runs every
 // bench/api/*.bench.ts).
 //
-// Budget (issue 13's target; the only reason this file exits non-zero): the SelfConfig
+// Budget (the target; the only reason this file exits non-zero): the SelfConfig
 // controller's own Kubernetes API requests per request, counted by its client
 // (`kubernetesSelfConfigCluster(...).calls`, list and watch aside: they are opened once, not per
 // request), on one request at a time: ≤ 3.

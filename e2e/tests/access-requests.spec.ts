@@ -19,7 +19,7 @@ async function accessPageRequests(page: Page, namespaceId: string): Promise<stri
   return operations.sort();
 }
 
-// Issue 12: with 100 secrets the Access tab sent 107 requests, one per secret. The grants on every
+// With 100 secrets the Access tab once sent 107 requests, one per secret. The grants on every
 // secret of the namespace now come in one query, so the count does not grow with the secrets.
 test('A2 the Access page sends the same requests for 1 secret as for 12: the grants on secrets come in one query', async ({ page, stack }) => {
   test.setTimeout(300_000);

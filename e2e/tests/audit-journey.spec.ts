@@ -2,7 +2,7 @@ import { confirmByTyping, createReadyNamespace, createSecret, pickSecret, signIn
 import { expect, test } from '../support/fixtures';
 import { createUserInPage, gqlInPage } from '../support/graphql';
 
-// Journey (e) of issue 12: an administrator grants and revokes, then finds both in the audit log,
+// Journey (e): an administrator grants and revokes, then finds both in the audit log,
 // filtered, paged by cursor, and exported as NDJSON with the same filter.
 test('A2 journey (e): grant secret-operator on one secret, revoke it, then find both in the audit log and its NDJSON export', async ({
   page,

@@ -5,7 +5,7 @@ import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { gqlInPage } from '../support/graphql';
 
-// Issue 12: a configuration's page lists its generations (C5), newest first, each opening onto
+// A configuration's page lists its generations (C5), newest first, each opening onto
 // what it changed against the one before (the editor's own diff), paged with "Load more".
 
 const CREATE_SECRET = `mutation($input: CreateSecretInput!) { createSecret(input: $input) { __typename ... on CreateSecretSuccess { secret { id } } ... on Error { code message } } }`;

@@ -4,7 +4,7 @@ import { confirmByTyping, createReadyNamespace, signIn } from '../support/consol
 import { expect, test } from '../support/fixtures';
 import { deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 
-// Issue 12's deletes for agents and configurations, through the one confirmation pattern: a
+// Deletes for agents and configurations, through the one confirmation pattern: a
 // configuration an agent selects is refused naming the agent; a running agent is refused until it is
 // stopped; a stopped one goes, then its configuration can go.
 

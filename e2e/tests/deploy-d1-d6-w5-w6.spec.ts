@@ -5,7 +5,7 @@ import { expect, test } from '../support/fixtures';
 import { gqlInPage } from '../support/graphql';
 import { gatewayDeployment, kubeRequest } from '../support/kube';
 
-// Journey (a) of issue 12, as an administrator does it in the console: a secret, a configuration
+// Journey (a), as an administrator does it in the console: a secret, a configuration
 // binding it through the picker, an agent; the deploy checks (D6) show the agent's missing grant
 // before any click; "Grant it" grants exactly that; deploy runs to active (D4, W4, W5); the
 // revision shows the gateway's references (env name → secret, key `value`, never a value), and
@@ -161,20 +161,21 @@ test('D6 A3 D2 D4 W4 W5 W6 deploy journey: the checks show the missing grant, "G
     await snap('stopped');
   });
 
-  await test.step('D3 a Kubernetes Secret that lost its key fails its check before any click, with the fix; deploy stays disabled', async () => {
-    // Break the secret the way an operator could: its Kubernetes Secret loses the key `value`
-    // (same object, same uid and labels). A gateway could not start on it: deploy refuses first.
+  await test.step('V1 D3 a version\'s Kubernetes Secret deleted out of band fails its check before any click, with the fix; deploy stays disabled', async () => {
+    // A version's object is immutable (V1): the API server refuses to edit its bytes (an operator
+    // removing its key is a 422), so what can happen to it out of band is a delete. A gateway
+    // could not start without it: deploy refuses first.
     const backend = await backendOf(page, secretId);
-    const patched = await kubeRequest(stack, 'PATCH', `/api/v1/namespaces/${backend.k8sNamespace}/secrets/${backend.name}`, {
-      contentType: 'application/json-patch+json',
-      json: [{ op: 'remove', path: '/data/value' }],
-    });
-    rawExpect(patched.status).toBe(200);
+    const path = `/api/v1/namespaces/${backend.k8sNamespace}/secrets/${backend.name}`;
+    const patched = await kubeRequest(stack, 'PATCH', path, { contentType: 'application/json-patch+json', json: [{ op: 'remove', path: '/data/value' }] });
+    rawExpect(patched.status).toBe(422);
+    rawExpect(JSON.stringify(patched.body)).toContain('immutable');
+    rawExpect((await kubeRequest(stack, 'DELETE', path)).status).toBe(200);
     await page.reload();
     const identity = deploy.locator('[data-check="BACKEND_IDENTITY"]');
     await expect(identity).toHaveAttribute('data-passed', 'false');
     await expect(identity).toContainText('The Kubernetes Secret of secret deploy-token');
-    await expect(identity).toContainText('is not the one recorded');
+    await expect(identity).toContainText('no longer exists');
     await expect(identity).toContainText('Fix: Restore the recorded object');
     await expect(identity.getByRole('button')).toHaveCount(0); // no one-click fix: not a grant
     await expect(deploy.getByTestId('deploy-verdict')).toContainText('1 of 7 checks fail');

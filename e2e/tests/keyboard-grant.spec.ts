@@ -10,7 +10,7 @@ async function focusedText(page: Page): Promise<string> {
   return page.evaluate(() => (document.activeElement as HTMLElement | null)?.innerText ?? '');
 }
 
-// Journey (f) of issue 12: the grant journey by keyboard alone, with a visible focus ring (computed
+// Journey (f): the grant journey by keyboard alone, with a visible focus ring (computed
 // style, 3:1 contrast) at every stop, in both colour schemes.
 for (const colorScheme of ['light', 'dark'] as const) {
   test(`A2 A3 journey (f): grant by keyboard alone, focus visible at every step (${colorScheme})`, async ({ page, stack, snap }) => {

@@ -3,7 +3,7 @@ import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 
-// Journey (b) of issue 12: rotate a secret that a running agent consumes; the secrets list marks
+// Journey (b): rotate a secret that a running agent consumes; the secrets list marks
 // it stale (W7: a running revision holds an older version); "Redeploy consumers" shows each
 // consumer's redeploy until the stale list empties, and the badge clears. Setting up the running
 // agent goes through GraphQL: the deploy journey (deploy-d1-d6-w5-w6.spec.ts) covers it in the UI.

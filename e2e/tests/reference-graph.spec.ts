@@ -7,7 +7,7 @@ import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 
-// Journey (c) of issue 12: an auditor (a user granted read only) opens a secret's reference graph
+// Journey (c): an auditor (a user granted read only) opens a secret's reference graph
 // and follows it to a gateway. Set up through GraphQL: a secret bound by a configuration used by
 // an agent, deployed to active on the embedded stack, then the secret rotated so the running
 // revision's delivery is stale.

@@ -6,7 +6,7 @@ import { expect, test } from '../support/fixtures';
 import { expectVisibleFocus } from '../support/focus';
 import { createSecretsInPage, gqlInPage } from '../support/graphql';
 
-// Issue 12's secret picker (DESIGN §6, "configurations: bindings table, secret picker"): a combobox
+// The secret picker (DESIGN §6, "configurations: bindings table, secret picker"): a combobox
 // that searches the namespace's secrets by name prefix through the API, one page of 20 at a time, and
 // can create the secret it did not find (S1) without the value ever coming back (S3, P1).
 

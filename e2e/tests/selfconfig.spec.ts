@@ -4,7 +4,7 @@ import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { deployToActive, gqlInPage, gqlWithKey } from '../support/graphql';
 
-// Journey (d) of issue 12: a deployed agent with self-configure enabled changes its own instance;
+// Journey (d): a deployed agent with self-configure enabled changes its own instance;
 // one of its requests asks to remove a skill the control plane (occ-controller) owns, so that
 // removal is skipped (SC7). The administrator then reads, in the console, the requests with their
 // phases, the skipped removal with its owning manager, the request's events with
@@ -276,7 +276,12 @@ test('SC7 SC2 SC5 journey (d): SelfConfig requests with phases, a skipped remova
 
   await test.step('the list pages by cursor, twenty requests a page, newest first', async () => {
     // Twenty more, each refused by SC4 (nothing is applied, so they finish quickly and change no ownership).
-    const more = await Promise.all(Array.from({ length: 20 }, (_, i) => ask({ addEnvVars: [{ name: 'PATH', value: `/opt/${i}` }] })));
+    // Four at a time: the agent's principal may have at most 8 requests in execution (P7); twenty
+    // sent at once were refused CONCURRENCY_LIMITED, as a script that ignores the cap would be.
+    const more: Array<{ id: string; name: string }> = [];
+    for (let i = 0; i < 20; i += 4) {
+      more.push(...(await Promise.all([i, i + 1, i + 2, i + 3].map((n) => ask({ addEnvVars: [{ name: 'PATH', value: `/opt/${n}` }] })))));
+    }
     await page.goto(`/selfconfig?namespace=${namespaceId}`);
     const table = page.getByRole('table', { name: 'SelfConfig requests' });
     const pages = page.getByRole('navigation', { name: 'Pages of requests' });

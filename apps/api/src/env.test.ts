@@ -37,7 +37,7 @@ describe('configuration (R1)', () => {
   });
 
   it('R6 /metrics listens on 9464 in production and not at all in development, unless OCC_METRICS_PORT says otherwise', () => {
-    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgresql://db/occ', KUBECONFIG: '/k' };
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgresql://db/occ', KUBECONFIG: '/k', OCC_BOOTSTRAP_SECRET: 'occ-system/occ-bootstrap-key' };
     expect(readEnv(production)).toMatchObject({ metricsPort: 9464, metricsHost: '127.0.0.1' });
     expect(readEnv({ ...production, OCC_METRICS_PORT: 'off' }).metricsPort).toBeNull();
     expect(readEnv({ ...production, OCC_HOST: '0.0.0.0' }).metricsHost).toBe('0.0.0.0');
@@ -66,13 +66,33 @@ describe('configuration (R1)', () => {
     ]);
   });
 
+  it('P7 R1 the GraphQL budget is configured per principal kind; a budget below one document at the cost limit is a named problem', () => {
+    expect(readEnv({}).requestBudget).toEqual({
+      HUMAN: { points: 30_000, windowSeconds: 20, concurrency: 8 },
+      SERVICE: { points: 30_000, windowSeconds: 20, concurrency: 8 },
+    });
+    const configured = { OCC_GRAPHQL_BUDGET_HUMAN: '50000', OCC_GRAPHQL_BUDGET_SERVICE: '20000', OCC_GRAPHQL_BUDGET_WINDOW_SECONDS: '3600', OCC_GRAPHQL_CONCURRENCY_HUMAN: '6', OCC_GRAPHQL_CONCURRENCY_SERVICE: '2' };
+    expect(readEnv(configured).requestBudget).toEqual({
+      HUMAN: { points: 50_000, windowSeconds: 3600, concurrency: 6 },
+      SERVICE: { points: 20_000, windowSeconds: 3600, concurrency: 2 },
+    });
+    expect(problemsOf({ OCC_GRAPHQL_BUDGET_HUMAN: '9999', OCC_GRAPHQL_BUDGET_SERVICE: 'lots', OCC_GRAPHQL_BUDGET_WINDOW_SECONDS: '0', OCC_GRAPHQL_CONCURRENCY_HUMAN: '-1', OCC_GRAPHQL_CONCURRENCY_SERVICE: '1.5' })).toEqual([
+      'OCC_GRAPHQL_BUDGET_WINDOW_SECONDS must be a positive integer',
+      'OCC_GRAPHQL_BUDGET_HUMAN must be at least 10000, the cost limit of one document',
+      'OCC_GRAPHQL_CONCURRENCY_HUMAN must be a positive integer',
+      'OCC_GRAPHQL_BUDGET_SERVICE must be a positive integer',
+      'OCC_GRAPHQL_CONCURRENCY_SERVICE must be a positive integer',
+    ]);
+  });
+
   it('R1 development falls back to the embedded database and cluster; production does not', () => {
     expect(readEnv({})).toMatchObject({ production: false, databaseUrl: null, kubeconfig: null, inCluster: false });
-    expect(problemsOf({ NODE_ENV: 'production' }).map((p) => p.split(' ')[0])).toEqual(['DATABASE_URL', 'KUBECONFIG']);
+    expect(problemsOf({ NODE_ENV: 'production' }).map((p) => p.split(' ')[0])).toEqual(['DATABASE_URL', 'KUBECONFIG', 'OCC_BOOTSTRAP_SECRET']);
     const db = 'postgresql://u:secret-password@db:5432/occ';
-    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: db }).map((p) => p.split(' ')[0])).toEqual(['KUBECONFIG']);
-    expect(readEnv({ NODE_ENV: 'production', DATABASE_URL: db, KUBECONFIG: '/etc/kube/config' })).toMatchObject({ inCluster: false, kubeconfig: '/etc/kube/config' });
-    expect(readEnv({ NODE_ENV: 'production', DATABASE_URL: db, KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' })).toMatchObject({ inCluster: true });
+    const key = { OCC_BOOTSTRAP_SECRET: 'occ-system/occ-bootstrap-key' };
+    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: db, ...key }).map((p) => p.split(' ')[0])).toEqual(['KUBECONFIG']);
+    expect(readEnv({ NODE_ENV: 'production', DATABASE_URL: db, KUBECONFIG: '/etc/kube/config', ...key })).toMatchObject({ inCluster: false, kubeconfig: '/etc/kube/config' });
+    expect(readEnv({ NODE_ENV: 'production', DATABASE_URL: db, KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443', ...key })).toMatchObject({ inCluster: true });
     // The migration step needs no cluster.
     expect(readEnv({ NODE_ENV: 'production', DATABASE_URL: db }, { kubernetes: false }).databaseUrl).toBe(db);
   });
@@ -82,7 +102,7 @@ describe('configuration (R1)', () => {
     expect(problems.join('\n')).not.toContain('hunter2');
   });
 
-  it('R1 `npm start` in production without DATABASE_URL or a cluster lists both and exits 2, creating nothing', () => {
+  it('R1 R3 `npm start` in production without DATABASE_URL, a cluster or a bootstrap key destination lists all of them and exits 2, creating nothing', () => {
     const dataDir = path.join('/tmp', `occ-r1-${process.pid}-${Date.now()}`);
     const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'apps/api/src/cli/start.ts')], {
       cwd: REPO_ROOT,
@@ -91,8 +111,8 @@ describe('configuration (R1)', () => {
       timeout: 60_000,
     });
     expect(result.status, result.stderr).toBe(2);
-    expect(result.stderr).toMatch(/3 problems/);
-    for (const variable of ['DATABASE_URL', 'KUBECONFIG', 'OCC_PORT']) expect(result.stderr).toContain(variable);
+    expect(result.stderr).toMatch(/4 problems/);
+    for (const variable of ['DATABASE_URL', 'KUBECONFIG', 'OCC_PORT', 'OCC_BOOTSTRAP_SECRET or OCC_BOOTSTRAP_KEY_FILE']) expect(result.stderr).toContain(variable);
     expect(spawnSync('test', ['-e', dataDir]).status).not.toBe(0);
   });
 });

@@ -1,6 +1,10 @@
-import { accessSync, constants } from 'node:fs';
+import { DEFAULT_APPROVAL_TTL_SECONDS } from '@occ/domain/selfconfig-approval';
+import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_SELF_CONFIG_BUDGET, type SelfConfigBudget } from '@occ/domain/selfconfig-budget';
 import { fileURLToPath } from 'node:url';
+import { LIMITS } from './graphql/limits.ts';
+import { DEFAULT_BUDGET_LIMITS, type BudgetLimitsByKind } from './graphql/principal-budget.ts';
 
 // The only place the API reads process.env (create-t3-turbo's habit); everything else receives
 // configuration as parameters.
@@ -27,7 +31,7 @@ export interface Env {
    */
   migrateAtStart: boolean;
   /**
-   * Issue 13: keep keys, sessions and bindings between requests, forgotten on every change
+   * Keep keys, sessions and bindings between requests, forgotten on every change
    * (services/auth-cache.ts; PostgreSQL only). OCC_AUTH_CACHE=false turns it off, for a database
    * reached through a pooler that does not keep LISTEN sessions (PgBouncer in transaction mode).
    */
@@ -49,6 +53,8 @@ export interface Env {
   leaderLeaseSeconds: number;
   /** W1/R4: how long a claimed work item stays leased without a heartbeat (OCC_WORK_LEASE_SECONDS, 30). */
   workLeaseSeconds: number;
+  /** W1: work items one worker process runs at once, one per agent at a time (OCC_WORKER_CONCURRENCY, 4). */
+  workerConcurrency: number;
   /** R5: how long in-flight requests may take to finish after SIGTERM (OCC_SHUTDOWN_DEADLINE_SECONDS, 25). */
   shutdownDeadlineSeconds: number;
   /**
@@ -73,6 +79,19 @@ export interface Env {
   gatewayReadySeconds: number;
   /** SC9: how long a finished OpenClawSelfConfig stays before deletion (OCC_SELFCONFIG_TTL_SECONDS, 3600). */
   selfConfigTtlSeconds: number;
+  /** SG3: how long a SelfConfig request waits for approval before it ends Expired (OCC_SELFCONFIG_APPROVAL_TTL_SECONDS, 86400). */
+  selfConfigApprovalTtlSeconds: number;
+  /** V3: how long a secret version no revision holds stays after it was last delivered (OCC_SECRET_VERSION_RETENTION_SECONDS, 86400). */
+  secretVersionRetentionSeconds: number;
+  /** SG4: the installation's budget for an instance whose spec sets none. */
+  selfConfigBudget: SelfConfigBudget;
+  /**
+   * P7: each principal's GraphQL budget, by kind: OCC_GRAPHQL_BUDGET_HUMAN and
+   * OCC_GRAPHQL_BUDGET_SERVICE points (30,000 each, at least one document at the cost limit),
+   * refilled over OCC_GRAPHQL_BUDGET_WINDOW_SECONDS (20), and OCC_GRAPHQL_CONCURRENCY_HUMAN and
+   * OCC_GRAPHQL_CONCURRENCY_SERVICE requests in execution at once (8 each).
+   */
+  requestBudget: BudgetLimitsByKind;
   /**
    * R6: OpenTelemetry tracing goes to OTEL_EXPORTER_OTLP_ENDPOINT (OTLP over HTTP, a base URL:
    * spans are posted to <endpoint>/v1/traces); unset, tracing is off. OTEL_SERVICE_NAME names the
@@ -80,6 +99,8 @@ export interface Env {
    */
   otlpEndpoint: string | null;
   serviceName: string;
+  /** R6: OCC_TRACE_LEASES=true traces Lease polling too (leader election); off, its calls start no trace. */
+  traceLeases: boolean;
 }
 
 /**
@@ -107,6 +128,13 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
+  return n;
+}
+
+/** A budget smaller than one document at the cost limit (P3) would refuse that document forever. */
+function budgetPoints(name: string, value: string | undefined, fallback: number): number {
+  const n = positiveInt(name, value, fallback);
+  if (n < LIMITS.cost) throw new Error(`${name} must be at least ${LIMITS.cost}, the cost limit of one document`);
   return n;
 }
 
@@ -156,6 +184,40 @@ function webhookTls(certFile: string | undefined, keyFile: string | undefined): 
   return files;
 }
 
+/**
+ * R3: where a bootstrap would put its key, checked before anything starts: a start on an empty
+ * database bootstraps, and in production it may not print the key, so every start that could be
+ * that one needs somewhere to write it (the Secret wins when both are set, bootstrap-key-delivery.ts).
+ * An existing key file is fine: an earlier start wrote it.
+ */
+function bootstrapDestinationProblem(production: boolean, secretGiven: boolean, keyFile: string | null): string | null {
+  if (secretGiven) return null; // a malformed one is OCC_BOOTSTRAP_SECRET's own problem
+  if (!keyFile) {
+    return production
+      ? 'OCC_BOOTSTRAP_SECRET or OCC_BOOTSTRAP_KEY_FILE must be set in production: the bootstrap API key is never printed there, so the start that bootstraps needs a Kubernetes Secret (namespace/name) or a file to write it to'
+      : null;
+  }
+  const folder = path.dirname(keyFile);
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    return `OCC_BOOTSTRAP_KEY_FILE names a file in a folder that does not exist: ${folder}`;
+  }
+  if (!isFolder) return `OCC_BOOTSTRAP_KEY_FILE names a file in ${folder}, which is not a folder`;
+  try {
+    accessSync(folder, constants.W_OK | constants.X_OK);
+  } catch {
+    return `OCC_BOOTSTRAP_KEY_FILE names a file in a folder this process cannot write to: ${folder}`;
+  }
+  try {
+    if (statSync(keyFile).isDirectory()) return `OCC_BOOTSTRAP_KEY_FILE names a folder, not a file: ${keyFile}`;
+  } catch {
+    // not there yet: the start that bootstraps creates it
+  }
+  return null;
+}
+
 function logLevel(value: string | undefined): Env['logLevel'] {
   const level = value || 'info';
   if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error('OCC_LOG_LEVEL must be debug, info, warn or error');
@@ -199,12 +261,29 @@ function origins(value: string | undefined): string[] {
   });
 }
 
+function requestBudget(problems: string[], source: NodeJS.ProcessEnv): BudgetLimitsByKind {
+  const defaults = DEFAULT_BUDGET_LIMITS;
+  const windowSeconds = field(problems, defaults.HUMAN.windowSeconds, () =>
+    positiveInt('OCC_GRAPHQL_BUDGET_WINDOW_SECONDS', source.OCC_GRAPHQL_BUDGET_WINDOW_SECONDS, defaults.HUMAN.windowSeconds),
+  );
+  const kind = (name: 'HUMAN' | 'SERVICE') => ({
+    points: field(problems, defaults[name].points, () => budgetPoints(`OCC_GRAPHQL_BUDGET_${name}`, source[`OCC_GRAPHQL_BUDGET_${name}`], defaults[name].points)),
+    windowSeconds,
+    concurrency: field(problems, defaults[name].concurrency, () =>
+      positiveInt(`OCC_GRAPHQL_CONCURRENCY_${name}`, source[`OCC_GRAPHQL_CONCURRENCY_${name}`], defaults[name].concurrency),
+    ),
+  });
+  return { HUMAN: kind('HUMAN'), SERVICE: kind('SERVICE') };
+}
+
 /**
  * Reads and checks the whole configuration (R1). Development falls back to the embedded database
- * and cluster; production has no embedded fallback: it needs DATABASE_URL, and KUBECONFIG or a
- * pod's in-cluster service account, or it does not start.
+ * and cluster; production has no embedded fallback: it needs DATABASE_URL, KUBECONFIG or a pod's
+ * in-cluster service account, and a place for the bootstrap key (R3), or it does not start.
+ * `needs.bootstrap` (by default as `needs.kubernetes`: the migration step needs neither) is whether
+ * this process may bootstrap the installation.
  */
-export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubernetes: boolean } = { kubernetes: true }): Env {
+export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubernetes: boolean; bootstrap?: boolean } = { kubernetes: true }): Env {
   const problems: string[] = [];
   const production = source.NODE_ENV === 'production';
   const databaseUrl = source.DATABASE_URL || null;
@@ -216,6 +295,9 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
   }
   // Never quoted: the URL may hold a password.
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must be a postgresql:// URL');
+  const bootstrapKeyFile = source.OCC_BOOTSTRAP_KEY_FILE ? path.resolve(source.OCC_BOOTSTRAP_KEY_FILE) : null;
+  const destination = (needs.bootstrap ?? needs.kubernetes) ? bootstrapDestinationProblem(production, Boolean(source.OCC_BOOTSTRAP_SECRET), bootstrapKeyFile) : null;
+  if (destination) problems.push(destination);
   const env: Env = {
     host: source.OCC_HOST || '127.0.0.1',
     port: field(problems, 4000, () => port(source.OCC_PORT, 4000)),
@@ -231,10 +313,11 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     authCache: field(problems, true, () => bool('OCC_AUTH_CACHE', source.OCC_AUTH_CACHE, true)),
     bootstrapSecret: field(problems, null, () => namespacedName('OCC_BOOTSTRAP_SECRET', source.OCC_BOOTSTRAP_SECRET)),
     tenantServiceAccount: field(problems, null, () => namespacedName('OCC_TENANT_SERVICE_ACCOUNT', source.OCC_TENANT_SERVICE_ACCOUNT)),
-    bootstrapKeyFile: source.OCC_BOOTSTRAP_KEY_FILE ? path.resolve(source.OCC_BOOTSTRAP_KEY_FILE) : null,
+    bootstrapKeyFile,
     leaderNamespace: source.OCC_LEADER_NAMESPACE || 'default',
     leaderLeaseSeconds: field(problems, 15, () => positiveInt('OCC_LEADER_LEASE_SECONDS', source.OCC_LEADER_LEASE_SECONDS, 15)),
     workLeaseSeconds: field(problems, 30, () => positiveInt('OCC_WORK_LEASE_SECONDS', source.OCC_WORK_LEASE_SECONDS, 30)),
+    workerConcurrency: field(problems, 4, () => positiveInt('OCC_WORKER_CONCURRENCY', source.OCC_WORKER_CONCURRENCY, 4)),
     shutdownDeadlineSeconds: field(problems, 25, () => positiveInt('OCC_SHUTDOWN_DEADLINE_SECONDS', source.OCC_SHUTDOWN_DEADLINE_SECONDS, 25)),
     metricsPort: field(problems, null, () => metricsPort(source.OCC_METRICS_PORT, production)),
     metricsHost: source.OCC_METRICS_HOST || source.OCC_HOST || '127.0.0.1',
@@ -243,8 +326,19 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     webhookPort: field(problems, 9443, () => port(source.OCC_WEBHOOK_PORT, 9443, 'OCC_WEBHOOK_PORT')),
     gatewayReadySeconds: field(problems, 120, () => positiveInt('OCC_GATEWAY_READY_SECONDS', source.OCC_GATEWAY_READY_SECONDS, 120)),
     selfConfigTtlSeconds: field(problems, 3600, () => positiveInt('OCC_SELFCONFIG_TTL_SECONDS', source.OCC_SELFCONFIG_TTL_SECONDS, 3600)),
+    selfConfigApprovalTtlSeconds: field(problems, DEFAULT_APPROVAL_TTL_SECONDS, () =>
+      positiveInt('OCC_SELFCONFIG_APPROVAL_TTL_SECONDS', source.OCC_SELFCONFIG_APPROVAL_TTL_SECONDS, DEFAULT_APPROVAL_TTL_SECONDS),
+    ),
+    secretVersionRetentionSeconds: field(problems, 86400, () => positiveInt('OCC_SECRET_VERSION_RETENTION_SECONDS', source.OCC_SECRET_VERSION_RETENTION_SECONDS, 86400)),
+    selfConfigBudget: {
+      requestsPerHour: field(problems, DEFAULT_SELF_CONFIG_BUDGET.requestsPerHour, () => positiveInt('OCC_SELFCONFIG_REQUESTS_PER_HOUR', source.OCC_SELFCONFIG_REQUESTS_PER_HOUR, DEFAULT_SELF_CONFIG_BUDGET.requestsPerHour)),
+      appliedPerDay: field(problems, DEFAULT_SELF_CONFIG_BUDGET.appliedPerDay, () => positiveInt('OCC_SELFCONFIG_APPLIED_PER_DAY', source.OCC_SELFCONFIG_APPLIED_PER_DAY, DEFAULT_SELF_CONFIG_BUDGET.appliedPerDay)),
+      pauseAfterRollbacks: field(problems, DEFAULT_SELF_CONFIG_BUDGET.pauseAfterRollbacks, () => positiveInt('OCC_SELFCONFIG_PAUSE_AFTER_ROLLBACKS', source.OCC_SELFCONFIG_PAUSE_AFTER_ROLLBACKS, DEFAULT_SELF_CONFIG_BUDGET.pauseAfterRollbacks)),
+    },
+    requestBudget: requestBudget(problems, source),
     otlpEndpoint: field(problems, null, () => otlpEndpoint(source.OTEL_EXPORTER_OTLP_ENDPOINT)),
     serviceName: source.OTEL_SERVICE_NAME?.trim() || 'openclaw-control-plane',
+    traceLeases: field(problems, false, () => bool('OCC_TRACE_LEASES', source.OCC_TRACE_LEASES, false)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return env;

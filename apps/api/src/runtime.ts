@@ -1,11 +1,13 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeEmulator } from '@occ/kube-emulator/server';
 import type { KubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
 import { createDb, poolOf, type Db } from './db/client.ts';
 import { assertSchemaCurrent, migrateDatabase } from './db/migrate.ts';
+import { ensurePrivateFolder } from './db/private-folder.ts';
 import { migrateKubernetesObjects } from './upgrade/kube-migrations.ts';
 import { assertStateNotNewer, recordReleaseStart } from './upgrade/stored-state.ts';
 import { KubernetesAgentObjectsDriver } from './drivers/kubernetes-agent-objects.ts';
@@ -16,6 +18,7 @@ import type { Env } from './env.ts';
 import { kubeConfigFromFile, kubeConfigInCluster } from './kube/config.ts';
 import { startSelfConfigWebhook, type SelfConfigWebhookRuntime } from './kube/selfconfig-webhook-setup.ts';
 import { createElector, type Elector } from './leader/elector.ts';
+import { fenceKubernetesWrites } from './kube/fencing.ts';
 import type { Logger } from './log.ts';
 import { createMetrics, observeKubernetes, observePool, observeQueue, type Metrics } from './observability/metrics.ts';
 import { createTracing, traceKubernetes, type Tracing } from './observability/tracing.ts';
@@ -69,8 +72,8 @@ export interface Runtime {
 
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
   Partial<Pick<Env, 'inCluster'>> &
-  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'authCache' | 'bootstrapSecret' | 'tenantServiceAccount' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'gatewayReadySeconds' | 'selfConfigTtlSeconds'>> &
-  Partial<Pick<Env, 'webhookTls' | 'webhookHost' | 'webhookPort' | 'otlpEndpoint' | 'serviceName'>>;
+  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'authCache' | 'bootstrapSecret' | 'tenantServiceAccount' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'workerConcurrency' | 'gatewayReadySeconds' | 'selfConfigTtlSeconds' | 'selfConfigApprovalTtlSeconds' | 'secretVersionRetentionSeconds' | 'selfConfigBudget'>> &
+  Partial<Pick<Env, 'webhookTls' | 'webhookHost' | 'webhookPort' | 'otlpEndpoint' | 'serviceName' | 'traceLeases'>>;
 
 export interface RuntimeOptions {
   env: RuntimeEnv;
@@ -112,9 +115,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     for (const c of closers.reverse()) await c().catch((error) => logger.error('shutdown step failed', { error }));
   };
   try {
-    await mkdir(env.dataDir, { recursive: true });
     let databaseUrl = env.databaseUrl;
     if (!databaseUrl && env.production) throw new Error('production has no embedded PostgreSQL: set DATABASE_URL');
+    const embeddedKube = !env.kubeconfig && !env.inCluster && !env.production;
+    if (!options.inMemory && (!databaseUrl || embeddedKube)) {
+      // P8: the embedded servers' data is this user's alone. Refused before anything is read from a
+      // folder others may write; files made from here on are 0600 (the main thread's umask).
+      if (isMainThread) process.umask(0o077);
+      const report = await ensurePrivateFolder(env.dataDir);
+      if (report.tightenedCount) logger.warn('data folder made private to this user (P8)', { dataDir: env.dataDir, tightened: report.tightenedCount, first: report.tightened });
+    } else {
+      await mkdir(env.dataDir, { recursive: true });
+    }
     if (!databaseUrl) {
       // Loaded only here: a production replica never loads PGlite or the embedded API server.
       const { startEmbeddedPostgres } = await import('./db/embedded-postgres.ts');
@@ -123,7 +135,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       databaseUrl = pg.url;
       logger.info('embedded PostgreSQL (PGlite) started', { dataDir: options.inMemory ? 'memory' : path.join(env.dataDir, 'pglite') });
     }
-    // Issue 30: state a newer release migrated is refused before anything (the embedded cluster's
+    // Downgrades: state a newer release migrated is refused before anything (the embedded cluster's
     // data file included) is started, migrated or written.
     await assertStateNotNewer(databaseUrl);
     let kubeConfig: KubeConfig;
@@ -139,13 +151,16 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     } else {
       // The embedded cluster serves the product's CRDs (deploy/crds) and runs a kubelet simulator,
       // so gateway Deployments report availability from their secret references as on a cluster.
-      const [{ OPENCLAW_CRD_DIR }, { startKubeletSimulator }, { startKubeEmulator }] = await Promise.all([
+      const [{ OPENCLAW_CRD_DIR, OPENCLAW_RBAC_FILE }, { startKubeletSimulator }, { startKubeEmulator }] = await Promise.all([
         import('@occ/kube-emulator/crds'),
         import('@occ/kube-emulator/kubelet/simulator'),
         import('@occ/kube-emulator/server'),
       ]);
       const kube = await startKubeEmulator({
         crdDirs: [OPENCLAW_CRD_DIR],
+        // E9: the embedded server authorizes; agents are bound to deploy/rbac.yaml's
+        // occ-selfconfig-agent (SC5), which a platform team applies on a real cluster.
+        clusterRoleFiles: [OPENCLAW_RBAC_FILE],
         ...(options.inMemory ? {} : { dataFile: path.join(env.dataDir, 'kube', 'objects.json') }),
       });
       closers.push(() => kube.close());
@@ -154,9 +169,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       const simulator = await startKubeletSimulator(kubeConfig);
       kubelet = simulator;
       closers.push(async () => simulator.stop());
-      await writeFile(path.join(env.dataDir, 'kubeconfig.yaml'), kube.kubeconfigYaml(), { mode: 0o600 });
+      // P8: the admin token is in it; `mode` applies only when the file is new, so chmod too.
+      const kubeconfigFile = path.join(env.dataDir, 'kubeconfig.yaml');
+      await writeFile(kubeconfigFile, kube.kubeconfigYaml(), { mode: 0o600 });
+      await chmod(kubeconfigFile, 0o600);
       logger.info('embedded Kubernetes API server started', { url: kube.url, kubeconfig: path.join(env.dataDir, 'kubeconfig.yaml') });
     }
+    // R4: a write sent by work that lost its lease (a work item's) is refused before it is sent.
+    fenceKubernetesWrites(kubeConfig);
     // SC5: the SelfConfig webhook. Embedded: its certificate is made once and kept with the
     // emulator's state, and it registers itself; configured files: the manifests register it.
     let selfConfigWebhook: SelfConfigWebhookRuntime | null = null;
@@ -204,7 +224,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         FROM "WorkItem" WHERE state IN ('PENDING', 'RUNNING') GROUP BY state`,
     );
     const installation = await ensureInstallation(db, bootstrapKeyDelivery({ production: env.production ?? false, bootstrapSecret: env.bootstrapSecret ?? null, bootstrapKeyFile: env.bootstrapKeyFile ?? null }, kubeConfig));
-    // Issue 30: what earlier releases wrote into Kubernetes is brought to this release's shape,
+    // R3: where the key went, in the log an operator reads (whichever process bootstrapped: an API
+    // replica or a standalone worker); the key itself never.
+    if (installation.bootstrapKeyDeliveredTo) {
+      logger.info('bootstrap API key written', { installationId: installation.installationId, to: installation.bootstrapKeyDeliveredTo });
+    }
+    // Upgrades: what earlier releases wrote into Kubernetes is brought to this release's shape,
     // once, under the migration lock (R2), before the worker, controllers or API touch it.
     await (options.migrateKubernetes ?? migrateKubernetesObjects)({ databaseUrl, kubeConfig, installationId: installation.installationId, logger: logger.child({ component: 'upgrade' }) });
     await recordReleaseStart(databaseUrl);
@@ -213,6 +238,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       endpoint: env.otlpEndpoint ?? null,
       serviceName: env.serviceName ?? 'openclaw-control-plane',
       attributes: { 'service.instance.id': processIdentity, 'occ.installation.id': installation.installationId },
+      traceLeasePolling: env.traceLeases ?? false,
     });
     closers.push(() => tracing.shutdown());
     if (server) {
@@ -241,6 +267,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       logger: logger.child({ component: 'worker' }),
       kinds: [provisionNamespaceKind(deps), deployRevisionKind(deps, options.deployWork), awaitRevisionKind(deps), reassertInstanceKind(deps)],
       leaseSeconds: env.workLeaseSeconds ?? 30,
+      // A runtime whose worker is held back (tests drive it by drain) polls with one slot, once an hour.
+      concurrency: options.startWorker === false ? 1 : (env.workerConcurrency ?? 4),
       onLeaseLost: () => metrics.leaseLosses.inc({ lease: 'work_item' }),
       ...(tracing.enabled ? { tracer: tracing.tracer } : {}),
       ...(options.startWorker === false ? { pollMs: 3_600_000 } : {}),
@@ -254,6 +282,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       db,
       logger: logger.child({ component: 'selfconfig' }),
       ttlMs: (env.selfConfigTtlSeconds ?? 3600) * 1000,
+      ...(env.selfConfigApprovalTtlSeconds ? { approvalTtlMs: env.selfConfigApprovalTtlSeconds * 1000 } : {}),
+      ...(env.selfConfigBudget ? { budgetDefaults: env.selfConfigBudget } : {}),
       installationId: installation.installationId,
       ...(options.selfConfigClock ? { clock: options.selfConfigClock } : {}),
       isLeader: () => leader?.isLeader() ?? false,
@@ -265,6 +295,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       logger: logger.child({ component: 'instances' }),
       installationId: installation.installationId,
       secretDriver: deps.secretDriver,
+      secretVersionRetentionMs: (env.secretVersionRetentionSeconds ?? 86400) * 1000,
       ...(options.instanceResyncMs ? { resyncMs: options.instanceResyncMs } : {}),
       isLeader: () => leader?.isLeader() ?? false,
     });

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { dropDatabase, recreateDatabase, testDatabaseMode } from '../test/database.ts';
 import { committedMigrations, MIGRATIONS_DIR } from './migrate.ts';
 
-// Issue 12: the migration that adds ConfigurationGeneration backfills one row per existing
+// The migration that adds ConfigurationGeneration backfills one row per existing
 // configuration, for its current generation, with its values, its bindings as references and the
 // actor of the audited change that reached that generation. The migrations before it are applied
 // as plain SQL, rows are written as the old schema held them, then the migration runs.

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Prisma } from '../generated/prisma/client.ts';
 import { poolOf, queryHookOf, type Db, type Tx } from './client.ts';
 
-// The read path in hand-written SQL (issue 13). Every request authenticates, reads the caller's
+// The read path in hand-written SQL. Every request authenticates, reads the caller's
 // bindings and reads a page; through Prisma's client each of those statements also pays its query
 // compiler (Wasm) and result mapping, about 0.3 to 0.5 ms a statement here, more than PostgreSQL
 // takes to answer it. These reads go straight to the client's own connection pool instead; writes,

@@ -4,7 +4,7 @@ import { createHumanPrincipal, grantBuiltInRole } from '../services/principals.t
 import { createReadyNamespace, createSecretOk } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
-// Issue 13: the audit trail read back, newest first, by those who may read it at its scope.
+// The audit trail read back, newest first, by those who may read it at its scope.
 
 let stack: TestStack;
 let nsA: string;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { secretLabels } from '@occ/domain/kubernetes-names';
+import { randomUUID } from 'node:crypto';
+import { agentInstanceName, secretLabels } from '@occ/domain/kubernetes-names';
 import { newId } from '../ids.ts';
 import type { Actor } from '../services/deps.ts';
 import { generateApiKey } from '../services/api-keys.ts';
@@ -42,6 +43,15 @@ const uniq = () => Math.random().toString(36).slice(2, 9);
 const secret = async () => (await createSecret(stack.runtime.deps, boot, { namespaceId: nsId, name: `s-${uniq()}`, value: 'v' })).id;
 const configuration = async () => (await createConfiguration(stack.runtime.deps, boot, { namespaceId: nsId, name: `c-${uniq()}`, values: {} })).id;
 const agent = async () => createAgent(stack.runtime.deps, boot, { namespaceId: nsId, name: `a-${uniq()}` });
+/** SG3: a fresh request of a fresh agent, waiting for approval (as the controller leaves it). */
+const awaitingRequest = async () => {
+  const a = await agent();
+  const id = newId('selfConfigRequest');
+  await stack.runtime.db.selfConfigRequest.create({
+    data: { id, uid: randomUUID(), k8sNamespace: 'occ-matrix', name: `r-${uniq()}`, instanceRef: agentInstanceName(a.id), namespaceId: nsId, agentId: a.id, phase: 'AwaitingApproval' },
+  });
+  return id;
+};
 const user = async () => createHumanPrincipal(stack.runtime.db, `u-${uniq()}`, boot.principalId);
 
 /** S5: a backend object labelled as ours that no secret points at. */
@@ -97,6 +107,11 @@ const CASES: Case[] = [
   { mutation: 'updateAgent', input: async () => ({ id: (await agent()).id, selfConfigure: { enabled: true, allowedActions: ['skills'] } }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
   { mutation: 'deleteConfiguration', input: async () => ({ id: await configuration() }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
   { mutation: 'stopAgent', input: async () => ({ agentId: (await agent()).id }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
+  // SG4: lifting an agent's self-configuration pause is administer on the agent (an editor may not).
+  { mutation: 'resumeSelfConfig', input: async () => ({ agentId: (await agent()).id }), allowed: NS_WRITERS, grant: adminInNamespace, readers: NS_READERS },
+  // SG3: deciding a waiting request is administer on its agent, as resuming is.
+  { mutation: 'approveSelfConfig', input: async () => ({ requestId: await awaitingRequest() }), allowed: NS_WRITERS, grant: adminInNamespace, readers: NS_READERS },
+  { mutation: 'rejectSelfConfig', input: async () => ({ requestId: await awaitingRequest(), reason: 'no' }), allowed: NS_WRITERS, grant: adminInNamespace, readers: NS_READERS },
   { mutation: 'redeployConsumers', input: async () => ({ secretId: await secret() }), allowed: NS_READERS, grant: viewerInNamespace, readers: NS_READERS },
   { mutation: 'deleteAgent', input: async () => ({ id: (await agent()).id }), allowed: NS_WRITERS, grant: editorInNamespace, readers: NS_READERS },
   {

@@ -9,10 +9,11 @@ import {
   KubeConfig,
   loadYaml,
   PatchStrategy,
+  RbacAuthorizationV1Api,
   setHeaderOptions,
   type V1ValidatingWebhookConfiguration,
 } from '@kubernetes/client-node';
-import { agentInstanceName, AGENT_ID_LABEL } from '@occ/domain/kubernetes-names';
+import { agentInstanceName, AGENT_ID_LABEL, SELFCONFIG_AGENT_ROLE, selfConfigRoleBindingName } from '@occ/domain/kubernetes-names';
 import { createCertificateAuthority, issueServerCertificate } from '@occ/kube-emulator/certificates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeStatus } from '../kube/errors.ts';
@@ -105,6 +106,16 @@ beforeAll(async () => {
   ] as const) {
     // The instance and its ServiceAccount share the name (agentServiceAccountName).
     await stack.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name, labels: { [AGENT_ID_LABEL]: agentId.slice(4) } } } });
+    // E9: the embedded server authorizes as a cluster does; the reconciler binds an agent with
+    // selfConfigure to occ-selfconfig-agent (RC2), which this test plays without a reconciler.
+    await stack.kubeConfig.makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name: selfConfigRoleBindingName(agentId) },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: SELFCONFIG_AGENT_ROLE },
+        subjects: [{ kind: 'ServiceAccount', name, namespace }],
+      },
+    });
     await admin.createNamespacedCustomObject({
       group: GROUP,
       version: VERSION,
@@ -171,13 +182,22 @@ describe('SC5 the SelfConfig admission webhook', () => {
   it('SC5 a request for an instance that does not exist is refused, and an update may not move a request to another instance', async () => {
     expect(await refusal(create(agentA, selfConfig('a-for-nothing', 'agent-missing')))).toMatchObject({ code: 403, message: expect.stringContaining('OpenClawInstance "agent-missing" not found') });
     await create(agentA, selfConfig('moved', INSTANCE_A));
-    const moved = await refusal(
+    const move = () =>
       agentA.patchNamespacedCustomObject(
         { group: GROUP, version: VERSION, namespace, plural: 'openclawselfconfigs', name: 'moved', body: { spec: { instanceRef: INSTANCE_B } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      ),
-    );
-    expect(moved).toMatchObject({ code: 403, message: expect.stringContaining('spec.instanceRef cannot be changed') });
+      );
+    // E9: occ-selfconfig-agent grants no update or patch, so the API server refuses first ...
+    expect(await refusal(move())).toMatchObject({ code: 403, message: expect.stringContaining('cannot patch resource "openclawselfconfigs"') });
+    // ... and an account given patch by someone else still cannot move a request: the webhook refuses.
+    const rbac = stack.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const rules = [{ apiGroups: [GROUP], resources: ['openclawselfconfigs'], verbs: ['patch'] }];
+    await rbac.createNamespacedRole({ namespace, body: { metadata: { name: 'patch-selfconfigs' }, rules } });
+    await rbac.createNamespacedRoleBinding({
+      namespace,
+      body: { metadata: { name: 'patch-selfconfigs' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'patch-selfconfigs' }, subjects: [{ kind: 'ServiceAccount', name: INSTANCE_A, namespace }] },
+    });
+    expect(await refusal(move())).toMatchObject({ code: 403, message: expect.stringContaining('spec.instanceRef cannot be changed') });
   });
 
   it('SC5 malformed reviews are refused: not JSON and no uid get 400 (the API server then applies failurePolicy Fail), a review without a user is denied', async () => {

@@ -7,7 +7,7 @@ import { readInstance, runningGateway } from '../test/instances.ts';
 import { CREATE_AGENT, CREATE_CONFIGURATION, UPDATE_CONFIGURATION, binding, createReadyNamespace, createSecretOk, payload, waitFor } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
-// Issue 22's composition scenario, over GraphQL as an administrator and as the agent, on the whole
+// The composition scenario, over GraphQL as an administrator and as the agent, on the whole
 // stack (embedded server, or the real kube-apiserver on the E8 lane): one desired state per agent,
 // two field managers on it. The agent changes its own config, env, skills and files (SelfConfig);
 // its gateway runs them (SC10, read through the kubelet simulator's view of the Pods). Then an
@@ -106,7 +106,7 @@ describe('one desired state: deploy and SelfConfig compose on the instance', { t
   it("SC10 RC1 an applied SelfConfig reaches the agent: its gateway's Pods run the instance's new generation (env, files, config, skills)", async () => {
     const done = await selfConfig({
       configPatch: { x: 1, temperature: 0.2, notes: { style: 'short' } },
-      // Not named like a credential: such a name with a literal is refused (SC4, issue 24).
+      // Not named like a credential: such a name with a literal is refused (SC4).
       addEnvVars: [{ name: 'TOOL_ENDPOINT', value: LITERAL }, { name: 'MY_FLAG', value: 'on' }],
       addSkills: ['fetch'],
       addWorkspaceFiles: [{ path: 'notes/today.md', content: 'hello' }],

@@ -2,6 +2,7 @@ import type { SecretDriver } from '@occ/domain/secret-driver';
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../log.ts';
 import { observeOutsideChanges } from '../services/secret-outside-change.ts';
+import { DEFAULT_SECRET_VERSION_RETENTION_SECONDS, retireSecretVersions, type RetiredVersion } from '../services/secret-versions.ts';
 import { createKeyedQueue, type KeyedQueue } from '../controller/queue.ts';
 import type { InstanceCluster, InstanceKey } from './cluster.ts';
 import { checkNamespaces, observeNamespace } from './namespace-loss.ts';
@@ -32,6 +33,8 @@ export interface InstanceControllerOptions {
   secretDriver?: SecretDriver;
   /** How often that look happens (60 s by default); it lists each ready namespace's Secrets once. */
   secretScanMs?: number;
+  /** V3: how long a version no revision holds stays after it was last delivered (24 h by default). */
+  secretVersionRetentionMs?: number;
 }
 
 export interface InstanceController {
@@ -41,6 +44,8 @@ export interface InstanceController {
   resync(): Promise<void>;
   /** RC4: looks at every ready namespace's Secrets for values changed outside the product now; answers the secrets recorded. */
   scanSecrets(): Promise<string[]>;
+  /** V3: retires the secret versions nothing holds any more, at the controller's clock; answers them. */
+  retireSecretVersions(): Promise<RetiredVersion[]>;
   enqueue(key: InstanceKey): void;
   /** Resolves when nothing is queued or running: for tests and the benchmark. */
   idle(): Promise<void>;
@@ -100,6 +105,8 @@ export function createInstanceController(options: InstanceControllerOptions): In
     }
   }
 
+  let resyncing: Promise<void> | null = null;
+  let stopping = false;
   let lastScan = 0;
   let scanning: Promise<string[]> | null = null;
   function scanSecrets(): Promise<string[]> {
@@ -112,6 +119,7 @@ export function createInstanceController(options: InstanceControllerOptions): In
     lastScan = Date.now();
     const recorded: string[] = [];
     for (const namespace of await options.db.namespace.findMany({ where: { status: 'READY' }, select: { id: true, k8sName: true } })) {
+      if (stopping) break; // the next resync of whoever leads looks again
       recorded.push(...(await observeOutsideChanges({ db: options.db, secretDriver: driver, logger }, namespace).catch((error: unknown) => {
         logger.warn('could not look at a namespace\'s Secrets', { error, namespaceId: namespace.id });
         return [];
@@ -120,32 +128,65 @@ export function createInstanceController(options: InstanceControllerOptions): In
     return recorded;
   }
 
+  // V3: with the secrets' look, on the leader only (R4): one sweep at a time.
+  let retiring: Promise<RetiredVersion[]> | null = null;
+  function retireVersions(): Promise<RetiredVersion[]> {
+    const driver = options.secretDriver;
+    if (!driver) return Promise.resolve([]);
+    retiring ??= retireSecretVersions(
+      { db: options.db, secretDriver: driver, logger },
+      { now: clock(), retentionMs: options.secretVersionRetentionMs ?? DEFAULT_SECRET_VERSION_RETENTION_SECONDS * 1000 },
+    ).finally(() => (retiring = null));
+    return retiring;
+  }
+
   async function resync(): Promise<void> {
     if (!started) return;
     for (const instance of cluster.instances()) enqueue({ namespace: instance.metadata.namespace, name: instance.metadata.name });
     await checkNamespaces(deps).catch((error: unknown) => logger.warn('could not check the Kubernetes namespaces', { error }));
-    if (Date.now() - lastScan >= (options.secretScanMs ?? 60_000)) await scanSecrets();
+    if (Date.now() - lastScan >= (options.secretScanMs ?? 60_000)) {
+      await scanSecrets().catch((error: unknown) => logger.warn("could not look at the namespaces' Secrets", { error }));
+      if (!started) return;
+      await retireVersions().catch((error: unknown) => logger.warn('could not retire secret versions', { error }));
+    }
   }
 
   return {
     start() {
       if (started) return;
       started = true;
+      stopping = false;
       queue.start();
       starting = open();
-      resyncTimer = setInterval(() => void resync(), resyncMs);
+      // A periodic resync's failure (the database going away while it runs, at a stop) is logged:
+      // it must not surface as an unhandled rejection, and the next resync tries again.
+      resyncTimer = setInterval(() => {
+        if (resyncing) return;
+        resyncing = resync()
+          .catch((error: unknown) => logger.warn('instance resync failed', { error }))
+          .finally(() => (resyncing = null));
+      }, resyncMs);
       resyncTimer.unref();
     },
     async stop() {
       started = false;
+      stopping = true;
       if (resyncTimer) clearInterval(resyncTimer);
       if (retryTimer) clearTimeout(retryTimer);
       await starting?.catch(() => undefined);
+      // A sweep in flight stops at its next namespace (scanAll checks `stopping`); it is given a few
+      // seconds to get there before the caller closes the database, and whatever it meets after
+      // that is caught and logged by resync, never left unhandled.
+      const inFlight = Promise.all([resyncing, scanning?.catch(() => undefined), retiring?.catch(() => undefined)]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([inFlight, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+      clearTimeout(timer);
       await cluster.stop();
       await queue.stop();
     },
     resync,
     scanSecrets,
+    retireSecretVersions: retireVersions,
     enqueue,
     async idle() {
       await starting;

@@ -227,7 +227,7 @@ async function record(deps: InstanceReconcileDeps, instance: InstanceObject, rep
       r.how === 'deleted'
         ? `${r.kind} ${r.name} was deleted outside the product; re-created from the instance`
         : `${r.kind} ${r.name} was changed outside the product by ${describeWriters(r.writers)}; restored from the instance`;
-    await deps.cluster.createEvent(instance, 'Warning', 'DriftRepaired', message).catch((error: unknown) => deps.logger.warn('could not record a drift event', { error }));
+    // The audit entry first: it is the durable record, and whoever sees the event can find it.
     await transaction(deps.db, (tx) =>
       audit(tx, {
         actorId: null,
@@ -245,6 +245,7 @@ async function record(deps: InstanceReconcileDeps, instance: InstanceObject, rep
         },
       }),
     );
+    await deps.cluster.createEvent(instance, 'Warning', 'DriftRepaired', message).catch((error: unknown) => deps.logger.warn('could not record a drift event', { error }));
     deps.logger.info('instance child repaired', { instance: instance.metadata.name, kind: r.kind, how: r.how, managers: r.writers.map((w) => w.manager) });
   }
 }

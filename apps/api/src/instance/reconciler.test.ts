@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInstance, runningGateway } from '../test/instances.ts';
 import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_SECRET, UPDATE_CONFIGURATION, UPDATE_SECRET, binding, createReadyNamespace, createSecretOk, payload, waitFor } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
+import { asEarlierReleaseSecret } from '../test/earlier-release-secret.ts';
 
 // The instance reconciler (RC2) and what it does with changes made outside the product (RC4, RC5),
 // tried as a cluster user would make them: kubectl-style deletes and patches under their own field
@@ -238,6 +239,8 @@ describe('the instance reconciler', { timeout: 240_000 }, () => {
   it("RC4 W7 a secret's value changed with kubectl counts as a new version, audited naming the manager: the running revision shows stale, and a redeploy delivers the new bytes as that version", async () => {
     const agentId = await runningAgent('value-edited');
     const edited = `edited-${randomUUID()}`;
+    // Only an object an earlier release wrote can change in place: V1 objects are immutable.
+    await asEarlierReleaseSecret(stack, secret.id);
     const live = await stack.core.readNamespacedSecret({ name: secret.backendLocator.name, namespace: k8sNamespace });
     await stack.core.replaceNamespacedSecret({ name: secret.backendLocator.name, namespace: k8sNamespace, fieldManager: 'kubectl-edit', body: { ...live, data: { value: Buffer.from(edited).toString('base64') } } });
     const before = (await stack.runtime.db.secret.findUniqueOrThrow({ where: { id: secret.id } })).version;

@@ -1,3 +1,4 @@
+import { requiredCategories, type ApprovalPolicy } from '@occ/domain/selfconfig-approval';
 import { isId } from '@occ/domain/ids';
 import { builtInRole, decide } from '@occ/domain/access';
 import { ConflictError, NotFoundError, ValidationError, type MissingGrant } from '@occ/domain/errors';
@@ -7,12 +8,19 @@ import { transaction, type Db, type Tx } from '../db/client.ts';
 import { and, raw, sql, sqlRows, type Sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, check, loadBindingsOf, readableBy, requireVisible } from './access.ts';
-import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
+import { sqlKeysetPage, namePrefixSql, readableScopes, visibleWithin, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { configurationJoin, requireOperableSecrets, type ConfigurationView, type JoinedConfigurationReads } from './configurations.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { requireNamespace } from './namespaces.ts';
+
+/** What create and update take as selfConfigure; approval (SG3) absent is none for every category. */
+export interface SelfConfigureInput {
+  enabled: boolean;
+  allowedActions: string[];
+  approval?: ApprovalPolicy | null;
+}
 
 export interface HarnessAuthInput {
   provider: string;
@@ -26,7 +34,8 @@ export interface AgentView {
   servicePrincipalId: string;
   configurationId: string | null;
   harnessAuth: { provider: string; envName: string; source: SecretRef } | null;
-  selfConfigure: { enabled: boolean; allowedActions: SelfConfigureAction[] };
+  /** approval (SG3): the categories whose requests wait for an administrator's approval. */
+  selfConfigure: { enabled: boolean; allowedActions: SelfConfigureAction[]; approval: SelfConfigureAction[] };
   desiredState: string;
   activeRevisionId: string | null;
   status: string;
@@ -53,6 +62,7 @@ type Row = {
   harnessSecretId: string | null;
   selfConfigureEnabled: boolean;
   selfConfigureActions: string[];
+  selfConfigureApproval?: string[];
   desiredState: string;
   activeRevisionId: string | null;
   status: string;
@@ -71,7 +81,7 @@ export function toAgentView(row: Row): AgentView {
       row.harnessProvider && row.harnessSecretId
         ? { provider: row.harnessProvider, envName: modelCredentialEnv(row.harnessProvider) ?? '', source: { kind: 'secret', namespaceId: row.namespaceId, id: row.harnessSecretId } }
         : null,
-    selfConfigure: { enabled: row.selfConfigureEnabled, allowedActions: row.selfConfigureActions as SelfConfigureAction[] },
+    selfConfigure: { enabled: row.selfConfigureEnabled, allowedActions: row.selfConfigureActions as SelfConfigureAction[], approval: (row.selfConfigureApproval ?? []) as SelfConfigureAction[] },
     desiredState: row.desiredState,
     activeRevisionId: row.activeRevisionId,
     status: row.derivedStatus ?? row.status,
@@ -151,7 +161,7 @@ export async function createAgent(
     name: string;
     configurationId?: string | null;
     harnessAuth?: HarnessAuthInput | null;
-    selfConfigure?: { enabled: boolean; allowedActions: string[] } | null;
+    selfConfigure?: SelfConfigureInput | null;
   },
 ): Promise<AgentView> {
   const invalid = validateResourceName(input.name, 'agent') ?? (input.selfConfigure ? validateSelfConfigure(input.selfConfigure) : null);
@@ -182,6 +192,7 @@ export async function createAgent(
         harnessSecretId: harness?.secretId ?? null,
         selfConfigureEnabled: input.selfConfigure?.enabled ?? false,
         selfConfigureActions: input.selfConfigure?.allowedActions ?? [],
+        selfConfigureApproval: requiredCategories(input.selfConfigure?.approval),
         createdById: actor.principalId,
       },
     });
@@ -208,7 +219,7 @@ export async function updateAgent(
     clearConfiguration?: boolean | null;
     harnessAuth?: HarnessAuthInput | null;
     clearHarnessAuth?: boolean | null;
-    selfConfigure?: { enabled: boolean; allowedActions: string[] } | null;
+    selfConfigure?: SelfConfigureInput | null;
   },
 ): Promise<AgentView> {
   const existing = await requireReadableAgent(deps, actor, input.id);
@@ -235,7 +246,9 @@ export async function updateAgent(
         configurationId,
         harnessProvider,
         harnessSecretId,
-        ...(input.selfConfigure ? { selfConfigureEnabled: input.selfConfigure.enabled, selfConfigureActions: input.selfConfigure.allowedActions } : {}),
+        ...(input.selfConfigure
+          ? { selfConfigureEnabled: input.selfConfigure.enabled, selfConfigureActions: input.selfConfigure.allowedActions, selfConfigureApproval: requiredCategories(input.selfConfigure.approval) }
+          : {}),
       },
     });
     await audit(tx, {
@@ -285,8 +298,9 @@ export async function listAgents(
   reads: AgentReads = { configuration: null },
 ): Promise<PageOf<AgentView>> {
   const readable = await readableBy(deps.db, actor, 'agent');
-  const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix), filter.status ? sql`${derivedStatusSql('a')} = ${filter.status}` : null]);
-  const list = { columns: agentColumns('a'), table: sql`"public"."Agent" a`, where };
+  const where = and([sql`a."namespaceId" = ${namespaceId}`, namePrefixSql(filter.namePrefix), filter.status ? sql`${derivedStatusSql('a')} = ${filter.status}` : null]);
+  const visible = visibleWithin(readableScopes(readable), '"namespaceId"', namespaceId);
+  const list = { columns: agentColumns('a'), table: sql`"public"."Agent" a`, where, visible };
   const cfg = reads.configuration;
   if (!cfg) return sqlKeysetPage(deps.db, page, list, toAgentView);
   const readableParts = { configuration: await readableBy(deps.db, actor, 'configuration'), secret: await readableBy(deps.db, actor, 'secret') };

@@ -2,9 +2,9 @@ import type { ReadableSet } from '@occ/domain/access';
 import { readableBy } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
 import { and, raw, sql, type Sql } from '../db/sql.ts';
-import { sqlKeysetPage, readableSql, type PageOf, type PageRequest } from './pagination.ts';
+import { sqlKeysetPage, readableScopes, visibleWithin, type PageOf, type PageRequest } from './pagination.ts';
 
-// The audit trail, read back (issue 13): newest first, as keyset pages in SQL, holding only the
+// The audit trail, read back: newest first, as keyset pages in SQL, holding only the
 // events of scopes where the caller may read audit (installation administrators: all of them;
 // namespace administrators: their namespaces' events). An event of no namespace (sign-ins,
 // users, installation grants) is read at installation scope only.
@@ -54,11 +54,14 @@ export async function listAuditEvents(deps: Deps, actor: Actor, page: PageReques
 
 /** One page for a readable set decided once (the NDJSON export reads many pages with one decision). */
 export async function auditEventsPage(deps: Deps, readable: ReadableSet, page: PageRequest, filter: AuditEventFilter): Promise<PageOf<AuditEventView>> {
-  const where = and([readableSql(readable), ...filterWhere(filter)]);
+  const where = and(filterWhere(filter));
+  // Held to one namespace by the filter, the reader sees all of it or only its grants there.
+  const scopes = readableScopes(readable);
+  const visible = filter.namespaceId ? visibleWithin(scopes, '"namespaceId"', filter.namespaceId) : scopes;
   return sqlKeysetPage(
     deps.db,
     page,
-    { columns: sql`*`, table: sql`"public"."AuditEvent"`, where },
+    { columns: sql`*`, table: sql`"public"."AuditEvent"`, where, visible },
     (row: AuditEventView): AuditEventView => ({
       id: row.id,
       at: row.at,

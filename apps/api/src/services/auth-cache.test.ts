@@ -10,7 +10,7 @@ import { hashToken } from './api-keys.ts';
 import { AuthCache, authCacheOf, ENTRY_TTL_MS, startAuthCache, type KeyRow, type Kept, type Kind } from './auth-cache.ts';
 import { createHumanPrincipal } from './principals.ts';
 
-// Issue 13: keys, sessions and the caller's bindings kept between requests (auth-cache.ts), and
+// Keys, sessions and the caller's bindings kept between requests (auth-cache.ts), and
 // forgotten on every change to them: from this process before the request that made it answers,
 // from another process as soon as its notification arrives; off whenever that cannot be known.
 

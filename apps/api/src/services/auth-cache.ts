@@ -5,7 +5,7 @@ import { poolOf, type Db } from '../db/client.ts';
 import type { Logger } from '../log.ts';
 import type { NamespaceView } from './namespaces.ts';
 
-// Issue 13: every request authenticates its key (or session) and most read the caller's
+// Every request authenticates its key (or session) and most read the caller's
 // bindings: two statements that, measured, were about a quarter of a page of secrets. An API
 // process keeps what those statements found, and forgets all of it whenever any key, session,
 // principal, binding or role changes, in any process:

@@ -6,7 +6,7 @@ import { CREATE_CONFIGURATION, UPDATE_CONFIGURATION, binding, createReadyNamespa
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
 
-// Issue 12: a configuration's generation history. C5 (updates carry the expected generation; a
+// A configuration's generation history. C5 (updates carry the expected generation; a
 // stale one is a CONFLICT) decides which updates are accepted; the history holds exactly those,
 // newest first, each with the values and binding references it was accepted with. DESIGN.md has
 // no rule of its own for the history: C5 is the closest, D4's "freezes the normalized references"

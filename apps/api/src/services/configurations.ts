@@ -12,7 +12,7 @@ import { covers, type ReadableSet } from '@occ/domain/access';
 import { and, empty, join, prefixed, sql, sqlRows, unprefixed, type Sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, authorizeVisible, check, readableBy, requireVisible } from './access.ts';
-import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
+import { sqlKeysetPage, namePrefixSql, readableScopes, visibleWithin, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { recordGeneration } from './configuration-generations.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -308,6 +308,7 @@ export async function listConfigurations(
   reads: ConfigurationReads = { values: true, secretBindings: true },
 ): Promise<PageOf<ConfigurationView>> {
   const readable = await readableBy(deps.db, actor, 'configuration');
-  const where = and([sql`"namespaceId" = ${namespaceId}`, readableSql(readable), namePrefixSql(filter.namePrefix)]);
-  return sqlKeysetPage(deps.db, page, { columns: configurationColumns(reads), table: CONFIGURATION_TABLE, where }, toPartialView);
+  const where = and([sql`"namespaceId" = ${namespaceId}`, namePrefixSql(filter.namePrefix)]);
+  const visible = visibleWithin(readableScopes(readable), '"namespaceId"', namespaceId);
+  return sqlKeysetPage(deps.db, page, { columns: configurationColumns(reads), table: CONFIGURATION_TABLE, where, visible }, toPartialView);
 }

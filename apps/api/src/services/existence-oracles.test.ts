@@ -13,7 +13,7 @@ import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
 let stack: TestStack;
 let viewerKey: string;
 let viewerId: string;
-const real = {} as Record<'ns' | 'mine' | 'secret' | 'cfg' | 'agent' | 'user' | 'boot' | 'bootKey' | 'binding' | 'role', string>;
+const real = {} as Record<'ns' | 'mine' | 'secret' | 'cfg' | 'agent' | 'user' | 'boot' | 'bootKey' | 'binding' | 'role' | 'request', string>;
 const madeUp = (prefix: string) => `${prefix}_${randomUUID()}`;
 
 beforeAll(async () => {
@@ -36,6 +36,12 @@ beforeAll(async () => {
   // An admin's binding in the viewer's own namespace: the viewer may not see others' bindings.
   const admin = await createHumanPrincipal(stack.runtime.db, 'oracle-admin', boot);
   real.binding = await grantBuiltInRole(stack.runtime.db, admin.principalId, 'namespace-admin', { kind: 'namespace', namespaceId: mine }, boot);
+  // SG3: a request of their agent, waiting for approval.
+  real.request = (
+    await stack.runtime.db.selfConfigRequest.create({
+      data: { id: madeUp('scr'), uid: randomUUID(), k8sNamespace: 'occ-theirs', name: 'waiting', instanceRef: 'agent-x', namespaceId: real.ns, agentId: real.agent, phase: 'AwaitingApproval' },
+    })
+  ).id;
   real.role = (await stack.runtime.db.role.create({ data: { id: madeUp('rol'), name: 'theirs-role', namespaceId: real.ns, builtIn: false, permissions: [{ action: 'read', resourceKind: 'secret' }] } })).id;
 }, 90_000);
 afterAll(() => stack?.close());
@@ -105,6 +111,12 @@ const CASES: Case[] = [
   { coordinate: 'Query.selfConfigRequests', doc: 'query($id: ID) { r: selfConfigRequests(agentId: $id) { totalCount edges { node { id } } } }', vars: (id) => ({ id }), real: () => real.agent, prefix: 'agt', expect: 'emptyConnection' },
   { coordinate: 'Query.selfConfigRequests', doc: 'query($id: ID) { r: selfConfigRequests(namespaceId: $id) { totalCount edges { node { id } } } }', vars: (id) => ({ id }), real: () => real.ns, prefix: 'ns', expect: 'emptyConnection' },
   { coordinate: 'Mutation.requestSelfConfig', doc: m('requestSelfConfig', 'RequestSelfConfigInput'), vars: (id) => ({ input: { agentId: id, addSkills: ['x'] } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
+  // V7: a rollback names the agent and one of its revisions; a real agent the viewer cannot read answers as a made-up one.
+  { coordinate: 'Mutation.rollbackAgent', doc: m('rollbackAgent', 'RollbackAgentInput'), vars: (id) => ({ input: { agentId: id, toRevision: 'rev_00000000-0000-4000-8000-000000000000' } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
+  { coordinate: 'Mutation.resumeSelfConfig', doc: m('resumeSelfConfig', 'ResumeSelfConfigInput'), vars: (id) => ({ input: { agentId: id } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
+  { coordinate: 'Mutation.approveSelfConfig', doc: m('approveSelfConfig', 'ApproveSelfConfigInput'), vars: (id) => ({ input: { requestId: id } }), real: () => real.request, prefix: 'scr', expect: 'NotFoundError' },
+  { coordinate: 'Mutation.rejectSelfConfig', doc: m('rejectSelfConfig', 'RejectSelfConfigInput'), vars: (id) => ({ input: { requestId: id, reason: 'no' } }), real: () => real.request, prefix: 'scr', expect: 'NotFoundError' },
+  { coordinate: 'Query.previewSelfConfig', doc: `query($input: RequestSelfConfigInput!) { r: previewSelfConfig(input: $input) { ${ERR} } }`, vars: (id) => ({ input: { agentId: id, addSkills: ['x'] } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
   { coordinate: 'Mutation.disableUser', doc: m('disableUser', 'DisableUserInput'), vars: (id) => ({ input: { id } }), real: () => real.user, prefix: 'prn', expect: 'NotFoundError' },
 ];
 

@@ -12,7 +12,7 @@ import { authorize, check, readableBy, requireVisible } from './access.ts';
 import { audit } from './audit.ts';
 import { remembered } from './auth-cache.ts';
 import type { Actor, Deps } from './deps.ts';
-import { sqlKeysetPage, namePrefixSql, readableSql, type PageOf, type PageRequest } from './pagination.ts';
+import { sqlKeysetPage, namePrefixSql, readableScopes, type PageOf, type PageRequest } from './pagination.ts';
 import { enqueue } from './work-queue.ts';
 
 export const PROVISION_NAMESPACE = 'namespace.provision';
@@ -135,6 +135,6 @@ export async function requireNamespace(deps: Deps, actor: Actor, id: string): Pr
 export async function listNamespaces(deps: Deps, actor: Actor, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<NamespaceView>> {
   const readable = await readableBy(deps.db, actor, 'namespace');
   // A namespace is the namespace that holds it.
-  const where = and([readableSql(readable, '"id"'), namePrefixSql(filter.namePrefix)]);
-  return sqlKeysetPage(deps.db, page, { columns: sql`*`, table: sql`"public"."Namespace"`, where }, (row: NamespaceView) => row);
+  const where = and([namePrefixSql(filter.namePrefix)]);
+  return sqlKeysetPage(deps.db, page, { columns: sql`*`, table: sql`"public"."Namespace"`, where, visible: readableScopes(readable, '"id"') }, (row: NamespaceView) => row);
 }

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase } from '../test/canary.ts';
 import { CREATE_AGENT, CREATE_CONFIGURATION, CREATE_NAMESPACE, binding, payload, CREATE_SECRET, waitFor } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
+import { asEarlierReleaseSecret } from '../test/earlier-release-secret.ts';
 
-// Issue 22 item 11, S4 D4: no stored message (a revision's failure, an agent's runtime, an audit
+// S4 D4: no stored message (a revision's failure, an agent's runtime, an audit
 // entry, a work item's last error, a namespace's status) carries a backend locator. Every failure
 // path of deploy and reconcile that can name a Kubernetes Secret is driven here, one after the
 // other, and then every row of every table is searched for every Secret name the product made and
@@ -92,6 +93,7 @@ const PATHS: Array<{ name: string; run(): Promise<void> }> = [
       const s = await secret('edited');
       const a = await agent('p-edited', s.id);
       const r = payload(await stack.gql(DEPLOY, { input: { agentId: a.id } }), 'deployAgent');
+      await asEarlierReleaseSecret(stack, s.id);
       const live = await stack.core.readNamespacedSecret({ name: s.backendLocator.name, namespace: k8sNamespace });
       await stack.core.replaceNamespacedSecret({ name: s.backendLocator.name, namespace: k8sNamespace, fieldManager: 'kubectl-edit', body: { ...live, data: { value: Buffer.from('x').toString('base64') } } });
       await stack.runtime.worker.drain();
@@ -164,8 +166,9 @@ describe('stored messages (S4 D4)', { timeout: 300_000 }, () => {
   it('S4 D4 no row of any table holds a Kubernetes Secret name the product made, or anything shaped like one, after every failure path above', async () => {
     const names = (await stack.runtime.db.secret.findMany({ select: { backendName: true } })).map((s) => s.backendName);
     const seen = (await stack.core.listNamespacedSecret({ namespace: k8sNamespace })).items.map((s) => s.metadata?.name ?? '').filter((n) => BACKEND_NAME.test(n));
-    // The Secret rows hold the locators by design (the dedicated admin field reads them); nothing else may.
-    const rows = (await dumpDatabase(stack.databaseUrl)).filter((r) => !r.startsWith('Secret: '));
+    // The Secret rows and their version rows (V1) hold the locators by design (the dedicated admin
+    // field and the worker's secret context read them); nothing else may.
+    const rows = (await dumpDatabase(stack.databaseUrl)).filter((r) => !r.startsWith('Secret: ') && !r.startsWith('SecretVersion: '));
     expect(rows.length).toBeGreaterThan(50);
     expect(rows.some((r) => r.startsWith('AgentRevision: ') && r.includes('BACKEND_IDENTITY_CHANGED'))).toBe(true);
     expect(rows.some((r) => r.startsWith('AgentRuntime: ') && r.includes('CreateContainerConfigError'))).toBe(true);

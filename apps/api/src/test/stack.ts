@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { KUBE_TARGET } from '@occ/kube-emulator/testing';
 import { inject } from 'vitest';
+import type { PrincipalBudget } from '../graphql/principal-budget.ts';
 import { createHttpApp, listen } from '../http/server.ts';
 import { createLogger } from '../log.ts';
 import { startRuntime, type Runtime, type RuntimeEnv } from '../runtime.ts';
@@ -49,6 +50,11 @@ export interface TestStackOptions {
   deployWork?: DeployWorkOptions;
   /** The instance reconciler's resync period. */
   instanceResyncMs?: number;
+  /**
+   * P7: the principals' GraphQL budget. None unless given: tests send documents far faster than a
+   * console does (cost.test.ts alone spends hundreds of thousands of points in seconds).
+   */
+  requestBudget?: PrincipalBudget;
 }
 
 function realKubeconfig(): string | null {
@@ -76,7 +82,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     ...(options.instanceResyncMs ? { instanceResyncMs: options.instanceResyncMs } : {}),
     migrate: database ? async () => {} : applyMigrationSql,
   });
-  const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent' });
+  const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent', requestBudget: options.requestBudget ?? null });
   const server: Server = await listen(app, '127.0.0.1', 0);
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -8,7 +8,7 @@ import { createReadyNamespace, createSecretOk, SECRET, UPDATE_SECRET } from '../
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { KUBE_MIGRATIONS, migrateKubernetesObjects } from './kube-migrations.ts';
 
-// Issue 30: Kubernetes objects migrate with the schema. These tests write what an earlier release
+// Kubernetes objects migrate with the schema. These tests write what an earlier release
 // wrote (its objects without openclaw.rocks/installation-id), run the recorded step as a start does,
 // and read the result as a user would: labels through the Kubernetes API, updateSecret over GraphQL.
 
@@ -58,7 +58,7 @@ async function labelsOfSecret(s: TestStack, k8sNamespace: string, name: string) 
   return (await s.core.readNamespacedSecret({ name, namespace: k8sNamespace })).metadata?.labels ?? {};
 }
 
-describe('Kubernetes object migrations (issue 30)', () => {
+describe('Kubernetes object migrations', () => {
   it('R2 D3 what an earlier release wrote is labelled once and recorded; a replaced Secret and another installation\'s object are left, and D3 still refuses the replaced one', async () => {
     stack = await startTestStack();
     const s = stack;

@@ -6,7 +6,7 @@ import { withMigrationLock } from '../db/migrate.ts';
 import { RELEASE } from './release.ts';
 import { installationLabelsMigration } from './migrations/installation-labels.ts';
 
-// Kubernetes objects migrate with the schema (issue 30). What the product writes into Kubernetes
+// Kubernetes objects migrate with the schema. What the product writes into Kubernetes
 // changes between releases as its tables do: a label an identity check (D3) now requires, an
 // annotation, a new shape of a child object. Each such change comes with a numbered, idempotent
 // step here that brings what earlier releases wrote to the new shape. The steps run at start,

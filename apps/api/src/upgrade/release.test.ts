@@ -6,9 +6,9 @@ import { REPO_ROOT } from '../env.ts';
 import { KUBE_MIGRATIONS } from './kube-migrations.ts';
 import { RELEASE } from './release.ts';
 
-// Issue 30: CHANGELOG.md names each change to stored state and what the upgrade does about it. A
+// CHANGELOG.md names each change to stored state and what the upgrade does about it. A
 // migration added without its entry, or a release bumped without its heading, fails here.
-describe('release notes (issue 30)', () => {
+describe('release notes', () => {
   it('R2 the newest CHANGELOG heading is this build\'s release, and every database and Kubernetes migration is named in it', async () => {
     const changelog = await readFile(path.join(REPO_ROOT, 'CHANGELOG.md'), 'utf8');
     expect(/^## (\S+)/m.exec(changelog)?.[1]).toBe(RELEASE);

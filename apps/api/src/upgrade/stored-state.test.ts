@@ -10,7 +10,7 @@ import { KUBE_MIGRATIONS } from './kube-migrations.ts';
 import { RELEASE } from './release.ts';
 import { StateFromNewerReleaseError } from './stored-state.ts';
 
-// Issue 30: an older release started on state a newer one migrated refuses, naming both releases,
+// Downgrades: an older release started on state a newer one migrated refuses, naming both releases,
 // and changes nothing. This build plays the older release: the newer one's marks are planted as a
 // newer release would leave them (a database migration and a Kubernetes object migration this build
 // does not know, and its ReleaseStart row), on the embedded defaults `npm start` uses.
@@ -41,7 +41,7 @@ async function withPglite<T>(dataDir: string, fn: (db: PGlite) => Promise<T>): P
   }
 }
 
-describe('stored state from a newer release (issue 30)', () => {
+describe('stored state from a newer release', () => {
   it('R2 a start on state that holds a database migration, or a Kubernetes object migration, this release does not know refuses, naming both releases, and changes nothing', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'occ-newer-state-'));
     dirs.push(dataDir);

@@ -3,7 +3,7 @@ import { appliedMigrations, committedMigrations } from '../db/migrate.ts';
 import { KUBE_MIGRATIONS, type KubeMigration } from './kube-migrations.ts';
 import { RELEASE } from './release.ts';
 
-// Downgrades are refused, cleanly (issue 30). A release started on state a newer release has
+// Downgrades are refused, cleanly. A release started on state a newer release has
 // migrated would run against tables and objects it does not know, and its own migrations could
 // not undo the newer ones. So before anything is migrated or written, the start reads what the
 // state holds: database migrations and Kubernetes object migrations this build does not know mean

@@ -22,8 +22,28 @@ const HarnessAuthRef = builder.objectRef<NonNullable<AgentView['harnessAuth']>>(
   }),
 });
 
+const SelfConfigApprovalMode = builder.enumType('SelfConfigApprovalMode', {
+  description: 'SG3: none applies a request as the controller decides it; required makes it wait in AwaitingApproval for an administrator.',
+  values: ['none', 'required'] as const,
+});
+
+const SelfConfigApprovalRef = builder.objectRef<AgentView['selfConfigure']['approval']>('SelfConfigApproval').implement({
+  description: "SG3: whether a SelfConfig request touching each category waits for an administrator's approval (approveSelfConfig, rejectSelfConfig).",
+  fields: (t) => ({
+    skills: t.field({ type: SelfConfigApprovalMode, resolve: (a) => (a.includes('skills') ? 'required' : 'none') }),
+    config: t.field({ type: SelfConfigApprovalMode, resolve: (a) => (a.includes('config') ? 'required' : 'none') }),
+    workspaceFiles: t.field({ type: SelfConfigApprovalMode, resolve: (a) => (a.includes('workspaceFiles') ? 'required' : 'none') }),
+    envVars: t.field({ type: SelfConfigApprovalMode, resolve: (a) => (a.includes('envVars') ? 'required' : 'none') }),
+    required: t.stringList({ description: 'The categories that need approval; empty when none does.', resolve: (a) => a }),
+  }),
+});
+
 const SelfConfigureRef = builder.objectRef<AgentView['selfConfigure']>('SelfConfigure').implement({
-  fields: (t) => ({ enabled: t.exposeBoolean('enabled'), allowedActions: t.exposeStringList('allowedActions') }),
+  fields: (t) => ({
+    enabled: t.exposeBoolean('enabled'),
+    allowedActions: t.exposeStringList('allowedActions'),
+    approval: t.field({ type: SelfConfigApprovalRef, description: 'SG3: which requests wait for approval; a deploy carries it to the instance.', resolve: (s) => s.approval }),
+  }),
 });
 
 builder.node(AgentRef, {
@@ -96,10 +116,25 @@ const HarnessAuthInput = builder.inputType('HarnessAuthInput', {
   }),
 });
 
+const SelfConfigApprovalInput = builder.inputType('SelfConfigApprovalInput', {
+  description: 'SG3: e.g. {default: none, skills: required}: requests adding or removing skills wait for approval, the rest apply.',
+  fields: (t) => ({
+    default: t.field({ type: SelfConfigApprovalMode, description: 'For every category not named here; none when absent.' }),
+    skills: t.field({ type: SelfConfigApprovalMode }),
+    config: t.field({ type: SelfConfigApprovalMode }),
+    workspaceFiles: t.field({ type: SelfConfigApprovalMode }),
+    envVars: t.field({ type: SelfConfigApprovalMode }),
+  }),
+});
+
 const SelfConfigureInput = builder.inputType('SelfConfigureInput', {
   fields: (t) => ({
     enabled: t.boolean({ required: true }),
     allowedActions: t.stringList({ required: true, description: 'skills, config, workspaceFiles, envVars' }),
+    approval: t.field({
+      type: SelfConfigApprovalInput,
+      description: 'SG3: which requests wait for an administrator. Absent: none does. Each category left out takes default, and default left out is none.',
+    }),
   }),
 });
 

@@ -3,7 +3,7 @@ import { actorOf, builder } from '../builder.ts';
 import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { PrincipalRef } from './principal.ts';
 
-// The audit trail for auditors (issue 13): who did what to which resource, with what outcome.
+// The audit trail for auditors: who did what to which resource, with what outcome.
 
 const AuditOutcomeEnum = builder.enumType('AuditOutcome', { values: ['SUCCESS', 'DENIED', 'FAILURE'] as const });
 

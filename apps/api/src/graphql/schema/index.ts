@@ -13,6 +13,9 @@ import './deploy.ts';
 import './agent-runtime.ts';
 import './secret-drift.ts';
 import './secret-references.ts';
+import './secret-versions.ts';
+import './blast-radius.ts';
+import './rollback.ts';
 import './audit.ts';
 import './selfconfig.ts';
 
