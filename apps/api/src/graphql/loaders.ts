@@ -7,6 +7,7 @@ import { decider, permissionSets } from '../services/access.ts';
 import { canSeeBinding } from '../services/access-queries.ts';
 import { findBindings, type AccessBindingView } from '../services/access-scope.ts';
 import { agentRuntimes, type AgentRuntimeView } from '../services/agent-runtime.ts';
+import { instancesFieldOwnership, type InstanceFieldOwnership } from '../services/instance-field-ownership.ts';
 import { agentRowsByIds, agentsMissingGrants, toAgentView, type AgentView } from '../services/agents.ts';
 import { configurationsById, type ConfigurationView } from '../services/configurations.ts';
 import { firstGenerationPages, type ConfigurationGenerationView, type FirstGenerationPageRequest } from '../services/configuration-generations.ts';
@@ -54,6 +55,8 @@ export interface Loaders {
   generationPages: DataLoader<FirstGenerationPageRequest, PageOf<ConfigurationGenerationView, number>, string>;
   /** RC6: what the reconciler last observed of each agent's gateway (reached only through an agent the caller reads). */
   agentRuntime: DataLoader<string, AgentRuntimeView | null>;
+  /** Agent.fieldOwnership: a page's instances in one Kubernetes list per namespace. */
+  fieldOwnership: DataLoader<AgentView, InstanceFieldOwnership | null, string>;
   /** The access bindings of a subject that the caller may read (its own, or at scopes it may read). */
   bindingsBySubject: DataLoader<string, AccessBindingView[]>;
 }
@@ -162,6 +165,7 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       const byAgent = await agentRuntimes(deps.db, agentIds);
       return agentIds.map((id) => byAgent.get(id) ?? null);
     }),
+    fieldOwnership: new DataLoader((agents) => instancesFieldOwnership(deps, agents), { cacheKeyFn: (agent) => agent.id }),
     bindingsBySubject: new DataLoader(async (subjectIds) => {
       if (!actor) return subjectIds.map(() => []);
       const visible = (await findBindings(deps.db, { subjectId: { in: [...subjectIds] } })).filter(

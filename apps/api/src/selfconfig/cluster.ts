@@ -79,6 +79,8 @@ export interface SelfConfigCluster {
   /** Deletes exactly that object (uid precondition); false when it is gone already. */
   deleteRequest(namespace: string, name: string, uid: string): Promise<boolean>;
   getInstance(namespace: string, name: string): Promise<InstanceObject | null>;
+  /** One list of a namespace's instances matching a label selector (a page's instances in one request, not a GET each). */
+  listInstances(namespace: string, labelSelector: string): Promise<InstanceObject[]>;
   /**
    * Opens (once) a list-and-watch cache of the installation's OpenClawInstances, cluster-wide,
    * selected by `installationSelector(installationId)`. Resolves once it has listed; a failed list
@@ -203,6 +205,11 @@ export function kubernetesSelfConfigCluster(kubeConfig: KubeConfig, options: { r
     async getInstance(namespace, name) {
       count('get');
       return orNull(custom.getNamespacedCustomObject({ ...instances, namespace, name }) as Promise<InstanceObject>);
+    },
+    async listInstances(namespace, labelSelector) {
+      count('list');
+      const list = (await custom.listNamespacedCustomObject({ ...instances, namespace, labelSelector })) as { items?: InstanceObject[] };
+      return list.items ?? [];
     },
     async startInstanceCache(installationId) {
       if (informer) return;

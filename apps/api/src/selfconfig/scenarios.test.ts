@@ -1,5 +1,6 @@
 import { AdmissionregistrationV1Api, CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, Watch, setHeaderOptions, type CoreV1Event } from '@kubernetes/client-node';
-import { agentInstanceName, installationLabels, kubernetesNamespaceName, SELFCONFIG_AGENT_ROLE } from '@occ/domain/kubernetes-names';
+import { uuidOf } from '@occ/domain/ids';
+import { AGENT_ID_LABEL, agentInstanceName, installationLabels, kubernetesNamespaceName, SELFCONFIG_AGENT_ROLE } from '@occ/domain/kubernetes-names';
 import { KUBE_TARGET } from '@occ/kube-emulator/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase, findCanary } from '../test/canary.ts';
@@ -140,7 +141,9 @@ beforeAll(async () => {
     workspace: { initialFiles: { 'AGENTS.md': '# agents' } },
     config: { raw: { gateway: { auth: { mode: 'token' } }, channels: {} } },
     selfConfigure: { enabled: true, allowedActions: ALL },
-  });
+  // The agent's label, as a deploy writes it (Agent.fieldOwnership finds a page's instances by it);
+  // not the installation's, so that the runtime's instance reconciler leaves this one alone.
+  }, { [AGENT_ID_LABEL]: uuidOf(agentId) });
   await applyInstance(instance, 'other-tool', { skills: ['other'] });
   await asInstance(instance); // its ServiceAccount, as deploy makes it (W4)
   // Every phase each request passes through, as a watcher sees them (SC2).

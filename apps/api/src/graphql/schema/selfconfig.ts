@@ -2,7 +2,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@
 import type { OwnedItem } from '@occ/domain/field-ownership';
 import { SELF_CONFIG_PHASES } from '@occ/domain/selfconfig';
 import type { SpecChange } from '@occ/domain/selfconfig-preview';
-import { instanceFieldOwnership, type InstanceFieldOwnership } from '../../services/instance-field-ownership.ts';
+import type { InstanceFieldOwnership } from '../../services/instance-field-ownership.ts';
 import { previewSelfConfig, type SelfConfigPreview } from '../../services/preview-selfconfig.ts';
 import { requestSelfConfig } from '../../services/request-selfconfig.ts';
 import { resumeSelfConfig, type ResumeSelfConfigResult } from '../../services/resume-selfconfig.ts';
@@ -157,8 +157,8 @@ builder.objectField(AgentRef, 'fieldOwnership', (t) =>
   t.field({
     type: InstanceFieldOwnershipRef,
     nullable: true,
-    description: 'Who owns each skill, env var, workspace file and config key of the instance; null while the agent has no instance.',
-    resolve: async (agent, _a, ctx) => instanceFieldOwnership(ctx.deps, agent, (await ctx.loaders.namespace.load(agent.namespaceId))?.k8sName),
+    description: "Who owns each skill, env var, workspace file and config key of the instance; null while the agent has no instance (an object of the instance's name without the agent's openclaw.rocks/agent-id label, which every deploy writes, is not taken for it).",
+    resolve: (agent, _a, ctx) => ctx.loaders.fieldOwnership.load(agent),
   }),
 );
 
