@@ -5,8 +5,9 @@
 // within 2× its p95 with the server idle, measured in one run, whichever document they send.
 //
 // What it measures, on one namespace of OCC_BENCH_FAIRNESS_SIZE (100) secrets, configurations and
-// agents filled through the services, through the HTTP app as `npm start` serves it with the
-// configured budget (OCC_GRAPHQL_*, read as `npm start` reads them; the defaults unless set):
+// agents filled through the services (each agent with an OpenClawInstance written by two
+// managers), through the HTTP app as `npm start` serves it with the configured budget
+// (OCC_GRAPHQL_*, read as `npm start` reads them; the defaults unless set):
 //   1. The most expensive documents the limits allow: for each of a few selections (lists at their
 //      largest page, with the fields that load the most per row), as many aliases of it as stay
 //      within P3's limits (cost 10,000, aliases 20, tokens 1,000, depth 12), each timed alone on an
@@ -31,6 +32,9 @@
 // Alone: cd apps/api && DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres
 //   ../../scripts/node-env node --expose-gc --import tsx ../../bench/api/fairness.bench.ts
 
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { uuidOf } from '@occ/domain/ids';
+import { AGENT_ID_LABEL, agentInstanceName, kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -150,6 +154,39 @@ function heavyClients(plan: ClientsPlan): { started: Promise<void>; done: Promis
 
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 
+/**
+ * Each agent gets an OpenClawInstance as a deploy and one applied SelfConfig request write it (two
+ * field managers, env from secretKeyRefs, config keys, a workspace file), so that Agent.fieldOwnership
+ * reads real objects and their managedFields, not absent ones. Labelled with the agent's id (what
+ * the field selects by), not the installation's, so the instance reconciler renders no gateway.
+ */
+async function giveInstances(agentIds: string[], namespaceId: string): Promise<void> {
+  const custom = runtime.kubeConfig.makeApiClient(CustomObjectsApi);
+  const apply = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+  const namespace = kubernetesNamespaceName(namespaceId);
+  const target = { group: 'openclaw.rocks', version: 'v1alpha1', plural: 'openclawinstances', namespace };
+  const body = (name: string, agentId: string, spec: Record<string, unknown>) => ({
+    apiVersion: 'openclaw.rocks/v1alpha1',
+    kind: 'OpenClawInstance',
+    metadata: { name, labels: { [AGENT_ID_LABEL]: uuidOf(agentId) } },
+    spec,
+  });
+  const started = Date.now();
+  for (let i = 0; i < agentIds.length; i += 8) {
+    await Promise.all(
+      agentIds.slice(i, i + 8).map(async (agentId) => {
+        const name = agentInstanceName(agentId);
+        const env = Array.from({ length: 5 }, (_, n) => ({ name: `TOKEN_${n}`, valueFrom: { secretKeyRef: { name: `occ-bench-${n}`, key: 'value', optional: false } } }));
+        const controller = { image: 'ghcr.io/openclaw/openclaw:1', skills: ['base', 'web'], env, config: { raw: { model: 'm', channels: { telegram: { enabled: true } } } }, workspace: { initialFiles: { 'AGENTS.md': '# agent' } }, selfConfigure: { enabled: true, allowedActions: ['skills', 'envVars'] } };
+        await custom.patchNamespacedCustomObject({ ...target, name, body: body(name, agentId, controller), fieldManager: 'occ-controller', force: true }, apply);
+        const agent = { skills: ['fetch'], env: [{ name: 'MY_FLAG', value: 'on' }], config: { raw: { temperature: 0.2 } } };
+        await custom.patchNamespacedCustomObject({ ...target, name, body: body(name, agentId, agent), fieldManager: 'openclaw-selfconfig', force: true }, apply);
+      }),
+    );
+  }
+  process.stderr.write(`instances ${agentIds.length}/${agentIds.length} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+}
+
 const serverUrl = process.env.DATABASE_URL;
 if (!serverUrl) {
   process.stderr.write('fairness bench: set DATABASE_URL to a PostgreSQL server (it creates and drops its own database); skipped.\n');
@@ -176,6 +213,7 @@ try {
     onProgress: ({ phase, done, total }) => process.stderr.write(`fill ${phase} ${done}/${total} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`),
   });
   await runtime.worker.stop();
+  await giveInstances(filled.agentIds, filled.namespaceId);
   const person = async (name: string) => {
     const user = await createHumanPrincipal(runtime.db, name, boot);
     await grantBuiltInRole(runtime.db, user.principalId, 'namespace-viewer', { kind: 'namespace', namespaceId: filled.namespaceId }, boot);
