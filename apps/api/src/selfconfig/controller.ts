@@ -53,6 +53,11 @@ export interface SelfConfigController {
 
 export const DEFAULT_SELF_CONFIG_TTL_MS = 60 * 60 * 1000;
 
+/** client-node's Watch ends a watch on which nothing arrived for 30 s with a TimeoutError. */
+function isWatchTimeout(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === 'TimeoutError';
+}
+
 export function createSelfConfigController(options: SelfConfigControllerOptions): SelfConfigController {
   const { cluster, db, logger } = options;
   const clock = options.clock ?? (() => new Date());
@@ -119,48 +124,76 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
       latest = listed;
       own.clear();
       for (const key of listed.keys()) enqueue(key);
-      const opened = await cluster.watchRequests(
-        list.resourceVersion,
-        (event) => {
-          const m = event.object?.metadata;
-          if (!m?.name || !m.namespace) return;
-          const key = keyOf(m.namespace, m.name);
-          if (event.type === 'DELETED') {
-            latest.delete(key);
-            own.delete(key);
-            recordGone(m.uid);
-            return;
-          }
-          if (event.type !== 'ADDED' && event.type !== 'MODIFIED') return;
-          latest.set(key, event.object);
-          // The echo of one of our own writes (Pending, owner reference, terminal status): the
-          // reconcile that made it has taken it into account already.
-          const mine = own.get(key);
-          if (mine?.delete(m.resourceVersion)) {
-            if (mine.size === 0) own.delete(key);
-            return;
-          }
-          // Our own terminal status write comes back as MODIFIED: its TTL is scheduled already.
-          if (event.type === 'MODIFIED' && TERMINAL_PHASES.has(event.object.status?.phase ?? '') && queue.delayed(key)) return;
-          // Nothing after Pending is taken from the request again: a change while its key is
-          // being reconciled needs no rerun. A re-created object (ADDED) does.
-          if (event.type === 'MODIFIED' && queue.active(key)) return;
-          enqueue(key);
-        },
-        (error) => {
-          watch = null;
-          if (!started) return;
-          if (error) logger.warn('selfconfig watch ended; listing again', { error });
-          watchTimer = setTimeout(() => void listAndWatch(), error ? backoff.baseMs * 5 : 0);
-        },
-      );
-      // stop() may have run while the watch was opening: it found nothing to abort then.
-      if (started) watch = opened;
-      else opened.abort();
+      await watchFrom(list.resourceVersion);
     } catch (error) {
       logger.warn('selfconfig list failed; retrying', { error });
       if (started) watchTimer = setTimeout(() => void listAndWatch(), backoff.baseMs * 5);
     }
+  }
+
+  /**
+   * Watches from `resourceVersion`. A watch that ends quietly (the server closed it, or nothing
+   * came within client-node's 30 s inactivity timeout: on a quiet installation, every 30 s) is
+   * opened again from the last version it saw, events and bookmarks alike, as client-node's
+   * informer does: no list, no reconcile of every request, no warning. Only a version the server
+   * no longer has (an ERROR event, 410) or a failure lists again.
+   */
+  async function watchFrom(resourceVersion: string): Promise<void> {
+    if (!started) return;
+    let seen = resourceVersion;
+    let expired = false;
+    const opened = await cluster.watchRequests(
+      resourceVersion,
+      (event) => {
+        if (event.type === 'ERROR') {
+          expired = true;
+          return;
+        }
+        const m = event.object?.metadata;
+        if (m?.resourceVersion) seen = m.resourceVersion;
+        if (!m?.name || !m.namespace) return;
+        const key = keyOf(m.namespace, m.name);
+        if (event.type === 'DELETED') {
+          latest.delete(key);
+          own.delete(key);
+          recordGone(m.uid);
+          return;
+        }
+        if (event.type !== 'ADDED' && event.type !== 'MODIFIED') return;
+        latest.set(key, event.object);
+        // The echo of one of our own writes (Pending, owner reference, terminal status): the
+        // reconcile that made it has taken it into account already.
+        const mine = own.get(key);
+        if (mine?.delete(m.resourceVersion)) {
+          if (mine.size === 0) own.delete(key);
+          return;
+        }
+        // Our own terminal status write comes back as MODIFIED: its TTL is scheduled already.
+        if (event.type === 'MODIFIED' && TERMINAL_PHASES.has(event.object.status?.phase ?? '') && queue.delayed(key)) return;
+        // Nothing after Pending is taken from the request again: a change while its key is
+        // being reconciled needs no rerun. A re-created object (ADDED) does.
+        if (event.type === 'MODIFIED' && queue.active(key)) return;
+        enqueue(key);
+      },
+      (error) => {
+        watch = null;
+        if (!started) return;
+        if (!expired && (!error || isWatchTimeout(error))) {
+          watchTimer = setTimeout(() => void watchFrom(seen).catch(relist), 0);
+          return;
+        }
+        if (error) logger.warn('selfconfig watch ended; listing again', { error });
+        watchTimer = setTimeout(() => void listAndWatch(), error ? backoff.baseMs * 5 : 0);
+      },
+    );
+    // stop() may have run while the watch was opening: it found nothing to abort then.
+    if (started) watch = opened;
+    else opened.abort();
+  }
+
+  function relist(error: unknown): void {
+    logger.warn('selfconfig watch failed to open; listing again', { error });
+    if (started) watchTimer = setTimeout(() => void listAndWatch(), backoff.baseMs * 5);
   }
 
   /** From the cache, as an informer's resync: the list and the watch keep it, so this makes no request. */
