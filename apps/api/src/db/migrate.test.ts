@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -7,7 +7,7 @@ import { createLogger } from '../log.ts';
 import { startRuntime } from '../runtime.ts';
 import { dropDatabase, recreateDatabase, testDatabaseMode } from '../test/database.ts';
 import { waitFor } from '../test/operations.ts';
-import { committedMigrations, MIGRATION_LOCK_KEY, migrateDatabase, SchemaBehindError } from './migrate.ts';
+import { committedMigrations, MIGRATION_LOCK_KEY, MIGRATIONS_DIR, migrateDatabase, migrateDeploy, NOTHING_TO_MIGRATE, nothingToMigrate, SchemaBehindError } from './migrate.ts';
 
 const logger = createLogger(() => {}, 'error');
 const dirs: string[] = [];
@@ -108,4 +108,79 @@ describe('R2 migrations', () => {
       expect((refused as SchemaBehindError).missing).toEqual(committed);
     }
   }, 120_000);
+
+  // A start of an installation that is current skips Prisma's CLI (about 12 s, 10 of them waiting on
+  // its engine's timer); anything the CLI would act on or report still reaches it.
+  it.runIf(testDatabaseMode() === 'postgres')(
+    'R2 migrate deploy is skipped exactly when it has nothing to do: a fresh database runs it, a current one does not (PostgreSQL only)',
+    async () => {
+      const url = await freshDatabase();
+      let runs = 0;
+      const counted = (u: string) => {
+        runs++;
+        return migrateDeploy(u);
+      };
+      expect(await migrateDatabase(url, counted)).toMatch(/migrations have been successfully applied/);
+      expect(runs).toBe(1);
+      expect(await migrateDatabase(url, counted)).toBe(NOTHING_TO_MIGRATE);
+      expect(runs).toBe(1);
+      // The CLI agrees: run anyway, it finds nothing to apply.
+      expect(await migrateDeploy(url)).toMatch(/No pending migrations to apply/);
+    },
+    120_000,
+  );
+
+  it.runIf(testDatabaseMode() === 'postgres')(
+    'R2 every state but "all applied, unchanged" runs the CLI: a migration missing, edited, half-applied, rolled back, unknown to the build, or not yet applied (PostgreSQL only)',
+    async () => {
+      const url = await freshDatabase();
+      await migrateDatabase(url);
+      const dir = await mkdtemp(path.join(tmpdir(), 'occ-r2-migrations-'));
+      dirs.push(dir);
+      await cp(MIGRATIONS_DIR, dir, { recursive: true });
+      const committed = await committedMigrations(dir);
+      const last = committed[committed.length - 1]!;
+      const cases: Array<{ state: string; change(c: pg.Client): Promise<void>; undo?(): Promise<void> }> = [
+        { state: 'all applied, unchanged', change: async () => {} },
+        { state: 'one applied row missing', change: async (c) => void (await c.query('DELETE FROM _prisma_migrations WHERE migration_name = $1', [last])) },
+        { state: 'half-applied (started, not finished)', change: async (c) => void (await c.query('UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = $1', [last])) },
+        { state: 'rolled back', change: async (c) => void (await c.query('UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name = $1', [committed[0]])) },
+        {
+          state: 'applied by a newer build (unknown here)',
+          change: async (c) =>
+            void (await c.query(`INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count) VALUES ('x', 'x', '29991231000000_newer', now(), now(), 1)`)),
+        },
+        {
+          state: 'a committed migration edited after it was applied',
+          change: async () => appendFile(path.join(dir, last, 'migration.sql'), '\n-- edited\n'),
+          undo: async () => cp(path.join(MIGRATIONS_DIR, last, 'migration.sql'), path.join(dir, last, 'migration.sql')),
+        },
+        {
+          state: 'a committed migration not yet applied',
+          change: async () => {
+            await mkdir(path.join(dir, '29991231000001_next'));
+            await writeFile(path.join(dir, '29991231000001_next', 'migration.sql'), 'SELECT 1;\n');
+          },
+          undo: async () => rm(path.join(dir, '29991231000001_next'), { recursive: true }),
+        },
+      ];
+      const answers: Record<string, boolean> = {};
+      await withClient(url, async (c) => {
+        for (const { state, change, undo } of cases) {
+          await c.query('BEGIN');
+          try {
+            await change(c);
+            answers[state] = await nothingToMigrate(c, dir);
+          } finally {
+            await c.query('ROLLBACK');
+            await undo?.();
+          }
+        }
+      });
+      expect(answers).toEqual(Object.fromEntries(cases.map(({ state }) => [state, state === 'all applied, unchanged'])));
+      // No table at all: a new database.
+      await withClient(await freshDatabase(), async (c) => expect(await nothingToMigrate(c, dir)).toBe(false));
+    },
+    120_000,
+  );
 });

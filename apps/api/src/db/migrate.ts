@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT } from '../env.ts';
@@ -44,7 +45,36 @@ export function migrateDeploy(databaseUrl: string): Promise<string> {
  * lock is released when the run ends, and by PostgreSQL if this process dies.
  */
 export async function migrateDatabase(databaseUrl: string, run: (url: string) => Promise<string> = migrateDeploy): Promise<string> {
-  return withMigrationLock(databaseUrl, () => run(databaseUrl));
+  return withMigrationLock(databaseUrl, async (client) => ((await nothingToMigrate(client)) ? NOTHING_TO_MIGRATE : run(databaseUrl)));
+}
+
+export const NOTHING_TO_MIGRATE = 'No pending migrations to apply: every committed migration is applied, unchanged (checked before starting Prisma).\n';
+
+/**
+ * Whether `prisma migrate deploy` would find nothing to do: every committed migration is applied,
+ * finished and not rolled back, with Prisma's checksum (the SHA-256 of its migration.sql), no
+ * migration is half-applied, and none applied is unknown to this build. Anything else, and the
+ * CLI runs as before and says what it says (a failed migration, an edited file, a newer database).
+ * Skipping it saves every start of an installation that is current about 12 s: the CLI answers in
+ * about 1.5 s and then waits about 10 s on a timer of its Wasm schema engine before it exits.
+ */
+export async function nothingToMigrate(client: pg.Client, dir = MIGRATIONS_DIR): Promise<boolean> {
+  const table = await client.query<{ exists: boolean }>(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists`);
+  if (!table.rows[0]?.exists) return false;
+  const rows = (
+    await client.query<{ migration_name: string; checksum: string; finished: boolean; rolled_back: boolean }>(
+      'SELECT migration_name, checksum, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS rolled_back FROM _prisma_migrations',
+    )
+  ).rows;
+  if (rows.some((r) => !r.finished && !r.rolled_back)) return false;
+  const applied = new Map(rows.filter((r) => r.finished && !r.rolled_back).map((r) => [r.migration_name, r.checksum]));
+  const committed = await committedMigrations(dir);
+  if (applied.size !== committed.length) return false;
+  for (const name of committed) {
+    const sql = await readFile(path.join(dir, name, 'migration.sql'));
+    if (applied.get(name) !== createHash('sha256').update(sql).digest('hex')) return false;
+  }
+  return true;
 }
 
 /**
