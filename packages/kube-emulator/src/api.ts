@@ -329,8 +329,15 @@ export class KubeApi {
   }
 
   patch(target: Target, patchType: PatchType, patch: unknown, options: WriteOptions = {}): KubeObject {
-    if (patchType === 'apply') return this.apply(target, patch, options);
     const { type } = target;
+    // A custom resource has no Go struct to carry patch merge keys: a real server refuses a
+    // strategic merge patch on it (and on its subresources) before it looks the object up.
+    if (patchType === 'strategic' && type.crdName !== undefined) {
+      throw unsupportedMediaType(
+        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+      );
+    }
+    if (patchType === 'apply') return this.apply(target, patch, options);
     const old = this.mustGet(target);
     const current = target.subresource === 'scale' ? toScale(old) : present(type, old);
     let patched: unknown;
@@ -350,7 +357,7 @@ export class KubeApi {
     } else {
       if (!isObject(patch)) throw badRequest('json: cannot unmarshal array into Go value of type map[string]interface {}');
       // Built-in kinds merge lists by their patch merge keys and obey kubectl's directives.
-      patched = patchType === 'strategic' && type.crdName === undefined ? strategicMergePatch(current, patch) : mergePatch(current, patch);
+      patched = patchType === 'strategic' ? strategicMergePatch(current, patch) : mergePatch(current, patch);
     }
     const incoming = this.decode(type, patched, target.subresource === 'scale');
     this.checkFields(target, incoming, options);

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { OPENCLAW_CRD_DIR } from './crds.ts';
 import { apiFailure, b64, createNamespace, jsonPatch, mergePatch, startTestCluster, strategicMergePatch, type TestCluster } from './testing.ts';
 
 let cluster: TestCluster;
 let ns: string;
 
 beforeAll(async () => {
-  cluster = await startTestCluster();
+  cluster = await startTestCluster({ crdDirs: [OPENCLAW_CRD_DIR] });
   ns = await createNamespace(cluster, 'patch');
 });
 afterAll(() => cluster.close());
@@ -38,6 +40,25 @@ describe('merge patch', () => {
       strategicMergePatch,
     );
     expect(patched.metadata?.labels).toEqual({ keep: 'yes', added: 'yes' });
+  });
+
+  it('E10 a strategic merge patch on a custom resource, or on its status, answers 415 naming the accepted types, whether the object exists or not, and changes nothing', async () => {
+    const custom = cluster.kubeConfig.makeApiClient(CustomObjectsApi);
+    const where = { group: 'openclaw.rocks', version: 'v1alpha1', plural: 'openclawinstances', namespace: ns };
+    await custom.createNamespacedCustomObject({ ...where, body: { apiVersion: 'openclaw.rocks/v1alpha1', kind: 'OpenClawInstance', metadata: { name: 'smp' }, spec: { image: 'x', skills: ['a'] } } });
+    const accepted = 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
+    for (const [name, call] of [
+      ['smp', () => custom.patchNamespacedCustomObject({ ...where, name: 'smp', body: { spec: { image: 'y' } } }, strategicMergePatch)],
+      ['smp/status', () => custom.patchNamespacedCustomObjectStatus({ ...where, name: 'smp', body: { status: {} } }, strategicMergePatch)],
+      ['absent', () => custom.patchNamespacedCustomObject({ ...where, name: 'absent', body: { spec: { image: 'y' } } }, strategicMergePatch)],
+    ] as const) {
+      const { code, body } = await apiFailure(call());
+      expect({ name, code, reason: body.reason, message: body.message }).toEqual({ name, code: 415, reason: 'UnsupportedMediaType', message: accepted });
+    }
+    expect(((await custom.getNamespacedCustomObject({ ...where, name: 'smp' })) as { spec: { image: string } }).spec.image).toBe('x');
+    // A merge patch is the way, as kubectl chooses for custom resources.
+    const merged = (await custom.patchNamespacedCustomObject({ ...where, name: 'smp', body: { spec: { image: 'y' } } }, mergePatch)) as { spec: { image: string } };
+    expect(merged.spec.image).toBe('y');
   });
 
   it('E1 a patch carrying a stale resourceVersion is a 409 Conflict', async () => {

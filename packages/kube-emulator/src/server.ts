@@ -46,13 +46,12 @@
  *
  * Does not emulate (yet): CRD defaulting, CEL rules and conversion, controllers other than the
  * garbage collector (gc.ts: ownerReferences, background, foreground and orphan deletion) and the
- * kubelet simulator (kubelet/), mutating admission, RBAC authorization (RoleBindings are stored and
- * validated, not enforced), Pod Security Admission, aggregated discovery,
+ * kubelet simulator (kubelet/), mutating admission, Pod Security Admission, aggregated discovery,
  * protobuf for CustomResourceDefinitions; services, nodes and pods/log are not served (so no
  * `kubectl logs` or `cluster-info`); built-in kinds are checked by hand-written validation, not
  * their full schemas (a type error in a Deployment can be stored); Table columns exist for a few
- * kinds only (the rest print NAME and AGE); strategic merge patch on a custom resource is served as
- * a merge patch (a real server answers 415).
+ * kinds only (the rest print NAME and AGE). RBAC is enforced (E9, rbac-authorizer.ts), and a
+ * strategic merge patch on a custom resource answers 415 as on a real server (patch.test.ts).
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what
  * differs per kind) → store.ts (objects, resourceVersion, event history, watchers); registry.ts
