@@ -1,6 +1,6 @@
 // Core v1 kinds: Namespace, Secret, ConfigMap, Event.
 
-import { badRequest, forbidden, forbiddenField, invalidValue, tooLong, type FieldError } from '../errors.ts';
+import { badRequest, forbidden, forbiddenField, invalidValue, required, tooLong, type FieldError } from '../errors.ts';
 import { groupResourceOf, NAMESPACES, storageKeyOf, type ResourceType } from '../registry.ts';
 import { isObject, jsonEqual, kubeTimestamp, type KubeObject } from '../types.ts';
 import { base64ErrorOffset, configKey, dns1123Label, dns1123Subdomain } from '../validation.ts';
@@ -74,6 +74,60 @@ function dropEmptyMaps(object: KubeObject, fields: string[]): void {
   }
 }
 
+/**
+ * The keys each built-in Secret type requires, as ValidateSecret (k8s.io/kubernetes
+ * pkg/apis/core/validation) checks them after the data keys and the size. Its field paths for
+ * basic-auth and ssh-auth really are `data[%s][username]` (a format string passed to NewPath), and
+ * a malformed docker config is named `<secret contents redacted>`, never echoed.
+ */
+function secretTypeErrors(object: KubeObject, data: Record<string, string>): FieldError[] {
+  const has = (key: string) => Object.hasOwn(data, key);
+  const bytes = (key: string) => Buffer.from(data[key] ?? '', 'base64');
+  switch (object.type) {
+    case 'kubernetes.io/service-account-token': {
+      const annotations = (object.metadata.annotations ?? {}) as Record<string, string>;
+      return annotations['kubernetes.io/service-account.name'] ? [] : [required('metadata.annotations[kubernetes.io/service-account.name]')];
+    }
+    case 'kubernetes.io/dockercfg':
+    case 'kubernetes.io/dockerconfigjson': {
+      const key = object.type === 'kubernetes.io/dockercfg' ? '.dockercfg' : '.dockerconfigjson';
+      if (!has(key)) return [required(`data[${key}]`)];
+      const problem = goJsonObjectError(bytes(key).toString('utf8'));
+      return problem ? [invalidValue(`data[${key}]`, '<secret contents redacted>', problem)] : [];
+    }
+    case 'kubernetes.io/basic-auth':
+      // Either may be empty, but one of the two keys must be there.
+      return has('username') || has('password') ? [] : [required('data[%s][username]'), required('data[%s][password]')];
+    case 'kubernetes.io/ssh-auth':
+      return bytes('ssh-privatekey').length > 0 ? [] : [required('data[%s][ssh-privatekey]')];
+    case 'kubernetes.io/tls':
+      return [...(has('tls.crt') ? [] : [required('data[tls.crt]')]), ...(has('tls.key') ? [] : [required('data[tls.key]')])];
+    default:
+      return [];
+  }
+}
+
+/**
+ * What Go's json.Unmarshal into a map[string]interface{} says of `text`, or null when it takes it
+ * (`null` included). Type errors and empty input are worded as Go words them; a syntax error is
+ * worded after Go's scanner for the first character it cannot take at the start of a value, else
+ * from JavaScript's parser (REAL-SERVER-DIFFERENCES.md).
+ */
+function goJsonObjectError(text: string): string | null {
+  if (text.trim() === '') return 'unexpected end of JSON input';
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const first = text.trimStart()[0] ?? '';
+    if (!/^[{["\-0-9tfn]$/.test(first)) return `invalid character '${first}' looking for beginning of value`;
+    return `invalid JSON: ${(error as Error).message}`;
+  }
+  if (value === null || (typeof value === 'object' && !Array.isArray(value))) return null;
+  const kind = Array.isArray(value) ? 'array' : typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : 'bool';
+  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
+}
+
 export const secretStrategy: Strategy = {
   ...defaultStrategy,
   validateName: dns1123Subdomain,
@@ -90,6 +144,7 @@ export const secretStrategy: Strategy = {
     const data = (object.data ?? {}) as Record<string, string>;
     const errors = validateKeys('data', data);
     if (decodedSize(data, true) > MAX_SECRET_SIZE) errors.push(tooLong('data', `must have at most ${MAX_SECRET_SIZE} bytes`));
+    errors.push(...secretTypeErrors(object, data));
     if (old && object.type !== old.type) errors.push(invalidValue('type', object.type, 'field is immutable'));
     errors.push(...validateImmutable(object, old, ['data']));
     return errors;
