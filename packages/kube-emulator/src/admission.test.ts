@@ -133,7 +133,7 @@ async function serviceAccountClient(namespace: string, name: string, expirationS
     body: { spec: { audiences: [], ...(expirationSeconds ? { expirationSeconds } : {}) } },
   });
   const token = request.status?.token ?? '';
-  // A real server authorizes (RBAC); the emulator does not (README), and stores the binding alike.
+  // Both servers authorize as RBAC does (E9): the account may act in its namespace through this binding.
   await cluster.kubeConfig.makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
     namespace,
     body: {
