@@ -59,13 +59,8 @@ export const NOTHING_TO_MIGRATE = 'No pending migrations to apply: every committ
  * about 1.5 s and then waits about 10 s on a timer of its Wasm schema engine before it exits.
  */
 export async function nothingToMigrate(client: pg.Client, dir = MIGRATIONS_DIR): Promise<boolean> {
-  const table = await client.query<{ exists: boolean }>(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists`);
-  if (!table.rows[0]?.exists) return false;
-  const rows = (
-    await client.query<{ migration_name: string; checksum: string; finished: boolean; rolled_back: boolean }>(
-      'SELECT migration_name, checksum, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS rolled_back FROM _prisma_migrations',
-    )
-  ).rows;
+  const rows = await migrationRows(client);
+  if (rows === null) return false;
   if (rows.some((r) => !r.finished && !r.rolled_back)) return false;
   const applied = new Map(rows.filter((r) => r.finished && !r.rolled_back).map((r) => [r.migration_name, r.checksum]));
   const committed = await committedMigrations(dir);
@@ -97,13 +92,27 @@ export async function withMigrationLock<T>(databaseUrl: string, fn: (client: pg.
   }
 }
 
+interface MigrationRow {
+  migration_name: string;
+  checksum: string;
+  finished: boolean;
+  rolled_back: boolean;
+}
+
+/** Prisma's record of every migration run, ordered by name; null before `_prisma_migrations` exists. */
+async function migrationRows(client: pg.Client): Promise<MigrationRow[] | null> {
+  const table = await client.query<{ exists: boolean }>(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists`);
+  if (!table.rows[0]?.exists) return null;
+  return (
+    await client.query<MigrationRow>(
+      'SELECT migration_name, checksum, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS rolled_back FROM _prisma_migrations ORDER BY migration_name',
+    )
+  ).rows;
+}
+
 /** The migrations Prisma finished and did not roll back, by name; none before `_prisma_migrations` exists. */
 export async function appliedMigrations(client: pg.Client): Promise<string[]> {
-  const table = await client.query<{ exists: boolean }>(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists`);
-  if (!table.rows[0]?.exists) return [];
-  return (
-    await client.query<{ migration_name: string }>('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name')
-  ).rows.map((r) => r.migration_name);
+  return ((await migrationRows(client)) ?? []).filter((r) => r.finished && !r.rolled_back).map((r) => r.migration_name);
 }
 
 /** The committed migrations, by directory name, in the order Prisma applies them. */
