@@ -149,7 +149,16 @@ describe('P7 cost counts what will run', () => {
         const byDefault = write(pages, 'default');
         expect(await decide(byDefault.query, byDefault.variables)).toBe(expected);
       }),
-      { numRuns: RUNS, seed: SEED },
+      // Unseeded runs of 40 could draw no accepted case at all (a fresh-clone CI run did), and the
+      // check below then failed: one small and one large case always come first.
+      {
+        numRuns: RUNS,
+        seed: SEED,
+        examples: [
+          [[{ field: 'namespaces', size: 1, children: [{ field: 'agents', size: 1, children: [] }] }]],
+          [[{ field: 'namespaces', size: 100, children: [{ field: 'agents', size: 100, children: [{ field: 'revisions', size: 100, children: [] }] }] }]],
+        ],
+      },
     );
     // Both decisions were exercised, so agreement means something.
     expect(seen.refused).toBeGreaterThan(0);
