@@ -5,6 +5,7 @@ import { newId } from '../ids.ts';
 import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
 import { createHumanPrincipal, grantBuiltInRole } from '../services/principals.ts';
 import { createReadyNamespace, CREATE_AGENT, payload, waitFor } from '../test/operations.ts';
+import { untilTerminal } from '../test/selfconfig.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
 // SG4 budgets per instance, against the embedded server (or the real one on the lane) with the
@@ -64,10 +65,7 @@ async function agentWithBudget(budget: Record<string, number>): Promise<{ agentI
   const submit = async (spec: Record<string, unknown>): Promise<Obj> => {
     const name = `budget-${++counter}`;
     await asAgent.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef: instance, ...spec } } });
-    return waitFor(async () => {
-      const obj = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name })) as Obj;
-      return ['Applied', 'Failed', 'Denied'].includes(obj.status?.phase ?? '') ? obj : null;
-    }, `${name} terminal`, 60_000);
+    return untilTerminal<Obj>(stack, k8sNs, name);
   };
   return { agentId, instance, submit };
 }

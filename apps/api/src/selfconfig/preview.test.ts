@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
 import { createHumanPrincipal, grantBuiltInRole } from '../services/principals.ts';
 import { createReadyNamespace, CREATE_AGENT, payload, waitFor } from '../test/operations.ts';
+import { untilTerminal } from '../test/selfconfig.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
 // SG2 against the embedded server (or the real one on the lane): every request records, in its
@@ -65,10 +66,7 @@ async function newAgent(): Promise<{ agentId: string; instance: string; submit: 
   const submit = async (spec: Record<string, unknown>): Promise<Obj> => {
     const name = `preview-${++counter}`;
     await asAgent.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef: instance, ...spec } } });
-    return waitFor(async () => {
-      const obj = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name })) as Obj;
-      return ['Applied', 'Failed', 'Denied'].includes(obj.status?.phase ?? '') ? obj : null;
-    }, `${name} terminal`, 60_000);
+    return untilTerminal<Obj>(stack, k8sNs, name);
   };
   return { agentId, instance, submit };
 }
@@ -92,6 +90,16 @@ beforeAll(async () => {
   });
   nsId = await createReadyNamespace(stack, 'preview');
   k8sNs = kubernetesNamespaceName(nsId);
+  // History's terminal write is made slow (half a second, in the database itself), so that a
+  // controller that wrote the terminal phase before its history row would be seen doing it:
+  // untilTerminal reads the row the moment the phase shows.
+  await stack.runtime.db.$executeRawUnsafe(`
+    CREATE FUNCTION slow_terminal_history() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.phase IN ('Applied', 'Failed', 'Denied') AND NEW.phase IS DISTINCT FROM OLD.phase THEN PERFORM pg_sleep(0.5); END IF;
+      RETURN NEW;
+    END $$`);
+  await stack.runtime.db.$executeRawUnsafe(`CREATE TRIGGER slow_terminal_history BEFORE UPDATE ON "SelfConfigRequest" FOR EACH ROW EXECUTE FUNCTION slow_terminal_history()`);
   await waitFor(async () => stack.runtime.selfConfig.running(), 'the SelfConfig controller to start on the leader');
 }, 120_000);
 

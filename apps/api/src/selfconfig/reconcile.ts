@@ -370,8 +370,8 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
 }
 
 /**
- * The terminal phase is written last: whoever sees it sees the owner reference and the events
- * already there. A crash before it runs the whole decision again (events at least once).
+ * The terminal phase is written last: whoever sees it sees the owner reference, the events and
+ * the history row already there. A crash before it runs the whole decision again (events at least once).
  */
 async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: Outcome): Promise<void> {
   const { cluster, requests } = deps;
@@ -402,6 +402,10 @@ async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: O
     await cluster.createEvent(event, now);
     recorded.push({ type: event.type, reason: event.reason, message: event.message, on: `${event.involved.kind}/${event.involved.name}`, at: now.toISOString() });
   }
+  // History before the terminal phase: whoever sees the phase (an auditor, the budget of the
+  // agent's next request) finds the row that says it. A crash between the two decides again and
+  // writes the row again.
+  await recordOutcome(deps.db, uid, { phase: outcome.phase, reason: outcome.reason ?? null, message: outcome.message, skipped: outcome.skipped, changes: outcome.changes ?? [], events: recorded, at: now });
   const terminal = await cluster.patchRequestStatus(namespace, name, {
     phase: outcome.phase,
     message: outcome.message,
@@ -410,7 +414,6 @@ async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: O
     changes: (outcome.changes ?? []).map(describeChange),
   });
   requests.wrote(latest, terminal);
-  await recordOutcome(deps.db, uid, { phase: outcome.phase, reason: outcome.reason ?? null, message: outcome.message, skipped: outcome.skipped, changes: outcome.changes ?? [], events: recorded, at: now });
   deps.logger.info('selfconfig request finished', { namespace, name, phase: outcome.phase, skipped: outcome.skipped.length });
 }
 

@@ -7,6 +7,7 @@ import { dumpDatabase, findCanary } from '../test/canary.ts';
 import { createReadyNamespace, createSecretOk, CREATE_AGENT, CREATE_CONFIGURATION, payload, waitFor } from '../test/operations.ts';
 import { kubeConfigAsServiceAccount } from '../kube/service-account-client.ts';
 import { createLogger } from '../log.ts';
+import { untilTerminal } from '../test/selfconfig.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { kubernetesSelfConfigCluster, type SelfConfigCluster, type WatchEvent } from './cluster.ts';
 import { REDACTED } from './reconcile.ts';
@@ -95,10 +96,7 @@ async function withoutWebhook(body: () => Promise<void>): Promise<void> {
 async function submit(spec: Record<string, unknown>, instanceRef = instance): Promise<Obj> {
   const name = `req-${++counter}`;
   await (await asInstance(instanceRef)).createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenClawSelfConfig', metadata: { name }, spec: { instanceRef, ...spec } } });
-  return waitFor(async () => {
-    const obj = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'openclawselfconfigs', namespace: k8sNs, name })) as Obj;
-    return ['Applied', 'Failed', 'Denied'].includes(obj.status?.phase) ? obj : null;
-  }, `${name} terminal`, 60_000);
+  return untilTerminal<Obj>(stack, k8sNs, name);
 }
 
 async function eventsFor(kind: string, name: string): Promise<CoreV1Event[]> {
