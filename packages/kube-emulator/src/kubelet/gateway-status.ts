@@ -8,6 +8,14 @@
 // not found`, `couldn't find key value in Secret ns/x`) and a `Failed` event `Error: <message>`. A
 // container that runs keeps running: what it was started with does not change under it.
 //
+// The crash hook (a test hook, documented in the README): a container that would start with a
+// mounted `openclaw.json` whose top level holds `"x-kubelet-simulator": {"exit": {"code": 1,
+// "message": "..."}}` exits at once, as a gateway that rejects its config does. It waits with
+// CrashLoopBackOff and the kubelet's back-off message, its lastState.terminated carries the exit
+// code and the message (the container's termination message), restartCount is 1 (the simulator
+// does not count further restarts), and a `BackOff` event is recorded. The hook is read from the
+// rendered config the Pod mounts, so a configuration change makes a gateway fail end to end.
+//
 // Deployment controller: the ReplicaSet of a template is found by comparing templates without the
 // pod-template-hash label (EqualIgnoreHash), named by a hash of the template's canonical form, and
 // numbered by the `deployment.kubernetes.io/revision` annotation (SetNewReplicaSetAnnotations); the
@@ -68,6 +76,39 @@ export interface ContainerStatus {
   started: boolean;
   restartCount: number;
   state: { waiting?: { reason: string; message?: string }; running?: { startedAt: string } };
+  lastState?: { terminated?: { exitCode: number; reason: string; message: string; startedAt: string; finishedAt: string } };
+}
+
+/** The crash hook's key at the top of a mounted openclaw.json. */
+export const CRASH_HOOK_KEY = 'x-kubelet-simulator';
+export const CRASH_HOOK_FILE = 'openclaw.json';
+
+/** How a container exits at start, by the crash hook. */
+export interface ContainerExit {
+  code: number;
+  message: string;
+}
+
+/**
+ * The crash hook of a container's mounted files: the exit its `openclaw.json` (any mount path)
+ * asks for, or null. A file that is not JSON, or a hook without a message, asks for none.
+ */
+export function crashHook(files: Readonly<Record<string, string>>): ContainerExit | null {
+  for (const [path, content] of Object.entries(files)) {
+    if (path !== CRASH_HOOK_FILE && !path.endsWith(`/${CRASH_HOOK_FILE}`)) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(content);
+    } catch {
+      continue;
+    }
+    const hook = (parsed as Record<string, unknown> | null)?.[CRASH_HOOK_KEY] as { exit?: { code?: unknown; message?: unknown } } | undefined;
+    const exit = hook?.exit;
+    if (!exit || typeof exit.message !== 'string' || exit.message === '') continue;
+    const code = typeof exit.code === 'number' && Number.isInteger(exit.code) && exit.code > 0 && exit.code < 256 ? exit.code : 1;
+    return { code, message: exit.message.slice(0, 4096) };
+  }
+  return null;
 }
 
 export interface PodStatus {
@@ -78,7 +119,7 @@ export interface PodStatus {
 
 /** A Warning event the kubelet records on a Pod (fieldPath names a container for container events). */
 export interface KubeletEvent {
-  reason: 'FailedMount' | 'Failed';
+  reason: 'FailedMount' | 'Failed' | 'BackOff';
   message: string;
   fieldPath?: string;
 }
@@ -107,7 +148,7 @@ function timestamp(value: Date | string | undefined, fallback: string): string {
  * already running stay running. The others wait while a volume does not mount (ContainerCreating),
  * or while their environment does not resolve (CreateContainerConfigError), or start now.
  */
-export function kubeletReport(pod: KubeletPod, source: ConfigSource, now: string): KubeletReport {
+export function kubeletReport(pod: KubeletPod, source: ConfigSource, now: string, exits: ReadonlyMap<string, ContainerExit> = new Map()): KubeletReport {
   const spec = pod.spec ?? {};
   const namespace = pod.metadata?.namespace ?? '';
   const runningSince = new Map<string, string>();
@@ -128,6 +169,20 @@ export function kubeletReport(pod: KubeletPod, source: ConfigSource, now: string
       events.push({ reason: 'Failed', message: `Error: ${problem}`, fieldPath: `spec.containers{${name}}` });
       return { ...base, ready: false, started: false, state: { waiting: { reason: 'CreateContainerConfigError', message: problem } } };
     }
+    const exit = exits.get(name);
+    if (exit) {
+      // The kubelet's words (kuberuntime: "back-off %s restarting failed container=%s pod=%s").
+      const podName = `${pod.metadata?.name ?? ''}_${namespace}(${pod.metadata?.uid ?? ''})`;
+      events.push({ reason: 'BackOff', message: `Back-off restarting failed container ${name} in pod ${podName}`, fieldPath: `spec.containers{${name}}` });
+      return {
+        ...base,
+        ready: false,
+        started: false,
+        restartCount: 1,
+        state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off 10s restarting failed container=${name} pod=${podName}` } },
+        lastState: { terminated: { exitCode: exit.code, reason: 'Error', message: exit.message, startedAt: now, finishedAt: now } },
+      };
+    }
     starting.push(name);
     return { ...base, ready: true, started: true, state: { running: { startedAt: now } } };
   });
@@ -138,7 +193,8 @@ export function kubeletReport(pod: KubeletPod, source: ConfigSource, now: string
     : { type: 'Ready', status: 'False' as const, reason: 'ContainersNotReady', message: `containers with unready status: [${notReady.join(' ')}]` };
   return {
     status: {
-      phase: ready ? 'Running' : 'Pending',
+      // A container that ran and exited (the crash hook) leaves the Pod Running, not ready, as on a real node.
+      phase: ready || containerStatuses.some((c) => c.lastState?.terminated) ? 'Running' : 'Pending',
       conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Initialized', status: 'True' }, readyCondition, { ...readyCondition, type: 'ContainersReady' }],
       containerStatuses,
     },

@@ -531,6 +531,41 @@ describe('kubelet simulator', () => {
     expect(await podsOf('gw-roll')).toHaveLength(1);
   });
 
+  it("E3 SG1 the crash hook: a gateway whose mounted openclaw.json asks to exit waits in CrashLoopBackOff with the kubelet's words and its exit in lastState; the old Pod keeps serving; a config without it runs", async () => {
+    const config = (doc: unknown) => ({ metadata: { name: `crash-config-${randomBytes(3).toString('hex')}` }, data: { 'openclaw.json': JSON.stringify(doc) } });
+    const good = (await cluster.core.createNamespacedConfigMap({ namespace: ns, body: config({ agents: {} }) })).metadata!.name!;
+    const body = gateway('gw-crash', {});
+    const podSpec = body.spec!.template.spec!;
+    podSpec.containers[0]!.volumeMounts = [{ name: 'config', mountPath: '/etc/openclaw', readOnly: true }];
+    podSpec.volumes = [{ name: 'config', configMap: { name: good } }];
+    await cluster.apps.createNamespacedDeployment({ namespace: ns, body });
+    await waitFor('gw-crash', (x) => available(x)?.status === 'True');
+    const [serving] = await podsOf('gw-crash');
+
+    const bad = (await cluster.core.createNamespacedConfigMap({ namespace: ns, body: config({ agents: {}, 'x-kubelet-simulator': { exit: { code: 3, message: 'Invalid config at /etc/openclaw/openclaw.json: agents.x: unknown key' } } }) })).metadata!.name!;
+    await cluster.apps.patchNamespacedDeployment({ name: 'gw-crash', namespace: ns, body: [{ op: 'replace', path: '/spec/template/spec/volumes/0/configMap/name', value: bad }] }, jsonPatch);
+    const crashing = await until('a crashing Pod of gw-crash', async () => {
+      const pod = (await podsOf('gw-crash')).find((p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff');
+      return pod;
+    });
+    const status = crashing.status!.containerStatuses![0]!;
+    expect(status.state!.waiting!.message).toBe(`back-off 10s restarting failed container=gateway pod=${crashing.metadata!.name}_${ns}(${crashing.metadata!.uid})`);
+    expect(status).toMatchObject({ ready: false, restartCount: 1, lastState: { terminated: { exitCode: 3, reason: 'Error', message: 'Invalid config at /etc/openclaw/openclaw.json: agents.x: unknown key' } } });
+    // A container that ran and exited leaves its Pod Running and not ready, as on a node.
+    expect(crashing.status!.phase).toBe('Running');
+    expect(crashing.status!.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False');
+    expect(await eventually(crashing.metadata!.name!, 'BackOff', `Back-off restarting failed container gateway in pod ${crashing.metadata!.name}_${ns}(${crashing.metadata!.uid})`)).toMatchObject({ type: 'Warning' });
+    // The crashing template never becomes available: the old Pod keeps the Deployment available.
+    const stuck = await waitFor('gw-crash', (x) => x.status?.observedGeneration === 2 && x.status?.updatedReplicas === 1);
+    expect(stuck.status).toMatchObject({ availableReplicas: 1, unavailableReplicas: 1 });
+    expect((await podsOf('gw-crash')).map((p) => p.metadata?.uid)).toContain(serving!.metadata?.uid);
+
+    // Back to a config without the hook: its Pods run, the crashing one goes.
+    await cluster.apps.patchNamespacedDeployment({ name: 'gw-crash', namespace: ns, body: [{ op: 'replace', path: '/spec/template/spec/volumes/0/configMap/name', value: good }] }, jsonPatch);
+    await waitFor('gw-crash', (x) => progressing(x)?.reason === 'NewReplicaSetAvailable' && x.status?.updatedReplicas === 1 && x.status?.replicas === 1);
+    expect((await podsOf('gw-crash')).every((p) => p.status?.containerStatuses?.every((c) => c.ready))).toBe(true);
+  });
+
   it('E3 Deployments without the gateway label are left alone', async () => {
     await cluster.apps.createNamespacedDeployment({ namespace: ns, body: gateway('not-a-gateway', { secret: ['nothing', 'value'] }, false) });
     // A labelled one created after it gets a status; by then the unlabelled one would have too.

@@ -40,6 +40,7 @@ import { kubeTimestamp } from '../types.ts';
 import { ContainerView, containersQuery, serveContainerView, type ContainerFilter, type RunningContainer, type ServedView } from './container-view.ts';
 import { PodEvents } from './events.ts';
 import {
+  crashHook,
   deploymentStatus,
   findNewReplicaSet,
   kubeletReport,
@@ -50,6 +51,7 @@ import {
   POD_TEMPLATE_HASH_LABEL,
   replicasAnnotations,
   REVISION_ANNOTATION,
+  type ContainerExit,
   type DeploymentCondition,
   type GatewayDeployment,
   type GatewayStatus,
@@ -500,9 +502,16 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
     let report = kubeletReport(pod as KubeletPod, source, kubeTimestamp(now));
     let values: ConfigValues | undefined;
     if (report.starting.length > 0) {
-      // Decide on what the containers would start with, not on the index of a moment ago.
+      // Decide on what the containers would start with, not on the index of a moment ago; a
+      // container whose mounted config asks for the crash hook exits instead of starting.
       values = await readConfig(namespace, spec);
-      report = kubeletReport(pod as KubeletPod, keysOfValues(values), kubeTimestamp(now));
+      const exits = new Map<string, ContainerExit>();
+      for (const name of report.starting) {
+        const container = (spec.containers ?? []).find((c) => c.name === name) ?? {};
+        const exit = crashHook(containerFiles(spec, container, values));
+        if (exit) exits.set(name, exit);
+      }
+      report = kubeletReport(pod as KubeletPod, keysOfValues(values), kubeTimestamp(now), exits);
     }
     view.refresh(pod);
     // Containers that start now, and those found running (by a simulator before this one) not yet in the view.
@@ -525,7 +534,7 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
         return false;
       }
     }
-    return report.status.phase === 'Running';
+    return report.status.containerStatuses.every((c) => c.ready);
   }
 
   async function scaleReplicaSet(rs: V1ReplicaSet, deployment: GatewayDeployment, namespace: string, replicas: number, ready: number): Promise<void> {
