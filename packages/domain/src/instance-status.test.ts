@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderGateway, REVISION_ID_ANNOTATION, TEMPLATE_HASH_ANNOTATION, type InstanceObject } from './gateway-render.ts';
-import { BLOCKING_REASONS, instanceStatus, revisionReadiness, sameStatus, statusWrite, type InstanceStatus, type ObservedDeployment, type ObservedPod } from './instance-status.ts';
+import { BLOCKING_REASONS, instanceStatus, LAST_EXIT_MESSAGE_LIMIT, revisionReadiness, sameStatus, statusWrite, type InstanceStatus, type ObservedDeployment, type ObservedPod } from './instance-status.ts';
 import { AGENT_ID_LABEL, INSTALLATION_ID_LABEL, REVISION_NUMBER_LABEL } from './kubernetes-names.ts';
 
 const uuid = '00000000-0000-4000-8000-0000000000aa';
@@ -66,6 +66,23 @@ describe('the instance status the reconciler writes (RC2)', () => {
       // The same status said of an older generation does not fail a newer revision's apply.
       expect(revisionReadiness({ spec, status: s }, 'rev_b', 3).state).toBe('progressing');
     }
+  });
+
+  it("SG1 RC2 a crashing container's Degraded message carries its last exit code and termination message, bounded; a status without lastState says only the kubelet's words", () => {
+    const crashing = (terminated: Record<string, unknown> | undefined): ObservedPod => ({
+      metadata: { name: 'p', annotations: { [TEMPLATE_HASH_ANNOTATION]: render.templateHash } },
+      status: { containerStatuses: [{ name: 'gateway', ready: false, state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=gateway' } }, ...(terminated ? { lastState: { terminated } } : {}) }] },
+    });
+    const degraded = (p: ObservedPod) => condition(instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [p], missingMounts: [], applyError: null }, now), 'Degraded');
+    expect(degraded(crashing({ exitCode: 3, reason: 'Error', message: 'Invalid config: agents.x: unknown key\n' }))).toMatchObject({
+      status: 'True',
+      reason: 'CrashLoopBackOff',
+      message: 'container gateway: back-off 10s restarting failed container=gateway; last exited with code 3 (Error): Invalid config: agents.x: unknown key',
+    });
+    expect(degraded(crashing(undefined)).message).toBe('container gateway: back-off 10s restarting failed container=gateway');
+    const long = degraded(crashing({ exitCode: 1, message: 'x'.repeat(5000) })).message;
+    expect(long).toContain(`last exited with code 1: ${'x'.repeat(LAST_EXIT_MESSAGE_LIMIT)}…`);
+    expect(long).not.toContain('x'.repeat(LAST_EXIT_MESSAGE_LIMIT + 1));
   });
 
   it('RC4 W5 a volume that cannot mount, a refused child and an exceeded deadline are blocking; an unadmitted reference is shown but not blocking', () => {

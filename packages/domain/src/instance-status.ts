@@ -68,7 +68,12 @@ export interface ObservedPod {
   metadata?: { name?: string; annotations?: Record<string, string>; labels?: Record<string, string>; deletionTimestamp?: unknown };
   status?: {
     phase?: string;
-    containerStatuses?: Array<{ name?: string; ready?: boolean; state?: { waiting?: { reason?: string; message?: string }; running?: unknown } }>;
+    containerStatuses?: Array<{
+      name?: string;
+      ready?: boolean;
+      state?: { waiting?: { reason?: string; message?: string }; running?: unknown };
+      lastState?: { terminated?: { exitCode?: number; reason?: string; message?: string } };
+    }>;
   };
 }
 
@@ -81,6 +86,17 @@ export interface Observed {
   missingMounts: string[];
   /** A child the API server refused (422 and the like), in words without values. */
   applyError: string | null;
+}
+
+/** How much of a crashing container's termination message the status repeats. */
+export const LAST_EXIT_MESSAGE_LIMIT = 512;
+
+/** How a restarting container last ended (its exit code and termination message), as the kubelet reports it. */
+function lastExit(terminated: { exitCode?: number; reason?: string; message?: string } | undefined): string {
+  if (!terminated) return '';
+  const said = (terminated.message ?? '').trim();
+  const shown = said.length > LAST_EXIT_MESSAGE_LIMIT ? `${said.slice(0, LAST_EXIT_MESSAGE_LIMIT)}…` : said;
+  return `; last exited with code ${terminated.exitCode ?? '?'}${terminated.reason ? ` (${terminated.reason})` : ''}${shown ? `: ${shown}` : ''}`;
 }
 
 function podReady(pod: ObservedPod): boolean {
@@ -110,7 +126,7 @@ export function instanceStatus(generation: number, render: GatewayRender, observ
   for (const pod of current) {
     for (const c of pod.status?.containerStatuses ?? []) {
       const waiting = c.state?.waiting;
-      if (waiting?.reason && WAITING_FAILURES.has(waiting.reason)) degraded.push({ reason: waiting.reason, message: `container ${c.name ?? ''}: ${waiting.message ?? waiting.reason}` });
+      if (waiting?.reason && WAITING_FAILURES.has(waiting.reason)) degraded.push({ reason: waiting.reason, message: `container ${c.name ?? ''}: ${waiting.message ?? waiting.reason}${lastExit(c.lastState?.terminated)}` });
     }
   }
   if (current.length > 0 && readyCurrent.length === 0) for (const m of observed.missingMounts) degraded.push({ reason: 'FailedMount', message: m });

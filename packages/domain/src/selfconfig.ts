@@ -16,11 +16,15 @@ export const SELF_CONFIG_KIND = 'OpenClawSelfConfig';
 
 export const SELF_CONFIG_CATEGORIES = ['skills', 'config', 'workspaceFiles', 'envVars'] as const;
 export type SelfConfigCategory = (typeof SELF_CONFIG_CATEGORIES)[number];
-/** SG3: AwaitingApproval waits for an administrator; Rejected and Expired end such a wait. */
-export const SELF_CONFIG_PHASES = ['Pending', 'AwaitingApproval', 'Applied', 'Failed', 'Denied', 'Rejected', 'Expired'] as const;
+/**
+ * SG3: AwaitingApproval waits for an administrator; Rejected and Expired end such a wait. SG1:
+ * Verifying waits, after the apply, for the gateway of the new generation to be Ready; it ends
+ * Applied, or RolledBack when that gateway failed and what the agent owned before was restored.
+ */
+export const SELF_CONFIG_PHASES = ['Pending', 'AwaitingApproval', 'Verifying', 'Applied', 'Failed', 'Denied', 'Rejected', 'Expired', 'RolledBack'] as const;
 export type SelfConfigPhase = (typeof SELF_CONFIG_PHASES)[number];
-export type TerminalPhase = Exclude<SelfConfigPhase, 'Pending' | 'AwaitingApproval'>;
-export const TERMINAL_PHASES: ReadonlySet<string> = new Set<TerminalPhase>(['Applied', 'Failed', 'Denied', 'Rejected', 'Expired']);
+export type TerminalPhase = Exclude<SelfConfigPhase, 'Pending' | 'AwaitingApproval' | 'Verifying'>;
+export const TERMINAL_PHASES: ReadonlySet<string> = new Set<TerminalPhase>(['Applied', 'Failed', 'Denied', 'Rejected', 'Expired', 'RolledBack']);
 
 export const MAX_SKILLS_PER_REQUEST = 10;
 export const MAX_WORKSPACE_FILES_PER_REQUEST = 10;
@@ -485,6 +489,18 @@ export function releaseEnvBody(instance: InstanceSnapshot, envNames: readonly st
   const liveEnv = Array.isArray(instance.spec.env) ? instance.spec.env.filter(isObject) : [];
   const none: SelfConfigSpec = { instanceRef: instance.name, addSkills: [], removeSkills: [], configPatch: null, addWorkspaceFiles: {}, removeWorkspaceFiles: [], addEnvVars: [], removeEnvVars: [...envNames] };
   return applyBody(none, instance, liveEnv).body;
+}
+
+/**
+ * SG1: the openclaw-selfconfig body of everything it owns in `instance` now, without a
+ * resourceVersion precondition: applied after a failed request, it restores what the agent held
+ * before it (items it added go, items it removed or changed come back).
+ */
+export function ownedBody(instance: InstanceSnapshot): JsonObject {
+  const body = releaseEnvBody(instance, []);
+  const metadata = { ...(body.metadata as JsonObject) };
+  delete metadata.resourceVersion;
+  return { ...body, metadata };
 }
 
 /** SC7: the status message of an applied request, listing every skipped removal. */
