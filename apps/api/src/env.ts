@@ -1,3 +1,4 @@
+import { DEFAULT_HEALTH_GATE_SECONDS, MAX_HEALTH_GATE_SECONDS } from '@occ/domain/selfconfig-health';
 import { DEFAULT_APPROVAL_TTL_SECONDS } from '@occ/domain/selfconfig-approval';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
@@ -81,6 +82,8 @@ export interface Env {
   selfConfigTtlSeconds: number;
   /** SG3: how long a SelfConfig request waits for approval before it ends Expired (OCC_SELFCONFIG_APPROVAL_TTL_SECONDS, 86400). */
   selfConfigApprovalTtlSeconds: number;
+  /** SG1: how long an applied request waits for its gateway to be Ready when the instance sets no gate (OCC_SELFCONFIG_HEALTH_GATE_SECONDS, 300; 0 turns the gate off). */
+  selfConfigHealthGateSeconds: number;
   /** V3: how long a secret version no revision holds stays after it was last delivered (OCC_SECRET_VERSION_RETENTION_SECONDS, 86400). */
   secretVersionRetentionSeconds: number;
   /** SG4: the installation's budget for an instance whose spec sets none. */
@@ -122,6 +125,13 @@ function field<T>(problems: string[], fallback: T, parse: () => T): T {
     problems.push((error as Error).message);
     return fallback;
   }
+}
+
+function secondsUpTo(name: string, value: string | undefined, fallback: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > max) throw new Error(`${name} must be a whole number of seconds from 0 to ${max}`);
+  return n;
 }
 
 function positiveInt(name: string, value: string | undefined, fallback: number): number {
@@ -328,6 +338,9 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     selfConfigTtlSeconds: field(problems, 3600, () => positiveInt('OCC_SELFCONFIG_TTL_SECONDS', source.OCC_SELFCONFIG_TTL_SECONDS, 3600)),
     selfConfigApprovalTtlSeconds: field(problems, DEFAULT_APPROVAL_TTL_SECONDS, () =>
       positiveInt('OCC_SELFCONFIG_APPROVAL_TTL_SECONDS', source.OCC_SELFCONFIG_APPROVAL_TTL_SECONDS, DEFAULT_APPROVAL_TTL_SECONDS),
+    ),
+    selfConfigHealthGateSeconds: field(problems, DEFAULT_HEALTH_GATE_SECONDS, () =>
+      secondsUpTo('OCC_SELFCONFIG_HEALTH_GATE_SECONDS', source.OCC_SELFCONFIG_HEALTH_GATE_SECONDS, DEFAULT_HEALTH_GATE_SECONDS, MAX_HEALTH_GATE_SECONDS),
     ),
     secretVersionRetentionSeconds: field(problems, 86400, () => positiveInt('OCC_SECRET_VERSION_RETENTION_SECONDS', source.OCC_SECRET_VERSION_RETENTION_SECONDS, 86400)),
     selfConfigBudget: {

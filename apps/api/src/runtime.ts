@@ -72,7 +72,7 @@ export interface Runtime {
 
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
   Partial<Pick<Env, 'inCluster'>> &
-  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'authCache' | 'bootstrapSecret' | 'tenantServiceAccount' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'workerConcurrency' | 'gatewayReadySeconds' | 'selfConfigTtlSeconds' | 'selfConfigApprovalTtlSeconds' | 'secretVersionRetentionSeconds' | 'selfConfigBudget'>> &
+  Partial<Pick<Env, 'production' | 'migrateAtStart' | 'authCache' | 'bootstrapSecret' | 'tenantServiceAccount' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'workerConcurrency' | 'gatewayReadySeconds' | 'selfConfigTtlSeconds' | 'selfConfigApprovalTtlSeconds' | 'selfConfigHealthGateSeconds' | 'secretVersionRetentionSeconds' | 'selfConfigBudget'>> &
   Partial<Pick<Env, 'webhookTls' | 'webhookHost' | 'webhookPort' | 'otlpEndpoint' | 'serviceName' | 'traceLeases'>>;
 
 export interface RuntimeOptions {
@@ -284,6 +284,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ttlMs: (env.selfConfigTtlSeconds ?? 3600) * 1000,
       ...(env.selfConfigApprovalTtlSeconds ? { approvalTtlMs: env.selfConfigApprovalTtlSeconds * 1000 } : {}),
       ...(env.selfConfigBudget ? { budgetDefaults: env.selfConfigBudget } : {}),
+      ...(env.selfConfigHealthGateSeconds !== undefined ? { healthGateSeconds: env.selfConfigHealthGateSeconds } : {}),
       installationId: installation.installationId,
       ...(options.selfConfigClock ? { clock: options.selfConfigClock } : {}),
       isLeader: () => leader?.isLeader() ?? false,

@@ -6,7 +6,7 @@ import { gql, graphql, type ResultOf } from './graphql';
 import { toPage, type Connection, type PageArgs } from './paging';
 
 /** Submitted is the history's own phase (created, not yet seen by the controller); the rest are SC2's. */
-export const SELF_CONFIG_PHASES = ['Submitted', 'Pending', 'AwaitingApproval', 'Applied', 'Failed', 'Denied', 'Rejected', 'Expired'] as const;
+export const SELF_CONFIG_PHASES = ['Submitted', 'Pending', 'AwaitingApproval', 'Verifying', 'Applied', 'Failed', 'Denied', 'Rejected', 'Expired', 'RolledBack'] as const;
 export type SelfConfigPhase = (typeof SELF_CONFIG_PHASES)[number];
 
 /** The controller's Warning event for a removal it did not make (SC7). */

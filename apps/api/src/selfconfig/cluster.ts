@@ -43,12 +43,14 @@ export interface ObjectMeta {
 export interface SelfConfigObject {
   metadata: ObjectMeta;
   spec?: unknown;
-  status?: { phase?: string; message?: string; completionTime?: string; skippedRemovals?: unknown[]; changes?: string[] };
+  status?: { phase?: string; message?: string; completionTime?: string; skippedRemovals?: unknown[]; changes?: string[]; healthGate?: unknown };
 }
 
 export interface InstanceObject {
   metadata: ObjectMeta;
   spec?: Record<string, unknown>;
+  /** As the instance reconciler writes it (RC2); SG1's gate reads its conditions. */
+  status?: Record<string, unknown>;
 }
 
 export interface EventInput {

@@ -1,4 +1,5 @@
 import { DEFAULT_APPROVAL_TTL_SECONDS } from '@occ/domain/selfconfig-approval';
+import { DEFAULT_HEALTH_GATE_SECONDS } from '@occ/domain/selfconfig-health';
 import { TERMINAL_PHASES } from '@occ/domain/selfconfig';
 import { DEFAULT_SELF_CONFIG_BUDGET, type SelfConfigBudget } from '@occ/domain/selfconfig-budget';
 import type { Db } from '../db/client.ts';
@@ -30,6 +31,10 @@ export interface SelfConfigControllerOptions {
   approvalTtlMs?: number;
   /** SG4: the budget of an instance whose spec sets none (DEFAULT_SELF_CONFIG_BUDGET when absent). */
   budgetDefaults?: SelfConfigBudget;
+  /** SG1: the health gate of an instance whose spec sets none, in seconds (DEFAULT_HEALTH_GATE_SECONDS; 0: off). */
+  healthGateSeconds?: number;
+  /** SG1: how often a gated request looks at its instance's cached status (1 s by default). */
+  healthGatePollMs?: number;
   resyncMs?: number;
   /** Keys reconciled at once. */
   workers?: number;
@@ -92,7 +97,8 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
   };
   const budgetDefaults = options.budgetDefaults ?? DEFAULT_SELF_CONFIG_BUDGET;
   const approvalTtlMs = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_SECONDS * 1000;
-  const deps = { cluster, db, logger, clock, ttlMs, approvalTtlMs, maxConflictRetries: options.maxConflictRetries ?? 5, requests, budgetDefaults };
+  const healthGate = { defaultSeconds: options.healthGateSeconds ?? DEFAULT_HEALTH_GATE_SECONDS, pollMs: options.healthGatePollMs ?? 1000 };
+  const deps = { cluster, db, logger, clock, ttlMs, approvalTtlMs, maxConflictRetries: options.maxConflictRetries ?? 5, requests, budgetDefaults, healthGate };
 
   let started = false;
   let watch: { abort(): void } | null = null;

@@ -123,6 +123,40 @@ export async function recordOutcome(
   });
 }
 
+/** SG1: the request was applied and waits for its gateway: what it changed and the events so far. */
+export async function recordVerifying(
+  db: Db,
+  uid: string,
+  verifying: { message: string; skipped: readonly SkippedRemoval[]; changes: readonly SpecChange[]; events: readonly RecordedEvent[] },
+): Promise<void> {
+  await db.selfConfigRequest.update({
+    where: { uid },
+    data: {
+      phase: 'Verifying',
+      message: verifying.message,
+      changes: verifying.changes.map((c) => ({ op: c.op, kind: c.kind, name: c.name })),
+      skippedRemovals: verifying.skipped.map((s) => ({ kind: s.kind, name: s.name, why: s.why, managers: s.managers.map((m) => ({ manager: m.manager, operation: m.operation })) })),
+      events: verifying.events as unknown as Prisma.InputJsonValue,
+    },
+  });
+}
+
+/** SG1: what a Verifying request recorded when it was applied (its change, skipped removals and events). */
+export async function verifyingRecord(db: Db, uid: string): Promise<{ skipped: SkippedRemoval[]; changes: SpecChange[]; events: RecordedEvent[] }> {
+  const row = await db.selfConfigRequest.findUnique({ where: { uid }, select: { changes: true, skippedRemovals: true, events: true } });
+  const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+  return { changes: list<SpecChange>(row?.changes), skipped: list<SkippedRemoval>(row?.skippedRemovals), events: list<RecordedEvent>(row?.events) };
+}
+
+/** SG1: another request of the instance that is in its health gate (a later one waits: a rollback would undo it). */
+export async function verifyingRequestOf(db: Db, target: { k8sNamespace: string; instanceRef: string; uid: string }): Promise<string | null> {
+  const row = await db.selfConfigRequest.findFirst({
+    where: { k8sNamespace: target.k8sNamespace, instanceRef: target.instanceRef, phase: 'Verifying', deletedAt: null, uid: { not: target.uid } },
+    select: { name: true },
+  });
+  return row?.name ?? null;
+}
+
 /**
  * SG4: what an instance's budget has spent at `now`, from history: its other requests that reached
  * Pending within the hour (a request the budget itself refused costs nothing, so a refused agent's

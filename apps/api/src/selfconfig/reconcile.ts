@@ -4,6 +4,7 @@ import {
   SELF_CONFIG_KIND,
   appliedMessage,
   describeSkipped,
+  ownedBody,
   parseSelfConfigSpec,
   planSelfConfig,
   skippedRemovalsStatus,
@@ -17,6 +18,8 @@ import { validateConfigurationValues } from '@occ/domain/configuration';
 import { budgetOf, budgetRefusal, type SelfConfigBudget } from '@occ/domain/selfconfig-budget';
 import { describeChange, specChanges, type SpecChange } from '@occ/domain/selfconfig-preview';
 import { approvalExpiresAt, approvalNeeded } from '@occ/domain/selfconfig-approval';
+import { healthGateSeconds, healthVerdict, notGatedBecause, parseHealthGate, type GatedInstanceStatus, type HealthGateState } from '@occ/domain/selfconfig-health';
+import type { JsonObject } from '@occ/domain/fieldsv1';
 import { classifyKubeError } from '../kube/errors.ts';
 import type { Logger } from '../log.ts';
 import type { EventInput, InstanceObject, SelfConfigCluster, SelfConfigObject } from './cluster.ts';
@@ -30,6 +33,9 @@ import {
   recordDeleted,
   recordOutcome,
   recordPending,
+  recordVerifying,
+  verifyingRecord,
+  verifyingRequestOf,
   type AgentContext,
   type RecordedEvent,
 } from './history.ts';
@@ -69,6 +75,8 @@ export interface ReconcileDeps {
   approvalTtlMs: number;
   /** SG4: the budget of an instance whose spec sets none (or only part of one). */
   budgetDefaults: SelfConfigBudget;
+  /** SG1: the gate's seconds where the instance sets none (0: off), and how often a gated request looks again. */
+  healthGate: { defaultSeconds: number; pollMs: number };
 }
 
 export interface ReconcileResult {
@@ -86,6 +94,10 @@ interface Outcome {
   changes?: SpecChange[];
   events: EventInput[];
   instance: InstanceObject | null;
+  /** SG1, Applied: the openclaw-selfconfig body of what the agent owned before the apply (its rollback). */
+  previous?: JsonObject;
+  /** Events an earlier step of the request recorded (SG1: at the apply), kept in history before this outcome's. */
+  priorEvents?: RecordedEvent[];
 }
 
 /** SG3: a request that would apply, held for an administrator with the change it would make. */
@@ -125,6 +137,8 @@ export async function reconcile(deps: ReconcileDeps, namespace: string, name: st
     if (phase && TERMINAL_PHASES.has(phase)) return expire(deps, request);
     // SG3: a waiting request is not decided again until an administrator decides, or it expires.
     if (phase === 'AwaitingApproval') return awaitApproval(deps, request, context);
+    // SG1: an applied request waits for its gateway, or for the rollback's.
+    if (phase === 'Verifying') return verify(deps, request);
     // SC2: Pending is written, and visible, before anything is decided. The write carries the
     // copy's resourceVersion: a copy older than the stored request (one already decided, or
     // changed since) conflicts, and the request is read again and looked at afresh.
@@ -148,13 +162,159 @@ export async function reconcile(deps: ReconcileDeps, namespace: string, name: st
     }
   }
 
+  // SG1: while another request of the instance is in its health gate this one waits: a rollback
+  // restores what the agent owned before that request, and would undo this one's change.
+  const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+  const gating = await verifyingRequestOf(db, { k8sNamespace: namespace, instanceRef, uid: request.metadata.uid });
+  if (gating) {
+    const message = `waiting: request ${gating} of this instance is in its health gate`;
+    if (request.status?.message !== message) requests.wrote(request, await cluster.patchRequestStatus(namespace, name, { phase: 'Pending', message }));
+    return { requeueAfterMs: deps.healthGate.pollMs };
+  }
   const outcome = await decide(deps, request, context, false);
   if (outcome.phase === 'AwaitingApproval') return hold(deps, request, outcome);
+  return conclude(deps, request, outcome);
+}
+
+/** An outcome ends the request, except an apply the health gate holds (SG1). */
+async function conclude(deps: ReconcileDeps, request: SelfConfigObject, outcome: Outcome): Promise<ReconcileResult> {
+  if (outcome.phase === 'Applied' && outcome.instance && outcome.previous) {
+    const seconds = healthGateSeconds(outcome.instance.spec, deps.healthGate.defaultSeconds);
+    const notGated = notGatedBecause(seconds, outcome.instance.status as GatedInstanceStatus | undefined);
+    if (notGated === null) return startGate(deps, request, outcome, seconds);
+    deps.logger.debug('selfconfig request not health-gated', { namespace: request.metadata.namespace, name: request.metadata.name, why: notGated });
+  }
   await finish(deps, request, outcome);
   return { requeueAfterMs: deps.ttlMs };
 }
 
 const instanceEvents = (instance: InstanceObject | null | undefined, event: Omit<EventInput, 'involved'>): EventInput[] => (instance ? [{ involved: involvedInstance(instance), ...event }] : []);
+
+/** status.healthGate as written: the gate's state and the rollback body (kept only while the gate waits). */
+type GateStatus = HealthGateState & { previous: JsonObject };
+
+async function writeEvents(deps: ReconcileDeps, events: readonly EventInput[], now: Date): Promise<RecordedEvent[]> {
+  const recorded: RecordedEvent[] = [];
+  for (const event of events) {
+    await deps.cluster.createEvent(event, now);
+    recorded.push({ type: event.type, reason: event.reason, message: event.message, on: `${event.involved.kind}/${event.involved.name}`, at: now.toISOString() });
+  }
+  return recorded;
+}
+
+/**
+ * SG1: the request is applied; it waits in Verifying until the gateway running its generation is
+ * Ready. The apply's events are written now (the spec did change), the owner reference too; the
+ * rollback body waits in status.healthGate, which the terminal write clears.
+ */
+async function startGate(deps: ReconcileDeps, request: SelfConfigObject, outcome: Outcome, seconds: number): Promise<ReconcileResult> {
+  const { namespace, name, uid } = request.metadata;
+  const instance = outcome.instance!;
+  const now = deps.clock();
+  const generation = instance.metadata.generation ?? 0;
+  const deadline = new Date(now.getTime() + seconds * 1000);
+  const owned = await deps.cluster.setRequestOwner(namespace, name, instance);
+  deps.requests.wrote(request, owned);
+  const message = `${outcome.message}; verifying: waiting until the gateway running generation ${generation} is Ready (health gate, until ${deadline.toISOString()})`;
+  const recorded = await writeEvents(deps, outcome.events, now);
+  await recordVerifying(deps.db, uid, { message, skipped: outcome.skipped, changes: outcome.changes ?? [], events: recorded });
+  const gate: GateStatus = { stage: 'Verifying', generation, appliedGeneration: generation, deadline: deadline.toISOString(), appliedMessage: outcome.message, previous: outcome.previous! };
+  const written = await deps.cluster.patchRequestStatus(namespace, name, {
+    phase: 'Verifying',
+    message,
+    skippedRemovals: skippedRemovalsStatus(outcome.skipped),
+    changes: (outcome.changes ?? []).map(describeChange),
+    healthGate: gate,
+  });
+  deps.requests.wrote(owned, written);
+  deps.logger.info('selfconfig request applied; health gate', { namespace, name, generation, seconds });
+  return { requeueAfterMs: Math.min(deps.healthGate.pollMs, seconds * 1000) };
+}
+
+/**
+ * SG1: a Verifying request looks at its instance's status (the cached copy the watch keeps). Its
+ * generation Ready: Applied. Degraded for a reason it cannot get out of, or not Ready by the
+ * deadline: what openclaw-selfconfig owned before is applied again (intent first, in status, so a
+ * crash in between applies it again rather than taking the rollback's generation for the
+ * request's), and the request waits for that generation; then it ends RolledBack with the reason
+ * read from the Pods, whether or not the restored generation is Ready (the message says which).
+ */
+async function verify(deps: ReconcileDeps, request: SelfConfigObject): Promise<ReconcileResult> {
+  const { namespace, name, uid } = request.metadata;
+  const raw = request.status?.healthGate as { previous?: unknown } | undefined;
+  const gate = parseHealthGate(raw);
+  const previous = raw?.previous;
+  const record = await verifyingRecord(deps.db, uid);
+  const carried = { skipped: record.skipped, changes: record.changes, priorEvents: record.events };
+  const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+  const instance = deps.cluster.cachedInstance(namespace, instanceRef) ?? (await deps.cluster.getInstance(namespace, instanceRef));
+  if (!gate || typeof previous !== 'object' || previous === null || !instance) {
+    const message = !instance ? 'the instance was deleted while the health gate waited' : 'the health gate\'s state in status.healthGate is unreadable; the change stays applied';
+    await finish(deps, request, { phase: 'Failed', reason: 'HealthGateLost', message, ...carried, events: [{ involved: involvedRequest(request), type: 'Warning', reason: 'Failed', message }], instance });
+    return { requeueAfterMs: deps.ttlMs };
+  }
+  const seconds = Math.max(1, healthGateSeconds(instance.spec, deps.healthGate.defaultSeconds));
+  if (gate.stage === 'RollingBack' && gate.generation === 0) {
+    // The rollback's intent is recorded; apply it (again, after a crash: the same body, forced, changes nothing twice).
+    const restored = await deps.cluster.applyInstance(previous as JsonObject);
+    const deadline = new Date(deps.clock().getTime() + seconds * 1000);
+    const next: GateStatus = { ...gate, generation: restored.metadata.generation ?? 0, deadline: deadline.toISOString(), previous: previous as JsonObject };
+    const message = `generation ${gate.appliedGeneration} failed its health gate (${gate.failure?.reason}: ${gate.failure?.message}); what openclaw-selfconfig owned before it is restored as generation ${next.generation}, waiting until it is Ready (until ${next.deadline})`;
+    deps.requests.wrote(request, await deps.cluster.patchRequestStatus(namespace, name, { message, healthGate: next }));
+    return { requeueAfterMs: deps.healthGate.pollMs };
+  }
+  const now = deps.clock();
+  const verdict = healthVerdict(instance.status as GatedInstanceStatus | undefined, gate.generation, new Date(gate.deadline), now);
+  if (verdict.kind === 'wait') return { requeueAfterMs: Math.min(deps.healthGate.pollMs, verdict.untilMs) };
+  if (gate.stage === 'Verifying' && verdict.kind === 'ready') {
+    const message = `${gate.appliedMessage ?? appliedMessage(record.skipped)}; the gateway running generation ${gate.generation} is Ready`;
+    await finish(deps, request, {
+      phase: 'Applied',
+      reason: 'Applied',
+      message,
+      ...carried,
+      events: [
+        { involved: involvedInstance(instance), type: 'Normal', reason: 'SelfConfigVerified', message: `${name}: the gateway running generation ${gate.generation} is Ready` },
+        { involved: involvedRequest(request), type: 'Normal', reason: 'Verified', message },
+      ],
+      instance,
+    });
+    return { requeueAfterMs: deps.ttlMs };
+  }
+  if (gate.stage === 'Verifying' && verdict.kind === 'failed') {
+    const failure = { reason: verdict.reason, message: verdict.message };
+    const message = `generation ${gate.generation} failed its health gate (${failure.reason}: ${failure.message}); restoring what openclaw-selfconfig owned before it`;
+    const recorded = await writeEvents(
+      deps,
+      [
+        { involved: involvedInstance(instance), type: 'Warning', reason: 'SelfConfigRollingBack', message: `${name}: ${message}` },
+        { involved: involvedRequest(request), type: 'Warning', reason: 'RollingBack', message },
+      ],
+      now,
+    );
+    await recordVerifying(deps.db, uid, { message, skipped: record.skipped, changes: record.changes, events: [...record.events, ...recorded] });
+    const intent: GateStatus = { stage: 'RollingBack', generation: 0, appliedGeneration: gate.generation, deadline: gate.deadline, failure, previous: previous as JsonObject };
+    const written = await deps.cluster.patchRequestStatus(namespace, name, { message, healthGate: intent });
+    deps.requests.wrote(request, written);
+    return verify(deps, written);
+  }
+  // RollingBack, with the restored generation Ready or failed in its turn.
+  const failure = gate.failure ?? { reason: 'HealthGateFailed', message: 'the request\'s generation did not become Ready' };
+  const restored = verdict.kind === 'ready' ? ', which is Ready' : `, which is not Ready either (${verdict.kind === 'failed' ? `${verdict.reason}: ${verdict.message}` : ''})`;
+  const message = `rolled back: generation ${gate.appliedGeneration} did not become Ready (${failure.reason}: ${failure.message}); what openclaw-selfconfig owned before it is restored as generation ${gate.generation}${restored}`;
+  await finish(deps, request, {
+    phase: 'RolledBack',
+    reason: failure.reason,
+    message,
+    ...carried,
+    events: [
+      { involved: involvedInstance(instance), type: 'Warning', reason: 'SelfConfigRolledBack', message: `${name}: ${message}` },
+      { involved: involvedRequest(request), type: 'Warning', reason: 'RolledBack', message },
+    ],
+    instance,
+  });
+  return { requeueAfterMs: deps.ttlMs };
+}
 
 /**
  * SG3: the request waits in AwaitingApproval with its preview (status.changes, history); the
@@ -208,8 +368,7 @@ async function awaitApproval(deps: ReconcileDeps, request: SelfConfigObject, con
       outcome.message = `approved${by}, then refused on re-validation against the instance as it is now: ${outcome.message}`;
       for (const e of outcome.events) e.message = `${e.message} (re-validated on approval)`;
     }
-    await finish(deps, request, outcome);
-    return { requeueAfterMs: deps.ttlMs };
+    return conclude(deps, request, outcome);
   }
   if (state?.decision === 'rejected') {
     const message = `rejected${state.byId ? ` by ${state.byId}` : ''}${state.reason ? `: ${state.reason}` : ''}`;
@@ -365,7 +524,9 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
     const message = appliedMessage(decision.skipped);
     events.push({ involved: involvedInstance(applied), type: 'Normal', reason: 'SelfConfigApplied', message: `${request.metadata.name}: ${message}` });
     events.push({ involved: involvedRequest(request), type: 'Normal', reason: 'Applied', message });
-    return { phase: 'Applied', reason: 'Applied', message, skipped: decision.skipped, changes, events, instance: applied };
+    // SG1: the apply carried `instance`'s resourceVersion, so that copy is what the agent owned just before it.
+    const previous = ownedBody({ name: instance.metadata.name, namespace, resourceVersion: instance.metadata.resourceVersion, spec: instance.spec ?? {}, managedFields: instance.metadata.managedFields });
+    return { phase: 'Applied', reason: 'Applied', message, skipped: decision.skipped, changes, events, instance: applied, previous };
   }
 }
 
@@ -397,7 +558,7 @@ async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: O
     }
   }
   const now = deps.clock();
-  const recorded: RecordedEvent[] = [];
+  const recorded: RecordedEvent[] = [...(outcome.priorEvents ?? [])];
   for (const event of outcome.events) {
     await cluster.createEvent(event, now);
     recorded.push({ type: event.type, reason: event.reason, message: event.message, on: `${event.involved.kind}/${event.involved.name}`, at: now.toISOString() });
@@ -412,6 +573,7 @@ async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: O
     completionTime: now.toISOString(),
     skippedRemovals: skippedRemovalsStatus(outcome.skipped),
     changes: (outcome.changes ?? []).map(describeChange),
+    healthGate: null,
   });
   requests.wrote(latest, terminal);
   deps.logger.info('selfconfig request finished', { namespace, name, phase: outcome.phase, skipped: outcome.skipped.length });

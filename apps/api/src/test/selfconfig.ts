@@ -5,7 +5,7 @@ import type { TestStack } from './stack.ts';
 
 // An OpenClawSelfConfig request as a cluster reader waits for it: until its terminal phase.
 
-export const TERMINAL_PHASES = ['Applied', 'Failed', 'Denied'];
+export const TERMINAL_PHASES = ['Applied', 'Failed', 'Denied', 'RolledBack'];
 
 type Request = { metadata: { uid: string }; status?: { phase?: string } };
 

@@ -88,7 +88,7 @@ export const SelfConfigRequestRef = builder.objectRef<SelfConfigRequestView>('Se
     request: t.field({ type: 'JSON', description: 'Skills, names and the configPatch; never literal values.', resolve: (r) => r.request }),
     phase: t.exposeString('phase', {
       description:
-        'Submitted (not yet seen by the controller), Pending, AwaitingApproval (SG3: waits for an administrator, with its preview in changes), Applied, Failed, Denied, Rejected (an administrator refused it) or Expired (no decision within OCC_SELFCONFIG_APPROVAL_TTL_SECONDS).',
+        'Submitted (not yet seen by the controller), Pending, AwaitingApproval (SG3: waits for an administrator, with its preview in changes), Verifying (SG1: applied, waiting for the gateway of the new generation to be Ready), Applied, Failed, Denied, Rejected (an administrator refused it), Expired (no decision within OCC_SELFCONFIG_APPROVAL_TTL_SECONDS) or RolledBack (SG1: the gateway did not become Ready and what the agent owned before was restored; reason and message say why).',
     }),
     message: t.exposeString('message', { nullable: true }),
     reason: t.exposeString('reason', { nullable: true, description: 'Why the phase, in one word (e.g. ActionNotAllowed, RequestBudgetExceeded, SelfConfigPaused).' }),
