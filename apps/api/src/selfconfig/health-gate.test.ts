@@ -40,7 +40,7 @@ const REVISION = `query($id: ID!) { node(id: $id) { ... on AgentRevision { id st
 const REQUEST = `mutation($input: RequestSelfConfigInput!) { requestSelfConfig(input: $input) { __typename ... on RequestSelfConfigSuccess { request { id name } } ... on Error { code message } } }`;
 const HISTORY = `query($id: ID!) { selfConfigRequests(agentId: $id, first: 50) { edges { node { id name phase reason message events { type reason message } } } } }`;
 
-type Request = { metadata: { name: string; uid: string }; spec: Record<string, unknown>; status?: { phase?: string; message?: string; healthGate?: unknown } };
+type Request = { metadata: { name: string; uid: string; ownerReferences?: Array<{ kind: string; uid: string }> }; spec: Record<string, unknown>; status?: { phase?: string; message?: string; healthGate?: unknown } };
 type HistoryNode = { id: string; name: string; phase: string; reason: string | null; message: string; events: Array<{ type: string; reason: string; message: string }> };
 
 const crashHook = { 'x-kubelet-simulator': { exit: { code: 3, message: CRASH_MESSAGE } } };
@@ -125,6 +125,8 @@ describe('SG1 SelfConfig health gate', { timeout: 240_000 }, () => {
     const instance = (await readInstance(stack, k8sNamespace, agentId))!;
     expect(done.status?.message).toBe(`applied; the gateway running generation ${instance.status!.running.generation} is Ready`);
     expect(done.status?.healthGate).toBeUndefined();
+    // SC8: owned by its instance (set once, at the apply).
+    expect(done.metadata.ownerReferences?.map((o) => [o.kind, o.uid])).toEqual([['OpenClawInstance', instance.metadata.uid]]);
     const node = await history(name);
     expect(node.events.map((e) => e.reason)).toEqual(['SelfConfigApplied', 'Applied', 'SelfConfigVerified', 'Verified']);
   });

@@ -538,7 +538,8 @@ async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: O
   const { cluster, requests } = deps;
   const { namespace, name, uid } = request.metadata;
   let latest = request;
-  if (outcome.phase === 'Applied' && outcome.instance) {
+  const ownedAlready = (request.metadata.ownerReferences ?? []).some((o) => o.uid === outcome.instance?.metadata.uid);
+  if (outcome.phase === 'Applied' && outcome.instance && !ownedAlready) {
     const owned = await cluster.setRequestOwner(namespace, name, outcome.instance);
     requests.wrote(latest, owned);
     latest = owned;
