@@ -2,6 +2,7 @@
 // PostgreSQL keeps them (selfConfigRequests, with each request's events), and who owns each item
 // of an agent's OpenClawInstance (Agent.fieldOwnership, read from its managedFields).
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import { ConflictErrorFields, ForbiddenErrorFields, NotFoundErrorFields, ValidationErrorFields } from './errors';
 import { gql, graphql, type ResultOf } from './graphql';
 import { toPage, type Connection, type PageArgs } from './paging';
 
@@ -39,6 +40,7 @@ export const selfConfigKeys = {
   all: ['selfconfig'] as const,
   requests: (namespaceId: string, filter: SelfConfigFilter, args: PageArgs) => [...selfConfigKeys.all, 'requests', namespaceId, filter, args] as const,
   ownership: (agentId: string) => [...selfConfigKeys.all, 'ownership', agentId] as const,
+  approvals: (args: PageArgs) => [...selfConfigKeys.all, 'approvals', args] as const,
 };
 
 // Query: a page of a namespace's requests ------------------------------------------------------------
@@ -49,7 +51,8 @@ export const SelfConfigRequestsQuery = gql(`
     selfConfigRequests(namespaceId: $namespaceId, agentId: $agentId, phase: $phase, first: $first, after: $after) {
       edges {
         node {
-          id name instanceRef agentId agent { id name } requestedBy { id name kind } request phase message
+          id name instanceRef agentId agent { id name } requestedBy { id name kind } request phase reason message
+          changes { op kind name }
           skippedRemovals { kind name why managers { ...FieldOwnerFields } }
           events { type reason message on at }
           overriddenBy { revisionId number items at }
@@ -82,9 +85,88 @@ export function selfConfigRequestsQueryOptions(namespaceId: string, filter: Self
       return { namespace: data.namespace, page: toPage(data.selfConfigRequests as Connection<SelfConfigRequest>) };
     },
     placeholderData: keepPreviousData,
-    // Submitted and Pending requests are on their way to a terminal phase (SC2): follow them.
-    refetchInterval: (query) => (query.state.data?.page.items.some((r) => r.phase === 'Submitted' || r.phase === 'Pending') ? 2000 : false),
+    // Submitted, Pending and Verifying requests are on their way to a terminal phase (SC2, SG1): follow them.
+    refetchInterval: (query) => (query.state.data?.page.items.some((r) => IN_FLIGHT.has(r.phase)) ? 2000 : false),
   });
+}
+
+/** Phases a request leaves by itself, soon: the lists follow them. AwaitingApproval waits for a person. */
+const IN_FLIGHT = new Set(['Submitted', 'Pending', 'Verifying']);
+
+/** SG2: one line of a request's change, as the controller's status writes it: `+ skill "fetch"`. */
+export function changeLine(change: { op: string; kind: string; name: string }): string {
+  const sign = change.op === 'add' ? '+' : change.op === 'remove' ? '-' : '~';
+  return `${sign} ${change.kind} ${JSON.stringify(change.name)}`;
+}
+
+// Query and mutations: SG3's approval inbox ------------------------------------------------------------
+
+export const SelfConfigApprovalsQuery = gql(`
+  query SelfConfigApprovals($first: Int, $after: String) {
+    selfConfigApprovals(first: $first, after: $after) {
+      edges {
+        node {
+          id name namespaceId agent { id name } requestedBy { id name kind } request message awaitingApprovalAt
+          changes { op kind name }
+          skippedRemovals { kind name why managers { ...FieldOwnerFields } }
+        }
+      }
+      pageInfo { hasNextPage endCursor }
+      totalCount
+    }
+  }
+`, [FieldOwnerFields]);
+
+type ApprovalNode = ResultOf<typeof SelfConfigApprovalsQuery>['selfConfigApprovals']['edges'][number]['node'];
+export type WaitingRequest = Omit<ApprovalNode, 'request'> & { request: StoredRequest };
+
+export function selfConfigApprovalsQueryOptions(args: PageArgs) {
+  return queryOptions({
+    queryKey: selfConfigKeys.approvals(args),
+    queryFn: async ({ signal }) => toPage((await graphql(SelfConfigApprovalsQuery, { first: args.first, after: args.after }, signal)).selfConfigApprovals as Connection<WaitingRequest>),
+    placeholderData: keepPreviousData,
+    // Requests arrive, and expire, on their own: the inbox looks again every 10 s.
+    refetchInterval: 10_000,
+  });
+}
+
+export const ApproveSelfConfigMutation = gql(`
+  mutation ApproveSelfConfig($input: ApproveSelfConfigInput!) {
+    approveSelfConfig(input: $input) {
+      __typename
+      ... on ApproveSelfConfigSuccess { request { id name phase } }
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
+      ...ValidationErrorFields
+    }
+  }
+`, [NotFoundErrorFields, ForbiddenErrorFields, ConflictErrorFields, ValidationErrorFields]);
+
+export const RejectSelfConfigMutation = gql(`
+  mutation RejectSelfConfig($input: RejectSelfConfigInput!) {
+    rejectSelfConfig(input: $input) {
+      __typename
+      ... on RejectSelfConfigSuccess { request { id name phase } }
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
+      ...ValidationErrorFields
+    }
+  }
+`, [NotFoundErrorFields, ForbiddenErrorFields, ConflictErrorFields, ValidationErrorFields]);
+
+export type ApproveSelfConfigResult = ResultOf<typeof ApproveSelfConfigMutation>['approveSelfConfig'];
+export type RejectSelfConfigResult = ResultOf<typeof RejectSelfConfigMutation>['rejectSelfConfig'];
+
+/** SG3: an administrator of the agent approves; the controller then plans it again against the instance as it is. */
+export async function approveSelfConfig(requestId: string): Promise<ApproveSelfConfigResult> {
+  return (await graphql(ApproveSelfConfigMutation, { input: { requestId } })).approveSelfConfig;
+}
+
+/** SG3: an administrator of the agent rejects, with a reason kept on the request and in the audit log. */
+export async function rejectSelfConfig(requestId: string, reason: string): Promise<RejectSelfConfigResult> {
+  return (await graphql(RejectSelfConfigMutation, { input: { requestId, reason: reason || null } })).rejectSelfConfig;
 }
 
 /** The filter from the page's address: `&agent=agt_…` and `&phase=Applied`; anything else is ignored. */

@@ -37,6 +37,9 @@ export function AppHeader() {
             <Link href="/users" aria-current={pathname === '/users' ? 'page' : undefined}>
               Users
             </Link>
+            <Link href="/selfconfig/approvals" aria-current={pathname === '/selfconfig/approvals' ? 'page' : undefined}>
+              Approvals
+            </Link>
             <Link href="/audit" aria-current={pathname === '/audit' ? 'page' : undefined}>
               Audit log
             </Link>

@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import {
+  changeLine,
   configPatchKeys,
   itemLabel,
   SKIPPED_REMOVAL_REASON,
@@ -24,7 +25,9 @@ const PHASE_BADGE: Record<string, string> = {
   Denied: 'badge-failed',
   Rejected: 'badge-failed',
   Expired: 'badge-failed',
+  RolledBack: 'badge-failed',
   AwaitingApproval: 'badge-provisioning',
+  Verifying: 'badge-provisioning',
   Pending: 'badge-provisioning',
   Submitted: 'badge-provisioning',
 };
@@ -86,6 +89,11 @@ function RequestRow({ namespaceId, request }: { namespaceId: string; request: Se
           <span className={`badge ${PHASE_BADGE[request.phase] ?? 'badge-deleting'}`} data-testid="phase">
             {request.phase}
           </span>
+          {request.reason && request.phase !== 'Applied' ? (
+            <span className="status-message" data-testid="reason">
+              <code>{request.reason}</code>
+            </span>
+          ) : null}
           {request.completedAt ? (
             <span className="status-message">
               <RelativeTime iso={request.completedAt} />
@@ -97,6 +105,7 @@ function RequestRow({ namespaceId, request }: { namespaceId: string; request: Se
         </td>
         <td>
           {request.message ? <p className="request-message">{request.message}</p> : <span className="hint">no message yet</span>}
+          {request.changes.length > 0 ? <ChangeList changes={request.changes} title={request.phase === 'AwaitingApproval' ? 'Would change' : 'Changed'} /> : null}
           {request.skippedRemovals.length > 0 ? <SkippedRemovals removals={request.skippedRemovals} /> : null}
           {request.overriddenBy.length > 0 ? (
             <OverriddenBy
@@ -134,7 +143,7 @@ function RequestRow({ namespaceId, request }: { namespaceId: string; request: Se
 }
 
 /** What the history kept of the request: names only, never values (SC9). */
-function AskedFor({ request }: { request: StoredRequest }) {
+export function AskedFor({ request }: { request: StoredRequest }) {
   const lines: [string, string[]][] = [
     ['add skills', request.addSkills ?? []],
     ['remove skills', request.removeSkills ?? []],
@@ -165,6 +174,24 @@ function AskedFor({ request }: { request: StoredRequest }) {
   );
 }
 
+/** SG2: the field-level change, as the server's dry run answered it; names only, never a value. */
+export function ChangeList({ changes, title }: { changes: { op: string; kind: string; name: string }[]; title: string }) {
+  return (
+    <div className="request-changes">
+      <p className="skipped-title">
+        <strong>{title}</strong>
+      </p>
+      <ul className="plain-list compact-list" data-testid="changes">
+        {changes.map((c) => (
+          <li key={`${c.op}:${c.kind}:${c.name}`}>
+            <code>{changeLine(c)}</code>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 function ownersText(owners: FieldOwner[]): string {
   return owners.map((o) => `${o.manager} (${o.operation})`).join(', ');
 }
@@ -176,7 +203,7 @@ const WHY: Record<string, string> = {
 };
 
 /** SC7: each removal not made, with the managers that own the item and how. */
-function SkippedRemovals({ removals }: { removals: SkippedRemoval[] }) {
+export function SkippedRemovals({ removals }: { removals: SkippedRemoval[] }) {
   return (
     <div className="skipped-removals">
       <p className="skipped-title">
