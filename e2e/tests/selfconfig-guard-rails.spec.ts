@@ -29,7 +29,7 @@ async function untilPhase(page: Page, agentId: string, id: string, phases: RegEx
   await expect.poll(() => phaseOf(page, agentId, id), { timeout: 150_000, intervals: [500, 1000, 2000] }).toMatch(phases);
 }
 
-test('SG1 SG2 SG3 an administrator approves a request in the inbox, seeing its preview, and sees another roll back with the kubelet’s reason', async ({
+test('SG1 SG2 SG3 SG4 an administrator approves a request in the inbox, seeing its preview, and sees another roll back with the kubelet’s reason, then the agent’s budget', async ({
   page,
   request,
   stack,
@@ -124,5 +124,17 @@ test('SG1 SG2 SG3 an administrator approves a request in the inbox, seeing its p
     await expect(events.locator('tr[data-reason="SelfConfigRolledBack"]')).toHaveCount(1);
     await snap('rolled-back');
     await accessible(page, 'selfconfig-rolled-back');
+  });
+
+  await test.step('SG4 the agent’s page shows its budget as the controller counts it: both requests, the one apply, the one rollback', async () => {
+    await page.goto(`/agents?namespace=${namespaceId}&id=${agentId}`);
+    const budget = page.getByTestId('selfconfig-budget');
+    await expect(page.getByRole('heading', { name: 'Self-configure budget', level: 2 })).toBeVisible();
+    await expect(budget).toContainText('Requests this hour2 of 30');
+    await expect(budget).toContainText('Changes applied today1 of 50');
+    await expect(budget).toContainText('Rollbacks before a pause1 of 3');
+    await expect(budget).toContainText('the installation’s defaults');
+    await expect(page.getByRole('button', { name: 'Resume self-configuration' })).toHaveCount(0);
+    await accessible(page, 'agent-selfconfig-budget');
   });
 });

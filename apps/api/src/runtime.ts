@@ -261,6 +261,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       computeDriver: new KubernetesComputeDriver(kubeConfig, installation.installationId, { secrets: secretCache, instances: instanceCache }),
       gatewayReadyTimeoutMs: (env.gatewayReadySeconds ?? 120) * 1000,
       selfConfigCluster: kubernetesSelfConfigCluster(kubeConfig),
+      ...(env.selfConfigBudget ? { selfConfigBudgetDefaults: env.selfConfigBudget } : {}),
     };
     const worker = startWorker({
       db,

@@ -41,6 +41,7 @@ export const selfConfigKeys = {
   requests: (namespaceId: string, filter: SelfConfigFilter, args: PageArgs) => [...selfConfigKeys.all, 'requests', namespaceId, filter, args] as const,
   ownership: (agentId: string) => [...selfConfigKeys.all, 'ownership', agentId] as const,
   approvals: (args: PageArgs) => [...selfConfigKeys.all, 'approvals', args] as const,
+  budget: (agentId: string) => [...selfConfigKeys.all, 'budget', agentId] as const,
 };
 
 // Query: a page of a namespace's requests ------------------------------------------------------------
@@ -167,6 +168,48 @@ export async function approveSelfConfig(requestId: string): Promise<ApproveSelfC
 /** SG3: an administrator of the agent rejects, with a reason kept on the request and in the audit log. */
 export async function rejectSelfConfig(requestId: string, reason: string): Promise<RejectSelfConfigResult> {
   return (await graphql(RejectSelfConfigMutation, { input: { requestId, reason: reason || null } })).rejectSelfConfig;
+}
+
+// Query and mutation: an agent's SG4 budget, and resuming a paused agent ------------------------------
+
+export const AgentSelfConfigBudgetQuery = gql(`
+  query AgentSelfConfigBudget($id: ID!) {
+    agent(id: $id) {
+      id name selfConfigure { enabled }
+      selfConfigBudget {
+        requestsPerHour appliedPerDay pauseAfterRollbacks fromInstance
+        requestsInLastHour appliedInLastDay rollbacksSinceResume paused
+        refusal { reason message refillsAt }
+      }
+    }
+  }
+`);
+
+export type AgentSelfConfigBudget = NonNullable<NonNullable<ResultOf<typeof AgentSelfConfigBudgetQuery>['agent']>['selfConfigBudget']>;
+
+export function agentSelfConfigBudgetQueryOptions(agentId: string) {
+  return queryOptions({
+    queryKey: selfConfigKeys.budget(agentId),
+    queryFn: async ({ signal }) => (await graphql(AgentSelfConfigBudgetQuery, { id: agentId }, signal)).agent,
+  });
+}
+
+export const ResumeSelfConfigMutation = gql(`
+  mutation ResumeSelfConfig($input: ResumeSelfConfigInput!) {
+    resumeSelfConfig(input: $input) {
+      __typename
+      ... on ResumeSelfConfigSuccess { rollbacksResumed }
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+    }
+  }
+`, [NotFoundErrorFields, ForbiddenErrorFields]);
+
+export type ResumeSelfConfigResult = ResultOf<typeof ResumeSelfConfigMutation>['resumeSelfConfig'];
+
+/** SG4: an administrator ends an agent's pause after its rollbacks (audited). */
+export async function resumeSelfConfig(agentId: string): Promise<ResumeSelfConfigResult> {
+  return (await graphql(ResumeSelfConfigMutation, { input: { agentId } })).resumeSelfConfig;
 }
 
 /** The filter from the page's address: `&agent=agt_…` and `&phase=Applied`; anything else is ignored. */

@@ -7,7 +7,9 @@ import { decider, permissionSets } from '../services/access.ts';
 import { canSeeBinding } from '../services/access-queries.ts';
 import { findBindings, type AccessBindingView } from '../services/access-scope.ts';
 import { agentRuntimes, type AgentRuntimeView } from '../services/agent-runtime.ts';
-import { instancesFieldOwnership, type InstanceFieldOwnership } from '../services/instance-field-ownership.ts';
+import { agentInstances, instanceFieldOwnership, type InstanceFieldOwnership } from '../services/instance-field-ownership.ts';
+import { selfConfigBudgets, type SelfConfigBudgetView } from '../services/selfconfig-budget-view.ts';
+import type { InstanceObject } from '../selfconfig/cluster.ts';
 import { agentRowsByIds, agentsMissingGrants, toAgentView, type AgentView } from '../services/agents.ts';
 import { configurationsById, type ConfigurationView } from '../services/configurations.ts';
 import { firstGenerationPages, type ConfigurationGenerationView, type FirstGenerationPageRequest } from '../services/configuration-generations.ts';
@@ -55,8 +57,12 @@ export interface Loaders {
   generationPages: DataLoader<FirstGenerationPageRequest, PageOf<ConfigurationGenerationView, number>, string>;
   /** RC6: what the reconciler last observed of each agent's gateway (reached only through an agent the caller reads). */
   agentRuntime: DataLoader<string, AgentRuntimeView | null>;
-  /** Agent.fieldOwnership: a page's instances in one Kubernetes list per namespace. */
+  /** A page's agents' OpenClawInstances, in one Kubernetes list per namespace (Agent.fieldOwnership, Agent.selfConfigBudget). */
+  agentInstance: DataLoader<AgentView, InstanceObject | null, string>;
+  /** Agent.fieldOwnership: from agentInstance. */
   fieldOwnership: DataLoader<AgentView, InstanceFieldOwnership | null, string>;
+  /** Agent.selfConfigBudget (SG4): from agentInstance and three statements a page. */
+  selfConfigBudget: DataLoader<AgentView, SelfConfigBudgetView, string>;
   /** The access bindings of a subject that the caller may read (its own, or at scopes it may read). */
   bindingsBySubject: DataLoader<string, AccessBindingView[]>;
 }
@@ -92,7 +98,7 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       return rows.map((r) => (r && set && covers(set, r) ? r : null));
     };
 
-  return {
+  const loaders: Loaders = {
     may,
     namespace: new DataLoader(async (ids) => {
       const set = await readSet('namespace');
@@ -165,7 +171,17 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       const byAgent = await agentRuntimes(deps.db, agentIds);
       return agentIds.map((id) => byAgent.get(id) ?? null);
     }),
-    fieldOwnership: new DataLoader((agents) => instancesFieldOwnership(deps, agents), { cacheKeyFn: (agent) => agent.id }),
+    agentInstance: new DataLoader((agents) => agentInstances(deps, agents), { cacheKeyFn: (agent) => agent.id }),
+    fieldOwnership: new DataLoader(async (agents) => (await loaders.agentInstance.loadMany(agents)).map((i) => (i instanceof Error ? i : instanceFieldOwnership(i))), { cacheKeyFn: (agent) => agent.id }),
+    selfConfigBudget: new DataLoader(
+      async (agents) => {
+        const instances = await loaders.agentInstance.loadMany(agents);
+        const failed = instances.find((i) => i instanceof Error);
+        if (failed) throw failed;
+        return selfConfigBudgets(deps, agents, instances as Array<InstanceObject | null>);
+      },
+      { cacheKeyFn: (agent) => agent.id },
+    ),
     bindingsBySubject: new DataLoader(async (subjectIds) => {
       if (!actor) return subjectIds.map(() => []);
       const visible = (await findBindings(deps.db, { subjectId: { in: [...subjectIds] } })).filter(
@@ -174,4 +190,5 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       return subjectIds.map((s) => visible.filter((b) => b.subjectId === s));
     }),
   };
+  return loaders;
 }

@@ -60,6 +60,7 @@ const LISTS: ListCase[] = [
       activeRevision { id number state }
       revisions(first: 2) { totalCount edges { node { id number state } } }
       fieldOwnership { instanceName items { kind name owners { manager operation } } }
+      selfConfigBudget { requestsPerHour requestsInLastHour appliedInLastDay rollbacksSinceResume paused refusal { reason } }
       runtime { phase ready reason runningRevision { id number } }
     } } } } }`,
     connection: (data) => data.namespace.agents,

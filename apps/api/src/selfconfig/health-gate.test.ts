@@ -9,6 +9,7 @@ import { CONFIG_FILE, SKILLS_FILE } from '@occ/domain/gateway-render';
 import { agentInstanceName } from '@occ/domain/kubernetes-names';
 import { KUBE_TARGET } from '@occ/kube-emulator/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHumanPrincipal, grantBuiltInRole } from '../services/principals.ts';
 import { readInstance, runningGateway } from '../test/instances.ts';
 import { CREATE_CONFIGURATION, createReadyNamespace, payload, waitFor } from '../test/operations.ts';
 import { untilTerminal } from '../test/selfconfig.ts';
@@ -195,5 +196,17 @@ describe('SG1 SelfConfig health gate', { timeout: 240_000 }, () => {
     expect(skills).toContain('later');
     expect(skills).not.toContain('crashy-two');
     expect((await running()).skills).toContain('later');
+  });
+
+  it("SG4 SG1 Agent.selfConfigBudget counts what the controller counts (the requests, the applies, the rollbacks above), for a namespace viewer too", async () => {
+    const viewer = await createHumanPrincipal(stack.runtime.db, `budget-viewer-${randomUUID().slice(0, 6)}`, stack.runtime.installation.bootstrapPrincipalId);
+    await grantBuiltInRole(stack.runtime.db, viewer.principalId, 'namespace-viewer', { kind: 'namespace', namespaceId }, stack.runtime.installation.bootstrapPrincipalId);
+    const BUDGET = `query($id: ID!) { agent(id: $id) { selfConfigBudget { requestsPerHour appliedPerDay pauseAfterRollbacks fromInstance requestsInLastHour appliedInLastDay rollbacksSinceResume paused refusal { reason } } } }`;
+    const expected = { requestsPerHour: 1000, appliedPerDay: 1000, pauseAfterRollbacks: 100, fromInstance: false, requestsInLastHour: 4, appliedInLastDay: 2, rollbacksSinceResume: 2, paused: false, refusal: null };
+    for (const key of [undefined, viewer.apiKey]) {
+      const r = await stack.gql(BUDGET, { id: agentId }, key ? { key } : {});
+      expect(r.body.errors, JSON.stringify(r.body.errors)).toBeUndefined();
+      expect(r.body.data!.agent.selfConfigBudget).toEqual(expected);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import type { SelfConfigBudget } from '@occ/domain/selfconfig-budget';
 import type { BindingView } from '@occ/domain/access';
 import type { ComputeDriver } from '@occ/domain/compute-driver';
 import type { SecretDriver } from '@occ/domain/secret-driver';
@@ -29,6 +30,8 @@ export interface Deps {
   kickWorker?: () => void;
   /** SelfConfig requests and instances in the cluster (requestSelfConfig, field ownership); absent where no cluster is wired. */
   selfConfigCluster?: SelfConfigCluster;
+  /** SG4: the budget of an instance whose spec sets none (OCC_SELFCONFIG_*); DEFAULT_SELF_CONFIG_BUDGET when absent. */
+  selfConfigBudgetDefaults?: SelfConfigBudget;
 }
 
 /** Who is calling: resolved from an API key or a console session. */

@@ -2,6 +2,7 @@ import { uuidOf } from '@occ/domain/ids';
 import { AGENT_ID_LABEL, agentInstanceName } from '@occ/domain/kubernetes-names';
 import { fieldOwnership, type OwnedItem } from '@occ/domain/field-ownership';
 import { sql, sqlRows } from '../db/sql.ts';
+import type { InstanceObject } from '../selfconfig/cluster.ts';
 import type { AgentView } from './agents.ts';
 import type { Deps } from './deps.ts';
 
@@ -26,7 +27,8 @@ export interface InstanceFieldOwnership {
 /** Agents per list request: a selector of 100 ids is about 4 KB of query string. */
 const IDS_PER_LIST = 100;
 
-export async function instancesFieldOwnership(deps: Deps, agents: readonly AgentView[]): Promise<Array<InstanceFieldOwnership | null>> {
+/** Each agent's OpenClawInstance as the cluster holds it now, or null; one list per namespace (see above). */
+export async function agentInstances(deps: Deps, agents: readonly AgentView[]): Promise<Array<InstanceObject | null>> {
   const cluster = deps.selfConfigCluster;
   if (!cluster || agents.length === 0) return agents.map(() => null);
   const namespaceIds = [...new Set(agents.map((a) => a.namespaceId))];
@@ -44,18 +46,22 @@ export async function instancesFieldOwnership(deps: Deps, agents: readonly Agent
     labels.push(uuidOf(agent.id)); // agentLabels' value
     wanted.set(k8sNamespace, labels);
   }
-  const found = new Map<string, InstanceFieldOwnership>(); // "namespace/name" → ownership
+  const found = new Map<string, InstanceObject>(); // "namespace/name" → the instance
   await Promise.all(
     [...wanted].flatMap(([k8sNamespace, values]) =>
       chunks([...new Set(values)], IDS_PER_LIST).map(async (chunk) => {
-        for (const instance of await cluster.listInstances(k8sNamespace, `${AGENT_ID_LABEL} in (${chunk.join(',')})`)) {
-          const { name, resourceVersion, managedFields } = instance.metadata;
-          found.set(`${k8sNamespace}/${name}`, { instanceName: name, k8sNamespace, resourceVersion, items: fieldOwnership(managedFields) });
-        }
+        for (const instance of await cluster.listInstances(k8sNamespace, `${AGENT_ID_LABEL} in (${chunk.join(',')})`)) found.set(`${k8sNamespace}/${instance.metadata.name}`, instance);
       }),
     ),
   );
   return agents.map((agent) => found.get(`${k8sNameOf.get(agent.namespaceId)}/${agentInstanceName(agent.id)}`) ?? null);
+}
+
+/** Agent.fieldOwnership from an instance read by agentInstances. */
+export function instanceFieldOwnership(instance: InstanceObject | null): InstanceFieldOwnership | null {
+  if (!instance) return null;
+  const { name, namespace, resourceVersion, managedFields } = instance.metadata;
+  return { instanceName: name, k8sNamespace: namespace, resourceVersion, items: fieldOwnership(managedFields) };
 }
 
 function chunks<T>(items: T[], size: number): T[][] {

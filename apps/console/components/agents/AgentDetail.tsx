@@ -16,6 +16,7 @@ import { DeleteAgentButton } from './DeleteAgentButton';
 import { MissingGrants } from './MissingGrants';
 import { ServicePrincipalCallout } from './ServicePrincipalCallout';
 import { OwnershipMatrix } from '../selfconfig/OwnershipMatrix';
+import { SelfConfigBudget } from '../selfconfig/SelfConfigBudget';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { TableSkeleton } from '../ui/Skeleton';
@@ -131,6 +132,7 @@ export default function AgentDetail({ namespaceId, agentId }: { namespaceId: str
         />
       </section>
       <OwnershipMatrix agentId={agent.id} namespaceId={namespaceId} link="requests" />
+      <SelfConfigBudget agentId={agent.id} namespaceId={namespaceId} />
       <section aria-labelledby="agent-delete-title" className="section">
         <h2 id="agent-delete-title">Delete</h2>
         <DeleteAgentButton namespaceId={namespaceId} agent={agent} />

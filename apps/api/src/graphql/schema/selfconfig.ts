@@ -6,6 +6,7 @@ import type { InstanceFieldOwnership } from '../../services/instance-field-owner
 import { previewSelfConfig, type SelfConfigPreview } from '../../services/preview-selfconfig.ts';
 import { requestSelfConfig } from '../../services/request-selfconfig.ts';
 import { resumeSelfConfig, type ResumeSelfConfigResult } from '../../services/resume-selfconfig.ts';
+import type { SelfConfigBudgetView } from '../../services/selfconfig-budget-view.ts';
 import { approveSelfConfig, rejectSelfConfig } from '../../services/decide-selfconfig-approval.ts';
 import { listSelfConfigApprovals, listSelfConfigRequests, type SelfConfigRequestView } from '../../services/selfconfig-requests.ts';
 import { actorOf, builder } from '../builder.ts';
@@ -159,6 +160,39 @@ builder.objectField(AgentRef, 'fieldOwnership', (t) =>
     nullable: true,
     description: "Who owns each skill, env var, workspace file and config key of the instance; null while the agent has no instance (an object of the instance's name without the agent's openclaw.rocks/agent-id label, which every deploy writes, is not taken for it).",
     resolve: (agent, _a, ctx) => ctx.loaders.fieldOwnership.load(agent),
+  }),
+);
+
+const SelfConfigBudgetRefusalRef = builder.objectRef<NonNullable<SelfConfigBudgetView['refusal']>>('SelfConfigBudgetRefusal').implement({
+  description: 'SG4: why a request filed now would be Denied.',
+  fields: (t) => ({
+    reason: t.exposeString('reason', { description: 'SelfConfigPaused, RequestBudgetExceeded or AppliedBudgetExceeded.' }),
+    message: t.exposeString('message'),
+    refillsAt: t.expose('refillsAt', { type: 'DateTime', nullable: true, description: 'When the budget has room again; null while paused (only resumeSelfConfig ends a pause).' }),
+  }),
+});
+
+const SelfConfigBudgetRef = builder.objectRef<SelfConfigBudgetView>('SelfConfigBudget').implement({
+  description: "SG4: the agent's self-configuration budget and what it has spent, counted as the controller counts it.",
+  fields: (t) => ({
+    requestsPerHour: t.int({ resolve: (b) => b.limits.requestsPerHour }),
+    appliedPerDay: t.int({ resolve: (b) => b.limits.appliedPerDay }),
+    pauseAfterRollbacks: t.int({ resolve: (b) => b.limits.pauseAfterRollbacks }),
+    fromInstance: t.exposeBoolean('fromInstance', { description: "Whether the instance's spec.selfConfigure.budget sets the limits (else the installation's OCC_SELFCONFIG_* defaults)." }),
+    requestsInLastHour: t.exposeInt('requestsInLastHour', { description: 'Requests that reached Pending in the last hour (those the budget refused do not count).' }),
+    appliedInLastDay: t.exposeInt('appliedInLastDay'),
+    rollbacksSinceResume: t.exposeInt('rollbacksSinceResume', { description: 'SG1 rollbacks since an administrator last resumed the agent.' }),
+    paused: t.exposeBoolean('paused'),
+    refusal: t.field({ type: SelfConfigBudgetRefusalRef, nullable: true, resolve: (b) => b.refusal }),
+  }),
+});
+
+builder.objectField(AgentRef, 'selfConfigBudget', (t) =>
+  t.field({
+    type: SelfConfigBudgetRef,
+    nullable: true,
+    description: "SG4: the limits on the agent's own changes (from its instance, else the installation's defaults) and what it has spent now.",
+    resolve: (agent, _a, ctx) => ctx.loaders.selfConfigBudget.load(agent),
   }),
 );
 
