@@ -110,6 +110,16 @@ export const REPLICASETS = builtIn('apps', 'v1', 'replicasets', 'ReplicaSet', tr
   subresources: { status: true, scale: true },
 });
 
+/**
+ * The rest of what the install (deploy/) applies: served so that `kubectl apply -k deploy/` and its
+ * server-side dry run work against the embedded server. Stored as given; nothing acts on them (no
+ * cluster IP is allocated, no Job runs, no policy is enforced, no disruption is counted).
+ */
+export const SERVICES = builtIn('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], subresources: { status: true, scale: false } });
+export const JOBS = builtIn('batch', 'v1', 'jobs', 'Job', true, { categories: ['all'], subresources: { status: true, scale: false } });
+export const NETWORK_POLICIES = builtIn('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, { shortNames: ['netpol'] });
+export const POD_DISRUPTION_BUDGETS = builtIn('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, { shortNames: ['pdb'], subresources: { status: true, scale: false } });
+
 export const BUILT_IN_RESOURCES: readonly ResourceType[] = [
   NAMESPACES,
   SECRETS,
@@ -126,6 +136,10 @@ export const BUILT_IN_RESOURCES: readonly ResourceType[] = [
   ROLEBINDINGS,
   ROLES,
   VALIDATING_WEBHOOK_CONFIGURATIONS,
+  SERVICES,
+  JOBS,
+  NETWORK_POLICIES,
+  POD_DISRUPTION_BUDGETS,
 ];
 
 export interface GroupVersions {

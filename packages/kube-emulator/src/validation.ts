@@ -19,6 +19,20 @@ export function dns1123Label(value: string): string[] {
   return errors;
 }
 
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** IsDNS1035Label: a Service's name (ValidateServiceName). */
+export function dns1035Label(value: string): string[] {
+  const errors: string[] = [];
+  if (value.length > 63) errors.push('must be no more than 63 characters');
+  if (!DNS1035_LABEL.test(value)) {
+    errors.push(
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+    );
+  }
+  return errors;
+}
+
 export function dns1123Subdomain(value: string): string[] {
   const errors: string[] = [];
   if (value.length > 253) errors.push('must be no more than 253 characters');

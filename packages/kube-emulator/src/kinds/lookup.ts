@@ -11,8 +11,12 @@ import {
   CLUSTERROLES,
   ROLEBINDINGS,
   ROLES,
+  JOBS,
+  NETWORK_POLICIES,
+  POD_DISRUPTION_BUDGETS,
   SECRETS,
   SERVICEACCOUNTS,
+  SERVICES,
   storageKeyOf,
   VALIDATING_WEBHOOK_CONFIGURATIONS,
   type ResourceType,
@@ -25,7 +29,7 @@ import { configMapStrategy, eventStrategy, namespaceStrategy, secretStrategy } f
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
 import { serviceAccountStrategy } from './serviceaccount.ts';
 import type { Strategy } from './strategy.ts';
-import { workloadStrategy } from './workloads.ts';
+import { serviceStrategy, workloadStrategy } from './workloads.ts';
 
 const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(NAMESPACES), namespaceStrategy],
@@ -43,6 +47,10 @@ const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(VALIDATING_WEBHOOK_CONFIGURATIONS), validatingWebhookConfigurationStrategy],
   [storageKeyOf(PODS), workloadStrategy],
   [storageKeyOf(REPLICASETS), workloadStrategy],
+  [storageKeyOf(SERVICES), serviceStrategy],
+  [storageKeyOf(JOBS), workloadStrategy],
+  [storageKeyOf(NETWORK_POLICIES), workloadStrategy],
+  [storageKeyOf(POD_DISRUPTION_BUDGETS), workloadStrategy],
 ]);
 
 export function strategyFor(type: ResourceType): Strategy {
