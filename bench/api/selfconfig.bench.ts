@@ -65,7 +65,7 @@ const VERSION = 'v1alpha1';
 const INSTANCES_PLURAL = 'openclawinstances';
 const REQUESTS_PLURAL = 'openclawselfconfigs';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-const TERMINAL = new Set(['Applied', 'Failed', 'Denied']);
+const TERMINAL = new Set(['Applied', 'Failed', 'Denied', 'RolledBack']);
 
 type Instance = {
   metadata: { name: string; namespace: string; generation?: number; resourceVersion?: string };

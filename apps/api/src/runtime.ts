@@ -94,6 +94,10 @@ export interface RuntimeOptions {
   connectVia?: (databaseUrl: string) => Promise<string>;
   /** SC9: the SelfConfig controller's clock; tests move it to pass the TTL. */
   selfConfigClock?: () => Date;
+  /** SG1: how often a gated request looks at its instance without an event (tests make it long, to prove the events wake it). */
+  selfConfigHealthGatePollMs?: number;
+  /** The SelfConfig controller's resync period (30 s); tests make it long for the same reason. */
+  selfConfigResyncMs?: number;
   /** Tests: hooks into the deploy work (RC7 interleavings). */
   deployWork?: DeployWorkOptions;
   /** The instance reconciler's resync period (30 s by default). */
@@ -288,6 +292,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...(env.selfConfigHealthGateSeconds !== undefined ? { healthGateSeconds: env.selfConfigHealthGateSeconds } : {}),
       installationId: installation.installationId,
       ...(options.selfConfigClock ? { clock: options.selfConfigClock } : {}),
+      ...(options.selfConfigHealthGatePollMs ? { healthGatePollMs: options.selfConfigHealthGatePollMs } : {}),
+      ...(options.selfConfigResyncMs ? { resyncMs: options.selfConfigResyncMs } : {}),
       isLeader: () => leader?.isLeader() ?? false,
     });
     closers.push(() => selfConfig.stop());

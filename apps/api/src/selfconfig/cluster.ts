@@ -90,6 +90,8 @@ export interface SelfConfigCluster {
    * or watch is retried, and the cache answers nothing until it has listed again.
    */
   startInstanceCache(installationId: string): Promise<void>;
+  /** Calls `listener` with an instance's namespace and name each time the cache sees it change (SG1: a gate waits on its status). */
+  onInstanceChange(listener: (namespace: string, name: string) => void): () => void;
   stopInstanceCache(): Promise<void>;
   /**
    * The instance as the cache last saw it. Undefined proves nothing: the cache can lag a
@@ -145,6 +147,7 @@ export function kubernetesSelfConfigCluster(
   // answers nothing (the controller reads the server) until it has listed again.
   let informer: (Informer<KubernetesObject> & ObjectCache<KubernetesObject>) | null = null;
   let synced = false;
+  const instanceListeners = new Set<(namespace: string, name: string) => void>();
   let failures = 0;
   let retry: NodeJS.Timeout | null = null;
   async function run(inf: Informer<KubernetesObject>): Promise<void> {
@@ -240,6 +243,13 @@ export function kubernetesSelfConfigCluster(
       );
       informer = inf;
       synced = false;
+      const changed = (object: KubernetesObject) => {
+        const { namespace, name } = object.metadata ?? {};
+        if (!namespace || !name) return;
+        for (const listener of instanceListeners) listener(namespace, name);
+      };
+      inf.on('update', changed);
+      inf.on('add', changed);
       // Each list is preceded by a connect, and so is each watch: counted as the watch request it opens.
       inf.on('connect', () => count('watch'));
       inf.on('error', (error: unknown) => {
@@ -263,6 +273,10 @@ export function kubernetesSelfConfigCluster(
       if (retry) clearTimeout(retry);
       retry = null;
       await inf?.stop();
+    },
+    onInstanceChange(listener) {
+      instanceListeners.add(listener);
+      return () => instanceListeners.delete(listener);
     },
     cachedInstance(namespace, name) {
       if (!informer || !synced) return undefined;

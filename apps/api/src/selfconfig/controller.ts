@@ -6,7 +6,7 @@ import type { Db } from '../db/client.ts';
 import type { Logger } from '../log.ts';
 import type { SelfConfigCluster, SelfConfigObject } from './cluster.ts';
 import { recordDeleted } from './history.ts';
-import { reconcile, type RequestCache } from './reconcile.ts';
+import { reconcile, type ReconcileDeps, type RequestCache } from './reconcile.ts';
 import { createKeyedQueue } from '../controller/queue.ts';
 
 // The SelfConfig controller: list, then watch, every OpenClawSelfConfig (any namespace), keeping
@@ -98,7 +98,19 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
   const budgetDefaults = options.budgetDefaults ?? DEFAULT_SELF_CONFIG_BUDGET;
   const approvalTtlMs = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_SECONDS * 1000;
   const healthGate = { defaultSeconds: options.healthGateSeconds ?? DEFAULT_HEALTH_GATE_SECONDS, pollMs: options.healthGatePollMs ?? 1000 };
-  const deps = { cluster, db, logger, clock, ttlMs, approvalTtlMs, maxConflictRetries: options.maxConflictRetries ?? 5, requests, budgetDefaults, healthGate };
+  const deps: ReconcileDeps = {
+    cluster,
+    db,
+    logger,
+    clock,
+    ttlMs,
+    approvalTtlMs,
+    maxConflictRetries: options.maxConflictRetries ?? 5,
+    requests,
+    budgetDefaults,
+    healthGate,
+    gateEnded: (namespace, instanceRef) => instanceChanged(namespace, instanceRef),
+  };
 
   let started = false;
   let watch: { abort(): void } | null = null;
@@ -117,6 +129,17 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
     },
   });
   const enqueue = (key: string) => queue.enqueue(key);
+  // SG1: a request in its health gate (Verifying), or waiting for another's (Pending), is looked at
+  // again as soon as the cache sees its instance change (its status: Ready, Degraded), not only
+  // when its poll falls due.
+  let stopInstanceEvents: (() => void) | null = null;
+  const instanceChanged = (namespace: string, name: string) => {
+    for (const [key, request] of latest) {
+      if (request.metadata.namespace !== namespace || (request.spec as { instanceRef?: unknown } | undefined)?.instanceRef !== name) continue;
+      const phase = request.status?.phase;
+      if (phase === 'Verifying' || (phase === 'Pending' && queue.delayed(key))) enqueue(key);
+    }
+  };
   const recordGone = (uid: string) => void recordDeleted(db, uid, clock()).catch((error: unknown) => logger.warn('could not record a deleted selfconfig request', { error }));
 
   async function listAndWatch(): Promise<void> {
@@ -232,6 +255,7 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
       if (started) return;
       started = true;
       queue.start();
+      stopInstanceEvents = cluster.onInstanceChange(instanceChanged);
       void listAndWatch();
       void startInstances();
       resyncTimer = setInterval(() => void resync(), resyncMs);
@@ -239,6 +263,8 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
     },
     async stop() {
       started = false;
+      stopInstanceEvents?.();
+      stopInstanceEvents = null;
       watch?.abort();
       watch = null;
       if (watchTimer) clearTimeout(watchTimer);

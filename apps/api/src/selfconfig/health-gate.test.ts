@@ -21,6 +21,7 @@ import { startTestStack, type TestStack } from '../test/stack.ts';
 // Ready ends Applied only then; a change whose gateway crashes (the simulator's documented crash
 // hook, set through the agent's own configPatch) is rolled back to what the agent owned before,
 // and ends RolledBack with the kubelet's reason; a request filed meanwhile waits for the gate.
+// The gate's poll is set to ten minutes here: every gate ends on the instance cache's events.
 
 const GROUP = 'openclaw.rocks';
 const VERSION = 'v1alpha1';
@@ -82,6 +83,10 @@ beforeAll(async () => {
   stack = await startTestStack({
     env: { gatewayReadySeconds: 60, selfConfigHealthGateSeconds: 60, selfConfigBudget: { requestsPerHour: 1000, appliedPerDay: 1000, pauseAfterRollbacks: 100 } },
     selfConfigWebhookOnLoopback: true,
+    // No poll and no resync falls due within these tests: a gate ends because the instance's
+    // status changed (without the cache's events the first test waited for the 30 s resync).
+    selfConfigHealthGatePollMs: 10 * 60_000,
+    selfConfigResyncMs: 10 * 60_000,
   });
   custom = stack.kubeConfig.makeApiClient(CustomObjectsApi);
   dir = await mkdtemp(path.join(tmpdir(), 'health-gate-'));
@@ -119,7 +124,7 @@ afterAll(async () => {
 describe('SG1 SelfConfig health gate', { timeout: 240_000 }, () => {
   it('SG1 SC10 an applied request ends Applied only once the gateway running its generation is Ready: at that moment the gateway runs the change', async () => {
     const name = await file({ addSkills: ['fetch'] });
-    const done = await untilTerminal<Request>(stack, k8sNamespace, name, 120_000);
+    const done = await untilTerminal<Request>(stack, k8sNamespace, name, 60_000);
     expect(done.status?.phase, done.status?.message).toBe('Applied');
     // No waiting here: Applied means the gateway already runs it.
     expect((await running()).skills).toContain('fetch');

@@ -77,6 +77,8 @@ export interface ReconcileDeps {
   budgetDefaults: SelfConfigBudget;
   /** SG1: the gate's seconds where the instance sets none (0: off), and how often a gated request looks again. */
   healthGate: { defaultSeconds: number; pollMs: number };
+  /** SG1: a request of this instance left its health gate; the requests waiting for it go on now. */
+  gateEnded?: (namespace: string, instanceRef: string) => void;
 }
 
 export interface ReconcileResult {
@@ -251,6 +253,7 @@ async function verify(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
   if (!gate || typeof previous !== 'object' || previous === null || !instance) {
     const message = !instance ? 'the instance was deleted while the health gate waited' : 'the health gate\'s state in status.healthGate is unreadable; the change stays applied';
     await finish(deps, request, { phase: 'Failed', reason: 'HealthGateLost', message, ...carried, events: [{ involved: involvedRequest(request), type: 'Warning', reason: 'Failed', message }], instance });
+    deps.gateEnded?.(namespace, instanceRef);
     return { requeueAfterMs: deps.ttlMs };
   }
   const seconds = Math.max(1, healthGateSeconds(instance.spec, deps.healthGate.defaultSeconds));
@@ -279,6 +282,7 @@ async function verify(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
       ],
       instance,
     });
+    deps.gateEnded?.(namespace, instanceRef);
     return { requeueAfterMs: deps.ttlMs };
   }
   if (gate.stage === 'Verifying' && verdict.kind === 'failed') {
@@ -313,6 +317,7 @@ async function verify(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
     ],
     instance,
   });
+  deps.gateEnded?.(namespace, instanceRef);
   return { requeueAfterMs: deps.ttlMs };
 }
 

@@ -44,6 +44,8 @@ export interface TestStackOptions {
   env?: Partial<RuntimeEnv>;
   /** SC9: the SelfConfig controller's clock. */
   selfConfigClock?: () => Date;
+  selfConfigHealthGatePollMs?: number;
+  selfConfigResyncMs?: number;
   /** SC5: on a real cluster too, serve and register the webhook on loopback (runtime option). */
   selfConfigWebhookOnLoopback?: boolean;
   /** Hooks into the deploy work (RC7 interleavings, W5 faults at a chosen step). */
@@ -77,6 +79,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     onQuery: options.onQuery,
     connectVia: options.connectVia,
     ...(options.selfConfigClock ? { selfConfigClock: options.selfConfigClock } : {}),
+    ...(options.selfConfigHealthGatePollMs ? { selfConfigHealthGatePollMs: options.selfConfigHealthGatePollMs } : {}),
+    ...(options.selfConfigResyncMs ? { selfConfigResyncMs: options.selfConfigResyncMs } : {}),
     ...(options.selfConfigWebhookOnLoopback ? { selfConfigWebhookOnLoopback: true } : {}),
     ...(options.deployWork ? { deployWork: options.deployWork } : {}),
     ...(options.instanceResyncMs ? { instanceResyncMs: options.instanceResyncMs } : {}),
