@@ -47,8 +47,10 @@
  * Does not emulate (yet): CRD defaulting, CEL rules and conversion, controllers other than the
  * garbage collector (gc.ts: ownerReferences, background, foreground and orphan deletion) and the
  * kubelet simulator (kubelet/), mutating admission, Pod Security Admission, aggregated discovery,
- * protobuf for CustomResourceDefinitions; services, nodes and pods/log are not served (so no
- * `kubectl logs` or `cluster-info`); built-in kinds are checked by hand-written validation, not
+ * protobuf for CustomResourceDefinitions; nodes and pods/log are not served (so no `kubectl logs`
+ * or `cluster-info`); Services, Jobs, NetworkPolicies and PodDisruptionBudgets are served so the
+ * install applies (deploy-install.emulator-only.test.ts) but stored as given (no cluster IP, no Job
+ * runs, no policy is enforced, no disruption counted); built-in kinds are checked by hand-written validation, not
  * their full schemas (a type error in a Deployment can be stored); Table columns exist for a few
  * kinds only (the rest print NAME and AGE). RBAC is enforced (E9, rbac-authorizer.ts), and a
  * strategic merge patch on a custom resource answers 415 as on a real server (patch.test.ts).
