@@ -78,6 +78,8 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
   // their events are echoes that need no reconcile.
   let latest = new Map<string, SelfConfigObject>();
   const own = new Map<string, Set<string>>();
+  // SG1: the instances one of the workers is deciding a request of right now ("namespace/instance").
+  const deciding = new Set<string>();
   const requests: RequestCache = {
     get: (namespace, name) => latest.get(keyOf(namespace, name)),
     wrote(before, after) {
@@ -109,7 +111,13 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
     requests,
     budgetDefaults,
     healthGate,
-    gateEnded: (namespace, instanceRef) => instanceChanged(namespace, instanceRef),
+    gateEnded: (namespace, instanceRef) => wake(namespace, instanceRef, 'Pending'),
+    claimInstance(namespace, instanceRef) {
+      const key = keyOf(namespace, instanceRef);
+      if (deciding.has(key)) return null;
+      deciding.add(key);
+      return () => deciding.delete(key);
+    },
   };
 
   let started = false;
@@ -132,12 +140,12 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
   // SG1: a request in its health gate (Verifying), or waiting for another's (Pending), is looked at
   // again as soon as the cache sees its instance change (its status: Ready, Degraded), not only
   // when its poll falls due.
+  // A request waiting for another's gate (Pending, its look delayed) goes on when that gate ends.
   let stopInstanceEvents: (() => void) | null = null;
-  const instanceChanged = (namespace: string, name: string) => {
+  const wake = (namespace: string, instanceRef: string, phase: 'Verifying' | 'Pending') => {
     for (const [key, request] of latest) {
-      if (request.metadata.namespace !== namespace || (request.spec as { instanceRef?: unknown } | undefined)?.instanceRef !== name) continue;
-      const phase = request.status?.phase;
-      if (phase === 'Verifying' || (phase === 'Pending' && queue.delayed(key))) enqueue(key);
+      if (request.metadata.namespace !== namespace || (request.spec as { instanceRef?: unknown } | undefined)?.instanceRef !== instanceRef) continue;
+      if (request.status?.phase === phase && (phase === 'Verifying' || queue.delayed(key))) enqueue(key);
     }
   };
   const recordGone = (uid: string) => void recordDeleted(db, uid, clock()).catch((error: unknown) => logger.warn('could not record a deleted selfconfig request', { error }));
@@ -255,7 +263,7 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
       if (started) return;
       started = true;
       queue.start();
-      stopInstanceEvents = cluster.onInstanceChange(instanceChanged);
+      stopInstanceEvents = cluster.onInstanceChange((namespace, name) => wake(namespace, name, 'Verifying'));
       void listAndWatch();
       void startInstances();
       resyncTimer = setInterval(() => void resync(), resyncMs);

@@ -13,6 +13,7 @@ import { createHumanPrincipal, grantBuiltInRole } from '../services/principals.t
 import { readInstance, runningGateway } from '../test/instances.ts';
 import { CREATE_CONFIGURATION, createReadyNamespace, payload, waitFor } from '../test/operations.ts';
 import { untilTerminal } from '../test/selfconfig.ts';
+import { WAITING_FOR_GATE } from './reconcile.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
 // SG1 the health gate, end to end: the embedded server (or the real one on the lane), the instance
@@ -186,7 +187,7 @@ describe('SG1 SelfConfig health gate', { timeout: 240_000 }, () => {
     const second = await file({ addSkills: ['later'] });
     const waiting = await waitFor(async () => {
       const obj = await requestObject(second);
-      return obj.status?.message === `waiting: request ${first} of this instance is in its health gate` ? obj : null;
+      return obj.status?.message === WAITING_FOR_GATE ? obj : null;
     }, `${second} to wait for ${first}`, 30_000);
     expect(waiting.status?.phase).toBe('Pending');
     expect((await readInstance(stack, k8sNamespace, agentId))!.spec.skills).not.toContain('later');
@@ -203,11 +204,24 @@ describe('SG1 SelfConfig health gate', { timeout: 240_000 }, () => {
     expect((await running()).skills).toContain('later');
   });
 
+  it('SG1 requests filed together for one instance pass their gates one at a time: no two gates overlap, and every change is running at the end', async () => {
+    const names = await Promise.all(['one', 'two', 'three', 'four', 'five'].map((n) => file({ addSkills: [`together-${n}`] })));
+    for (const name of names) expect((await untilTerminal<Request>(stack, k8sNamespace, name, 150_000)).status?.phase).toBe('Applied');
+    const rows = await stack.runtime.db.selfConfigRequest.findMany({ where: { name: { in: names } }, select: { name: true, events: true, completedAt: true } });
+    // A gate opens with the apply's Applied event and closes at completion.
+    const gates = rows
+      .map((r) => ({ name: r.name, opened: Date.parse((r.events as Array<{ reason: string; at: string }>).find((e) => e.reason === 'Applied')!.at), closed: r.completedAt!.getTime() }))
+      .sort((a, b) => a.opened - b.opened);
+    for (let i = 1; i < gates.length; i++) expect(gates[i]!.opened, `${gates[i]!.name} opened before ${gates[i - 1]!.name} closed`).toBeGreaterThanOrEqual(gates[i - 1]!.closed);
+    const skills = (await running()).skills;
+    for (const n of ['one', 'two', 'three', 'four', 'five']) expect(skills).toContain(`together-${n}`);
+  });
+
   it("SG4 SG1 Agent.selfConfigBudget counts what the controller counts (the requests, the applies, the rollbacks above), for a namespace viewer too", async () => {
     const viewer = await createHumanPrincipal(stack.runtime.db, `budget-viewer-${randomUUID().slice(0, 6)}`, stack.runtime.installation.bootstrapPrincipalId);
     await grantBuiltInRole(stack.runtime.db, viewer.principalId, 'namespace-viewer', { kind: 'namespace', namespaceId }, stack.runtime.installation.bootstrapPrincipalId);
     const BUDGET = `query($id: ID!) { agent(id: $id) { selfConfigBudget { requestsPerHour appliedPerDay pauseAfterRollbacks fromInstance requestsInLastHour appliedInLastDay rollbacksSinceResume paused refusal { reason } } } }`;
-    const expected = { requestsPerHour: 1000, appliedPerDay: 1000, pauseAfterRollbacks: 100, fromInstance: false, requestsInLastHour: 4, appliedInLastDay: 2, rollbacksSinceResume: 2, paused: false, refusal: null };
+    const expected = { requestsPerHour: 1000, appliedPerDay: 1000, pauseAfterRollbacks: 100, fromInstance: false, requestsInLastHour: 9, appliedInLastDay: 7, rollbacksSinceResume: 2, paused: false, refusal: null };
     for (const key of [undefined, viewer.apiKey]) {
       const r = await stack.gql(BUDGET, { id: agentId }, key ? { key } : {});
       expect(r.body.errors, JSON.stringify(r.body.errors)).toBeUndefined();

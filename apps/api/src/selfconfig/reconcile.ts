@@ -27,6 +27,7 @@ import {
   agentContext,
   approvalState,
   budgetUsage,
+  type ApprovalState,
   claimExpiry,
   observeRequest,
   recordAwaiting,
@@ -79,6 +80,8 @@ export interface ReconcileDeps {
   healthGate: { defaultSeconds: number; pollMs: number };
   /** SG1: a request of this instance left its health gate; the requests waiting for it go on now. */
   gateEnded?: (namespace: string, instanceRef: string) => void;
+  /** SG1: claims the instance for one decision; null while another request of it is being decided (the controller's workers run in parallel). */
+  claimInstance?: (namespace: string, instanceRef: string) => (() => void) | null;
 }
 
 export interface ReconcileResult {
@@ -164,19 +167,43 @@ export async function reconcile(deps: ReconcileDeps, namespace: string, name: st
     }
   }
 
-  // SG1: while another request of the instance is in its health gate this one waits: a rollback
-  // restores what the agent owned before that request, and would undo this one's change.
-  const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
-  const gating = await verifyingRequestOf(db, { k8sNamespace: namespace, instanceRef, uid: request.metadata.uid });
-  if (gating) {
-    const message = `waiting: request ${gating} of this instance is in its health gate`;
-    if (request.status?.message !== message) requests.wrote(request, await cluster.patchRequestStatus(namespace, name, { phase: 'Pending', message }));
-    return { requeueAfterMs: deps.healthGate.pollMs };
-  }
-  const outcome = await decide(deps, request, context, false);
-  if (outcome.phase === 'AwaitingApproval') return hold(deps, request, outcome);
-  return conclude(deps, request, outcome);
+  const pending = request;
+  return inTurn(deps, pending, async () => {
+    const outcome = await decide(deps, pending, context, false);
+    if (outcome.phase === 'AwaitingApproval') return hold(deps, pending, outcome);
+    return conclude(deps, pending, outcome);
+  });
 }
+
+export const WAITING_FOR_GATE = 'waiting: another request of this instance is in its health gate; this one is decided when that one ends';
+
+/**
+ * SG1: one request of an instance at a time goes from its decision to the end of its health gate:
+ * a rollback restores what the agent owned before its request, and would undo another's change
+ * made meanwhile. The controller's claim keeps two of its workers from deciding requests of one
+ * instance together; history's Verifying row keeps a request from being decided while another's
+ * gate is open (a Pending request says so, once).
+ */
+async function inTurn(deps: ReconcileDeps, request: SelfConfigObject, run: () => Promise<ReconcileResult>): Promise<ReconcileResult> {
+  const { namespace, name, uid } = request.metadata;
+  const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+  const release = deps.claimInstance ? deps.claimInstance(namespace, instanceRef) : () => undefined;
+  if (!release) return { requeueAfterMs: CLAIM_RETRY_MS };
+  try {
+    if (await verifyingRequestOf(deps.db, { k8sNamespace: namespace, instanceRef, uid })) {
+      if (request.status?.phase === 'Pending' && request.status.message !== WAITING_FOR_GATE) {
+        deps.requests.wrote(request, await deps.cluster.patchRequestStatus(namespace, name, { phase: 'Pending', message: WAITING_FOR_GATE }));
+      }
+      return { requeueAfterMs: deps.healthGate.pollMs };
+    }
+    return await run();
+  } finally {
+    release();
+  }
+}
+
+/** How soon a request looks again when another request of its instance is being decided right now. */
+const CLAIM_RETRY_MS = 100;
 
 /** An outcome ends the request, except an apply the health gate holds (SG1). */
 async function conclude(deps: ReconcileDeps, request: SelfConfigObject, outcome: Outcome): Promise<ReconcileResult> {
@@ -361,20 +388,7 @@ async function awaitApproval(deps: ReconcileDeps, request: SelfConfigObject, con
   const state = await approvalState(deps.db, uid);
   const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
   const instance = async () => deps.cluster.cachedInstance(namespace, instanceRef) ?? (await deps.cluster.getInstance(namespace, instanceRef));
-  if (state?.decision === 'approved') {
-    const outcome = await decide(deps, request, context, true);
-    if (outcome.phase === 'AwaitingApproval') throw new Error('unreachable: an approved request is not held again');
-    const by = state.byId ? ` by ${state.byId}` : '';
-    if (outcome.phase === 'Applied') {
-      const note = sameChanges(outcome.changes ?? [], state.changes) ? `approved${by}` : `approved${by}; re-validated: the change differs from the preview approved (now ${(outcome.changes ?? []).map(describeChange).join(', ') || 'none'})`;
-      outcome.message = `${outcome.message} (${note})`;
-      for (const e of outcome.events) if (e.reason === 'Applied' || e.reason === 'SelfConfigApplied') e.message = `${e.message} (${note})`;
-    } else {
-      outcome.message = `approved${by}, then refused on re-validation against the instance as it is now: ${outcome.message}`;
-      for (const e of outcome.events) e.message = `${e.message} (re-validated on approval)`;
-    }
-    return conclude(deps, request, outcome);
-  }
+  if (state?.decision === 'approved') return inTurn(deps, request, () => decideApproved(deps, request, context, state));
   if (state?.decision === 'rejected') {
     const message = `rejected${state.byId ? ` by ${state.byId}` : ''}${state.reason ? `: ${state.reason}` : ''}`;
     const live = await instance();
@@ -405,6 +419,21 @@ async function awaitApproval(deps: ReconcileDeps, request: SelfConfigObject, con
     instance: live,
   });
   return { requeueAfterMs: deps.ttlMs };
+}
+
+async function decideApproved(deps: ReconcileDeps, request: SelfConfigObject, context: AgentContext | null, state: ApprovalState): Promise<ReconcileResult> {
+  const outcome = await decide(deps, request, context, true);
+  if (outcome.phase === 'AwaitingApproval') throw new Error('unreachable: an approved request is not held again');
+  const by = state.byId ? ` by ${state.byId}` : '';
+  if (outcome.phase === 'Applied') {
+    const note = sameChanges(outcome.changes ?? [], state.changes) ? `approved${by}` : `approved${by}; re-validated: the change differs from the preview approved (now ${(outcome.changes ?? []).map(describeChange).join(', ') || 'none'})`;
+    outcome.message = `${outcome.message} (${note})`;
+    for (const e of outcome.events) if (e.reason === 'Applied' || e.reason === 'SelfConfigApplied') e.message = `${e.message} (${note})`;
+  } else {
+    outcome.message = `approved${by}, then refused on re-validation against the instance as it is now: ${outcome.message}`;
+    for (const e of outcome.events) e.message = `${e.message} (re-validated on approval)`;
+  }
+  return conclude(deps, request, outcome);
 }
 
 async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: AgentContext | null, approved: boolean): Promise<Outcome | Awaiting> {
