@@ -111,7 +111,7 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
     requests,
     budgetDefaults,
     healthGate,
-    gateEnded: (namespace, instanceRef) => wake(namespace, instanceRef, 'Pending'),
+    gateEnded: (namespace, instanceRef) => wakeOldestWaiting(namespace, instanceRef),
     claimInstance(namespace, instanceRef) {
       const key = keyOf(namespace, instanceRef);
       if (deciding.has(key)) return null;
@@ -142,11 +142,16 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
   // when its poll falls due.
   // A request waiting for another's gate (Pending, its look delayed) goes on when that gate ends.
   let stopInstanceEvents: (() => void) | null = null;
-  const wake = (namespace: string, instanceRef: string, phase: 'Verifying' | 'Pending') => {
-    for (const [key, request] of latest) {
-      if (request.metadata.namespace !== namespace || (request.spec as { instanceRef?: unknown } | undefined)?.instanceRef !== instanceRef) continue;
-      if (request.status?.phase === phase && (phase === 'Verifying' || queue.delayed(key))) enqueue(key);
-    }
+  const ofInstance = (namespace: string, instanceRef: string) =>
+    [...latest].filter(([, r]) => r.metadata.namespace === namespace && (r.spec as { instanceRef?: unknown } | undefined)?.instanceRef === instanceRef);
+  const wakeVerifying = (namespace: string, instanceRef: string) => {
+    for (const [key, request] of ofInstance(namespace, instanceRef)) if (request.status?.phase === 'Verifying') enqueue(key);
+  };
+  // One at a time, oldest first: the one woken takes the instance's turn, and its end wakes the next.
+  const wakeOldestWaiting = (namespace: string, instanceRef: string) => {
+    const waiting = ofInstance(namespace, instanceRef).filter(([key, r]) => r.status?.phase === 'Pending' && queue.delayed(key));
+    waiting.sort(([, a], [, b]) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || a.metadata.name.localeCompare(b.metadata.name));
+    if (waiting[0]) enqueue(waiting[0][0]);
   };
   const recordGone = (uid: string) => void recordDeleted(db, uid, clock()).catch((error: unknown) => logger.warn('could not record a deleted selfconfig request', { error }));
 
@@ -263,7 +268,7 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
       if (started) return;
       started = true;
       queue.start();
-      stopInstanceEvents = cluster.onInstanceChange((namespace, name) => wake(namespace, name, 'Verifying'));
+      stopInstanceEvents = cluster.onInstanceChange(wakeVerifying);
       void listAndWatch();
       void startInstances();
       resyncTimer = setInterval(() => void resync(), resyncMs);

@@ -78,7 +78,7 @@ export interface ReconcileDeps {
   budgetDefaults: SelfConfigBudget;
   /** SG1: the gate's seconds where the instance sets none (0: off), and how often a gated request looks again. */
   healthGate: { defaultSeconds: number; pollMs: number };
-  /** SG1: a request of this instance left its health gate; the requests waiting for it go on now. */
+  /** SG1: a request of this instance left its health gate (or was decided without one); the oldest request waiting goes on now. */
   gateEnded?: (namespace: string, instanceRef: string) => void;
   /** SG1: claims the instance for one decision; null while another request of it is being decided (the controller's workers run in parallel). */
   claimInstance?: (namespace: string, instanceRef: string) => (() => void) | null;
@@ -148,7 +148,9 @@ export async function reconcile(deps: ReconcileDeps, namespace: string, name: st
     // copy's resourceVersion: a copy older than the stored request (one already decided, or
     // changed since) conflicts, and the request is read again and looked at afresh.
     try {
-      const pending = await cluster.patchRequestStatus(namespace, name, { phase: 'Pending', message: 'validating' }, request.metadata.resourceVersion);
+      // A request waiting for another's gate keeps saying so (SG1): its message is not written twice.
+      const message = request.status?.message === WAITING_FOR_GATE ? WAITING_FOR_GATE : 'validating';
+      const pending = await cluster.patchRequestStatus(namespace, name, { phase: 'Pending', message }, request.metadata.resourceVersion);
       requests.wrote(request, pending);
       if (phase !== 'Pending') await recordPending(db, request.metadata.uid, deps.clock());
       request = pending;
@@ -194,13 +196,21 @@ async function inTurn(deps: ReconcileDeps, request: SelfConfigObject, run: () =>
       if (request.status?.phase === 'Pending' && request.status.message !== WAITING_FOR_GATE) {
         deps.requests.wrote(request, await deps.cluster.patchRequestStatus(namespace, name, { phase: 'Pending', message: WAITING_FOR_GATE }));
       }
-      return { requeueAfterMs: deps.healthGate.pollMs };
+      // Woken when that gate ends (gateEnded); the long look is a safety net, not the way on.
+      return { requeueAfterMs: WAITING_LOOK_MS };
     }
-    return await run();
+    const result = await run();
+    // Decided without opening a gate (refused, held for approval, or not gated): the next request
+    // of the instance, if one waits, goes on now.
+    if (deps.requests.get(namespace, name)?.status?.phase !== 'Verifying') deps.gateEnded?.(namespace, instanceRef);
+    return result;
   } finally {
     release();
   }
 }
+
+/** How long a request waiting for another's gate sleeps unless that gate's end wakes it first. */
+const WAITING_LOOK_MS = 60_000;
 
 /** How soon a request looks again when another request of its instance is being decided right now. */
 const CLAIM_RETRY_MS = 100;
