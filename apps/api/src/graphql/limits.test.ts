@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../test/operations.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { LIMIT_CODES, LIMITS } from './limits.ts';
 import { schema } from './schema/index.ts';
@@ -13,7 +14,10 @@ import { validateWithinLimits } from './validation.ts';
 let stack: TestStack;
 let statements = 0;
 beforeAll(async () => {
-  stack = await startTestStack({ worker: false, onQuery: () => statements++ });
+  // No periodic resync runs while statements are counted: the instance reconciler's 30 s look at
+  // every namespace landed inside a refused request on a loaded machine (a fresh-clone CI run).
+  stack = await startTestStack({ worker: false, instanceResyncMs: 3_600_000, selfConfigResyncMs: 3_600_000, onQuery: () => statements++ });
+  await waitFor(async () => stack.runtime.selfConfig.running(), 'the SelfConfig controller to start on the leader');
   await post('{ viewer { id } }'); // the first request opens pool connections and settles startup
 });
 afterAll(() => stack?.close());

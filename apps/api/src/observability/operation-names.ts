@@ -4,13 +4,14 @@
 // can mint label values or put a chosen word into the logs.
 
 export const KNOWN_OPERATION_NAMES: ReadonlySet<string> = new Set([
-  'AccessBindingsForResource', 'Agent', 'AgentFieldOwnership', 'AgentGateway', 'AgentRevisions', 'AgentRuntime', 'ApiKeys',
-  'AuditEvents', 'BootstrapPrincipal', 'Configuration', 'ConfigurationGenerations', 'CreateAgent', 'CreateApiKey',
-  'CreateConfiguration', 'CreateNamespace', 'CreateSecret', 'CreateUser', 'DeleteAgent', 'DeleteConfiguration', 'DeleteSecret',
-  'DeployAgent', 'DisableUser', 'ExplainAccess', 'ExplainDeploy', 'GrantAccess', 'NamespaceAgents', 'NamespaceConfigurations',
-  'NamespaceSecrets', 'Namespaces', 'RedeployConsumers', 'ReprovisionNamespace', 'ResourceAccessBindingsInNamespace', 'RevokeAccess',
-  'RevokeApiKey', 'Roles', 'SecretOptions', 'SecretReferences', 'SecretStaleConsumers', 'SelfConfigRequests', 'StopAgent',
-  'SubjectAccessBindings', 'UpdateConfiguration', 'UpdateSecret', 'Users', 'Viewer',
+  'AccessBindingsForResource', 'Agent', 'AgentFieldOwnership', 'AgentGateway', 'AgentRevisions', 'AgentRuntime',
+  'AgentSelfConfigBudget', 'ApiKeys', 'ApproveSelfConfig', 'AuditEvents', 'BootstrapPrincipal', 'Configuration',
+  'ConfigurationGenerations', 'CreateAgent', 'CreateApiKey', 'CreateConfiguration', 'CreateNamespace', 'CreateSecret',
+  'CreateUser', 'DeleteAgent', 'DeleteConfiguration', 'DeleteSecret', 'DeployAgent', 'DisableUser', 'ExplainAccess',
+  'ExplainDeploy', 'GrantAccess', 'NamespaceAgents', 'NamespaceConfigurations', 'NamespaceSecrets', 'Namespaces',
+  'RedeployConsumers', 'RejectSelfConfig', 'ReprovisionNamespace', 'ResourceAccessBindingsInNamespace', 'ResumeSelfConfig',
+  'RevokeAccess', 'RevokeApiKey', 'Roles', 'SecretOptions', 'SecretReferences', 'SecretStaleConsumers', 'SelfConfigApprovals',
+  'SelfConfigRequests', 'StopAgent', 'SubjectAccessBindings', 'UpdateConfiguration', 'UpdateSecret', 'Users', 'Viewer',
 ]);
 
 /** The name to label and log an operation by: its own if the product sends it, else `_other`. */

@@ -182,15 +182,25 @@ describe('SG1 SelfConfig health gate', { timeout: 240_000 }, () => {
   });
 
   it('SG1 a request filed while another is in its health gate waits for it, and is then decided against the restored instance', async () => {
-    const first = await file({ addSkills: ['crashy-two'], configPatch: crashHook });
-    await waitFor(async () => ((await requestObject(first)).status?.phase === 'Verifying' ? true : null), `${first} Verifying`, 60_000);
-    const second = await file({ addSkills: ['later'] });
-    const waiting = await waitFor(async () => {
-      const obj = await requestObject(second);
-      return obj.status?.message === WAITING_FOR_GATE ? obj : null;
-    }, `${second} to wait for ${first}`, 30_000);
-    expect(waiting.status?.phase).toBe('Pending');
-    expect((await readInstance(stack, k8sNamespace, agentId))!.spec.skills).not.toContain('later');
+    // The instance reconciler is held while both are filed, so the first's gate stays open however
+    // slow the machine (a fresh-clone CI run under load once saw the first rolled back before the
+    // second was looked at); the gate's deadline (60 s) is far.
+    await stack.runtime.instances.stop();
+    let first = '';
+    let second = '';
+    try {
+      first = await file({ addSkills: ['crashy-two'], configPatch: crashHook });
+      await waitFor(async () => ((await requestObject(first)).status?.phase === 'Verifying' ? true : null), `${first} Verifying`, 30_000);
+      second = await file({ addSkills: ['later'] });
+      const waiting = await waitFor(async () => {
+        const obj = await requestObject(second);
+        return obj.status?.message === WAITING_FOR_GATE ? obj : null;
+      }, `${second} to wait for ${first}`, 30_000);
+      expect(waiting.status?.phase).toBe('Pending');
+      expect((await readInstance(stack, k8sNamespace, agentId))!.spec.skills).not.toContain('later');
+    } finally {
+      stack.runtime.instances.start();
+    }
 
     expect((await untilTerminal<Request>(stack, k8sNamespace, first, 150_000)).status?.phase).toBe('RolledBack');
     const decided = await untilTerminal<Request>(stack, k8sNamespace, second, 150_000);
