@@ -46,6 +46,11 @@ export interface SelfConfigObject {
   status?: { phase?: string; message?: string; completionTime?: string; skippedRemovals?: unknown[]; changes?: string[]; healthGate?: unknown };
 }
 
+/** The instance a request names (spec.instanceRef), '' when it names none. */
+export function instanceRefOf(request: Pick<SelfConfigObject, 'spec'>): string {
+  return String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+}
+
 export interface InstanceObject {
   metadata: ObjectMeta;
   spec?: Record<string, unknown>;

@@ -4,7 +4,7 @@ import { TERMINAL_PHASES } from '@occ/domain/selfconfig';
 import { DEFAULT_SELF_CONFIG_BUDGET, type SelfConfigBudget } from '@occ/domain/selfconfig-budget';
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../log.ts';
-import type { SelfConfigCluster, SelfConfigObject } from './cluster.ts';
+import { instanceRefOf, type SelfConfigCluster, type SelfConfigObject } from './cluster.ts';
 import { recordDeleted } from './history.ts';
 import { reconcile, type ReconcileDeps, type RequestCache } from './reconcile.ts';
 import { createKeyedQueue } from '../controller/queue.ts';
@@ -137,13 +137,12 @@ export function createSelfConfigController(options: SelfConfigControllerOptions)
     },
   });
   const enqueue = (key: string) => queue.enqueue(key);
-  // SG1: a request in its health gate (Verifying), or waiting for another's (Pending), is looked at
-  // again as soon as the cache sees its instance change (its status: Ready, Degraded), not only
-  // when its poll falls due.
-  // A request waiting for another's gate (Pending, its look delayed) goes on when that gate ends.
+  // SG1: a request in its health gate (Verifying) is looked at again as soon as the cache sees its
+  // instance change (its status: Ready, Degraded), not only when its poll falls due. A request
+  // waiting for another's gate (Pending, its look delayed) goes on when that gate ends (gateEnded).
   let stopInstanceEvents: (() => void) | null = null;
   const ofInstance = (namespace: string, instanceRef: string) =>
-    [...latest].filter(([, r]) => r.metadata.namespace === namespace && (r.spec as { instanceRef?: unknown } | undefined)?.instanceRef === instanceRef);
+    [...latest].filter(([, r]) => r.metadata.namespace === namespace && instanceRefOf(r) === instanceRef);
   const wakeVerifying = (namespace: string, instanceRef: string) => {
     for (const [key, request] of ofInstance(namespace, instanceRef)) if (request.status?.phase === 'Verifying') enqueue(key);
   };

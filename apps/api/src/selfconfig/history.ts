@@ -7,7 +7,7 @@ import { BUDGET_REASONS, DAY_MS, HOUR_MS, type BudgetUsage } from '@occ/domain/s
 import type { Db } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { newId } from '../ids.ts';
-import type { SelfConfigObject } from './cluster.ts';
+import { instanceRefOf, type SelfConfigObject } from './cluster.ts';
 
 // SC9: the PostgreSQL history of every OpenClawSelfConfig, kept after Kubernetes deletes the
 // object. One row per object uid. Literal values an agent sends (env var values, file contents)
@@ -71,7 +71,7 @@ export function storableRequest(spec: unknown): Prisma.InputJsonValue {
 /** Records an object the controller sees, once; a row GraphQL created first keeps its requester. */
 export async function observeRequest(db: Db, object: SelfConfigObject, context: AgentContext | null): Promise<string> {
   const m = object.metadata;
-  const instanceRef = String((object.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+  const instanceRef = instanceRefOf(object);
   const row = await db.selfConfigRequest.upsert({
     where: { uid: m.uid },
     create: {
@@ -100,6 +100,12 @@ export interface RecordedEvent {
   at: string;
 }
 
+/** SG2: a change as history keeps it (names only). */
+const changeRows = (changes: readonly SpecChange[]) => changes.map((c) => ({ op: c.op, kind: c.kind, name: c.name }));
+/** SC7: a skipped removal as history keeps it, with the managers that own the item. */
+const skippedRows = (skipped: readonly SkippedRemoval[]) =>
+  skipped.map((s) => ({ kind: s.kind, name: s.name, why: s.why, managers: s.managers.map((m) => ({ manager: m.manager, operation: m.operation })) }));
+
 export async function recordPending(db: Db, uid: string, at: Date): Promise<void> {
   await db.selfConfigRequest.update({ where: { uid }, data: { phase: 'Pending', pendingAt: at } });
 }
@@ -115,8 +121,8 @@ export async function recordOutcome(
       phase: outcome.phase,
       reason: outcome.reason,
       message: outcome.message,
-      changes: outcome.changes.map((c) => ({ op: c.op, kind: c.kind, name: c.name })),
-      skippedRemovals: outcome.skipped.map((s) => ({ kind: s.kind, name: s.name, why: s.why, managers: s.managers.map((m) => ({ manager: m.manager, operation: m.operation })) })),
+      changes: changeRows(outcome.changes),
+      skippedRemovals: skippedRows(outcome.skipped),
       events: outcome.events as unknown as Prisma.InputJsonValue,
       completedAt: outcome.at,
     },
@@ -134,8 +140,8 @@ export async function recordVerifying(
     data: {
       phase: 'Verifying',
       message: verifying.message,
-      changes: verifying.changes.map((c) => ({ op: c.op, kind: c.kind, name: c.name })),
-      skippedRemovals: verifying.skipped.map((s) => ({ kind: s.kind, name: s.name, why: s.why, managers: s.managers.map((m) => ({ manager: m.manager, operation: m.operation })) })),
+      changes: changeRows(verifying.changes),
+      skippedRemovals: skippedRows(verifying.skipped),
       events: verifying.events as unknown as Prisma.InputJsonValue,
     },
   });
@@ -193,7 +199,7 @@ export async function budgetUsage(
 export async function recordAwaiting(db: Db, uid: string, awaiting: { message: string; changes: readonly SpecChange[]; at: Date }): Promise<void> {
   await db.selfConfigRequest.update({
     where: { uid },
-    data: { phase: 'AwaitingApproval', message: awaiting.message, changes: awaiting.changes.map((c) => ({ op: c.op, kind: c.kind, name: c.name })), awaitingApprovalAt: awaiting.at },
+    data: { phase: 'AwaitingApproval', message: awaiting.message, changes: changeRows(awaiting.changes), awaitingApprovalAt: awaiting.at },
   });
 }
 

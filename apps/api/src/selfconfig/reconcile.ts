@@ -22,7 +22,7 @@ import { healthGateSeconds, healthVerdict, notGatedBecause, parseHealthGate, typ
 import type { JsonObject } from '@occ/domain/fieldsv1';
 import { classifyKubeError } from '../kube/errors.ts';
 import type { Logger } from '../log.ts';
-import type { EventInput, InstanceObject, SelfConfigCluster, SelfConfigObject } from './cluster.ts';
+import { instanceRefOf, type EventInput, type InstanceObject, type SelfConfigCluster, type SelfConfigObject } from './cluster.ts';
 import {
   agentContext,
   approvalState,
@@ -131,7 +131,7 @@ export async function reconcile(deps: ReconcileDeps, namespace: string, name: st
   if (!request) return {};
   let context: AgentContext | null;
   for (let conflicts = 0; ; ) {
-    const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+    const instanceRef = instanceRefOf(request);
     context = await agentContext(db, namespace, instanceRef);
     // SG5: the history row keeps only what SC1 accepts (storableRequest), so this write cannot fail
     // on what an agent sent: every request reaches Pending and a terminal phase.
@@ -188,7 +188,7 @@ export const WAITING_FOR_GATE = 'waiting: another request of this instance is in
  */
 async function inTurn(deps: ReconcileDeps, request: SelfConfigObject, run: () => Promise<ReconcileResult>): Promise<ReconcileResult> {
   const { namespace, name, uid } = request.metadata;
-  const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+  const instanceRef = instanceRefOf(request);
   const release = deps.claimInstance ? deps.claimInstance(namespace, instanceRef) : () => undefined;
   if (!release) return { requeueAfterMs: CLAIM_RETRY_MS };
   try {
@@ -283,11 +283,15 @@ async function verify(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
   const raw = request.status?.healthGate as { previous?: unknown } | undefined;
   const gate = parseHealthGate(raw);
   const previous = raw?.previous;
-  const record = await verifyingRecord(deps.db, uid);
-  const carried = { skipped: record.skipped, changes: record.changes, priorEvents: record.events };
-  const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+  const instanceRef = instanceRefOf(request);
   const instance = deps.cluster.cachedInstance(namespace, instanceRef) ?? (await deps.cluster.getInstance(namespace, instanceRef));
+  // What the apply recorded, read only once the gate decides something (a look that waits reads nothing from the database).
+  const recordedAtApply = async () => {
+    const record = await verifyingRecord(deps.db, uid);
+    return { record, carried: { skipped: record.skipped, changes: record.changes, priorEvents: record.events } };
+  };
   if (!gate || typeof previous !== 'object' || previous === null || !instance) {
+    const { carried } = await recordedAtApply();
     const message = !instance ? 'the instance was deleted while the health gate waited' : 'the health gate\'s state in status.healthGate is unreadable; the change stays applied';
     await finish(deps, request, { phase: 'Failed', reason: 'HealthGateLost', message, ...carried, events: [{ involved: involvedRequest(request), type: 'Warning', reason: 'Failed', message }], instance });
     deps.gateEnded?.(namespace, instanceRef);
@@ -306,6 +310,7 @@ async function verify(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
   const now = deps.clock();
   const verdict = healthVerdict(instance.status as GatedInstanceStatus | undefined, gate.generation, new Date(gate.deadline), now);
   if (verdict.kind === 'wait') return { requeueAfterMs: Math.min(deps.healthGate.pollMs, verdict.untilMs) };
+  const { record, carried } = await recordedAtApply();
   if (gate.stage === 'Verifying' && verdict.kind === 'ready') {
     const message = `${gate.appliedMessage ?? appliedMessage(record.skipped)}; the gateway running generation ${gate.generation} is Ready`;
     await finish(deps, request, {
@@ -396,7 +401,7 @@ const sameChanges = (a: readonly SpecChange[], b: readonly SpecChange[]) => JSON
 async function awaitApproval(deps: ReconcileDeps, request: SelfConfigObject, context: AgentContext | null): Promise<ReconcileResult> {
   const { namespace, name, uid } = request.metadata;
   const state = await approvalState(deps.db, uid);
-  const instanceRef = String((request.spec as { instanceRef?: unknown } | undefined)?.instanceRef ?? '');
+  const instanceRef = instanceRefOf(request);
   const instance = async () => deps.cluster.cachedInstance(namespace, instanceRef) ?? (await deps.cluster.getInstance(namespace, instanceRef));
   if (state?.decision === 'approved') return inTurn(deps, request, () => decideApproved(deps, request, context, state));
   if (state?.decision === 'rejected') {
@@ -603,11 +608,7 @@ async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: O
     }
   }
   const now = deps.clock();
-  const recorded: RecordedEvent[] = [...(outcome.priorEvents ?? [])];
-  for (const event of outcome.events) {
-    await cluster.createEvent(event, now);
-    recorded.push({ type: event.type, reason: event.reason, message: event.message, on: `${event.involved.kind}/${event.involved.name}`, at: now.toISOString() });
-  }
+  const recorded: RecordedEvent[] = [...(outcome.priorEvents ?? []), ...(await writeEvents(deps, outcome.events, now))];
   // History before the terminal phase: whoever sees the phase (an auditor, the budget of the
   // agent's next request) finds the row that says it. A crash between the two decides again and
   // writes the row again.
