@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInstance, runningGateway } from '../test/instances.ts';
-import { CREATE_CONFIGURATION, UPDATE_CONFIGURATION, binding, createReadyNamespace, createSecretOk, payload, waitFor } from '../test/operations.ts';
+import { CREATE_CONFIGURATION, UPDATE_CONFIGURATION, binding, createReadyNamespace, createSecretOk, deployToActive, payload, waitFor } from '../test/operations.ts';
 import { createHumanPrincipal, grantBuiltInRole } from '../services/principals.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 
@@ -31,8 +31,6 @@ let stranger: { principalId: string; apiKey: string };
 let now = new Date('2026-12-04T08:00:00Z');
 
 const CREATE_AGENT = `mutation($input: CreateAgentInput!) { createAgent(input: $input) { __typename ... on CreateAgentSuccess { agent { id servicePrincipalId selfConfigure { enabled allowedActions approval { skills config workspaceFiles envVars required } } } } ... on Error { code message } } }`;
-const DEPLOY = `mutation($input: DeployAgentInput!) { deployAgent(input: $input) { __typename ... on DeployAgentSuccess { revision { id number } } ... on Error { code message } } }`;
-const REVISION = `query($id: ID!) { node(id: $id) { ... on AgentRevision { id state failure { code message } } } }`;
 const REQUEST = `mutation($input: RequestSelfConfigInput!) { requestSelfConfig(input: $input) { __typename ... on RequestSelfConfigSuccess { request { id name } } ... on Error { code message } } }`;
 const HISTORY = `query($id: ID!) { selfConfigRequests(agentId: $id, first: 50) { edges { node { id name phase message reason changes { op kind name } awaitingApprovalAt approval { decision reason decidedBy { id } } } } } }`;
 const APPROVE = `mutation($input: ApproveSelfConfigInput!) { approveSelfConfig(input: $input) { __typename ... on ApproveSelfConfigSuccess { request { id phase approval { decision decidedBy { id } } } } ... on Error { code message } } }`;
@@ -41,15 +39,6 @@ const APPROVALS = `{ selfConfigApprovals(first: 50) { totalCount edges { node { 
 
 type Node = { id: string; name: string; phase: string; message: string; reason: string | null; changes: Array<{ op: string; kind: string; name: string }>; awaitingApprovalAt: string | null; approval: { decision: string; reason: string | null; decidedBy: { id: string } | null } | null };
 
-async function deployAndWait(): Promise<void> {
-  const r = payload(await stack.gql(DEPLOY, { input: { agentId } }), 'deployAgent');
-  expect(r.__typename, JSON.stringify(r)).toBe('DeployAgentSuccess');
-  const done = await waitFor(async () => {
-    const rev = payload(await stack.gql(REVISION, { id: r.revision.id }), 'node');
-    return ['ACTIVE', 'FAILED'].includes(rev.state) ? rev : null;
-  }, 'the revision to end', 90_000);
-  expect(done, JSON.stringify(done)).toMatchObject({ state: 'ACTIVE', failure: null });
-}
 
 async function node(id: string): Promise<Node | undefined> {
   return payload(await stack.gql(HISTORY, { id: agentId }), 'selfConfigRequests').edges.map((e: { node: Node }) => e.node).find((n: Node) => n.id === id);
@@ -105,7 +94,7 @@ beforeAll(async () => {
   viewer = await createHumanPrincipal(stack.runtime.db, 'approval-viewer', boot);
   await grantBuiltInRole(stack.runtime.db, viewer.principalId, 'namespace-viewer', { kind: 'namespace', namespaceId }, boot);
   stranger = await createHumanPrincipal(stack.runtime.db, 'approval-stranger', boot);
-  await deployAndWait();
+  await deployToActive(stack, agentId);
   await waitFor(async () => stack.runtime.selfConfig.running(), 'the SelfConfig controller to start on the leader');
 }, 180_000);
 

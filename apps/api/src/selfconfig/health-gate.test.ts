@@ -11,7 +11,7 @@ import { KUBE_TARGET } from '@occ/kube-emulator/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHumanPrincipal, grantBuiltInRole } from '../services/principals.ts';
 import { readInstance, runningGateway } from '../test/instances.ts';
-import { CREATE_CONFIGURATION, createReadyNamespace, payload, waitFor } from '../test/operations.ts';
+import { CREATE_CONFIGURATION, createReadyNamespace, deployToActive, payload, waitFor } from '../test/operations.ts';
 import { untilTerminal } from '../test/selfconfig.ts';
 import { WAITING_FOR_GATE } from './reconcile.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
@@ -38,8 +38,6 @@ let dir: string;
 let kubeconfig: string;
 
 const CREATE_AGENT = `mutation($input: CreateAgentInput!) { createAgent(input: $input) { __typename ... on CreateAgentSuccess { agent { id servicePrincipalId } } ... on Error { code message } } }`;
-const DEPLOY = `mutation($input: DeployAgentInput!) { deployAgent(input: $input) { __typename ... on DeployAgentSuccess { revision { id } } ... on Error { code message } } }`;
-const REVISION = `query($id: ID!) { node(id: $id) { ... on AgentRevision { id state failure { code message } } } }`;
 const REQUEST = `mutation($input: RequestSelfConfigInput!) { requestSelfConfig(input: $input) { __typename ... on RequestSelfConfigSuccess { request { id name } } ... on Error { code message } } }`;
 const HISTORY = `query($id: ID!) { selfConfigRequests(agentId: $id, first: 50) { edges { node { id name phase reason message events { type reason message } } } } }`;
 
@@ -107,13 +105,7 @@ beforeAll(async () => {
   expect(created.__typename, JSON.stringify(created)).toBe('CreateAgentSuccess');
   agentId = created.agent.id;
   agentKey = payload(await stack.gql(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { ... on CreateApiKeySuccess { apiKey } } }`, { i: { principalId: created.agent.servicePrincipalId } }), 'createApiKey').apiKey;
-  const deployed = payload(await stack.gql(DEPLOY, { input: { agentId } }), 'deployAgent');
-  expect(deployed.__typename, JSON.stringify(deployed)).toBe('DeployAgentSuccess');
-  const done = await waitFor(async () => {
-    const rev = payload(await stack.gql(REVISION, { id: deployed.revision.id }), 'node');
-    return ['ACTIVE', 'FAILED'].includes(rev.state) ? rev : null;
-  }, 'the revision to end', 90_000);
-  expect(done, JSON.stringify(done)).toMatchObject({ state: 'ACTIVE' });
+  await deployToActive(stack, agentId);
   await waitFor(async () => stack.runtime.selfConfig.running(), 'the SelfConfig controller to start on the leader');
 }, 180_000);
 

@@ -81,3 +81,18 @@ export const UPDATE_AGENT = `mutation($input: UpdateAgentInput!) { updateAgent(i
 export function binding(envName: string, secretId: string, extra: Record<string, unknown> = {}) {
   return { envName, source: { id: secretId }, ...extra };
 }
+
+export const DEPLOY_AGENT = `mutation($input: DeployAgentInput!) { deployAgent(input: $input) { __typename ... on DeployAgentSuccess { revision { id number } } ... on Error { code message } } }`;
+const REVISION_STATE = `query($id: ID!) { node(id: $id) { ... on AgentRevision { id state failure { code message } } } }`;
+
+/** Deploys the agent and waits until the revision is ACTIVE (a FAILED one fails the test with its failure); answers the revision id. */
+export async function deployToActive(stack: TestStack, agentId: string, timeoutMs = 90_000): Promise<string> {
+  const r = payload(await stack.gql(DEPLOY_AGENT, { input: { agentId } }), 'deployAgent');
+  if (r.__typename !== 'DeployAgentSuccess') throw new Error(`deployAgent: ${JSON.stringify(r)}`);
+  const done = await waitFor(async () => {
+    const rev = payload(await stack.gql(REVISION_STATE, { id: r.revision.id }), 'node');
+    return ['ACTIVE', 'FAILED'].includes(rev.state) ? rev : null;
+  }, 'the revision to end', timeoutMs);
+  if (done.state !== 'ACTIVE' || done.failure !== null) throw new Error(`the revision did not become ACTIVE: ${JSON.stringify(done)}`);
+  return r.revision.id as string;
+}
