@@ -1,0 +1,253 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from './errors.ts';
+import {
+  approvalRefusal,
+  effectiveRotationPolicy,
+  isOpenRollout,
+  MANUAL_POLICY,
+  nextRolloutAction,
+  parseRotationPolicy,
+  POLICY_BOUNDS,
+  ROLLOUT_STATES,
+  stateAfterRotation,
+  type MemberRevisionState,
+  type RotationPolicy,
+  type RolloutSnapshot,
+  type RolloutState,
+} from './secret-rotation.ts';
+
+const policyArb: fc.Arbitrary<RotationPolicy> = fc.record({
+  mode: fc.constantFrom('MANUAL' as const, 'AUTOMATIC' as const),
+  batchSize: fc.integer({ min: POLICY_BOUNDS.batchSize.min, max: 12 }),
+  pauseSeconds: fc.integer({ min: 0, max: 120 }),
+  readySeconds: fc.integer({ min: POLICY_BOUNDS.readySeconds.min, max: 600 }),
+  approval: fc.constantFrom('NONE' as const, 'ANY_ADMINISTRATOR' as const, 'OTHER_ADMINISTRATOR' as const),
+});
+
+const auto = (over: Partial<RotationPolicy> = {}): RotationPolicy => ({ ...MANUAL_POLICY, mode: 'AUTOMATIC', ...over });
+
+function snapshot(over: Partial<RolloutSnapshot> = {}): RolloutSnapshot {
+  return { state: 'ROLLING', policy: auto(), nowMs: 1_000_000, lastRotatedAtMs: 0, lastBatchEndedAtMs: null, openBatch: null, stale: [], ...over };
+}
+
+describe('V4 rotation policy', () => {
+  it('V4 a generated policy parses to itself; an absent field takes the manual default', () => {
+    fc.assert(
+      fc.property(policyArb, (p) => {
+        expect(parseRotationPolicy(p)).toEqual(p);
+      }),
+    );
+    expect(parseRotationPolicy({})).toEqual(MANUAL_POLICY);
+    expect(parseRotationPolicy({ mode: 'AUTOMATIC' })).toEqual({ ...MANUAL_POLICY, mode: 'AUTOMATIC' });
+  });
+
+  it('V4 every field out of its bounds, of the wrong kind or unknown is refused naming the field, never quoting what was given', () => {
+    const bad = fc.oneof(
+      fc.record({ key: fc.constantFrom(...(Object.keys(POLICY_BOUNDS) as Array<keyof typeof POLICY_BOUNDS>)), value: fc.oneof(fc.double(), fc.string(), fc.integer({ min: -1000, max: 0 }), fc.integer({ min: 100_000, max: 10_000_000 })) }),
+      fc.record({ key: fc.constantFrom('mode', 'approval'), value: fc.string({ minLength: 1 }) }),
+      fc.record({ key: fc.string({ minLength: 1 }).filter((k) => !(k in MANUAL_POLICY) && k !== '__proto__'), value: fc.anything() }),
+    );
+    fc.assert(
+      fc.property(bad, ({ key, value }) => {
+        const input = { [key]: value };
+        let parsed: RotationPolicy | null = null;
+        let error: unknown = null;
+        try {
+          parsed = parseRotationPolicy(input);
+        } catch (e) {
+          error = e;
+        }
+        if (parsed) {
+          // A generated value that happens to be valid (an integer within bounds, a real mode) parses.
+          expect(parsed[key as keyof RotationPolicy]).toBe(value);
+          return;
+        }
+        expect(error).toBeInstanceOf(ValidationError);
+        const e = error as ValidationError;
+        expect(e.code).toBe('INVALID_ROTATION_POLICY');
+        if (key in MANUAL_POLICY) expect(e.field).toBe(`policy.${key}`);
+        if (typeof value === 'string' && value.length > 3) expect(e.message).not.toContain(value);
+        if (key.length > 3 && !(key in MANUAL_POLICY)) expect(e.message).not.toContain(key);
+      }),
+    );
+  });
+
+  it('V4 the secret’s own policy wins, else the namespace default, else manual; a stored policy that no longer parses falls through', () => {
+    fc.assert(
+      fc.property(fc.option(policyArb, { nil: null }), fc.option(policyArb, { nil: null }), (own, ns) => {
+        const { policy, source } = effectiveRotationPolicy(own, ns);
+        if (own) expect({ policy, source }).toEqual({ policy: own, source: 'SECRET' });
+        else if (ns) expect({ policy, source }).toEqual({ policy: ns, source: 'NAMESPACE' });
+        else expect({ policy, source }).toEqual({ policy: MANUAL_POLICY, source: 'DEFAULT' });
+      }),
+    );
+    expect(effectiveRotationPolicy({ batchSize: -1 }, auto()).source).toBe('NAMESPACE');
+  });
+
+  it('V4 approval: a rotation of a rollout needing approval waits for it (again after a new rotation); OTHER_ADMINISTRATOR refuses the rotator', () => {
+    for (const current of [null, ...ROLLOUT_STATES] as Array<RolloutState | null>) {
+      const state = stateAfterRotation(auto({ approval: 'ANY_ADMINISTRATOR' }), current);
+      if (current === 'PAUSED' || current === 'ROLLING_BACK') expect(state).toBe(current);
+      else expect(state).toBe('AWAITING_APPROVAL');
+      expect(stateAfterRotation(auto({ approval: 'NONE' }), current)).toBe(current === 'PAUSED' || current === 'ROLLING_BACK' ? current : 'ROLLING');
+    }
+    expect(approvalRefusal(auto({ approval: 'OTHER_ADMINISTRATOR' }), 'prn_a', 'prn_a')).toMatch(/other than/);
+    expect(approvalRefusal(auto({ approval: 'OTHER_ADMINISTRATOR' }), 'prn_a', 'prn_b')).toBeNull();
+    expect(approvalRefusal(auto({ approval: 'ANY_ADMINISTRATOR' }), 'prn_a', 'prn_a')).toBeNull();
+  });
+});
+
+describe('V4 the next step of a rollout', () => {
+  it('V4 an ended rollout does nothing; one rolling back rolls back', () => {
+    for (const state of ROLLOUT_STATES) {
+      const action = nextRolloutAction(snapshot({ state, stale: [{ agentId: 'a', deliveredVersion: 1, inFlight: false }] }));
+      if (!isOpenRollout(state)) expect(action).toEqual({ kind: 'done' });
+      if (state === 'ROLLING_BACK') expect(action).toEqual({ kind: 'roll-back' });
+    }
+  });
+
+  it('V4 a batch is never larger than the policy, names each agent once, skips agents another deploy already moves, and takes the oldest versions first', () => {
+    const staleArb = fc.array(fc.record({ agentId: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), deliveredVersion: fc.integer({ min: 1, max: 4 }), inFlight: fc.boolean() }), { maxLength: 20 });
+    fc.assert(
+      fc.property(policyArb, staleArb, (policy, stale) => {
+        const action = nextRolloutAction(snapshot({ policy: { ...policy, mode: 'AUTOMATIC' }, stale }));
+        const free = stale.filter((c) => !c.inFlight);
+        if (free.length === 0) {
+          expect(action.kind).toBe(stale.length ? 'wait' : 'succeed');
+          return;
+        }
+        expect(action.kind).toBe('start-batch');
+        const ids = (action as { agentIds: string[] }).agentIds;
+        expect(ids.length).toBeLessThanOrEqual(policy.batchSize);
+        expect(new Set(ids).size).toBe(ids.length);
+        const freeIds = new Set(free.map((c) => c.agentId));
+        for (const id of ids) expect(freeIds.has(id)).toBe(true);
+        // Oldest first: no agent left out holds an older version than one taken.
+        const oldest = (id: string) => Math.min(...free.filter((c) => c.agentId === id).map((c) => c.deliveredVersion));
+        const left = [...freeIds].filter((id) => !ids.includes(id));
+        if (left.length) expect(Math.min(...left.map(oldest))).toBeGreaterThanOrEqual(Math.max(...ids.map(oldest)));
+      }),
+    );
+  });
+
+  it('V4 no batch starts within the pause after the last rotation or the last batch, nor while awaiting approval or paused', () => {
+    fc.assert(
+      fc.property(policyArb, fc.integer({ min: 0, max: 500_000 }), fc.option(fc.integer({ min: 0, max: 500_000 }), { nil: null }), fc.constantFrom<RolloutState>('ROLLING', 'AWAITING_APPROVAL', 'PAUSED'), (policy, rotatedAgo, batchAgo, state) => {
+        const nowMs = 1_000_000;
+        const action = nextRolloutAction(
+          snapshot({ state, policy, nowMs, lastRotatedAtMs: nowMs - rotatedAgo, lastBatchEndedAtMs: batchAgo === null ? null : nowMs - batchAgo, stale: [{ agentId: 'a', deliveredVersion: 1, inFlight: false }] }),
+        );
+        const settled = rotatedAgo >= policy.pauseSeconds * 1000 && (batchAgo === null || batchAgo >= policy.pauseSeconds * 1000);
+        expect(action.kind === 'start-batch').toBe(state === 'ROLLING' && settled);
+        if (state === 'ROLLING' && !settled) {
+          expect(action).toMatchObject({ kind: 'wait', untilMs: Math.max(nowMs - rotatedAgo, batchAgo === null ? 0 : nowMs - batchAgo) + policy.pauseSeconds * 1000 });
+        }
+      }),
+    );
+  });
+
+  it('V4 an open batch: deployed members first, then Ready when every member is active (or taken over), failed on a failed revision, a refusal or the deadline, whatever the rollout state', () => {
+    const memberArb = fc.record({
+      agentId: fc.uuid(),
+      revision: fc.option(
+        fc.record({ state: fc.constantFrom<MemberRevisionState>('queued', 'preparing', 'prepared', 'activating', 'active', 'failed', 'superseded', 'stopped'), failureCode: fc.constant('GATEWAY_NOT_READY'), failureMessage: fc.constant('CrashLoopBackOff') }),
+        { nil: null },
+      ),
+      refusal: fc.option(fc.constant({ code: 'FORBIDDEN', message: 'may not deploy' }), { nil: null, freq: 6 }),
+    });
+    fc.assert(
+      fc.property(fc.array(memberArb, { minLength: 1, maxLength: 6 }), fc.integer({ min: 0, max: 700_000 }), policyArb, fc.constantFrom<RolloutState>('ROLLING', 'AWAITING_APPROVAL', 'PAUSED'), (members, elapsed, policy, state) => {
+        const nowMs = 1_000_000;
+        const action = nextRolloutAction(snapshot({ state, policy, nowMs, openBatch: { index: 2, startedAtMs: nowMs - elapsed, members } }));
+        const done = (s: MemberRevisionState) => s === 'active' || s === 'superseded' || s === 'stopped';
+        if (members.some((m) => m.refusal)) expect(action).toMatchObject({ kind: 'batch-failed', code: 'FORBIDDEN' });
+        else if (members.some((m) => !m.revision)) expect(action).toEqual({ kind: 'deploy-members', agentIds: members.filter((m) => !m.revision).map((m) => m.agentId) });
+        else if (members.some((m) => m.revision!.state === 'failed')) expect(action).toMatchObject({ kind: 'batch-failed', code: 'GATEWAY_NOT_READY' });
+        else if (members.every((m) => done(m.revision!.state))) expect(action).toEqual({ kind: 'batch-ready' });
+        else if (elapsed >= policy.readySeconds * 1000) expect(action).toMatchObject({ kind: 'batch-failed', code: 'BATCH_NOT_READY' });
+        else expect(action).toEqual({ kind: 'wait', untilMs: nowMs - elapsed + policy.readySeconds * 1000, why: 'batch 3 becoming Ready' });
+      }),
+    );
+  });
+
+  /**
+   * A small world: agents each run one version; a batch's deploys deliver the version current when
+   * they start, and take `deploySeconds` to be Ready; rotations arrive at generated times. Driven by
+   * nextRolloutAction alone, every run must end with every agent on the last version, batches within
+   * the policy, and (the debounce) no version delivered whose successor came within the pause.
+   */
+  it('V4 simulated rollouts under generated rotations: all agents end on the last version, and a version rotated past within the pause is never delivered', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 9 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.array(fc.integer({ min: 1, max: 200 }), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 20 }),
+        (agents, batchSize, pauseSeconds, rotationGaps, deploySeconds) => {
+          const policy = auto({ batchSize, pauseSeconds, readySeconds: 60 });
+          const running = new Map(Array.from({ length: agents }, (_, i) => [`agent-${i}`, 1]));
+          const rotations: number[] = [];
+          let t = 0;
+          for (const gap of rotationGaps) rotations.push((t += gap * 1000));
+          let version = 1;
+          let lastRotatedAtMs = 0;
+          let lastBatchEndedAtMs: number | null = null;
+          let open: { index: number; startedAtMs: number; readyAtMs: number; agentIds: string[]; version: number } | null = null;
+          let index = 0;
+          const delivered = new Set<number>();
+          let state: RolloutState = 'ROLLING';
+          const end = rotations.at(-1)! + 10_000_000;
+          for (let now = 0; now <= end; now += 1000) {
+            while (rotations.length && rotations[0]! <= now) {
+              rotations.shift();
+              version++;
+              lastRotatedAtMs = now;
+              state = 'ROLLING';
+            }
+            if (state !== 'ROLLING') continue;
+            const action = nextRolloutAction({
+              state,
+              policy,
+              nowMs: now,
+              lastRotatedAtMs,
+              lastBatchEndedAtMs,
+              openBatch: open && {
+                index: open.index,
+                startedAtMs: open.startedAtMs,
+                members: open.agentIds.map((agentId) => ({ agentId, refusal: null, revision: { state: now >= open!.readyAtMs ? 'active' : 'activating', failureCode: null, failureMessage: null } })),
+              },
+              stale: [...running].filter(([, v]) => v < version).map(([agentId, deliveredVersion]) => ({ agentId, deliveredVersion, inFlight: false })),
+            });
+            if (action.kind === 'start-batch') {
+              expect(action.agentIds.length).toBeLessThanOrEqual(batchSize);
+              open = { index: index++, startedAtMs: now, readyAtMs: now + deploySeconds * 1000, agentIds: action.agentIds, version };
+              delivered.add(version);
+            } else if (action.kind === 'batch-ready') {
+              for (const id of open!.agentIds) running.set(id, open!.version);
+              open = null;
+              lastBatchEndedAtMs = now;
+            } else if (action.kind === 'succeed') {
+              state = 'SUCCEEDED';
+              if (!rotations.length) break;
+            } else {
+              expect(['wait']).toContain(action.kind);
+            }
+          }
+          expect(rotations).toEqual([]);
+          expect([...running.values()].every((v) => v === version)).toBe(true);
+          // Debounce: a version whose successor came within the pause was never delivered.
+          const rotatedAt: number[] = [];
+          for (const gap of rotationGaps) rotatedAt.push((rotatedAt.at(-1) ?? 0) + gap * 1000);
+          // Version v (v >= 2) was made by rotation v - 2.
+          for (let v = 2; v < version; v++) {
+            if (rotatedAt[v - 1]! - rotatedAt[v - 2]! < pauseSeconds * 1000) expect(delivered.has(v)).toBe(false);
+          }
+          expect(delivered.has(version)).toBe(true);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
