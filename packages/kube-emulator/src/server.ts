@@ -51,8 +51,9 @@
  * or `cluster-info`); Services, Jobs, NetworkPolicies and PodDisruptionBudgets are served so the
  * install applies (deploy-install.emulator-only.test.ts) but stored as given (no cluster IP, no Job
  * runs, no policy is enforced, no disruption counted); built-in kinds are checked by hand-written validation, not
- * their full schemas (a type error in a Deployment can be stored); Table columns exist for a few
- * kinds only (the rest print NAME and AGE). RBAC is enforced (E9, rbac-authorizer.ts), and a
+ * their full schemas (a type error in a Deployment can be stored). Table output gives every built-in
+ * kind the columns of kube-apiserver 1.33's printers (printers/columns.ts; Pod STATUS by printPod's
+ * rules), with descriptions shortened. RBAC is enforced (E9, rbac-authorizer.ts), and a
  * strategic merge patch on a custom resource answers 415 as on a real server (patch.test.ts).
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what

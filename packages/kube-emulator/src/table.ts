@@ -1,21 +1,14 @@
 // Table output (Accept: application/json;as=Table;v=v1;g=meta.k8s.io), what `kubectl get` asks
 // for and prints as is: a custom resource gets Name and its CRD's additionalPrinterColumns (Age
 // alone when it declares none), as apiextensions-apiserver's tableconvertor builds them; the
-// built-in kinds the columns of kubectl's printers (k8s.io/kubernetes/pkg/printers/internalversion).
+// built-in kinds the columns of kube-apiserver's printers, described once in printers/columns.ts.
 
+import { AGE, builtInPrinter, column, NAME, type Printer } from './printers/columns.ts';
+import { humanDuration } from './printers/format.ts';
 import { apiVersionOf, type ResourceType } from './registry.ts';
 import { isObject, type JsonObject, type KubeObject } from './types.ts';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
-
-interface Column {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  priority: number;
-  cell: (object: KubeObject) => unknown;
-}
 
 /** Whether an Accept header asks for a meta.k8s.io Table (v1 or v1beta1) before anything else it takes. */
 export function tableVersion(accept: string | undefined): 'v1' | 'v1beta1' | undefined {
@@ -28,26 +21,6 @@ export function tableVersion(accept: string | undefined): 'v1' | 'v1beta1' | und
     if (media === 'application/json' || media === '*/*') return undefined;
   }
   return undefined;
-}
-
-/** k8s.io/apimachinery/pkg/util/duration.HumanDuration, as kubectl shows ages. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.trunc(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.trunc(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.trunc(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  const days = Math.trunc(hours / 24);
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
-  if (hours < 24 * 365 * 2) return `${days}d`;
-  const years = Math.trunc(days / 365);
-  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
-  return `${years}y`;
 }
 
 function age(timestamp: unknown): string | null {
@@ -101,58 +74,11 @@ function columnCell(type: string, value: unknown): unknown {
   }
 }
 
-const NAME: Column = {
-  name: 'Name',
-  type: 'string',
-  format: 'name',
-  description: 'Name must be unique within a namespace. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
-  priority: 0,
-  cell: (o) => o.metadata.name ?? '',
-};
-
-const AGE: Column = {
-  name: 'Age',
-  type: 'string',
-  format: '',
-  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
-  priority: 0,
-  cell: (o) => age(o.metadata.creationTimestamp),
-};
-
-function column(name: string, cell: Column['cell'], options: Partial<Column> = {}): Column {
-  return { name, type: 'string', format: '', description: '', priority: 0, cell, ...options };
-}
-
-const obj = (value: unknown): JsonObject => (isObject(value) ? value : {});
-const count = (value: unknown): number => Object.keys(obj(value)).length;
-
-const BUILT_IN: Record<string, Column[]> = {
-  namespaces: [NAME, column('Status', (o) => obj(o.status).phase ?? ''), AGE],
-  secrets: [NAME, column('Type', (o) => o.type ?? ''), column('Data', (o) => count(o.data), { type: 'string' }), AGE],
-  configmaps: [NAME, column('Data', (o) => count(o.data) + count(o.binaryData), { type: 'string' }), AGE],
-  leases: [NAME, column('Holder', (o) => obj(o.spec).holderIdentity ?? ''), AGE],
-  'apps/deployments': [
-    NAME,
-    column('Ready', (o) => `${Number(obj(o.status).readyReplicas ?? 0)}/${Number(obj(o.spec).replicas ?? 0)}`),
-    column('Up-to-date', (o) => Number(obj(o.status).updatedReplicas ?? 0), { type: 'string' }),
-    column('Available', (o) => Number(obj(o.status).availableReplicas ?? 0), { type: 'string' }),
-    AGE,
-    column('Containers', (o) => containers(o).map((c) => c.name).join(','), { priority: 1 }),
-    column('Images', (o) => containers(o).map((c) => c.image).join(','), { priority: 1 }),
-    column('Selector', (o) => Object.entries(obj(obj(obj(o.spec).selector).matchLabels)).map(([k, v]) => `${k}=${String(v)}`).join(','), { priority: 1 }),
-  ],
-};
-
-function containers(o: KubeObject): { name?: string; image?: string }[] {
-  const list = obj(obj(obj(o.spec).template).spec).containers;
-  return Array.isArray(list) ? (list.filter(isObject) as { name?: string; image?: string }[]) : [];
-}
-
-function columnsOf(type: ResourceType): Column[] {
-  if (type.crdName === undefined) return BUILT_IN[type.group ? `${type.group}/${type.plural}` : type.plural] ?? [NAME, AGE];
+function printerOf(type: ResourceType): Printer {
+  if (type.crdName === undefined) return builtInPrinter(type) ?? { columns: [NAME, AGE] };
   const declared = type.printerColumns ?? [];
-  if (declared.length === 0) return [NAME, AGE];
-  return [
+  if (declared.length === 0) return { columns: [NAME, AGE] };
+  const columns = [
     NAME,
     ...declared.map((c) => {
       const kind = String(c.type ?? 'string');
@@ -164,6 +90,7 @@ function columnsOf(type: ResourceType): Column[] {
       });
     }),
   ];
+  return { columns };
 }
 
 function rowObject(type: ResourceType, object: KubeObject, include: IncludeObject): unknown {
@@ -182,7 +109,7 @@ export function toTable(
   objects: KubeObject[],
   options: { version: 'v1' | 'v1beta1'; resourceVersion?: string; continueToken?: string; include: IncludeObject; headers?: boolean },
 ): JsonObject {
-  const columns = columnsOf(type);
+  const { columns, conditions } = printerOf(type);
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${options.version}`,
@@ -194,6 +121,8 @@ export function toTable(
       options.headers === false ? null : columns.map(({ name, type: t, format, description, priority }) => ({ name, type: t, format, description, priority })),
     rows: objects.map((object) => {
       const row: JsonObject = { cells: columns.map((c) => c.cell(object)) };
+      const marked = conditions?.(object);
+      if (marked) row.conditions = marked;
       const included = rowObject(type, object, options.include);
       if (included !== undefined) row.object = included;
       return row;
