@@ -31,6 +31,7 @@ import type { Deps } from './services/deps.ts';
 import { kubernetesInstanceCache, type InstanceCache } from './kube/instance-cache.ts';
 import { kubernetesSecretCache, type SecretCache } from './kube/secret-cache.ts';
 import { awaitRevisionKind, deployRevisionKind, type DeployWorkOptions } from './services/deploy-work.ts';
+import { secretRolloutKind, type RolloutWorkOptions } from './services/secret-rollouts.ts';
 import { kubernetesInstanceCluster } from './instance/cluster.ts';
 import { reassertInstanceKind } from './services/reassert-instance.ts';
 import { createInstanceController, type InstanceController } from './instance/controller.ts';
@@ -100,6 +101,8 @@ export interface RuntimeOptions {
   selfConfigResyncMs?: number;
   /** Tests: hooks into the deploy work (RC7 interleavings). */
   deployWork?: DeployWorkOptions;
+  /** Tests: hooks into the V4 rollout worker (a worker killed mid-batch). */
+  rolloutWork?: RolloutWorkOptions;
   /** The instance reconciler's resync period (30 s by default). */
   instanceResyncMs?: number;
   /**
@@ -270,7 +273,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const worker = startWorker({
       db,
       logger: logger.child({ component: 'worker' }),
-      kinds: [provisionNamespaceKind(deps), deployRevisionKind(deps, options.deployWork), awaitRevisionKind(deps), reassertInstanceKind(deps)],
+      kinds: [provisionNamespaceKind(deps), deployRevisionKind(deps, options.deployWork), awaitRevisionKind(deps), reassertInstanceKind(deps), secretRolloutKind(deps, options.rolloutWork)],
       leaseSeconds: env.workLeaseSeconds ?? 30,
       // A runtime whose worker is held back (tests drive it by drain) polls with one slot, once an hour.
       concurrency: options.startWorker === false ? 1 : (env.workerConcurrency ?? 4),

@@ -7,7 +7,7 @@ import { safeErrorText, type Logger } from './log.ts';
 import { withSpan } from './observability/tracing.ts';
 import { transaction } from './db/client.ts';
 import { MonotonicLease, withFence } from './kube/fencing.ts';
-import { advance, claim, complete, failPermanently, heartbeat, LeaseLostError, release, retryLater, type WorkItemRow } from './services/work-queue.ts';
+import { advance, claim, complete, failPermanently, heartbeat, LeaseLostError, release, retryLater, snooze, type WorkItemRow } from './services/work-queue.ts';
 
 /** One named step of a work kind. Side effects must be idempotent: a retry may run a step again. */
 export interface WorkStep<P> {
@@ -26,6 +26,25 @@ export interface StepContext {
    * A step that does not call it is committed the same way when it returns.
    */
   commit<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * For a step that makes progress in several commits (a rollout's batches): commits writes under
+   * the lease, staying at this step. Throws LeaseLostError, writing nothing, if the lease is gone.
+   */
+  checkpoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Thrown by a step that has nothing to do until `until` (or until woken, work-queue `wake`): the
+ * item is handed back at this step to run again then. Not a failure; no attempt is counted.
+ */
+export class WaitUntil extends Error {
+  override name = 'WaitUntil';
+  constructor(
+    readonly until: Date,
+    readonly why: string,
+  ) {
+    super(`waiting for ${why}`);
+  }
 }
 
 /** A kind of work: a payload schema (typed payloads) and its steps, run in order. */
@@ -146,8 +165,17 @@ export function startWorker(options: WorkerOptions): Worker {
             return result;
           });
         };
+        const checkpoint = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
+          if (committed) throw new Error(`step ${step.name} checkpointed after its commit`);
+          lease.check();
+          return transaction(db, async (tx) => {
+            const result = await fn(tx);
+            if (!(await advance(tx, item.id, owner, step.name))) throw new LeaseLostError(item.id);
+            return result;
+          });
+        };
         log.debug('work step', { step: step.name });
-        await step.run(payload, { item, owner, signal, commit });
+        await step.run(payload, { item, owner, signal, commit, checkpoint });
         if (!committed) await commit(async () => undefined);
       }
     }
@@ -171,7 +199,7 @@ export function startWorker(options: WorkerOptions): Worker {
       return true;
     }
 
-    async function runItem(item: WorkItemRow, lease: MonotonicLease): Promise<'done' | 'handed_back' | 'lease_lost' | 'failed' | 'retry'> {
+    async function runItem(item: WorkItemRow, lease: MonotonicLease): Promise<'done' | 'handed_back' | 'waiting' | 'lease_lost' | 'failed' | 'retry'> {
       const log = options.logger.child({ workItemId: item.id, kind: item.kind, attempt: item.attempts });
       const lost = new AbortController();
       const beat = setInterval(() => {
@@ -198,7 +226,11 @@ export function startWorker(options: WorkerOptions): Worker {
         log.info('work item done');
         return 'done';
       } catch (error) {
-        if (error instanceof WorkerStopping) {
+        if (error instanceof WaitUntil && lease.held) {
+          log.debug('work item waiting', { why: error.why, until: error.until.toISOString() });
+          await snooze(db, item.id, owner, error.until, error.message).catch((e) => log.error('could not hand the waiting work item back', { error: e }));
+          return 'waiting';
+        } else if (error instanceof WorkerStopping) {
           log.info('worker stopping: work item handed back at its next step');
           await release(db, item.id, owner).catch((e) => log.error('could not hand the work item back', { error: e }));
           return 'handed_back';

@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   workItem: 'wrk_',
   role: 'rol_',
   session: 'ses_',
+  secretRollout: 'sro_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

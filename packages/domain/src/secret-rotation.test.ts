@@ -108,7 +108,7 @@ describe('V4 the next step of a rollout', () => {
   });
 
   it('V4 a batch is never larger than the policy, names each agent once, skips agents another deploy already moves, and takes the oldest versions first', () => {
-    const staleArb = fc.array(fc.record({ agentId: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), deliveredVersion: fc.integer({ min: 1, max: 4 }), inFlight: fc.boolean() }), { maxLength: 20 });
+    const staleArb = fc.array(fc.record({ agentId: fc.constantFrom<string>('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), deliveredVersion: fc.integer({ min: 1, max: 4 }), inFlight: fc.boolean() }), { maxLength: 20 });
     fc.assert(
       fc.property(policyArb, staleArb, (policy, stale) => {
         const action = nextRolloutAction(snapshot({ policy: { ...policy, mode: 'AUTOMATIC' }, stale }));

@@ -1,3 +1,5 @@
+import { effectiveRotationPolicy } from '@occ/domain/secret-rotation';
+import { rolloutsOfSecrets, type RolloutView } from '../services/secret-rollouts.ts';
 import DataLoader from 'dataloader';
 import { covers, type AccessRequest, type Action, type Decision, type ReadableSet, type ResourceKind } from '@occ/domain/access';
 import type { MissingGrant } from '@occ/domain/errors';
@@ -44,6 +46,12 @@ export interface Loaders {
   /** V5: a secret's versions, newest first, and who runs which. */
   secretVersions: DataLoader<string, SecretVersionView[]>;
   secretExposure: DataLoader<string, SecretExposure>;
+  /** V4: per secret, its newest rollouts (two statements a page). */
+  secretRollouts: DataLoader<string, RolloutView[]>;
+  /** V4: per namespace, the default rotation policy of its secrets. */
+  namespaceRotationPolicy: DataLoader<string, unknown>;
+  /** V4: per secret, the policy in effect and where it comes from. */
+  secretRotationPolicy: DataLoader<string, ReturnType<typeof effectiveRotationPolicy>>;
   /** Per secret, its reference graph, unreadable nodes counted only (three statements per page). */
   secretReferences: DataLoader<SecretView, SecretReferenceGraph, string>;
   /** V6: per secret and per configuration, what a rotate, update or delete would touch (three statements per page). */
@@ -132,6 +140,20 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
     secretVersions: new DataLoader(async (secretIds) => {
       const bySecret = await versionsOfSecrets(deps.db, secretIds);
       return secretIds.map((id) => bySecret.get(id) ?? []);
+    }),
+    secretRollouts: new DataLoader(async (secretIds) => {
+      const bySecret = await rolloutsOfSecrets(deps.db, secretIds);
+      return secretIds.map((id) => bySecret.get(id) ?? []);
+    }),
+    secretRotationPolicy: new DataLoader(async (secretIds) => {
+      const rows = await deps.db.secret.findMany({ where: { id: { in: [...secretIds] } }, select: { id: true, rotationPolicy: true, namespace: { select: { secretRotationPolicy: true } } } });
+      const byId = new Map(rows.map((r) => [r.id, effectiveRotationPolicy(r.rotationPolicy, r.namespace.secretRotationPolicy)]));
+      return secretIds.map((id) => byId.get(id) ?? effectiveRotationPolicy(null, null));
+    }),
+    namespaceRotationPolicy: new DataLoader(async (namespaceIds) => {
+      const rows = await deps.db.namespace.findMany({ where: { id: { in: [...namespaceIds] } }, select: { id: true, secretRotationPolicy: true } });
+      const byId = new Map(rows.map((r) => [r.id, r.secretRotationPolicy]));
+      return namespaceIds.map((id) => byId.get(id) ?? null);
     }),
     secretExposure: new DataLoader(async (secretIds) => {
       const bySecret = await exposureOfSecrets(deps.db, await mayRead(), secretIds);

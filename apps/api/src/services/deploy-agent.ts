@@ -84,6 +84,12 @@ export interface DeploySource {
   select(tx: Tx, agentId: string): Promise<DeploySelection | null>;
   auditAction: string;
   auditDetails?: Record<string, unknown>;
+  /**
+   * V4: the rollout step deploying it (AgentRevision.rolloutStep). A revision of the agent already
+   * recorded under this step is answered instead of a second deploy: a resumed rollout never
+   * deploys a member twice.
+   */
+  rolloutStep?: string;
 }
 
 const CURRENT_SELECTION: DeploySource = { select: readSelection, auditAction: 'agent.deploy' };
@@ -109,6 +115,10 @@ export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: st
     }
     // D4: the number follows the agent's last revision; the agent row lock orders concurrent deploys.
     await tx.$queryRaw`SELECT id FROM "Agent" WHERE id = ${agent.id} FOR UPDATE`;
+    if (source.rolloutStep) {
+      const done = await tx.agentRevision.findFirst({ where: { agentId: agent.id, rolloutStep: source.rolloutStep }, select: { id: true } });
+      if (done) return done.id;
+    }
     const last = await tx.agentRevision.findFirst({ where: { agentId: agent.id }, orderBy: { number: 'desc' }, select: { number: true } });
     const a = selection.agent;
     const frozen = freezeRevision({
@@ -145,6 +155,7 @@ export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: st
         selfConfigureApproval: frozen.selfConfigure.approval ?? [],
         createdById: frozen.createdById,
         state: 'QUEUED',
+        rolloutStep: source.rolloutStep ?? null,
         secrets: { create: frozen.secrets.map((s) => ({ secretId: s.source.id, purpose: s.purpose, envName: s.envName, version: s.version })) },
       },
     });

@@ -74,7 +74,7 @@ function frozenSelection(from: RevisionView) {
   };
 }
 
-export async function rollbackAgent(deps: Deps, actor: Actor, input: { agentId: string; toRevision: string }): Promise<RollbackResult> {
+export async function rollbackAgent(deps: Deps, actor: Actor, input: { agentId: string; toRevision: string }, options: { rolloutStep?: string; auditDetails?: Record<string, unknown> } = {}): Promise<RollbackResult> {
   const agent = await requireReadableAgentRow(deps, actor, input.agentId);
   await authorize(deps, actor, { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id });
   // A revision the caller cannot read answers exactly as one that does not exist (P6).
@@ -89,7 +89,8 @@ export async function rollbackAgent(deps: Deps, actor: Actor, input: { agentId: 
   const revision = await deployAgent(deps, actor, { agentId: agent.id }, {
     select: frozenSelection(from),
     auditAction: 'agent.rollback',
-    auditDetails: { rolledBackTo: { revisionId: from.id, number: from.number, secrets: from.secrets.map((s) => ({ envName: s.envName, secretId: s.source.id, version: s.version })) } },
+    auditDetails: { ...options.auditDetails, rolledBackTo: { revisionId: from.id, number: from.number, secrets: from.secrets.map((s) => ({ envName: s.envName, secretId: s.source.id, version: s.version })) } },
+    ...(options.rolloutStep ? { rolloutStep: options.rolloutStep } : {}),
   });
   const requested = new Map(from.secrets.map((s) => [s.envName, s.version]));
   const deliveries = revision.secrets.map((s) => {

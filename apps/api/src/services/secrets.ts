@@ -25,6 +25,7 @@ import { authorize, check, decider, readableBy, requireVisible } from './access.
 import { audit } from './audit.ts';
 import { commitOutcome } from './commit-outcome.ts';
 import type { Actor, Deps } from './deps.ts';
+import { rolloutOnRotation } from './secret-rollouts.ts';
 import { lockNamespace, lockSecret } from './locks.ts';
 import { staleRevisionsOf, staleSecretIds, visibleStaleConsumers } from './secret-drift.ts';
 import { requireNamespace } from './namespaces.ts';
@@ -203,7 +204,7 @@ async function compensate(deps: Deps, ref: SecretBackendRef, secretId: string): 
 
 export interface SecretUpdateResult {
   secret: SecretView;
-  delivery: { stored: true; delivered: false; message: string; staleRevisionIds: string[] };
+  delivery: { stored: true; delivered: false; message: string; staleRevisionIds: string[]; rolloutId: string | null };
 }
 
 /**
@@ -254,9 +255,12 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
       // S6, W7: the running revisions that now hold older versions, read under the same locks.
       const may = await decider(tx, actor);
       const stale = visibleStaleConsumers((await staleRevisionsOf(tx, [row.id])).get(row.id)!, (r) => may(r).allowed);
+      // V4: an automatic policy opens a rollout (or moves the open one's target) with this commit.
+      const rollout = await rolloutOnRotation(tx, actor, updated);
       outcome.reachedCommit();
-      return { secret: toSecretView(updated), stale, recreated: missing };
+      return { secret: toSecretView(updated), stale, recreated: missing, rollout };
     });
+    if (result.rollout) deps.kickWorker?.();
     const staleRevisionIds = [...new Set(result.stale.items.map((c) => c.revisionId))];
     const running = new Set(result.stale.items.map((c) => c.revisionId)).size + result.stale.hiddenCount;
     return {
@@ -265,11 +269,14 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
         stored: true,
         delivered: false,
         staleRevisionIds,
+        rolloutId: result.rollout?.id ?? null,
         message:
           (result.recreated ? 'Its Kubernetes Secret no longer existed: the value was stored in a new one. ' : '') +
           (running === 0
             ? `Stored as version ${result.secret.version}, not delivered: no running revision uses this secret. Revisions deployed from now on read the new version.`
-            : `Stored as version ${result.secret.version}, not delivered: ${running} running revision(s) still hold an older version until redeployed (redeployConsumers).`),
+            : result.rollout
+              ? `Stored as version ${result.secret.version}, not delivered yet: ${running} running revision(s) hold an older version; rollout ${result.rollout.id} ${result.rollout.opened ? 'delivers it' : 'now delivers this version'} by the secret's rotation policy (${result.rollout.state === 'AWAITING_APPROVAL' ? 'awaiting approval' : result.rollout.state.toLowerCase().replace('_', ' ')}).`
+              : `Stored as version ${result.secret.version}, not delivered: ${running} running revision(s) still hold an older version until redeployed (redeployConsumers).`),
       },
     };
   } catch (error) {
@@ -408,7 +415,7 @@ export async function getSecret(deps: Deps, actor: Actor, id: string): Promise<S
 }
 
 /** A secret the caller may not read (another namespace's, say) is NOT_FOUND, not FORBIDDEN. */
-async function requireReadableSecret(deps: Deps, actor: Actor, id: string): Promise<SecretView> {
+export async function requireReadableSecret(deps: Deps, actor: Actor, id: string): Promise<SecretView> {
   return requireVisible(deps, actor, { kind: 'secret', id }, await getSecret(deps, actor, id), async () =>
     isId('secret', id) ? deps.db.secret.findUnique({ where: { id }, select: { namespaceId: true } }) : null,
   );

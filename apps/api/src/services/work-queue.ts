@@ -111,6 +111,21 @@ export async function release(db: Db, id: string, owner: string): Promise<void> 
     WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING'`;
 }
 
+/**
+ * A step that waits for the world (a pause, a gateway becoming Ready) hands its item back to run
+ * again at `until`, at the step it is in: waiting is not a failed attempt, and holds no worker slot.
+ */
+export async function snooze(db: Db, id: string, owner: string, until: Date, note: string): Promise<void> {
+  await db.$executeRaw`UPDATE "WorkItem" SET state = 'PENDING', "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
+    attempts = GREATEST(attempts - 1, 0), "lastError" = ${note}, "nextAttemptAt" = ${until}, "updatedAt" = now()
+    WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING'`;
+}
+
+/** Makes a waiting item runnable now (an approval, a resume): with the caller's commit. */
+export async function wake(tx: Tx, idempotencyKey: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "WorkItem" SET "nextAttemptAt" = now(), "updatedAt" = now() WHERE "idempotencyKey" = ${idempotencyKey} AND state = 'PENDING'`;
+}
+
 export async function failPermanently(tx: Tx, id: string, owner: string, error: string): Promise<boolean> {
   const n = await tx.$executeRaw`UPDATE "WorkItem" SET state = 'FAILED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
     "lastError" = ${error}, "updatedAt" = now() WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING' AND "leaseExpiresAt" > now()`;

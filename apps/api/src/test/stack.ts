@@ -1,3 +1,4 @@
+import type { RolloutWorkOptions } from '../services/secret-rollouts.ts';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
@@ -50,6 +51,7 @@ export interface TestStackOptions {
   selfConfigWebhookOnLoopback?: boolean;
   /** Hooks into the deploy work (RC7 interleavings, W5 faults at a chosen step). */
   deployWork?: DeployWorkOptions;
+  rolloutWork?: RolloutWorkOptions;
   /** The instance reconciler's resync period. */
   instanceResyncMs?: number;
   /**
@@ -83,6 +85,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     ...(options.selfConfigResyncMs ? { selfConfigResyncMs: options.selfConfigResyncMs } : {}),
     ...(options.selfConfigWebhookOnLoopback ? { selfConfigWebhookOnLoopback: true } : {}),
     ...(options.deployWork ? { deployWork: options.deployWork } : {}),
+    ...(options.rolloutWork ? { rolloutWork: options.rolloutWork } : {}),
     ...(options.instanceResyncMs ? { instanceResyncMs: options.instanceResyncMs } : {}),
     migrate: database ? async () => {} : applyMigrationSql,
   });

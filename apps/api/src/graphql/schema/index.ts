@@ -16,6 +16,7 @@ import './secret-references.ts';
 import './secret-versions.ts';
 import './blast-radius.ts';
 import './rollback.ts';
+import './secret-rollouts.ts';
 import './audit.ts';
 import './selfconfig.ts';
 

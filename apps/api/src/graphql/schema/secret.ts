@@ -129,7 +129,7 @@ const CreateSecretSuccess = builder.objectRef<{ secret: SecretView }>('CreateSec
   fields: (t) => ({ secret: t.field({ type: SecretRef, resolve: (r) => r.secret }) }),
 });
 
-const SecretDeliveryRef = builder.objectRef<SecretUpdateResult['delivery']>('SecretDelivery').implement({
+export const SecretDeliveryRef = builder.objectRef<SecretUpdateResult['delivery']>('SecretDelivery').implement({
   description: 'An update stores the value; running gateways keep the bytes they started with until redeployed.',
   fields: (t) => ({
     stored: t.exposeBoolean('stored'),
