@@ -57,7 +57,8 @@ export interface Target {
   /** For namespaced types; undefined on a collection means all namespaces. */
   namespace?: string;
   name?: string;
-  subresource?: 'status' | 'scale';
+  /** `log` (pods/log) is read by pod-log.ts, never by the verbs here. */
+  subresource?: 'status' | 'scale' | 'log';
 }
 
 export interface ListOptions {
@@ -566,7 +567,7 @@ export class KubeApi {
 
   private scopeOf(target: Target): Scope {
     return {
-      subresource: target.subresource,
+      subresource: target.subresource === 'log' ? undefined : target.subresource,
       statusIsSubresource: target.type.subresources.status,
       statusWritesAnnotations: strategyFor(target.type).statusWritesAnnotations === true,
     };

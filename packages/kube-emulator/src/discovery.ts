@@ -87,6 +87,10 @@ function resourceEntries(type: ResourceType): unknown[] {
     // The TokenRequest API (tokens.ts), as a real server lists it.
     entries.push({ name: 'serviceaccounts/token', singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
   }
+  if (type.group === '' && type.plural === 'pods') {
+    // pods/log (pod-log.ts), read from the Pod's kubelet.
+    entries.push({ name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] });
+  }
   if (type.subresources.scale) {
     entries.push({
       name: `${type.plural}/scale`,

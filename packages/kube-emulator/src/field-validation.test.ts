@@ -100,6 +100,16 @@ const WRITTEN: Record<string, Record<string, unknown>> = {
   'batch/jobs': { metadata: { name: 'j' }, spec: { backoffLimit: 2, ttlSecondsAfterFinished: 600, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'm', image: 'x', args: ['a'] }] } } }, status: { succeeded: 1 } },
   'networking.k8s.io/networkpolicies': { metadata: { name: 'np' }, spec: { podSelector: { matchLabels: { a: 'b' } }, policyTypes: ['Ingress', 'Egress'], ingress: [{ from: [{ namespaceSelector: {} }], ports: [{ protocol: 'TCP', port: 4000 }] }], egress: [{ to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] }] } },
   'policy/poddisruptionbudgets': { metadata: { name: 'pdb' }, spec: { minAvailable: 1, selector: { matchLabels: { a: 'b' } } }, status: { currentHealthy: 2, desiredHealthy: 1 } },
+  '/nodes': {
+    metadata: { name: 'kubelet-simulator', labels: { 'kubernetes.io/hostname': 'kubelet-simulator' } },
+    spec: { unschedulable: false },
+    status: {
+      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: '2026-01-01T00:00:00Z', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+      addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: { kubeletVersion: 'v1.33.0', osImage: 'x', kernelVersion: 'y', containerRuntimeVersion: 'z', machineID: '', systemUUID: '', bootID: '', operatingSystem: 'linux', architecture: 'amd64', kubeProxyVersion: '' },
+    },
+  },
   'admissionregistration.k8s.io/validatingwebhookconfigurations': { metadata: { name: 'w' }, webhooks: [{ name: 'w.example.com', clientConfig: { url: 'https://x' }, rules: [{ operations: ['CREATE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] }] },
 };
 

@@ -27,6 +27,7 @@ import {
 import { parseFaultRule, type FaultAction, type Faults } from './faults.ts';
 import { fieldValidationOf, warningHeader } from './field-validation.ts';
 import { openApiV2, openApiV3ForPath, openApiV3Root } from './openapi-docs.ts';
+import { podLog } from './pod-log.ts';
 import { MAX_DEPTH_MESSAGE, nestsDeeperThan } from './nesting.ts';
 import { decodeProtobufObject, encodeProtobufObject, prefersProtobuf, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import type { ResourceRegistry, ResourceType } from './registry.ts';
@@ -312,6 +313,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     if (subresourceName !== undefined) {
       if (subresourceName === 'status' && type.subresources.status) subresource = 'status';
       else if (subresourceName === 'scale' && type.subresources.scale) subresource = 'scale';
+      else if (subresourceName === 'log' && type.group === '' && type.plural === 'pods') subresource = 'log';
       else throw pathNotFound();
     }
     const target: Target = { type, namespace, name, subresource };
@@ -320,6 +322,8 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     if (name === undefined) {
       verb = { GET: watch ? 'watch' : 'list', POST: 'create', DELETE: 'deletecollection' }[method] as Verb | undefined;
       if (verb === 'deletecollection' && type.namespaced && namespace === undefined) verb = undefined;
+    } else if (subresource === 'log') {
+      verb = method === 'GET' ? 'get' : undefined;
     } else if (subresource !== undefined) {
       verb = { GET: 'get', PUT: 'update', PATCH: 'patch' }[method] as Verb | undefined;
     } else {
@@ -354,6 +358,11 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     const { verb, target, query, request } = call;
     switch (verb) {
       case 'get': {
+        if (target.subresource === 'log') {
+          const text = await podLog(api, target, query);
+          response.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private', 'Content-Length': Buffer.byteLength(text) });
+          return void response.end(text);
+        }
         const object = api.get(target);
         const table = target.subresource === undefined ? tableVersion(request.headers.accept) : undefined;
         if (!table) return writeObject(request, response, 200, object);

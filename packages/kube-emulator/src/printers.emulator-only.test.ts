@@ -45,6 +45,7 @@ const EXPECTED: Record<string, string[]> = {
   'rbac.authorization.k8s.io/clusterrolebindings': ['Name', 'Role', 'Age', '*Users', '*Groups', '*ServiceAccounts'],
   'admissionregistration.k8s.io/validatingwebhookconfigurations': ['Name', 'Webhooks', 'Age'],
   'apiextensions.k8s.io/customresourcedefinitions': ['Name', 'Created At'],
+  nodes: ['Name', 'Status', 'Roles', 'Age', 'Version', '*Internal-IP', '*External-IP', '*OS-Image', '*Kernel-Version', '*Container-Runtime'],
 };
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';

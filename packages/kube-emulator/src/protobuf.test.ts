@@ -186,6 +186,15 @@ function objectsIn(namespace: string): { path: string; body: Json }[] {
         ],
       },
     },
+    {
+      path: '/api/v1/nodes',
+      body: {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { labels: { 'node-role.kubernetes.io/worker': '' } },
+        spec: { podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'], unschedulable: true, taints: [{ key: 'occ.test/pb', value: 'x', effect: 'NoSchedule' }] },
+      },
+    },
   ];
 }
 

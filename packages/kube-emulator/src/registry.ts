@@ -120,6 +120,9 @@ export const JOBS = builtIn('batch', 'v1', 'jobs', 'Job', true, { categories: ['
 export const NETWORK_POLICIES = builtIn('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, { shortNames: ['netpol'] });
 export const POD_DISRUPTION_BUDGETS = builtIn('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, { shortNames: ['pdb'], subresources: { status: true, scale: false } });
 
+/** The kubelet simulator registers its Node, as a kubelet does, and binds the Pods it makes to it (E3). */
+export const NODES = builtIn('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], subresources: { status: true, scale: false } });
+
 export const BUILT_IN_RESOURCES: readonly ResourceType[] = [
   NAMESPACES,
   SECRETS,
@@ -140,6 +143,7 @@ export const BUILT_IN_RESOURCES: readonly ResourceType[] = [
   JOBS,
   NETWORK_POLICIES,
   POD_DISRUPTION_BUDGETS,
+  NODES,
 ];
 
 export interface GroupVersions {

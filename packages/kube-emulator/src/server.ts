@@ -4,7 +4,7 @@
  * kubeconfig it hands out (bearer token; the emulator's own CA in certificate-authority-data,
  * tls.ts, rule E5).
  *
- * Emulates (rule E1): core/v1 namespaces, secrets, configmaps, events; coordination.k8s.io/v1
+ * Emulates (rule E1): core/v1 namespaces, secrets, configmaps, events, nodes and pods/log; coordination.k8s.io/v1
  * leases; apps/v1 deployments (with /status, which takes annotations as a real server's does, and /scale); apiextensions.k8s.io/v1 customresourcedefinitions, whose custom resources
  * become servable (namespaced or cluster-scoped, every served version, /status when declared).
  * Verbs: get; list (label and field selectors, limit/continue); watch (replay from a bounded
@@ -47,8 +47,10 @@
  * Does not emulate (yet): CRD defaulting, CEL rules and conversion, controllers other than the
  * garbage collector (gc.ts: ownerReferences, background, foreground and orphan deletion) and the
  * kubelet simulator (kubelet/), mutating admission, Pod Security Admission, aggregated discovery,
- * protobuf for CustomResourceDefinitions; nodes and pods/log are not served (so no `kubectl logs`
- * or `cluster-info`); Services, Jobs, NetworkPolicies and PodDisruptionBudgets are served so the
+ * protobuf for CustomResourceDefinitions; nodes are served but only the kubelet simulator's is
+ * there (registered Ready at its start, never turned NotReady: no node controller), and pods/log
+ * (pod-log.ts) asks that simulator, whose gateways write a few lines (kubelet/logs.ts; `follow`
+ * answers what there is and ends, `sinceSeconds` is ignored); Services, Jobs, NetworkPolicies and PodDisruptionBudgets are served so the
  * install applies (deploy-install.emulator-only.test.ts) but stored as given (no cluster IP, no Job
  * runs, no policy is enforced, no disruption counted); built-in kinds are checked by hand-written validation, not
  * their full schemas (a type error in a Deployment can be stored). Table output gives every built-in

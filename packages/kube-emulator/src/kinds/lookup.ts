@@ -13,6 +13,7 @@ import {
   ROLES,
   JOBS,
   NETWORK_POLICIES,
+  NODES,
   POD_DISRUPTION_BUDGETS,
   SECRETS,
   SERVICEACCOUNTS,
@@ -51,6 +52,7 @@ const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(JOBS), workloadStrategy],
   [storageKeyOf(NETWORK_POLICIES), workloadStrategy],
   [storageKeyOf(POD_DISRUPTION_BUDGETS), workloadStrategy],
+  [storageKeyOf(NODES), workloadStrategy],
 ]);
 
 export function strategyFor(type: ResourceType): Strategy {

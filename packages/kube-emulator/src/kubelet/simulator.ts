@@ -17,7 +17,9 @@
 // CreateContainerConfigError and Failed events (events.ts), with the kubelet's words. When a
 // container starts, its environment and files are read from the Secrets and ConfigMaps (one GET
 // each) and kept in memory, shown to tests by `containers()` and `serveView()` (container-view.ts),
-// never written anywhere. A running container keeps running.
+// never written anywhere. A running container keeps running. It registers its Node (node.ts) and
+// binds the Pods it makes to it, as the scheduler would; what each container writes (logs.ts) is
+// served at the Node's kubelet endpoint, where the server's pods/log asks for it.
 //
 // It re-evaluates when a Deployment, Secret or ConfigMap changes or a Pod goes away, and writes only
 // what differs from what is there. Secrets are watched for their key names only: values are dropped
@@ -39,6 +41,8 @@ import {
 import { kubeTimestamp } from '../types.ts';
 import { ContainerView, containersQuery, serveContainerView, type ContainerFilter, type RunningContainer, type ServedView } from './container-view.ts';
 import { PodEvents } from './events.ts';
+import { ContainerLogs, gatewayLines } from './logs.ts';
+import { renderNode, serveKubeletEndpoint } from './node.ts';
 import {
   crashHook,
   deploymentStatus,
@@ -52,6 +56,7 @@ import {
   replicasAnnotations,
   REVISION_ANNOTATION,
   type ContainerExit,
+  type ContainerStatus,
   type DeploymentCondition,
   type GatewayDeployment,
   type GatewayStatus,
@@ -79,7 +84,7 @@ export interface KubeletSimulatorOptions {
   labelSelector?: string;
   /** Field manager of every write; "kubelet-simulator" by default. */
   fieldManager?: string;
-  /** The node its events name as their source host; "kubelet-simulator" by default. */
+  /** The Node it registers and binds its Pods to, and its events name as their source host; "kubelet-simulator" by default. */
   nodeName?: string;
   clock?: () => Date;
   /** How long to wait before retrying a failed write or a broken watch (1000 ms by default). */
@@ -255,7 +260,10 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
   const retryDelayMs = options.retryDelayMs ?? 1000;
   const onError = options.onError ?? (() => undefined);
   const view = new ContainerView();
-  const events = new PodEvents(core, clock, options.nodeName ?? 'kubelet-simulator', fieldManager);
+  const nodeName = options.nodeName ?? 'kubelet-simulator';
+  const events = new PodEvents(core, clock, nodeName, fieldManager);
+  const logs = new ContainerLogs();
+  const kubelet = await serveKubeletEndpoint(logs);
   const served = new Set<ServedView>();
   let stopped = false;
 
@@ -457,10 +465,20 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
           ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
           ownerReferences: controllerRef('ReplicaSet', rs),
         },
-        spec: template.spec ?? { containers: [] },
+        // Bound at once, as the scheduler would bind it to the one node there is.
+        spec: { ...(template.spec ?? { containers: [] }), nodeName },
       },
       fieldManager,
     });
+  }
+
+  /** Registers the Node as a kubelet does (created once, its status written at each start: Ready, where its logs are served). */
+  async function registerNode(): Promise<void> {
+    const node = renderNode(nodeName, kubelet.port, kubeTimestamp(clock()));
+    await core.createNode({ body: { metadata: node.metadata }, fieldManager }).catch((error: unknown) => {
+      if (!(error instanceof ApiException && error.code === 409)) throw error;
+    });
+    await core.patchNodeStatus({ name: nodeName, body: { status: node.status }, fieldManager }, mergePatch);
   }
 
   async function deletePod(pod: V1Pod, namespace: string): Promise<void> {
@@ -472,6 +490,7 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
 
   function podGone(uid: string): void {
     view.forget(uid);
+    logs.forget(uid);
     events.forget(uid);
   }
 
@@ -523,6 +542,9 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
         view.record(pod, name, { env: containerEnvironment(pod as KubeletPod, container, values), files: containerFiles(spec, container, values) });
       }
     }
+    const unlogged = report.status.containerStatuses.some((c) => (c.state.running ?? c.lastState?.terminated) !== undefined && !logs.has(namespace, pod.metadata?.name ?? '', uid, c.name));
+    if (unlogged) values ??= await readConfig(namespace, spec);
+    recordLogs(pod, namespace, report.status.containerStatuses, values, now);
     await events.sync(pod, report.events);
     if (podStatusKey(pod.status) !== podStatusKey(report.status)) {
       try {
@@ -535,6 +557,26 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
       }
     }
     return report.status.containerStatuses.every((c) => c.ready);
+  }
+
+  /** What each container wrote when its instance started (once per instance), or why it has not started. */
+  function recordLogs(pod: V1Pod, namespace: string, statuses: ContainerStatus[], values: ConfigValues | undefined, now: Date): void {
+    const spec = (pod.spec ?? {}) as PodSpec;
+    const name = pod.metadata?.name ?? '';
+    const uid = pod.metadata?.uid ?? '';
+    for (const status of statuses) {
+      const waiting = status.state.waiting?.reason;
+      const exit = status.lastState?.terminated;
+      if (status.state.running === undefined && exit === undefined) {
+        if (waiting) logs.waiting(namespace, name, uid, status.name, waiting);
+        continue;
+      }
+      if (logs.has(namespace, name, uid, status.name)) continue;
+      const container = (spec.containers ?? []).find((c) => c.name === status.name) ?? {};
+      const files = values ? containerFiles(spec, container, values) : {};
+      const crashed = status.state.running === undefined && exit ? { code: exit.exitCode, message: exit.message } : undefined;
+      logs.started(namespace, name, uid, status.name, gatewayLines(status.image || (container.image ?? ''), files, kubeTimestamp(now), crashed), crashed !== undefined);
+    }
   }
 
   async function scaleReplicaSet(rs: V1ReplicaSet, deployment: GatewayDeployment, namespace: string, replicas: number, ready: number): Promise<void> {
@@ -595,6 +637,7 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
 
   // References resolve against the indexes, so fill them before the first evaluation.
   await Promise.all([secrets.start(), configMaps.start(), pods.start()]);
+  await registerNode();
   await deployments.start();
 
   return {
@@ -619,6 +662,7 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
       await Promise.all([deployments.stop(), pods.stop()]);
       await draining;
       await Promise.all([...served].map((endpoint) => endpoint.close()));
+      await kubelet.close();
     },
   };
 }

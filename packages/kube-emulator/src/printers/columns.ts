@@ -15,6 +15,7 @@ import {
   LEASES,
   NAMESPACES,
   NETWORK_POLICIES,
+  NODES,
   POD_DISRUPTION_BUDGETS,
   PODS,
   REPLICASETS,
@@ -175,6 +176,28 @@ function eventSource(o: KubeObject): string {
   return instance ? `${component}, ${instance}` : component;
 }
 
+/** printNode's STATUS: the Ready condition's word, then SchedulingDisabled when cordoned. */
+function nodeStatus(o: KubeObject): string {
+  const ready = list(status(o).conditions).find((c) => c.type === 'Ready');
+  const words = [ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : 'NotReady'];
+  if (spec(o).unschedulable === true) words.push('SchedulingDisabled');
+  return words.join(',');
+}
+
+/** findNodeRoles: node-role.kubernetes.io/<role> label keys and the kubernetes.io/role value, sorted; <none> without. */
+function nodeRoles(o: KubeObject): string {
+  const roles = new Set<string>();
+  for (const [key, value] of Object.entries(obj(o.metadata.labels))) {
+    if (key.startsWith('node-role.kubernetes.io/') && key.length > 'node-role.kubernetes.io/'.length) roles.add(key.slice('node-role.kubernetes.io/'.length));
+    else if (key === 'kubernetes.io/role' && value !== '') roles.add(String(value));
+  }
+  return roles.size > 0 ? [...roles].sort().join(',') : '<none>';
+}
+
+function nodeAddress(o: KubeObject, type: string): string {
+  return text(list(status(o).addresses).find((a) => a.type === type)?.address) || '<none>';
+}
+
 const pod = (cell: (s: ReturnType<typeof podSummary>) => string) => (o: KubeObject) => cell(podSummary(o));
 
 const PRINTERS = new Map<string, Printer>([
@@ -302,6 +325,23 @@ const PRINTERS = new Map<string, Printer>([
   [storageKeyOf(CLUSTERROLEBINDINGS), { columns: bindingColumns }],
   [storageKeyOf(VALIDATING_WEBHOOK_CONFIGURATIONS), { columns: [NAME, column('Webhooks', (o) => list(o.webhooks).length, { type: 'integer', description: 'Webhooks is a list of webhooks and the affected resources and operations.' }), AGE] }],
   [storageKeyOf(CRDS), { columns: [NAME, CREATED_AT] }],
+  [
+    storageKeyOf(NODES),
+    {
+      columns: [
+        NAME,
+        column('Status', nodeStatus, { description: 'The status of the node' }),
+        column('Roles', nodeRoles, { description: 'The roles of the node' }),
+        AGE,
+        column('Version', (o) => text(obj(status(o).nodeInfo).kubeletVersion), { description: 'Kubelet Version reported by the node.' }),
+        wide('Internal-IP', (o) => nodeAddress(o, 'InternalIP'), { description: 'List of addresses reachable to the node.' }),
+        wide('External-IP', (o) => nodeAddress(o, 'ExternalIP'), { description: 'List of addresses reachable to the node.' }),
+        wide('OS-Image', (o) => text(obj(status(o).nodeInfo).osImage) || '<unknown>', { description: 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).' }),
+        wide('Kernel-Version', (o) => text(obj(status(o).nodeInfo).kernelVersion) || '<unknown>', { description: "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)." }),
+        wide('Container-Runtime', (o) => text(obj(status(o).nodeInfo).containerRuntimeVersion) || '<unknown>', { description: 'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).' }),
+      ],
+    },
+  ],
 ]);
 
 /** The printer of a built-in kind; undefined for custom resources and for a built-in kind nobody described (the E10 matrix test fails on one). */
