@@ -88,6 +88,7 @@ const LISTS: ListCase[] = [
       versions { number createdAt firstDeliveredAt lastDeliveredAt retiredAt }
       exposure { hiddenCount items { agentId revisionId version } }
       blastRadius { total { configurations agents revisions gateways } hidden { agents } agents { id name via } revisions { id number versions } gateways { agentId deploymentName } configurations { id envNames } }
+      rotationPolicy { mode batchSize source } rollouts { id state secret { id } batches { index members { agentId agent { id } revision { id } rollbackRevision { id } } } }
     } } } } }`,
     connection: (data) => data.namespace.secrets,
     check(node) {
