@@ -30,6 +30,7 @@ export default {
       'src/services/secrets-backend-causes.test.ts',
       'src/services/deploy-flow.test.ts',
       'src/services/deploy-lifecycle-flow.test.ts',
+      'src/services/secret-rollouts.test.ts',
       'src/selfconfig/scenarios.test.ts',
       'src/instance/composition.test.ts',
       'src/instance/reconciler.test.ts',
