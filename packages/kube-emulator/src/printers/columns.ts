@@ -1,7 +1,8 @@
 // One description of the Table columns of every built-in kind the server serves, as kube-apiserver
 // 1.33 prints them (k8s.io/kubernetes pkg/printers/internalversion/printers.go; CRDs by
 // apiextensions-apiserver's default table convertor): names, types and priorities as there, cells by
-// the same rules. The server always prints wide (priority 1 columns included); kubectl hides those
+// the same rules (a column's type is its declared one: Secrets' DATA is a "string" column of a
+// number, as there). The server always prints wide (priority 1 columns included); kubectl hides those
 // without `-o wide`. Descriptions are shortened from the API's field documentation.
 
 import {
@@ -242,16 +243,16 @@ const PRINTERS = new Map<string, Printer>([
       columns: [
         NAME,
         column('Type', (o) => text(o.type), { description: 'Used to facilitate programmatic handling of secret data.' }),
-        column('Data', (o) => Object.keys(obj(o.data)).length, { type: 'integer', description: 'Data contains the secret data.' }),
+        column('Data', (o) => Object.keys(obj(o.data)).length, { description: 'Data contains the secret data.' }),
         AGE,
       ],
     },
   ],
   [
     storageKeyOf(CONFIGMAPS),
-    { columns: [NAME, column('Data', (o) => Object.keys(obj(o.data)).length + Object.keys(obj(o.binaryData)).length, { type: 'integer', description: 'Data contains the configuration data.' }), AGE] },
+    { columns: [NAME, column('Data', (o) => Object.keys(obj(o.data)).length + Object.keys(obj(o.binaryData)).length, { description: 'Data contains the configuration data.' }), AGE] },
   ],
-  [storageKeyOf(SERVICEACCOUNTS), { columns: [NAME, column('Secrets', (o) => list(o.secrets).length, { type: 'integer', description: 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.' }), AGE] }],
+  [storageKeyOf(SERVICEACCOUNTS), { columns: [NAME, column('Secrets', (o) => list(o.secrets).length, { description: 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.' }), AGE] }],
   [storageKeyOf(LEASES), { columns: [NAME, column('Holder', (o) => text(spec(o).holderIdentity), { description: 'holderIdentity contains the identity of the holder of a current lease.' }), AGE] }],
   [
     storageKeyOf(SERVICES),
@@ -273,8 +274,8 @@ const PRINTERS = new Map<string, Printer>([
       columns: [
         NAME,
         column('Ready', (o) => `${int(status(o).readyReplicas)}/${int(spec(o).replicas)}`, { description: 'Number of the pod with ready state' }),
-        column('Up-to-date', (o) => int(status(o).updatedReplicas), { type: 'integer', description: 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.' }),
-        column('Available', (o) => int(status(o).availableReplicas), { type: 'integer', description: 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.' }),
+        column('Up-to-date', (o) => int(status(o).updatedReplicas), { description: 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.' }),
+        column('Available', (o) => int(status(o).availableReplicas), { description: 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.' }),
         AGE,
         ...templateColumns(),
       ],
