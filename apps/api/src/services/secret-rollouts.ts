@@ -478,7 +478,11 @@ export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}):
               continue;
             }
             try {
-              await rollbackAgent(deps, actor, { agentId: m.agentId, toRevision: m.fromRevisionId }, { rolloutStep: stepKey(view.id, failed!.index, 'rollback'), auditDetails: { rollout: { id: view.id, batch: failed!.index } } });
+              const result = await rollbackAgent(deps, actor, { agentId: m.agentId, toRevision: m.fromRevisionId }, { rolloutStep: stepKey(view.id, failed!.index, 'rollback'), auditDetails: { rollout: { id: view.id, batch: failed!.index } } });
+              // V3 may have retired the version the previous revision ran: then the current one is delivered, and said so.
+              for (const d of result.deliveries.filter((d) => !d.requestedVersionRetained)) {
+                notes.push(`${m.agentId}: version ${d.requestedVersion} of ${d.envName} is no longer retained, rolled back with version ${d.versionUsed}`);
+              }
             } catch (error) {
               if (!(error instanceof DomainError)) throw error;
               notes.push(`${m.agentId}: not rolled back (${error.code})`);
