@@ -131,7 +131,7 @@ export const UpdateSecretMutation = gql(`
       __typename
       ... on UpdateSecretSuccess {
         secret { ...SecretFields }
-        delivery { stored delivered message staleRevisionIds }
+        delivery { stored delivered message staleRevisionIds rollout { id state targetVersion rotations } }
       }
       ...ValidationErrorFields
       ...NotFoundErrorFields

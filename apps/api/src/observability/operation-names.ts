@@ -4,14 +4,16 @@
 // can mint label values or put a chosen word into the logs.
 
 export const KNOWN_OPERATION_NAMES: ReadonlySet<string> = new Set([
-  'AccessBindingsForResource', 'Agent', 'AgentFieldOwnership', 'AgentGateway', 'AgentRevisions', 'AgentRuntime',
-  'AgentSelfConfigBudget', 'ApiKeys', 'ApproveSelfConfig', 'AuditEvents', 'BootstrapPrincipal', 'Configuration',
-  'ConfigurationGenerations', 'CreateAgent', 'CreateApiKey', 'CreateConfiguration', 'CreateNamespace', 'CreateSecret',
-  'CreateUser', 'DeleteAgent', 'DeleteConfiguration', 'DeleteSecret', 'DeployAgent', 'DisableUser', 'ExplainAccess',
-  'ExplainDeploy', 'GrantAccess', 'NamespaceAgents', 'NamespaceConfigurations', 'NamespaceSecrets', 'Namespaces',
-  'RedeployConsumers', 'RejectSelfConfig', 'ReprovisionNamespace', 'ResourceAccessBindingsInNamespace', 'ResumeSelfConfig',
-  'RevokeAccess', 'RevokeApiKey', 'Roles', 'SecretOptions', 'SecretReferences', 'SecretStaleConsumers', 'SelfConfigApprovals',
-  'SelfConfigRequests', 'StopAgent', 'SubjectAccessBindings', 'UpdateConfiguration', 'UpdateSecret', 'Users', 'Viewer',
+  'AbortSecretRollout', 'AccessBindingsForResource', 'Agent', 'AgentFieldOwnership', 'AgentGateway', 'AgentRevisions',
+  'AgentRuntime', 'AgentSelfConfigBudget', 'ApiKeys', 'ApproveSecretRollout', 'ApproveSelfConfig', 'AuditEvents',
+  'BootstrapPrincipal', 'Configuration', 'ConfigurationGenerations', 'CreateAgent', 'CreateApiKey',
+  'CreateConfiguration', 'CreateNamespace', 'CreateSecret', 'CreateUser', 'DeleteAgent', 'DeleteConfiguration',
+  'DeleteSecret', 'DeployAgent', 'DisableUser', 'ExplainAccess', 'ExplainDeploy', 'GrantAccess', 'NamespaceAgents',
+  'NamespaceConfigurations', 'NamespaceSecrets', 'Namespaces', 'PauseSecretRollout', 'RedeployConsumers',
+  'RejectSelfConfig', 'ReprovisionNamespace', 'ResourceAccessBindingsInNamespace', 'ResumeSecretRollout',
+  'ResumeSelfConfig', 'RevokeAccess', 'RevokeApiKey', 'Roles', 'SecretOptions', 'SecretReferences', 'SecretRollout',
+  'SecretRotation', 'SecretStaleConsumers', 'SelfConfigApprovals', 'SelfConfigRequests', 'SetSecretRotationPolicy',
+  'StopAgent', 'SubjectAccessBindings', 'UpdateConfiguration', 'UpdateSecret', 'Users', 'Viewer',
 ]);
 
 /** The name to label and log an operation by: its own if the product sends it, else `_other`. */

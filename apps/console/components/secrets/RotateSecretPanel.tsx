@@ -1,10 +1,15 @@
 'use client';
 
-import { useId, type FormEvent } from 'react';
+import { lazy, Suspense, useId, useState, type FormEvent, type MouseEvent } from 'react';
 import { isFieldError } from '../../lib/errors';
+import { secretRolloutKeys } from '../../lib/secret-rollouts';
 import { secretKeys, updateSecret, type Secret, type SecretDelivery } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
+import { TableSkeleton } from '../ui/Skeleton';
+
+// V4's policy and rollout progress are a chunk of their own (the secrets route's first-load budget).
+const SecretRotation = lazy(() => import('./SecretRotation'));
 
 export function RotateSecretPanel({
   namespaceId,
@@ -19,10 +24,15 @@ export function RotateSecretPanel({
   onRedeploy?: () => void;
 }) {
   const id = useId();
+  // V4: the rollout the last rotation opened (or moved), followed below the form.
+  const [followRolloutId, setFollowRolloutId] = useState<string | null>(null);
   const mutation = useResultMutation({
     mutationFn: updateSecret,
-    invalidate: [secretKeys.byNamespace(namespaceId)],
+    invalidate: [secretKeys.byNamespace(namespaceId), secretRolloutKeys.secret(secret.id)],
     forgetVariables: true,
+    onSuccess: (result) => {
+      if (result.delivery.rollout) setFollowRolloutId(result.delivery.rollout.id);
+    },
   });
   const failure = mutation.failure;
 
@@ -63,8 +73,20 @@ export function RotateSecretPanel({
       <FormOutcome outcome={mutation.outcome} doing="rotate the secret">
         {(result) => <DeliveryNotice version={result.secret.version} delivery={result.delivery} onRedeploy={onRedeploy} />}
       </FormOutcome>
+      <Suspense fallback={<TableSkeleton label="Loading the rotation policy…" rows={2} />}>
+        <SecretRotation secretId={secret.id} followRolloutId={followRolloutId} />
+      </Suspense>
     </div>
   );
+}
+
+/** Scrolls to the rollout and moves focus there; the hash link alone would not move focus in every browser. */
+function followLink(event: MouseEvent<HTMLAnchorElement>, targetId: string) {
+  const target = document.getElementById(targetId);
+  if (!target) return;
+  event.preventDefault();
+  target.scrollIntoView({ block: 'start' });
+  target.focus();
 }
 
 // S6: a rotation is stored in Kubernetes but running revisions keep the bytes they started with,
@@ -76,7 +98,15 @@ function DeliveryNotice({ version, delivery, onRedeploy }: { version: number; de
       <p>
         <strong>{headline}</strong> Now at version {version}. {delivery.message}
       </p>
-      {delivery.staleRevisionIds.length > 0 ? (
+      {delivery.rollout ? (
+        <p data-testid="delivery-rollout">
+          Its rotation policy opened rollout <code>{delivery.rollout.id}</code>, now {delivery.rollout.state}, delivering version{' '}
+          {delivery.rollout.targetVersion}.{' '}
+          <a href={`#rollout-${delivery.rollout.id}`} onClick={(event) => followLink(event, `rollout-${delivery.rollout!.id}`)}>
+            Follow its progress
+          </a>
+        </p>
+      ) : delivery.staleRevisionIds.length > 0 ? (
         <>
           <p>Running revisions that still hold an older version:</p>
           <ul aria-label="Stale revisions">
