@@ -13,7 +13,7 @@ import { createHumanPrincipal, grantBuiltInRole } from './principals.ts';
 let stack: TestStack;
 let viewerKey: string;
 let viewerId: string;
-const real = {} as Record<'ns' | 'mine' | 'secret' | 'cfg' | 'agent' | 'user' | 'boot' | 'bootKey' | 'binding' | 'role' | 'request', string>;
+const real = {} as Record<'ns' | 'mine' | 'secret' | 'cfg' | 'agent' | 'user' | 'boot' | 'bootKey' | 'binding' | 'role' | 'request' | 'rollout', string>;
 const madeUp = (prefix: string) => `${prefix}_${randomUUID()}`;
 
 beforeAll(async () => {
@@ -40,6 +40,12 @@ beforeAll(async () => {
   real.request = (
     await stack.runtime.db.selfConfigRequest.create({
       data: { id: madeUp('scr'), uid: randomUUID(), k8sNamespace: 'occ-theirs', name: 'waiting', instanceRef: 'agent-x', namespaceId: real.ns, agentId: real.agent, phase: 'AwaitingApproval' },
+    })
+  ).id;
+  // V4: a rollout of their secret, waiting for approval.
+  real.rollout = (
+    await stack.runtime.db.secretRollout.create({
+      data: { id: madeUp('sro'), secretId: real.secret, namespaceId: real.ns, state: 'AWAITING_APPROVAL', policy: { mode: 'AUTOMATIC', approval: 'ANY_ADMINISTRATOR' }, targetVersion: 1, rotatedById: boot },
     })
   ).id;
   real.role = (await stack.runtime.db.role.create({ data: { id: madeUp('rol'), name: 'theirs-role', namespaceId: real.ns, builtIn: false, permissions: [{ action: 'read', resourceKind: 'secret' }] } })).id;
@@ -117,6 +123,18 @@ const CASES: Case[] = [
   { coordinate: 'Mutation.approveSelfConfig', doc: m('approveSelfConfig', 'ApproveSelfConfigInput'), vars: (id) => ({ input: { requestId: id } }), real: () => real.request, prefix: 'scr', expect: 'NotFoundError' },
   { coordinate: 'Mutation.rejectSelfConfig', doc: m('rejectSelfConfig', 'RejectSelfConfigInput'), vars: (id) => ({ input: { requestId: id, reason: 'no' } }), real: () => real.request, prefix: 'scr', expect: 'NotFoundError' },
   { coordinate: 'Query.previewSelfConfig', doc: `query($input: RequestSelfConfigInput!) { r: previewSelfConfig(input: $input) { ${ERR} } }`, vars: (id) => ({ input: { agentId: id, addSkills: ['x'] } }), real: () => real.agent, prefix: 'agt', expect: 'NotFoundError' },
+  // V4: a rollout, its secret's policy and its namespace's default answer a real id the viewer cannot read as a made-up one.
+  { coordinate: 'Query.secretRollout', doc: 'query($id: ID!) { r: secretRollout(id: $id) { id } }', vars: (id) => ({ id }), real: () => real.rollout, prefix: 'sro', expect: 'null' },
+  ...(['approveSecretRollout', 'pauseSecretRollout', 'resumeSecretRollout', 'abortSecretRollout'] as const).map((field) => ({
+    coordinate: `Mutation.${field}`,
+    doc: m(field, 'SecretRolloutDecisionInput'),
+    vars: (id: string) => ({ input: { rolloutId: id } }),
+    real: () => real.rollout,
+    prefix: 'sro',
+    expect: 'NotFoundError' as const,
+  })),
+  { coordinate: 'Mutation.setSecretRotationPolicy', doc: m('setSecretRotationPolicy', 'SetSecretRotationPolicyInput'), vars: (id) => ({ input: { secretId: id, policy: { mode: 'AUTOMATIC' } } }), real: () => real.secret, prefix: 'sec', expect: 'NotFoundError' },
+  { coordinate: 'Mutation.setNamespaceSecretRotationPolicy', doc: m('setNamespaceSecretRotationPolicy', 'SetNamespaceSecretRotationPolicyInput'), vars: (id) => ({ input: { namespaceId: id, policy: null } }), real: () => real.ns, prefix: 'ns', expect: 'NotFoundError' },
   { coordinate: 'Mutation.disableUser', doc: m('disableUser', 'DisableUserInput'), vars: (id) => ({ input: { id } }), real: () => real.user, prefix: 'prn', expect: 'NotFoundError' },
 ];
 
