@@ -3,6 +3,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import { ConflictErrorFields, ForbiddenErrorFields, NotFoundErrorFields, ValidationErrorFields } from './errors';
 import { gql, graphql, type ResultOf, type VariablesOf } from './graphql';
+import { secretRolloutKeys } from './secret-rollout-keys';
 
 export const RotationPolicyFields = gql(
   `fragment RotationPolicyFields on SecretRotationPolicy { mode batchSize pauseSeconds readySeconds approval source }`,
@@ -54,12 +55,6 @@ export function allowedDecisions(state: SecretRolloutState): RolloutDecision[] {
       return [];
   }
 }
-
-export const secretRolloutKeys = {
-  all: ['secret-rollouts'] as const,
-  secret: (secretId: string) => [...secretRolloutKeys.all, 'secret', secretId] as const,
-  rollout: (rolloutId: string) => [...secretRolloutKeys.all, 'rollout', rolloutId] as const,
-};
 
 // Query: a secret's policy in effect, its own policy, and its newest rollouts -----------------------
 

@@ -6,13 +6,13 @@ import {
   allowedDecisions,
   decideRollout,
   isOpen,
-  secretRolloutKeys,
   secretRolloutQueryOptions,
   type RolloutDecision,
   type SecretRollout,
   type SecretRolloutBatch,
   type SecretRolloutState,
 } from '../../lib/secret-rollouts';
+import { secretRolloutKeys } from '../../lib/secret-rollout-keys';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';

@@ -2,7 +2,7 @@
 
 import { lazy, Suspense, useId, useState, type FormEvent, type MouseEvent } from 'react';
 import { isFieldError } from '../../lib/errors';
-import { secretRolloutKeys } from '../../lib/secret-rollouts';
+import { secretRolloutKeys } from '../../lib/secret-rollout-keys';
 import { secretKeys, updateSecret, type Secret, type SecretDelivery } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';

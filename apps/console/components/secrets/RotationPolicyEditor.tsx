@@ -3,7 +3,8 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { MutationError } from '../../lib/errors';
 import { isFieldError } from '../../lib/errors';
-import { secretRolloutKeys, setSecretRotationPolicy, type PolicyInput, type RotationPolicy, type SecretRotation } from '../../lib/secret-rollouts';
+import { setSecretRotationPolicy, type PolicyInput, type RotationPolicy, type SecretRotation } from '../../lib/secret-rollouts';
+import { secretRolloutKeys } from '../../lib/secret-rollout-keys';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 
