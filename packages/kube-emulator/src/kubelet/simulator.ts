@@ -482,7 +482,9 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
   }
 
   async function deletePod(pod: V1Pod, namespace: string): Promise<void> {
-    await core.deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace }).catch((error: unknown) => {
+    // A real server keeps a Pod bound to a node until that node's kubelet confirms it stopped (a
+    // delete with grace 0); the simulator is that kubelet, so it deletes with grace 0 at once.
+    await core.deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace, gracePeriodSeconds: 0 }).catch((error: unknown) => {
       if (!notFound(error)) throw error;
     });
     podGone(pod.metadata?.uid ?? '');
@@ -626,6 +628,11 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
   pods.on('delete', (pod: V1Pod) => {
     podGone(pod.metadata?.uid ?? '');
     enqueueNamespace(pod.metadata?.namespace ?? '');
+  });
+  // A Pod of this node deleted gracefully (by a user, say) stays, terminating, until its kubelet
+  // has stopped it and confirms with a delete of grace 0: a real server waits for that on a bound Pod.
+  pods.on('update', (pod: V1Pod) => {
+    if (pod.metadata?.deletionTimestamp && pod.spec?.nodeName === nodeName) void deletePod(pod, pod.metadata.namespace ?? '').catch(onError);
   });
   for (const informer of [deployments, pods] as const) {
     informer.on('error', (error: unknown) => {
