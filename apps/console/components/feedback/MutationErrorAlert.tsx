@@ -19,6 +19,8 @@ const adviceByCode: Record<string, string> = {
   STALE_GENERATION:
     'Someone saved a newer generation since you opened this. Load the latest generation, reapply your change and save again.',
   NAME_TAKEN: 'Choose another name: this one is taken.',
+  ROLLOUT_APPROVER_IS_ROTATOR: 'Ask another administrator of this secret to approve it.',
+  ROLLOUT_STATE_CONFLICT: 'The rollout moved on since this page last read it; its current state is shown below.',
 };
 
 function advice(error: MutationError): string | null {
