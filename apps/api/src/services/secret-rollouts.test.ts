@@ -217,6 +217,25 @@ describe('V4 rotation rollouts', { timeout: 300_000 }, () => {
     expect(await runningVersions(secretId, agents)).toEqual([1]);
   });
 
+  it('V4 an abort during a batch ends that batch ABORTED with the rollout, and no later batch starts', async () => {
+    const { secretId, agents } = await fleet('abortmid', 2);
+    await setPolicy(secretId, { mode: 'AUTOMATIC', batchSize: 1, pauseSeconds: 0, readySeconds: 600 });
+    const id = (await rotate(secretId, 'abortmid-2')).delivery.rollout.id;
+    await waitFor(async () => {
+      const rows = await stack.runtime.db.agentRevision.findMany({ where: { rolloutStep: `${id}/0/deliver` }, select: { id: true } });
+      for (const row of rows) slowActivations.add(row.id);
+      return rows.length ? rows : null;
+    }, 'the first batch to deploy', 30_000);
+    const aborted = payload(await stack.gql(decide('abortSecretRollout'), { input: { rolloutId: id } }), 'abortSecretRollout');
+    expect(aborted).toMatchObject({ rollout: { state: 'ABORTED' } });
+    await new Promise((r) => setTimeout(r, 1500));
+    const r = await rollout(id);
+    expect(r.batches).toHaveLength(1);
+    expect(r.batches[0]).toMatchObject({ state: 'ABORTED', reason: { code: 'ABORTED' } });
+    expect(r.batches[0].endedAt).not.toBeNull();
+    expect(await stack.runtime.db.agentRevision.count({ where: { agentId: { in: agents }, rolloutStep: { startsWith: `${id}/1/` } } })).toBe(0);
+  });
+
   it('V4 a batch not Ready within its deadline stops the rollout and returns its agents to their previous revision (RolledBack, with the reason)', async () => {
     const { secretId, agents } = await fleet('unready', 3);
     await setPolicy(secretId, { mode: 'AUTOMATIC', batchSize: 2, pauseSeconds: 0, readySeconds: 5 });

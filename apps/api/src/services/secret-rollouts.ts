@@ -59,7 +59,7 @@ export interface RolloutMemberView {
 
 export interface RolloutBatchView {
   index: number;
-  state: 'ROLLING' | 'READY' | 'FAILED' | 'ROLLED_BACK';
+  state: 'ROLLING' | 'READY' | 'FAILED' | 'ROLLED_BACK' | 'ABORTED';
   targetVersion: number;
   startedAt: Date;
   endedAt: Date | null;
@@ -326,6 +326,10 @@ export async function decideRollout(deps: Deps, actor: Actor, input: { rolloutId
         break;
     }
     await tx.secretRollout.update({ where: { id: rollout.id }, data });
+    // The batch in flight ends with the rollout: its deploys were admitted and go on, but nothing watches it any more.
+    if (input.decision === 'abort') {
+      await tx.secretRolloutBatch.updateMany({ where: { rolloutId: rollout.id, state: 'ROLLING' }, data: { state: 'ABORTED', endedAt: now, reasonCode: 'ABORTED', reasonMessage: 'The rollout was aborted while this batch ran; its deploys went on unwatched.' } });
+    }
     await audit(tx, {
       actorId: actor.principalId,
       action: `secret.rollout.${input.decision}`,

@@ -23,7 +23,7 @@ const ApprovalEnum = builder.enumType('SecretRolloutApproval', {
 });
 const SourceEnum = builder.enumType('SecretRotationPolicySource', { values: ['SECRET', 'NAMESPACE', 'DEFAULT'] as const });
 const StateEnum = builder.enumType('SecretRolloutState', { values: ['AWAITING_APPROVAL', 'ROLLING', 'PAUSED', 'ROLLING_BACK', 'SUCCEEDED', 'ROLLED_BACK', 'ABORTED'] as const });
-const BatchStateEnum = builder.enumType('SecretRolloutBatchState', { values: ['ROLLING', 'READY', 'FAILED', 'ROLLED_BACK'] as const });
+const BatchStateEnum = builder.enumType('SecretRolloutBatchState', { values: ['ROLLING', 'READY', 'FAILED', 'ROLLED_BACK', 'ABORTED'] as const });
 const RevisionStateEnum = builder.enumType('SecretRolloutMemberRevisionState', {
   values: ['QUEUED', 'PREPARING', 'PREPARED', 'ACTIVATING', 'ACTIVE', 'FAILED', 'SUPERSEDED', 'STOPPED'] as const,
 });
