@@ -11,9 +11,10 @@ export const KNOWN_OPERATION_NAMES: ReadonlySet<string> = new Set([
   'DeleteSecret', 'DeployAgent', 'DisableUser', 'ExplainAccess', 'ExplainDeploy', 'GrantAccess', 'NamespaceAgents',
   'NamespaceConfigurations', 'NamespaceSecrets', 'Namespaces', 'PauseSecretRollout', 'RedeployConsumers',
   'RejectSelfConfig', 'ReprovisionNamespace', 'ResourceAccessBindingsInNamespace', 'ResumeSecretRollout',
-  'ResumeSelfConfig', 'RevokeAccess', 'RevokeApiKey', 'Roles', 'SecretOptions', 'SecretReferences', 'SecretRollout',
-  'SecretRotation', 'SecretStaleConsumers', 'SelfConfigApprovals', 'SelfConfigRequests', 'SetSecretRotationPolicy',
-  'StopAgent', 'SubjectAccessBindings', 'UpdateConfiguration', 'UpdateSecret', 'Users', 'Viewer',
+  'ResumeSelfConfig', 'RevokeAccess', 'RevokeApiKey', 'Roles', 'SecretBlastRadius', 'SecretOptions', 'SecretReferences',
+  'SecretRollout', 'SecretRotation', 'SecretStaleConsumers', 'SecretVersions', 'SelfConfigApprovals',
+  'SelfConfigRequests', 'SetSecretRotationPolicy', 'StopAgent', 'SubjectAccessBindings', 'UpdateConfiguration',
+  'UpdateSecret', 'Users', 'Viewer',
 ]);
 
 /** The name to label and log an operation by: its own if the product sends it, else `_other`. */

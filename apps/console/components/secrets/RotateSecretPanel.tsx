@@ -2,6 +2,7 @@
 
 import { lazy, Suspense, useId, useState, type FormEvent, type MouseEvent } from 'react';
 import { isFieldError } from '../../lib/errors';
+import { secretExposureKeys } from '../../lib/secret-exposure-keys';
 import { secretRolloutKeys } from '../../lib/secret-rollout-keys';
 import { secretKeys, updateSecret, type Secret, type SecretDelivery } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
@@ -10,6 +11,9 @@ import { TableSkeleton } from '../ui/Skeleton';
 
 // V4's policy and rollout progress are a chunk of their own (the secrets route's first-load budget).
 const SecretRotation = lazy(() => import('./SecretRotation'));
+// V5/V6 likewise: the versions, the exposure matrix and the blast radius.
+const SecretBlastRadius = lazy(() => import('./SecretBlastRadius'));
+const SecretVersions = lazy(() => import('./SecretVersions'));
 
 export function RotateSecretPanel({
   namespaceId,
@@ -28,7 +32,7 @@ export function RotateSecretPanel({
   const [followRolloutId, setFollowRolloutId] = useState<string | null>(null);
   const mutation = useResultMutation({
     mutationFn: updateSecret,
-    invalidate: [secretKeys.byNamespace(namespaceId), secretRolloutKeys.secret(secret.id)],
+    invalidate: [secretKeys.byNamespace(namespaceId), secretRolloutKeys.secret(secret.id), secretExposureKeys.secret(secret.id)],
     forgetVariables: true,
     onSuccess: (result) => {
       if (result.delivery.rollout) setFollowRolloutId(result.delivery.rollout.id);
@@ -47,6 +51,12 @@ export function RotateSecretPanel({
     <div className="panel">
       <form method="post" className="form inline-form" onSubmit={onSubmit} aria-labelledby={`${id}-title`}>
         <h3 id={`${id}-title`}>Rotate {secret.name}</h3>
+        {/* V6: what the rotation touches, read before the click. */}
+        <div className="full-row">
+          <Suspense fallback={<TableSkeleton label="Loading what this touches…" rows={1} />}>
+            <SecretBlastRadius secretId={secret.id} action="rotation" />
+          </Suspense>
+        </div>
         <div className="field">
           <label htmlFor={`${id}-value`}>New value for {secret.name}</label>
           <input
@@ -73,6 +83,9 @@ export function RotateSecretPanel({
       <FormOutcome outcome={mutation.outcome} doing="rotate the secret">
         {(result) => <DeliveryNotice version={result.secret.version} delivery={result.delivery} onRedeploy={onRedeploy} />}
       </FormOutcome>
+      <Suspense fallback={<TableSkeleton label="Loading the versions…" rows={2} />}>
+        <SecretVersions secretId={secret.id} />
+      </Suspense>
       <Suspense fallback={<TableSkeleton label="Loading the rotation policy…" rows={2} />}>
         <SecretRotation secretId={secret.id} followRolloutId={followRolloutId} />
       </Suspense>
