@@ -1,5 +1,5 @@
-// Rotation bench (issue 23 item 9), run by `npm run bench` (the API workspace runs every
-// bench/api/*.bench.ts).
+// Rotation bench (V4: a rotation rolled out in batches against bare applies), run by
+// `npm run bench` (the API workspace runs every bench/api/*.bench.ts).
 //
 // Budgets (the targets; the only reasons this file exits non-zero):
 //   - updateSecret → every consumer's revision ACTIVE on the new version, through a V4 rollout
