@@ -53,6 +53,8 @@ export interface RolloutMemberView {
   fromRevisionId: string;
   revisionId: string | null;
   revisionState: MemberRevisionState | null;
+  /** Why the batch's revision failed, when it did (what a failed batch's reason quotes). */
+  revisionFailure: { code: string | null; message: string | null } | null;
   rollbackRevisionId: string | null;
   refusal: { code: string; message: string } | null;
 }
@@ -122,7 +124,7 @@ async function readRollouts(db: Db | Tx, ids: readonly string[]): Promise<Rollou
   if (ids.length === 0) return [];
   const [rows, revisions] = await Promise.all([
     db.secretRollout.findMany({ where: { id: { in: [...ids] } }, include: { batches: { orderBy: { index: 'asc' } } } }),
-    db.agentRevision.findMany({ where: { OR: ids.map((id) => ({ rolloutStep: { startsWith: `${id}/` } })) }, select: { id: true, agentId: true, state: true, rolloutStep: true } }),
+    db.agentRevision.findMany({ where: { OR: ids.map((id) => ({ rolloutStep: { startsWith: `${id}/` } })) }, select: { id: true, agentId: true, state: true, failureCode: true, failureMessage: true, rolloutStep: true } }),
   ]);
   const byStep = new Map(revisions.map((r) => [`${r.rolloutStep}/${r.agentId}`, r]));
   return rows.map((row) => ({
@@ -156,6 +158,7 @@ async function readRollouts(db: Db | Tx, ids: readonly string[]): Promise<Rollou
           fromRevisionId: m.fromRevisionId,
           revisionId: delivered?.id ?? null,
           revisionState: delivered ? revisionState(delivered.state) : null,
+          revisionFailure: delivered ? { code: delivered.failureCode, message: delivered.failureMessage } : null,
           rollbackRevisionId: rollback?.id ?? null,
           refusal: m.refusal ?? null,
         };
@@ -358,16 +361,15 @@ const IN_FLIGHT = new Set(['queued', 'preparing', 'prepared', 'activating']);
 /** What nextRolloutAction reads: the rollout as stored, its open batch's revisions, and who runs an older version now. */
 async function snapshotOf(db: Db, view: RolloutView, now: Date) {
   const open = view.batches.find((b) => b.state === 'ROLLING') ?? null;
+  // The members' revisions were read with the rollout (readRollouts): no statement per member.
   const openBatch: OpenBatch | null = open && {
     index: open.index,
     startedAtMs: open.startedAt.getTime(),
-    members: await Promise.all(
-      open.members.map(async (m) => {
-        if (!m.revisionId) return { agentId: m.agentId, revision: null, refusal: m.refusal };
-        const r = await db.agentRevision.findUnique({ where: { id: m.revisionId }, select: { state: true, failureCode: true, failureMessage: true } });
-        return { agentId: m.agentId, refusal: m.refusal, revision: r ? { state: revisionState(r.state), failureCode: r.failureCode, failureMessage: r.failureMessage } : null };
-      }),
-    ),
+    members: open.members.map((m) => ({
+      agentId: m.agentId,
+      refusal: m.refusal,
+      revision: m.revisionState ? { state: m.revisionState, failureCode: m.revisionFailure?.code ?? null, failureMessage: m.revisionFailure?.message ?? null } : null,
+    })),
   };
   const stale = (await staleRevisionsOf(db, [view.secretId])).get(view.secretId) ?? [];
   return {
