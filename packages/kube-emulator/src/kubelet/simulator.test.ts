@@ -1,5 +1,6 @@
 import type { CoreV1Event, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectlFor } from '../kubectl-testing.ts';
 import { createNamespace, jsonPatch, mergePatch, startTestCluster, uniqueName, type TestCluster } from '../testing.ts';
@@ -79,6 +80,24 @@ async function waiting(name: string): Promise<Array<{ container: string; reason?
   );
 }
 
+/**
+ * The waiting containers of a Deployment's Pods once they read `expected`. A kubelet writes its
+ * event and the Pod's status in two requests, so a reader may see either first: wait for the
+ * status instead of asserting it the moment the event shows.
+ */
+async function waitingBecomes(name: string, expected: Awaited<ReturnType<typeof waiting>>): Promise<void> {
+  let seen: Awaited<ReturnType<typeof waiting>> = [];
+  await until(
+    `${name}'s waiting containers to read ${JSON.stringify(expected)}`,
+    async () => {
+      seen = await waiting(name);
+      return isDeepStrictEqual(seen, expected) ? seen : undefined;
+    },
+    () => seen,
+  ).catch(() => undefined);
+  expect(seen).toEqual(expected);
+}
+
 /** The events recorded on a Pod, as `kubectl describe pod` lists them. */
 async function eventsOf(pod: string): Promise<CoreV1Event[]> {
   return (await cluster.core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.name=${pod}` })).items;
@@ -145,7 +164,7 @@ describe('kubelet simulator', () => {
     const failing = await waitFor('gw-missing', (x) => available(x)?.status === 'False');
     expect(available(failing)).toMatchObject({ reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' });
     expect(progressing(failing)).toMatchObject({ status: 'True', reason: 'ReplicaSetUpdated' });
-    expect(await waiting('gw-missing')).toEqual([{ container: 'gateway', reason: 'CreateContainerConfigError', message: 'secret "creds-later" not found' }]);
+    await waitingBecomes('gw-missing', [{ container: 'gateway', reason: 'CreateContainerConfigError', message: 'secret "creds-later" not found' }]);
     expect(failing.status).toMatchObject({ observedGeneration: 1, replicas: 1, unavailableReplicas: 1 });
     expect(failing.status?.availableReplicas).toBeUndefined();
     const [pod] = await podsOf('gw-missing');
@@ -168,7 +187,7 @@ describe('kubelet simulator', () => {
     await secret('creds-keys', { other: 'x' });
     await cluster.apps.createNamespacedDeployment({ namespace: ns, body: gateway('gw-key', { secret: ['creds-keys', 'value'] }) });
     await waitFor('gw-key', (x) => available(x)?.status === 'False');
-    expect(await waiting('gw-key')).toEqual([{ container: 'gateway', reason: 'CreateContainerConfigError', message: `couldn't find key value in Secret ${ns}/creds-keys` }]);
+    await waitingBecomes('gw-key', [{ container: 'gateway', reason: 'CreateContainerConfigError', message: `couldn't find key value in Secret ${ns}/creds-keys` }]);
     await cluster.core.patchNamespacedSecret({ name: 'creds-keys', namespace: ns, body: { stringData: { value: 'sk-3' } } }, mergePatch);
     await waitFor('gw-key', (x) => available(x)?.status === 'True');
     const [running] = await podsOf('gw-key');
@@ -182,7 +201,7 @@ describe('kubelet simulator', () => {
     // A Pod that starts now cannot.
     await cluster.apps.patchNamespacedDeployment({ name: 'gw-key', namespace: ns, body: [{ op: 'replace', path: '/spec/replicas', value: 2 }] }, jsonPatch);
     await waitFor('gw-key', (x) => x.status?.observedGeneration === 2 && x.status?.replicas === 2);
-    expect(await waiting('gw-key')).toEqual([{ container: 'gateway', reason: 'CreateContainerConfigError', message: 'secret "creds-keys" not found' }]);
+    await waitingBecomes('gw-key', [{ container: 'gateway', reason: 'CreateContainerConfigError', message: 'secret "creds-keys" not found' }]);
   });
 
   it('E3 configMapKeyRefs count too', async () => {
@@ -192,7 +211,7 @@ describe('kubelet simulator', () => {
       body: gateway('gw-cm', { secret: ['creds-cm', 'value'], configMap: ['settings', 'mode'] }),
     });
     await waitFor('gw-cm', (x) => available(x)?.status === 'False');
-    expect(await waiting('gw-cm')).toEqual([{ container: 'gateway', reason: 'CreateContainerConfigError', message: 'configmap "settings" not found' }]);
+    await waitingBecomes('gw-cm', [{ container: 'gateway', reason: 'CreateContainerConfigError', message: 'configmap "settings" not found' }]);
     await cluster.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settings' }, data: { mode: 'fast' } } });
     await waitFor('gw-cm', (x) => available(x)?.status === 'True');
   });
@@ -214,7 +233,7 @@ describe('kubelet simulator', () => {
     });
     await waitFor('gw-vol', (x) => available(x)?.status === 'False');
     // While a volume does not mount no container is created: ContainerCreating, and no word of the missing Secret yet.
-    expect(await waiting('gw-vol')).toEqual([{ container: 'gateway', reason: 'ContainerCreating', message: undefined }]);
+    await waitingBecomes('gw-vol', [{ container: 'gateway', reason: 'ContainerCreating', message: undefined }]);
     [pod] = await podsOf('gw-vol');
     expect(pod!.status?.phase).toBe('Pending');
     await afterReevaluation();
@@ -225,7 +244,7 @@ describe('kubelet simulator', () => {
     await cluster.core.patchNamespacedConfigMap({ name: 'settings-vol', namespace: ns, body: { data: { mode: 'fast' } } }, mergePatch);
     // Mounted: now the environment, whose Secret is missing.
     await eventually(name, 'Failed', 'Error: secret "creds-vol" not found');
-    expect(await waiting('gw-vol')).toEqual([{ container: 'gateway', reason: 'CreateContainerConfigError', message: 'secret "creds-vol" not found' }]);
+    await waitingBecomes('gw-vol', [{ container: 'gateway', reason: 'CreateContainerConfigError', message: 'secret "creds-vol" not found' }]);
     await secret('creds-vol', { value: 'sk' });
     await waitFor('gw-vol', (x) => available(x)?.status === 'True');
     expect((await podsOf('gw-vol')).map((p) => p.metadata?.uid)).toEqual([pod!.metadata?.uid]);
@@ -521,7 +540,7 @@ describe('kubelet simulator', () => {
     // maxUnavailable is 0 for one replica: the old Pod keeps the Deployment available.
     expect(available(stuck)?.status).toBe('True');
     expect(stuck.status).toMatchObject({ replicas: 2, updatedReplicas: 1, availableReplicas: 1, unavailableReplicas: 1 });
-    expect(await waiting('gw-roll')).toEqual([{ container: 'gateway', reason: 'CreateContainerConfigError', message: 'secret "creds-gone" not found' }]);
+    await waitingBecomes('gw-roll', [{ container: 'gateway', reason: 'CreateContainerConfigError', message: 'secret "creds-gone" not found' }]);
     const timedOut = await waitFor('gw-roll', (x) => progressing(x)?.status === 'False');
     expect(progressing(timedOut)).toMatchObject({ reason: 'ProgressDeadlineExceeded' });
     expect(progressing(timedOut)?.message).toMatch(/^ReplicaSet "gw-roll-[bcdfghjklmnpqrstvwxz2456789]{1,10}" has timed out progressing\.$/);
