@@ -81,6 +81,11 @@ export interface RuntimeOptions {
   logger: Logger;
   /** Tests keep the embedded database in memory. */
   inMemory?: boolean;
+  /**
+   * Tests: the in-memory embedded database starts from this data-folder image (a PGlite
+   * `dumpDataDir` of a migrated database) instead of an empty one, which skips initdb.
+   */
+  embeddedDatabaseImage?: Blob;
   startWorker?: boolean;
   onQuery?: (sql: string, params: string) => void;
   /**
@@ -137,7 +142,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (!databaseUrl) {
       // Loaded only here: a production replica never loads PGlite or the embedded API server.
       const { startEmbeddedPostgres } = await import('./db/embedded-postgres.ts');
-      const pg = await startEmbeddedPostgres(options.inMemory ? {} : { dataDir: path.join(env.dataDir, 'pglite') });
+      const pg = await startEmbeddedPostgres(options.inMemory ? { image: options.embeddedDatabaseImage } : { dataDir: path.join(env.dataDir, 'pglite') });
       closers.push(() => pg.close());
       databaseUrl = pg.url;
       logger.info('embedded PostgreSQL (PGlite) started', { dataDir: options.inMemory ? 'memory' : path.join(env.dataDir, 'pglite') });

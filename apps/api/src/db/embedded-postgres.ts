@@ -26,6 +26,8 @@ export interface EmbeddedPostgresOptions {
   dataDir?: string;
   /** The folder the socket goes in (made 0700); omitted: `<dataDir>/../run`, or a temporary one. */
   socketDir?: string;
+  /** In memory only: start from this data-folder image (`PGlite.dumpDataDir`) rather than initdb. */
+  image?: Blob;
   /** Must cover the pool sizes of every client (the app's pool plus the migration run). */
   maxConnections?: number;
 }
@@ -47,7 +49,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   }
   const socketPath = path.join(socketDir, SOCKET_NAME);
   if (!temporary) await clearStaleSocket(socketPath);
-  const db = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
+  const db = options.dataDir ? new PGlite(options.dataDir) : new PGlite(options.image ? { loadDataDir: options.image } : {});
   await db.waitReady;
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: options.maxConnections ?? 32 });
   await server.start();

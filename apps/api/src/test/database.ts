@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { REPO_ROOT } from '../env.ts';
 
@@ -66,15 +67,31 @@ export async function recreateDatabase(serverUrl: string, name: string): Promise
   return withDatabase(serverUrl, name);
 }
 
-/** Applies prisma/migrations/*\/migration.sql in order (the fast path for in-memory PGlite). */
-export async function applyMigrationSql(url: string): Promise<void> {
+/** The committed migrations' SQL, in order. */
+async function migrationSql(): Promise<string[]> {
   const dir = path.join(REPO_ROOT, 'prisma/migrations');
   const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return Promise.all(entries.map((entry) => readFile(path.join(dir, entry, 'migration.sql'), 'utf8')));
+}
+
+/** Applies prisma/migrations/*\/migration.sql in order (the fast path for in-memory PGlite). */
+export async function applyMigrationSql(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    for (const entry of entries) await client.query(await readFile(path.join(dir, entry, 'migration.sql'), 'utf8'));
+    for (const sql of await migrationSql()) await client.query(sql);
   } finally {
     await client.end();
+  }
+}
+
+/** A PGlite data-folder image with every committed migration applied (the PGlite runs' template). */
+export async function migratedPgliteImage(): Promise<Blob> {
+  const db = new PGlite();
+  try {
+    for (const sql of await migrationSql()) await db.exec(sql);
+    return await db.dumpDataDir('none');
+  } finally {
+    await db.close();
   }
 }

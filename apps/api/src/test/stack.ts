@@ -1,5 +1,6 @@
 import type { RolloutWorkOptions } from '../services/secret-rollouts.ts';
 import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { KUBE_TARGET } from '@occ/kube-emulator/testing';
@@ -9,7 +10,7 @@ import { createHttpApp, listen } from '../http/server.ts';
 import { createLogger } from '../log.ts';
 import { startRuntime, type Runtime, type RuntimeEnv } from '../runtime.ts';
 import type { DeployWorkOptions } from '../services/deploy-work.ts';
-import { applyMigrationSql, createDatabaseFromTemplate, testDatabaseMode } from './database.ts';
+import { createDatabaseFromTemplate, testDatabaseMode } from './database.ts';
 
 // The whole API as `npm start` wires it (same runtime), on a fresh database and an in-memory
 // embedded Kubernetes API server, listening on a loopback port. Everything a test reads back
@@ -65,6 +66,13 @@ function realKubeconfig(): string | null {
   return KUBE_TARGET.target === 'real' ? KUBE_TARGET.kubeconfig : null;
 }
 
+let image: Promise<Blob> | undefined;
+/** The migrated PGlite image (read once per test file's process). */
+function pgliteImage(): Promise<Blob> {
+  image ??= readFile(inject('pgliteImage')).then((bytes) => new Blob([bytes]));
+  return image;
+}
+
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
   const logs: string[] = [];
   const responses: string[] = [];
@@ -87,7 +95,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     ...(options.deployWork ? { deployWork: options.deployWork } : {}),
     ...(options.rolloutWork ? { rolloutWork: options.rolloutWork } : {}),
     ...(options.instanceResyncMs ? { instanceResyncMs: options.instanceResyncMs } : {}),
-    migrate: database ? async () => {} : applyMigrationSql,
+    // PGlite: started from the migrated image the global setup made.
+    ...(database ? {} : { embeddedDatabaseImage: await pgliteImage() }),
+    migrate: async () => {},
   });
   const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent', requestBudget: options.requestBudget ?? null });
   const server: Server = await listen(app, '127.0.0.1', 0);
