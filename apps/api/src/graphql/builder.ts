@@ -5,6 +5,7 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
 import { auditAnonymousRefusal } from '../services/audit.ts';
 import type { Actor, Deps } from '../services/deps.ts';
+import type { LiveStreams } from './live.ts';
 import type { Loaders } from './loaders.ts';
 import { parseJsonLiteral, parseJsonValue } from './json-scalar.ts';
 
@@ -21,6 +22,8 @@ export interface GraphQLContext {
    * result waits for them (audits-in-flight.ts), so a denial is recorded before it is answered.
    */
   auditsInFlight: Promise<void>[];
+  /** The process's subscription streams (live.ts): their bounds, and the signal that ends them. */
+  streams: LiveStreams;
 }
 
 export function unauthenticated(): GraphQLError {

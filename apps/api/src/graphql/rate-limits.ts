@@ -1,4 +1,4 @@
-import { GraphQLError, getOperationAST } from 'graphql';
+import { GraphQLError, getOperationAST, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Actor } from '../services/deps.ts';
 import type { GraphQLContext } from './builder.ts';
@@ -60,22 +60,31 @@ export function useRateLimits(budget: PrincipalBudget): Plugin<Context> {
     if (admission?.admitted) admission.release();
   };
 
+  const admit = (args: ExecutionArgs & { contextValue: Context }, stop: (result: ExecutionResult) => void) => {
+    const context = args.contextValue;
+    const held = context.request ? requests.get(context.request) : undefined;
+    if (!held) return;
+    const operation = getOperationAST(args.document, args.operationName);
+    if (!operation) return; // answered by yoga, with nothing run
+    const variables = (args.variableValues ?? {}) as Record<string, unknown>;
+    const cost = operationCost(args.schema, args.document, operation, variables);
+    held.admission = budget.admit(held.actor, cost);
+    if (!held.admission.admitted) stop({ errors: [refusal(held.admission, Math.max(1, cost))] });
+  };
+
   return {
     onContextBuilding: () => ({ context }) => {
       if (context.actor && context.request) requests.set(context.request, { actor: context.actor });
     },
     onExecute({ args, setResultAndStopExecution }) {
+      admit(args, setResultAndStopExecution);
+    },
+    // A subscription spends its document's cost once, when it opens; its stream is bounded by the
+    // streams' own caps (live.ts), not by the execution slots, which it frees at once.
+    onSubscribe({ args, setResultAndStopExecution }) {
+      admit(args, setResultAndStopExecution);
       const context = args.contextValue;
-      const held = context.request ? requests.get(context.request) : undefined;
-      if (!held) return;
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!operation) return; // answered by yoga, with nothing run
-      const variables = (args.variableValues ?? {}) as Record<string, unknown>;
-      const cost = operationCost(args.schema, args.document, operation, variables);
-      held.admission = budget.admit(held.actor, cost);
-      if (!held.admission.admitted) {
-        setResultAndStopExecution({ errors: [refusal(held.admission, Math.max(1, cost))] });
-      }
+      if (context.request) release(context.request);
     },
     onExecutionResult({ request }) {
       release(request);

@@ -5,6 +5,7 @@ import { useAnonymousIntrospectionGuard } from './anonymous-introspection.ts';
 import { useAuditsInFlight } from './audits-in-flight.ts';
 import type { GraphQLContext } from './builder.ts';
 import { maskError, useErrorPolicy, yogaLogger } from './error-policy.ts';
+import type { LiveStreams } from './live.ts';
 import { createLoaders } from './loaders.ts';
 import { useObservability } from './observability.ts';
 import type { PrincipalBudget } from './principal-budget.ts';
@@ -22,6 +23,8 @@ export interface YogaOptions {
   authenticate(request: Request, clientAddress: string): Promise<RequestCaller>;
   /** P7: each principal's cost budget and execution slots; null for none (tests and benches not about P7). */
   budget: PrincipalBudget | null;
+  /** Subscription streams: bounds, and ended all at once when the server drains (live.ts). */
+  streams: LiveStreams;
 }
 
 /** Who is calling, as the HTTP layer resolves it from the request (http/server.ts). */
@@ -70,7 +73,7 @@ export function createGraphQL(options: YogaOptions): Yoga {
     // Built after the document passed parsing, validation and the limits (safe-operations.ts).
     context: async ({ request, clientAddress }) => {
       const caller = await options.authenticate(request, clientAddress ?? 'unknown');
-      return { deps: options.deps, ...caller, loaders: createLoaders(options.deps, caller.actor), auditsInFlight: [] };
+      return { deps: options.deps, ...caller, loaders: createLoaders(options.deps, caller.actor), auditsInFlight: [], streams: options.streams };
     },
   });
 }

@@ -5,6 +5,7 @@ import type { AuditEventFilter } from '../services/audit-log.ts';
 import { auditAnonymousRefusal } from '../services/audit.ts';
 import { authenticateApiKey, authenticateSession, createSession, endSession } from '../services/authenticate.ts';
 import type { Actor, Deps } from '../services/deps.ts';
+import { LiveStreams, type LiveLimits } from '../graphql/live.ts';
 import { PrincipalBudget } from '../graphql/principal-budget.ts';
 import { createGraphQL, type RequestCaller, type Yoga } from '../graphql/yoga.ts';
 import { currentRequest, requestIdFrom, runInRequest, type RequestContext } from '../observability/request-context.ts';
@@ -31,6 +32,8 @@ export interface HttpAppOptions {
    * the defaults unless given (cli/serve.ts passes the configured limits), null for none.
    */
   requestBudget?: PrincipalBudget | null;
+  /** Subscription streams' bounds (graphql/live.ts); the defaults unless given (tests pass small ones). */
+  liveLimits?: Partial<LiveLimits>;
 }
 
 export interface HttpApp {
@@ -130,9 +133,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   // GraphQL resolves its caller while building the context, after the document passed its limits
   // (so a refused document costs no SQL). A refused key answers 401, a spent budget 429.
+  const streams = new LiveStreams(options.liveLimits);
   const yoga = createGraphQL({
     deps,
     production: options.production,
+    streams,
     budget: options.requestBudget === undefined ? new PrincipalBudget() : options.requestBudget,
     async authenticate(request, clientAddress): Promise<RequestCaller> {
       const authentication = await authenticateRequest(deps, request);
@@ -197,8 +202,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       res.writeHead(response.status, { ...headers, ...(whole ? { 'content-length': String(whole.length) } : {}) }).end(whole);
       return;
     }
+    // A stream (a subscription over SSE): a client that goes away cancels it, which ends the
+    // subscription's source and frees its slot (graphql/live.ts); waiting for the next chunk would
+    // hold both until something changed.
     res.writeHead(response.status, headers);
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+    const reader = response.body.getReader();
+    res.once('close', () => void reader.cancel().catch(() => {}));
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) res.write(chunk.value);
     res.end();
   }
 
@@ -369,6 +379,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     yoga,
     drain() {
       draining = true;
+      streams.end();
     },
     handle(req, res) {
       const started = performance.now();

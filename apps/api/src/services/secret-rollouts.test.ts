@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase, findCanary } from '../test/canary.ts';
 import { CREATE_AGENT, CREATE_CONFIGURATION, binding, createReadyNamespace, createSecretOk, deployToActive, payload, waitFor } from '../test/operations.ts';
+import { subscribeSse, type SseEvent } from '../test/sse.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
 import { deployAgent } from './deploy-agent.ts';
 import { readSelection } from './deploy-checks.ts';
@@ -101,6 +102,7 @@ async function runningVersions(secretId: string, agents: string[]): Promise<Arra
 beforeAll(async () => {
   stack = await startTestStack({
     env: { gatewayReadySeconds: 60 },
+    liveLimits: { intervalMs: 200 },
     deployWork: {
       onActivationLocked: async (revisionId) => {
         if (holding && slowActivations.has(revisionId)) throw new Error('activation held by the test');
@@ -304,6 +306,82 @@ describe('V4 rotation rollouts', { timeout: 300_000 }, () => {
     expect(done.reason.code).toBe('BACKEND_IDENTITY_CHANGED');
     expect(done.batches[0].members.some((m: { refusal: unknown }) => m.refusal)).toBe(true);
     expect(await runningVersions(secretId, agents)).toEqual([1, 1]);
+  });
+
+  describe('Subscription.secretRollout over SSE', () => {
+    const SUBSCRIBE = `subscription($id: ID!) { secretRollout(id: $id) { id state targetVersion batches { index state members { agentId revisionState } } } }`;
+    const open = (id: string, key: string | null = stack.bootstrapKey) => subscribeSse(stack.baseUrl, SUBSCRIBE, { id }, key);
+    const rolloutsOf = (events: SseEvent[]) => events.filter((e) => e.event === 'next').map((e) => (e.data as { data?: { secretRollout: { id: string; state: string; batches: unknown[] } | null } }).data?.secretRollout);
+
+    it('V4 a client follows a rollout over SSE: its state now, then each change, and the stream ends after the final state', async () => {
+      const { secretId } = await fleet('live', 2);
+      await setPolicy(secretId, { mode: 'AUTOMATIC', batchSize: 1, pauseSeconds: 1, readySeconds: 60 });
+      const id = (await rotate(secretId, 'live-2')).delivery.rollout.id;
+      // A viewer of the namespace follows it as well as the rotator does.
+      const [admin, reader] = await Promise.all([open(id), open(id, viewer)]);
+      expect(admin.status).toBe(200);
+      expect(admin.contentType).toContain('text/event-stream');
+      const [seen, seenByViewer] = await Promise.all([admin.rest(), reader.rest()]);
+      expect(seen.at(-1)?.event).toBe('complete');
+      const states = rolloutsOf(seen);
+      expect(states.every((r) => r && r.id === id), JSON.stringify(seen)).toBe(true);
+      expect(states.at(-1)).toMatchObject({ state: 'SUCCEEDED', batches: [{ state: 'READY' }, { state: 'READY' }] });
+      // Changes only: no two consecutive events alike, and the batches were seen as they went.
+      for (let i = 1; i < states.length; i++) expect(JSON.stringify(states[i])).not.toBe(JSON.stringify(states[i - 1]));
+      expect(states.some((r) => r && r.batches.length === 1), JSON.stringify(states)).toBe(true);
+      expect(rolloutsOf(seenByViewer).at(-1)).toMatchObject({ state: 'SUCCEEDED' });
+      // A rollout that has ended: one event, then the end.
+      const again = await (await open(id)).rest();
+      expect(again.map((e) => e.event)).toEqual(['next', 'complete']);
+    });
+
+    it('V4 P6 a rollout the caller may not read, and one that does not exist, answer alike: one null, then the end; no credentials: UNAUTHENTICATED', async () => {
+      const { secretId } = await fleet('livehidden', 1);
+      await setPolicy(secretId, { mode: 'AUTOMATIC', batchSize: 5, pauseSeconds: 0, approval: 'ANY_ADMINISTRATOR' });
+      const id = (await rotate(secretId, 'livehidden-2')).delivery.rollout.id;
+      const stranger = (await createHumanPrincipal(stack.runtime.db, `stranger-${randomUUID().slice(0, 8)}`, stack.runtime.installation.bootstrapPrincipalId)).apiKey;
+      const hidden = await (await open(id, stranger)).rest();
+      const missing = await (await open('sro_00000000000000000000000000', stranger)).rest();
+      expect(hidden).toEqual(missing);
+      expect(hidden).toEqual([{ event: 'next', data: { data: { secretRollout: null } } }, { event: 'complete', data: null }]);
+      const anonymous = rolloutsOf(await (await open(id, null)).rest());
+      expect(anonymous).toEqual([undefined]);
+      const refused = await (await open(id, null)).next();
+      expect((refused?.data as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).toBe('UNAUTHENTICATED');
+      await stack.gql(decide('abortSecretRollout'), { input: { rolloutId: id } });
+    });
+
+    it('V4 P7 a principal holds at most 4 streams: the fifth is SUBSCRIPTION_LIMITED; closing one frees its slot; another principal is not held back; R5 a draining server ends them all', async () => {
+      const { secretId } = await fleet('livecap', 1);
+      await setPolicy(secretId, { mode: 'AUTOMATIC', batchSize: 5, pauseSeconds: 0, approval: 'ANY_ADMINISTRATOR' });
+      const id = (await rotate(secretId, 'livecap-2')).delivery.rollout.id;
+      const streams = await Promise.all([1, 2, 3, 4].map(() => open(id, admin2)));
+      for (const s of streams) expect(rolloutsOf([(await s.next())!])[0]).toMatchObject({ state: 'AWAITING_APPROVAL' });
+      const fifth = await (await open(id, admin2)).rest();
+      expect(fifth.map((e) => e.event)).toEqual(['next', 'complete']);
+      expect(fifth[0]!.data).toMatchObject({ errors: [{ extensions: { code: 'SUBSCRIPTION_LIMITED', limit: 4 } }] });
+      const other = await open(id, viewer);
+      expect(rolloutsOf([(await other.next())!])[0]).toMatchObject({ state: 'AWAITING_APPROVAL' });
+      streams[0]!.close();
+      await waitFor(async () => {
+        const s = await open(id, admin2);
+        const first = await s.next();
+        if (rolloutsOf([first!])[0]) return s;
+        return null;
+      }, 'a slot freed by the closed stream', 10_000);
+      // Open streams see the abort, then end.
+      await stack.gql(decide('abortSecretRollout'), { input: { rolloutId: id } });
+      for (const s of [...streams.slice(1), other]) expect(rolloutsOf(await s.rest()).at(-1)).toMatchObject({ state: 'ABORTED' });
+      // R5: draining ends the open streams of a rollout that has not ended, and admits none.
+      const { secretId: held } = await fleet('livedrain', 1);
+      await setPolicy(held, { mode: 'AUTOMATIC', batchSize: 5, pauseSeconds: 0, approval: 'ANY_ADMINISTRATOR' });
+      const heldId = (await rotate(held, 'livedrain-2')).delivery.rollout.id;
+      const open1 = await open(heldId);
+      expect(rolloutsOf([(await open1.next())!])[0]).toMatchObject({ state: 'AWAITING_APPROVAL' });
+      stack.app.drain();
+      expect((await open1.rest(10_000)).map((e) => e.event)).toEqual(['complete']);
+      expect((await (await open(heldId)).next())?.data).toMatchObject({ errors: [{ extensions: { code: 'SUBSCRIPTION_LIMITED' } }] });
+    });
   });
 
   it('V4 no rollout, batch or audit row holds a secret value', async () => {

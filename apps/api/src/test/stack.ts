@@ -5,8 +5,9 @@ import type { Server } from 'node:http';
 import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { KUBE_TARGET } from '@occ/kube-emulator/testing';
 import { inject } from 'vitest';
+import type { LiveLimits } from '../graphql/live.ts';
 import type { PrincipalBudget } from '../graphql/principal-budget.ts';
-import { createHttpApp, listen } from '../http/server.ts';
+import { createHttpApp, listen, type HttpApp } from '../http/server.ts';
 import { createLogger } from '../log.ts';
 import { startRuntime, type Runtime, type RuntimeEnv } from '../runtime.ts';
 import type { DeployWorkOptions } from '../services/deploy-work.ts';
@@ -24,6 +25,8 @@ export interface GqlResult {
 
 export interface TestStack {
   runtime: Runtime;
+  /** The HTTP app (drain it to test what a shutdown does to open streams). */
+  app: HttpApp;
   baseUrl: string;
   bootstrapKey: string;
   logs: string[];
@@ -60,6 +63,8 @@ export interface TestStackOptions {
    * console does (cost.test.ts alone spends hundreds of thousands of points in seconds).
    */
   requestBudget?: PrincipalBudget;
+  /** Subscription streams' bounds (graphql/live.ts). */
+  liveLimits?: Partial<LiveLimits>;
 }
 
 function realKubeconfig(): string | null {
@@ -99,7 +104,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     ...(database ? {} : { embeddedDatabaseImage: await pgliteImage() }),
     migrate: async () => {},
   });
-  const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent', requestBudget: options.requestBudget ?? null });
+  const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent', requestBudget: options.requestBudget ?? null, ...(options.liveLimits ? { liveLimits: options.liveLimits } : {}) });
   const server: Server = await listen(app, '127.0.0.1', 0);
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -112,6 +117,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
 
   const stack: TestStack = {
     runtime,
+    app,
     baseUrl,
     bootstrapKey: runtime.installation.bootstrapApiKey!,
     logs,

@@ -22,6 +22,7 @@ import './selfconfig.ts';
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});
 
 export const schema = builder.toSchema();
 

@@ -2,6 +2,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@
 import { effectiveRotationPolicy, type RotationPolicy, type RotationPolicySource } from '@occ/domain/secret-rotation';
 import { decideRollout, getRollout, setNamespaceRotationPolicy, setSecretRotationPolicy, type RolloutBatchView, type RolloutMemberView, type RolloutView } from '../../services/secret-rollouts.ts';
 import { actorOf, builder } from '../builder.ts';
+import { liveObject } from '../live.ts';
 import { AgentRef } from './agent.ts';
 import { AgentRevisionRef } from './deploy.ts';
 import { NamespaceRef } from './namespace.ts';
@@ -139,6 +140,28 @@ builder.queryField('secretRollout', (t) =>
     authScopes: { authenticated: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => getRollout(ctx.deps, actorOf(ctx), String(id)),
+  }),
+);
+
+const FINAL_ROLLOUT_STATES: ReadonlySet<RolloutView['state']> = new Set(['SUCCEEDED', 'ROLLED_BACK', 'ABORTED']);
+
+builder.subscriptionField('secretRollout', (t) =>
+  t.field({
+    type: SecretRolloutRef,
+    nullable: true,
+    description:
+      'V4: a rollout as it progresses (GraphQL over SSE: POST with `Accept: text/event-stream`): its state now, then each change, ending after a final state (SUCCEEDED, ROLLED_BACK, ABORTED). One null, then the end, when it does not exist or you may not read its secret. At most 4 open per principal (SUBSCRIPTION_LIMITED); Query.secretRollout is the same read for clients that poll.',
+    authScopes: { authenticated: true },
+    args: { id: t.arg.id({ required: true }) },
+    subscribe: (_root, { id }, ctx) => {
+      const actor = actorOf(ctx);
+      return liveObject(ctx, actor, {
+        read: () => getRollout(ctx.deps, actor, String(id)),
+        fingerprint: (view) => JSON.stringify(view),
+        final: (view) => FINAL_ROLLOUT_STATES.has(view.state),
+      });
+    },
+    resolve: (view: RolloutView | null) => view,
   }),
 );
 
