@@ -1,5 +1,5 @@
-import { GraphQLError } from 'graphql';
-import { Repeater } from 'graphql-yoga';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import { Repeater, type Plugin } from 'graphql-yoga';
 import type { Actor } from '../services/deps.ts';
 import type { GraphQLContext } from './builder.ts';
 import { createLoaders } from './loaders.ts';
@@ -125,4 +125,44 @@ export function liveObject<T>(ctx: GraphQLContext, actor: Actor, source: LiveRea
       stop();
     }
   });
+}
+
+/**
+ * Sends a subscription's event only when what the client selected changed: a source's
+ * fingerprint covers the whole object, and a change in a field the client did not select would
+ * otherwise send an event equal to the last. (A Repeater, not an async generator: a client that
+ * goes away must end the source at once, not when its next value comes.)
+ */
+export function useDistinctEvents(): Plugin {
+  return {
+    onSubscribe: () => ({
+      onSubscribeResult({ result, setResult }) {
+        if (!isAsyncIterable(result)) return;
+        setResult(
+          new Repeater<ExecutionResult>(async (push, stop) => {
+            const source = result[Symbol.asyncIterator]();
+            const stopped = stop.then(() => ({ done: true, value: undefined }) as const);
+            let last: string | undefined;
+            try {
+              for (;;) {
+                const next = await Promise.race([source.next(), stopped]);
+                if (next.done) break;
+                const print = JSON.stringify(next.value);
+                if (print === last) continue;
+                last = print;
+                await push(next.value);
+              }
+            } finally {
+              await source.return?.();
+              stop();
+            }
+          }),
+        );
+      },
+    }),
+  };
+}
+
+function isAsyncIterable<T>(value: T | AsyncIterable<T>): value is AsyncIterable<T> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }

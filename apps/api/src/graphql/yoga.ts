@@ -5,7 +5,7 @@ import { useAnonymousIntrospectionGuard } from './anonymous-introspection.ts';
 import { useAuditsInFlight } from './audits-in-flight.ts';
 import type { GraphQLContext } from './builder.ts';
 import { maskError, useErrorPolicy, yogaLogger } from './error-policy.ts';
-import type { LiveStreams } from './live.ts';
+import { useDistinctEvents, type LiveStreams } from './live.ts';
 import { createLoaders } from './loaders.ts';
 import { useObservability } from './observability.ts';
 import type { PrincipalBudget } from './principal-budget.ts';
@@ -64,6 +64,7 @@ export function createGraphQL(options: YogaOptions): Yoga {
       // R6: after the error policy, so the codes it counts are the answered ones.
       useObservability(options.deps.metrics),
       useAuditsInFlight(),
+      useDistinctEvents(),
       // Documents compiled to JavaScript once (graphql-jit, cached per parsed document,
       // which yoga's parser cache bounds) and run with a serializer built from the schema: a page
       // of 100 secrets or agents took about 17% less time per request than with the interpreter
