@@ -6,6 +6,7 @@ import type { Db, Tx } from '../db/client.ts';
 import { InstanceRefused } from '../drivers/kubernetes-compute.ts';
 import { defineWorkKind, PermanentWorkError, type StepContext, type WorkKind } from '../worker.ts';
 import { audit } from './audit.ts';
+import { moveRevisions } from './revision-states.ts';
 import { recheckRevision } from './deploy-checks.ts';
 import { AWAIT_REVISION_KIND, AwaitRevisionPayload, DEPLOY_REVISION_KIND, DeployRevisionPayload } from './deploy-work-payload.ts';
 import type { Deps } from './deps.ts';
@@ -123,8 +124,7 @@ async function prepared(deps: Deps, revision: RevisionView, context: ComputeRevi
 
 /** Moves a revision from one state to the next only if it is still in the first (compare-and-set). */
 async function transition(tx: Tx, revisionId: string, from: (typeof PENDING)[number], to: 'PREPARING' | 'PREPARED' | 'ACTIVATING' | 'ACTIVE' | 'SUPERSEDED'): Promise<boolean> {
-  const n = await tx.agentRevision.updateMany({ where: { id: revisionId, state: from }, data: { state: to } });
-  return n.count === 1;
+  return (await moveRevisions(tx, { id: revisionId }, [from], to)) === 1;
 }
 
 /** RC8: a newer revision of the agent that is on its way or running, if any. */
@@ -153,11 +153,11 @@ export interface DeployWorkOptions {
 }
 
 async function failRevision(tx: Tx, payload: Pick<DeployRevisionPayload, 'revisionId' | 'agentId' | 'namespaceId' | 'actorId'>, failure: { code: string; message: string }): Promise<void> {
-  const failed = await tx.agentRevision.updateMany({
-    where: { id: payload.revisionId, state: { in: [...PENDING] } },
-    data: { state: 'FAILED', failureCode: failure.code, failureMessage: withoutBackendNames(failure.message).slice(0, 2000) },
+  const failed = await moveRevisions(tx, { id: payload.revisionId }, PENDING, 'FAILED', {
+    failureCode: failure.code,
+    failureMessage: withoutBackendNames(failure.message).slice(0, 2000),
   });
-  if (failed.count === 0) return;
+  if (failed === 0) return;
   await audit(tx, {
     actorId: null,
     action: 'revision.fail',
@@ -215,11 +215,11 @@ export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}):
         const newer = await newerRevision(deps.db, revision);
         if (newer) {
           await ctx.commit(async (tx) => {
-            const superseded = await tx.agentRevision.updateMany({
-              where: { id: revision.id, state: 'QUEUED' },
-              data: { state: 'SUPERSEDED', failureCode: 'SUPERSEDED_BEFORE_PREPARATION', failureMessage: `Revision ${newer.number} was deployed before this one was prepared; this one was never rolled out.` },
+            const superseded = await moveRevisions(tx, { id: revision.id }, ['QUEUED'], 'SUPERSEDED', {
+              failureCode: 'SUPERSEDED_BEFORE_PREPARATION',
+              failureMessage: `Revision ${newer.number} was deployed before this one was prepared; this one was never rolled out.`,
             });
-            if (superseded.count === 1) {
+            if (superseded === 1) {
               await audit(tx, {
                 actorId: null,
                 action: 'revision.supersede',
@@ -269,7 +269,7 @@ export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}):
           }
           // RC8: whatever was the agent's active revision, activating or active, is superseded now;
           // the partial unique index holds at most one of them per agent.
-          await tx.agentRevision.updateMany({ where: { agentId: revision.agentId, id: { not: revision.id }, state: { in: ['ACTIVATING', 'ACTIVE'] } }, data: { state: 'SUPERSEDED' } });
+          await moveRevisions(tx, { agentId: revision.agentId, id: { not: revision.id } }, ['ACTIVATING', 'ACTIVE'], 'SUPERSEDED');
           if (!(await transition(tx, revision.id, 'PREPARED', 'ACTIVATING'))) return;
           await tx.agent.update({ where: { id: revision.agentId }, data: { activeRevisionId: revision.id } });
           await audit(tx, {

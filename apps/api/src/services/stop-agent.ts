@@ -4,6 +4,7 @@ import { transaction } from '../db/client.ts';
 import { authorize } from './access.ts';
 import { getAgent, type AgentView } from './agents.ts';
 import { audit } from './audit.ts';
+import { moveRevisions } from './revision-states.ts';
 import { requireReadableAgentRow } from './deploy-agent.ts';
 import { DEPLOY_WORK_KINDS } from './deploy-work-payload.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -40,7 +41,7 @@ export async function stopAgent(deps: Deps, actor: Actor, input: { agentId: stri
     if (!rows[0]) throw new NotFoundError('No such agent.');
     target = { k8sNamespace: ns.k8sName, namespaceId: agent.namespaceId, agentId: agent.id };
     const stopping = await tx.agentRevision.findMany({ where: { agentId: agent.id, state: { in: [...RUNNING_OR_ON_ITS_WAY] } }, select: { id: true }, orderBy: { number: 'asc' } });
-    await tx.agentRevision.updateMany({ where: { id: { in: stopping.map((r) => r.id) }, state: { in: [...RUNNING_OR_ON_ITS_WAY] } }, data: { state: 'STOPPED' } });
+    await moveRevisions(tx, { id: { in: stopping.map((r) => r.id) } }, RUNNING_OR_ON_ITS_WAY, 'STOPPED');
     await tx.agent.update({ where: { id: agent.id }, data: { desiredState: 'stopped', activeRevisionId: null } });
     // Inside the transaction: a failed scale records nothing, and the stop can be retried.
     const gateway = await scale(deps, target);
