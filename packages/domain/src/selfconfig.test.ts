@@ -110,7 +110,18 @@ describe('SelfConfig protection (SC4)', () => {
     expect(nested.phase === 'Apply' && nested.body.spec).toEqual({ config: { raw: { channels: { gateway: 1 } } } });
   });
 
-  it.each(PROTECTED_ENV_NAMES.map((n) => [n]))('SC4 env name %s is protected, to set and to remove', (name) => {
+  // SC4's names as DESIGN.md lists them, written out: looping over the code's own list would lose
+  // a name's test with the name. The list may grow (then its test is here too), never shrink.
+  const SC4_NAMES = [
+    'HOME', 'PATH', 'OPENCLAW_GATEWAY_TOKEN', 'OPENCLAW_INSTANCE_NAME', 'OPENCLAW_NAMESPACE', 'OPENCLAW_DISABLE_BONJOUR', 'CHROMIUM_URL', 'OLLAMA_HOST',
+    'TS_AUTHKEY', 'TS_HOSTNAME', 'TS_SOCKET', 'NODE_EXTRA_CA_CERTS', 'NPM_CONFIG_CACHE', 'NPM_CONFIG_IGNORE_SCRIPTS',
+  ];
+
+  it('SC4 the protected list holds every name the rule names', () => {
+    expect(PROTECTED_ENV_NAMES).toEqual(expect.arrayContaining(SC4_NAMES));
+  });
+
+  it.each([...new Set([...SC4_NAMES, ...PROTECTED_ENV_NAMES])].flatMap((n) => [[n], [n.toLowerCase()]]))('SC4 env name %s is protected, to set and to remove', (name) => {
     for (const s of [spec({ addEnvVars: [{ name, value: 'x' }] }), spec({ removeEnvVars: [name] })]) {
       const decision = planSelfConfig(s, instance({}, []), NO_CONTEXT);
       expect(decision).toMatchObject({ phase: 'Failed', reason: 'ProtectedEnvVar' });
