@@ -29,6 +29,7 @@ import {
   VALIDATING_WEBHOOK_CONFIGURATIONS,
   type ResourceType,
 } from './registry.ts';
+import { enforcedLevel, podSecurityRefusal } from './pod-security.ts';
 import { matchesLabels, type LabelRequirement } from './selectors.ts';
 import type { ObjectStore } from './store.ts';
 import { isObject, type JsonObject, type KubeObject } from './types.ts';
@@ -240,6 +241,7 @@ export class WebhookAdmission {
    * runs for real only if the stored object is still the one they judged.
    */
   async admit<T>(write: AdmittedWrite<T>): Promise<T> {
+    this.podSecurity(write);
     if (isExempt(write.target.type) || this.webhooks().length === 0) return write.run(write.dryRun);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const old = this.api.exists(write.target) ? this.api.get(write.target) : undefined;
@@ -264,6 +266,19 @@ export class WebhookAdmission {
       if (write.verb === 'create' || now === old?.metadata.resourceVersion) return write.run(write.dryRun);
     }
     throw conflict(groupResourceOf(write.target.type), write.name, OBJECT_MODIFIED);
+  }
+
+  /**
+   * Pod Security Admission (pod-security.ts), a built-in plugin: it judges a Pod being created
+   * against its namespace's enforced level before any webhook is called.
+   */
+  private podSecurity(write: AdmittedWrite<unknown>): void {
+    const { type, namespace, subresource } = write.target;
+    if (write.verb !== 'create' || type.group !== '' || type.plural !== 'pods' || subresource !== undefined || !namespace) return;
+    const labels = this.store.get(storageKeyOf({ group: '', plural: 'namespaces' }), undefined, namespace)?.metadata.labels;
+    if (!enforcedLevel(labels)) return;
+    const refusal = podSecurityRefusal(labels, write.run(true) as unknown as Record<string, unknown>);
+    if (refusal) throw refusal;
   }
 
   /** Calls every matching webhook at once; the first refusal (in configuration order) wins. */

@@ -46,7 +46,7 @@
  *
  * Does not emulate (yet): CRD defaulting, CEL rules and conversion, controllers other than the
  * garbage collector (gc.ts: ownerReferences, background, foreground and orphan deletion) and the
- * kubelet simulator (kubelet/), mutating admission, Pod Security Admission, aggregated discovery,
+ * kubelet simulator (kubelet/), mutating admission, aggregated discovery,
  * protobuf for CustomResourceDefinitions; nodes are served but only the kubelet simulator's is
  * there (registered Ready at its start, never turned NotReady: no node controller), and pods/log
  * (pod-log.ts) asks that simulator, whose gateways write a few lines (kubelet/logs.ts; `follow`
@@ -55,7 +55,8 @@
  * runs, no policy is enforced, no disruption counted); built-in kinds are checked by hand-written validation, not
  * their full schemas (a type error in a Deployment can be stored). Table output gives every built-in
  * kind the columns of kube-apiserver 1.33's printers (printers/columns.ts; Pod STATUS by printPod's
- * rules), with descriptions shortened. RBAC is enforced (E9, rbac-authorizer.ts), and a
+ * rules), with descriptions shortened. Pod Security Admission's `enforce` label is (E10,
+ * pod-security.ts: Pods are judged at creation; `audit` and `warn` are not). RBAC is enforced (E9, rbac-authorizer.ts), and a
  * strategic merge patch on a custom resource answers 415 as on a real server (patch.test.ts).
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what

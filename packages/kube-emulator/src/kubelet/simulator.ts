@@ -25,6 +25,7 @@
 // what differs from what is there. Secrets are watched for their key names only: values are dropped
 // as each event arrives, so the process holds no secret value but what a started container was given.
 
+import { createHash } from 'node:crypto';
 import {
   ApiException,
   AppsV1Api,
@@ -245,6 +246,16 @@ function controllerRef(kind: string, object: { metadata?: { name?: string; uid?:
   return [{ apiVersion: 'apps/v1', kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }];
 }
 
+/** The message of a Status an ApiException carries (client-node keeps the body as text or parsed). */
+function statusMessage(body: unknown): string {
+  try {
+    const parsed = typeof body === 'string' ? (JSON.parse(body) as { message?: unknown }) : (body as { message?: unknown });
+    return typeof parsed?.message === 'string' ? parsed.message : String(body);
+  } catch {
+    return String(body);
+  }
+}
+
 function notFound(error: unknown): boolean {
   return error instanceof ApiException && error.code === 404;
 }
@@ -362,7 +373,11 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
     const newPods = podsOf(current).sort((a, b) => rank(b) - rank(a) || created(a).localeCompare(created(b)));
     for (const extra of newPods.slice(desired)) await deletePod(extra, namespace);
     const keptPods = newPods.slice(0, desired);
-    for (let i = keptPods.length; i < desired; i++) keptPods.push(await createPod(current, namespace));
+    for (let i = keptPods.length; i < desired; i++) {
+      const pod = await createPod(current, namespace);
+      if (!pod) break; // refused (Pod Security): the ReplicaSet controller tries again on its next sync
+      keptPods.push(pod);
+    }
     let newReady = 0;
     for (const pod of keptPods) if (await runPod(pod, namespace, now)) newReady++;
     await scaleReplicaSet(current, deployment, namespace, desired, newReady);
@@ -453,9 +468,50 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
     return apps.patchNamespacedReplicaSet({ name: rs.metadata?.name ?? '', namespace, body: { metadata: { annotations: changed } }, fieldManager }, mergePatch);
   }
 
-  /** controller.GetPodFromTemplate: the ReplicaSet template's labels, annotations and spec, a generated name. */
-  async function createPod(rs: V1ReplicaSet, namespace: string): Promise<V1Pod> {
+  /**
+   * controller.GetPodFromTemplate: the ReplicaSet template's labels, annotations and spec, a
+   * generated name. A Pod the server forbids (Pod Security Admission) is not made: the ReplicaSet
+   * controller records a FailedCreate event on the ReplicaSet, in its words, and answers null.
+   */
+  async function createPod(rs: V1ReplicaSet, namespace: string): Promise<V1Pod | null> {
     const template = rs.spec?.template ?? {};
+    return createPodFrom(rs, namespace, template).catch(async (error: unknown) => {
+      if (!(error instanceof ApiException && error.code === 403)) throw error;
+      const message = `Error creating: ${statusMessage(error.body)}`;
+      await recordFailedCreate(rs, namespace, message);
+      return null;
+    });
+  }
+
+  /** The ReplicaSet controller's FailedCreate event, once per ReplicaSet and message. */
+  async function recordFailedCreate(rs: V1ReplicaSet, namespace: string, message: string): Promise<void> {
+    const uid = rs.metadata?.uid ?? '';
+    // The message names the Pod's generated name, new at each attempt: one event per problem.
+    const problem = message.replace(/pods "[^"]*"/, 'pods');
+    const name = `${rs.metadata?.name ?? ''}.${createHash('sha256').update(`${uid}\n${problem}`).digest('hex').slice(0, 16)}`;
+    const at = clock();
+    await core
+      .createNamespacedEvent({
+        namespace,
+        body: {
+          metadata: { name, namespace },
+          involvedObject: { kind: 'ReplicaSet', apiVersion: 'apps/v1', name: rs.metadata?.name ?? '', namespace, uid, resourceVersion: rs.metadata?.resourceVersion ?? '' },
+          reason: 'FailedCreate',
+          message,
+          type: 'Warning',
+          source: { component: 'replicaset-controller' },
+          reportingComponent: 'replicaset-controller',
+          firstTimestamp: at,
+          lastTimestamp: at,
+          count: 1,
+        },
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof ApiException && error.code === 409)) throw error;
+      });
+  }
+
+  async function createPodFrom(rs: V1ReplicaSet, namespace: string, template: NonNullable<V1ReplicaSet['spec']>['template'] & object): Promise<V1Pod> {
     return core.createNamespacedPod({
       namespace,
       body: {
