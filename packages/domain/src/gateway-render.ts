@@ -215,6 +215,7 @@ export function renderGateway(instance: InstanceObject, options: RenderOptions =
   const gateway: Obj = {
     name: GATEWAY_CONTAINER,
     image: str(spec.image) ?? 'ghcr.io/openclaw/openclaw:latest',
+    securityContext: restrictedContainer(),
     env: [
       { name: 'OPENCLAW_CONFIG_PATH', value: `${CONFIG_MOUNT_PATH}/${CONFIG_FILE}` },
       { name: 'OPENCLAW_SKILLS_PATH', value: `${CONFIG_MOUNT_PATH}/${SKILLS_FILE}` },
@@ -253,6 +254,7 @@ export function renderGateway(instance: InstanceObject, options: RenderOptions =
         { name: 'MODEL_CREDENTIAL_FILE', value: `${MODEL_AUTH_MOUNT_PATH}/${SECRET_VALUE_KEY}` },
       ],
       volumeMounts: [{ name: 'model-auth', mountPath: MODEL_AUTH_MOUNT_PATH, readOnly: true }],
+      securityContext: restrictedContainer(),
     });
   }
   const selector = { ...labels, [GATEWAY_COMPONENT_LABEL]: GATEWAY_COMPONENT };
@@ -261,7 +263,7 @@ export function renderGateway(instance: InstanceObject, options: RenderOptions =
       labels: { ...selector, ...(revision ? { [REVISION_NUMBER_LABEL]: String(revision.number) } : {}) },
       annotations: revision ? { [REVISION_ID_ANNOTATION]: revision.id } : {},
     },
-    spec: { serviceAccountName: names.serviceAccount, automountServiceAccountToken: selfConfigure, containers, volumes },
+    spec: { serviceAccountName: names.serviceAccount, automountServiceAccountToken: selfConfigure, securityContext: RESTRICTED_POD, containers, volumes },
   };
   const templateHash = contentHash(template);
   (template.metadata.annotations as Record<string, string>)[TEMPLATE_HASH_ANNOTATION] = templateHash;
@@ -291,6 +293,17 @@ export function renderGateway(instance: InstanceObject, options: RenderOptions =
     replicas,
     ignoredEnv: ignored,
   };
+}
+
+/**
+ * Pod Security `restricted` (the product labels its namespaces to enforce it): no root, no
+ * privilege escalation, no capabilities, the runtime's seccomp profile. The root filesystem stays
+ * writable: the OpenClaw gateway keeps its state under its home directory.
+ */
+const RESTRICTED_POD = { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
+
+function restrictedContainer(): Obj {
+  return { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
 }
 
 let injected: ReadonlySet<string> | null = null;

@@ -11,6 +11,13 @@ export interface NamespaceDriver {
   ping(): Promise<void>;
 }
 
+/**
+ * Pod Security Admission (Kubernetes 1.25+): a namespace the product makes enforces `restricted`,
+ * which the gateways it renders satisfy. Set when the namespace is made, not checked on adoption:
+ * an operator may relax it for a namespace (clusters before 1.25 ignore the label).
+ */
+export const POD_SECURITY_LABELS: Readonly<Record<string, string>> = { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' };
+
 export class KubernetesNamespaceDriver implements NamespaceDriver {
   private readonly core: CoreV1Api;
   private readonly rbac: RbacAuthorizationV1Api;
@@ -32,7 +39,8 @@ export class KubernetesNamespaceDriver implements NamespaceDriver {
 
   private async ensureNamespace(k8sName: string, namespaceId: string): Promise<void> {
     try {
-      await this.core.createNamespace({ body: { metadata: { name: k8sName, labels: namespaceLabels(namespaceId, this.installationId) } }, fieldManager: FIELD_MANAGER });
+      const labels = { ...namespaceLabels(namespaceId, this.installationId), ...POD_SECURITY_LABELS };
+      await this.core.createNamespace({ body: { metadata: { name: k8sName, labels } }, fieldManager: FIELD_MANAGER });
       return;
     } catch (error) {
       if (classifyKubeError(error).kind !== 'already-exists') throw error;

@@ -15,13 +15,18 @@ afterAll(() => stack?.close());
 const LIST = `{ namespaces { edges { node { id name status } } } }`;
 
 describe('namespaces', () => {
-  it('K1 a namespace becomes ready once its Kubernetes namespace exists, named from its id and labelled as ours', async () => {
+  it('K1 a namespace becomes ready once its Kubernetes namespace exists, named from its id, labelled as ours and enforcing Pod Security restricted', async () => {
     const created = payload(await stack.gql(CREATE_NAMESPACE, { input: { name: 'k1-team' } }), 'createNamespace');
     expect(created).toMatchObject({ __typename: 'CreateNamespaceSuccess', namespace: { name: 'k1-team', status: 'PROVISIONING' } });
     const id: string = created.namespace.id;
     await waitFor(async () => (await stack.gql(NAMESPACE, { id })).body.data?.namespace?.status === 'READY', 'READY');
     const k8s = await stack.core.readNamespace({ name: `occ-${uuidOf(id)}` });
-    expect(k8s.metadata?.labels).toMatchObject({ [MANAGED_BY_LABEL]: 'openclaw-control-plane', [NAMESPACE_ID_LABEL]: uuidOf(id) });
+    expect(k8s.metadata?.labels).toMatchObject({
+      [MANAGED_BY_LABEL]: 'openclaw-control-plane',
+      [NAMESPACE_ID_LABEL]: uuidOf(id),
+      'pod-security.kubernetes.io/enforce': 'restricted',
+      'pod-security.kubernetes.io/enforce-version': 'latest',
+    });
     const audit = await stack.runtime.db.auditEvent.findMany({ where: { resourceId: id }, orderBy: { at: 'asc' } });
     expect(audit.map((a) => `${a.action}:${a.outcome}`)).toEqual(['namespace.create:SUCCESS', 'namespace.provision:SUCCESS']);
   });
