@@ -239,6 +239,7 @@ export type introspection_types = {
     'StopAgentResult': { kind: 'UNION'; name: 'StopAgentResult'; fields: {}; possibleTypes: 'ForbiddenError' | 'NotFoundError' | 'OutcomeUnknownError' | 'StopAgentSuccess'; };
     'StopAgentSuccess': { kind: 'OBJECT'; name: 'StopAgentSuccess'; fields: { 'agent': { name: 'agent'; type: { kind: 'NON_NULL'; name: never; ofType: { kind: 'OBJECT'; name: 'Agent'; ofType: null; }; } }; 'gatewayScaledToZero': { name: 'gatewayScaledToZero'; type: { kind: 'NON_NULL'; name: never; ofType: { kind: 'SCALAR'; name: 'Boolean'; ofType: null; }; } }; 'stoppedRevisionIds': { name: 'stoppedRevisionIds'; type: { kind: 'NON_NULL'; name: never; ofType: { kind: 'LIST'; name: never; ofType: { kind: 'NON_NULL'; name: never; ofType: { kind: 'SCALAR'; name: 'ID'; ofType: null; }; }; }; } }; }; };
     'String': unknown;
+    'Subscription': { kind: 'OBJECT'; name: 'Subscription'; fields: { 'secretRollout': { name: 'secretRollout'; type: { kind: 'OBJECT'; name: 'SecretRollout'; ofType: null; } }; }; };
     'UpdateAgentInput': { kind: 'INPUT_OBJECT'; name: 'UpdateAgentInput'; isOneOf: false; inputFields: [{ name: 'clearConfiguration'; type: { kind: 'SCALAR'; name: 'Boolean'; ofType: null; }; defaultValue: null }, { name: 'clearHarnessAuth'; type: { kind: 'SCALAR'; name: 'Boolean'; ofType: null; }; defaultValue: null }, { name: 'configurationId'; type: { kind: 'SCALAR'; name: 'ID'; ofType: null; }; defaultValue: null }, { name: 'harnessAuth'; type: { kind: 'INPUT_OBJECT'; name: 'HarnessAuthInput'; ofType: null; }; defaultValue: null }, { name: 'id'; type: { kind: 'NON_NULL'; name: never; ofType: { kind: 'SCALAR'; name: 'ID'; ofType: null; }; }; defaultValue: null }, { name: 'selfConfigure'; type: { kind: 'INPUT_OBJECT'; name: 'SelfConfigureInput'; ofType: null; }; defaultValue: null }]; };
     'UpdateAgentResult': { kind: 'UNION'; name: 'UpdateAgentResult'; fields: {}; possibleTypes: 'ConflictError' | 'ForbiddenError' | 'NotFoundError' | 'UpdateAgentSuccess' | 'ValidationError'; };
     'UpdateAgentSuccess': { kind: 'OBJECT'; name: 'UpdateAgentSuccess'; fields: { 'agent': { name: 'agent'; type: { kind: 'NON_NULL'; name: never; ofType: { kind: 'OBJECT'; name: 'Agent'; ofType: null; }; } }; }; };
@@ -264,7 +265,7 @@ export type introspection = {
   name: never;
   query: 'Query';
   mutation: 'Mutation';
-  subscription: never;
+  subscription: 'Subscription';
   types: introspection_types;
 };
 
