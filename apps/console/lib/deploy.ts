@@ -174,6 +174,76 @@ export async function stopAgent(agentId: string): Promise<StopAgentResult> {
   return (await graphql(StopAgentMutation, { input: { agentId } })).stopAgent;
 }
 
+// Query: a revision's diff against another (V7) ----------------------------------------------------
+
+export const RevisionDiffQuery = gql(`
+  query RevisionDiff($id: ID!, $against: ID!) {
+    node(id: $id) {
+      ... on AgentRevision {
+        id number
+        diff(against: $against) {
+          __typename
+          ... on RevisionDiff {
+            configurationChanged
+            from { id number configurationGeneration }
+            to { id number configurationGeneration }
+            values { path change before after }
+            bindings { envName purpose change before { secretId version } after { secretId version } }
+            versions { envName purpose secretId fromVersion toVersion }
+            selfConfigRequests { id }
+          }
+          ...ValidationErrorFields
+          ...NotFoundErrorFields
+        }
+      }
+    }
+  }
+`, [ValidationErrorFields, NotFoundErrorFields]);
+
+type RevisionDiffNode = Extract<NonNullable<ResultOf<typeof RevisionDiffQuery>['node']>, { diff: unknown }>;
+export type RevisionDiffResult = RevisionDiffNode['diff'];
+export type RevisionDiff = Extract<RevisionDiffResult, { __typename: 'RevisionDiff' }>;
+
+/** What changed from revision `against` to revision `id` (V7): read once, on request. */
+export function revisionDiffQueryOptions(id: string, against: string) {
+  return queryOptions({
+    queryKey: [...deployKeys.all, 'diff', id, against] as const,
+    queryFn: async ({ signal }) => {
+      const data = await graphql(RevisionDiffQuery, { id, against }, signal);
+      const node = data.node;
+      return node && 'diff' in node ? node.diff : null;
+    },
+    staleTime: Infinity,
+  });
+}
+
+// Mutation: rollbackAgent (V7) ---------------------------------------------------------------------------
+
+export const RollbackAgentMutation = gql(`
+  mutation RollbackAgent($input: RollbackAgentInput!) {
+    rollbackAgent(input: $input) {
+      __typename
+      ... on RollbackAgentSuccess {
+        revision { ...RevisionStepFields }
+        rolledBackTo { id number }
+        deliveries { envName purpose secretId requestedVersion requestedVersionRetained versionUsed }
+      }
+      ...ValidationErrorFields
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+      ...ConflictErrorFields
+      ...NamespaceNotReadyErrorFields
+    }
+  }
+`, [RevisionStepFields, ValidationErrorFields, NotFoundErrorFields, ForbiddenErrorFields, ConflictErrorFields, NamespaceNotReadyErrorFields]);
+
+export type RollbackAgentResult = ResultOf<typeof RollbackAgentMutation>['rollbackAgent'];
+export type RollbackDelivery = Extract<RollbackAgentResult, { __typename: 'RollbackAgentSuccess' }>['deliveries'][number];
+
+export async function rollbackAgent(agentId: string, toRevision: string): Promise<RollbackAgentResult> {
+  return (await graphql(RollbackAgentMutation, { input: { agentId, toRevision } })).rollbackAgent;
+}
+
 // Query: a secret's stale consumers (W7) ---------------------------------------------------------------
 
 export const StaleConsumersFields = gql(`

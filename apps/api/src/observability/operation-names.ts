@@ -11,7 +11,7 @@ export const KNOWN_OPERATION_NAMES: ReadonlySet<string> = new Set([
   'DeleteSecret', 'DeployAgent', 'DisableUser', 'ExplainAccess', 'ExplainDeploy', 'GrantAccess', 'NamespaceAgents',
   'NamespaceConfigurations', 'NamespaceSecrets', 'Namespaces', 'PauseSecretRollout', 'RedeployConsumers',
   'RejectSelfConfig', 'ReprovisionNamespace', 'ResourceAccessBindingsInNamespace', 'ResumeSecretRollout',
-  'ResumeSelfConfig', 'RevokeAccess', 'RevokeApiKey', 'Roles', 'SecretBlastRadius', 'SecretOptions', 'SecretReferences',
+  'ResumeSelfConfig', 'RevisionDiff', 'RevokeAccess', 'RevokeApiKey', 'Roles', 'RollbackAgent', 'SecretBlastRadius', 'SecretOptions', 'SecretReferences',
   'SecretRollout', 'SecretRotation', 'SecretStaleConsumers', 'SecretVersions', 'SelfConfigApprovals',
   'SelfConfigRequests', 'SetSecretRotationPolicy', 'StopAgent', 'SubjectAccessBindings', 'UpdateConfiguration',
   'UpdateSecret', 'Users', 'Viewer',

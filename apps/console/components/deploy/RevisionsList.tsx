@@ -14,7 +14,9 @@ import { Pager } from '../ui/ListControls';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';
 import { TableSkeleton } from '../ui/Skeleton';
+import { RevisionCompare } from './RevisionCompare';
 import { RevisionFailure } from './RevisionFailure';
+import { RollbackButton } from './RollbackButton';
 import { RevisionStateBadge } from './RevisionStateBadge';
 
 /** Every Kubernetes Secret the platform writes holds its value under this one key (S2), and the
@@ -47,6 +49,7 @@ export function RevisionsList({ agent }: { agent: Agent }) {
               revision={revision}
               agent={agent}
               active={revision.id === activeRevisionId}
+              activeRevision={activeRevisionId ? { id: activeRevisionId, number: data.page.items.find((r) => r.id === activeRevisionId)?.number ?? null } : null}
               viewerId={viewer.data?.id ?? null}
             />
           ))}
@@ -57,15 +60,20 @@ export function RevisionsList({ agent }: { agent: Agent }) {
   );
 }
 
+/** V7: a revision that ran and was followed by another (or stopped) can be rolled back to. */
+const ROLLBACK_STATES: ReadonlySet<AgentRevision['state']> = new Set(['SUPERSEDED', 'STOPPED']);
+
 function RevisionCard({
   revision,
   agent,
   active,
+  activeRevision,
   viewerId,
 }: {
   revision: AgentRevision;
   agent: Agent;
   active: boolean;
+  activeRevision: { id: string; number: number | null } | null;
   viewerId: string | null;
 }) {
   const id = useId();
@@ -176,6 +184,12 @@ function RevisionCard({
           {JSON.stringify(revision.values, null, 2)}
         </pre>
       </details>
+      {!active && (activeRevision || ROLLBACK_STATES.has(revision.state)) ? (
+        <div className="button-row spaced-top">
+          {activeRevision ? <RevisionCompare revisionId={revision.id} number={revision.number} activeRevisionId={activeRevision.id} activeNumber={activeRevision.number} /> : null}
+          {ROLLBACK_STATES.has(revision.state) ? <RollbackButton agentId={agent.id} agentName={agent.name} revisionId={revision.id} number={revision.number} /> : null}
+        </div>
+      ) : null}
     </li>
   );
 }
