@@ -122,6 +122,45 @@ export async function setSecretRotationPolicy(input: { secretId: string; policy:
   return (await graphql(SetSecretRotationPolicyMutation, { input })).setSecretRotationPolicy;
 }
 
+// Query and mutation: a namespace's default rotation policy (null: manual) ---------------------------
+
+export const NamespaceRotationPolicyQuery = gql(
+  `
+  query NamespaceRotationPolicy($id: ID!) {
+    namespace(id: $id) { id name secretRotationPolicy { ...RotationPolicyFields } }
+  }
+`,
+  [RotationPolicyFields],
+);
+
+export type NamespaceRotationPolicy = NonNullable<ResultOf<typeof NamespaceRotationPolicyQuery>['namespace']>;
+
+export function namespaceRotationPolicyQueryOptions(namespaceId: string) {
+  return queryOptions({
+    queryKey: [...secretRolloutKeys.all, 'namespace', namespaceId] as const,
+    queryFn: async ({ signal }) => (await graphql(NamespaceRotationPolicyQuery, { id: namespaceId }, signal)).namespace,
+  });
+}
+
+export const SetNamespaceSecretRotationPolicyMutation = gql(
+  `
+  mutation SetNamespaceSecretRotationPolicy($input: SetNamespaceSecretRotationPolicyInput!) {
+    setNamespaceSecretRotationPolicy(input: $input) {
+      __typename
+      ... on SetNamespaceSecretRotationPolicySuccess { policy { ...RotationPolicyFields } }
+      ...ValidationErrorFields
+      ...NotFoundErrorFields
+      ...ForbiddenErrorFields
+    }
+  }
+`,
+  [RotationPolicyFields, ValidationErrorFields, NotFoundErrorFields, ForbiddenErrorFields],
+);
+
+export async function setNamespaceSecretRotationPolicy(input: { namespaceId: string; policy: PolicyInput | null }) {
+  return (await graphql(SetNamespaceSecretRotationPolicyMutation, { input })).setNamespaceSecretRotationPolicy;
+}
+
 // Mutations: approve, pause, resume, abort ----------------------------------------------------------
 
 export const ApproveSecretRolloutMutation = gql(

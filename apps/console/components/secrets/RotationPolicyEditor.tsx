@@ -1,5 +1,6 @@
 'use client';
 
+import type { QueryKey } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import type { MutationError } from '../../lib/errors';
 import { isFieldError } from '../../lib/errors';
@@ -63,22 +64,52 @@ export function RotationPolicyEditor({ rotation }: { rotation: SecretRotation })
       </button>
       {editing ? (
         <div id={`${id}-editor`}>
-          <PolicyForm rotation={rotation} />
+          <PolicyForm
+            title="This secret’s rotation policy"
+            followLabel="Follow the namespace default"
+            ownLabel="Its own policy"
+            current={policy}
+            hasOwn={policy.source === 'SECRET'}
+            mutationFn={(input: PolicyInput | null) => setSecretRotationPolicy({ secretId: rotation.id, policy: input })}
+            invalidate={[secretRolloutKeys.secret(rotation.id)]}
+          />
         </div>
       ) : null}
     </section>
   );
 }
 
-function PolicyForm({ rotation }: { rotation: SecretRotation }) {
+/** The defaults a policy form starts from when nothing is set (the API's defaults). */
+const DEFAULT_POLICY: Omit<RotationPolicy, 'source'> = { mode: 'MANUAL', batchSize: 10, pauseSeconds: 30, readySeconds: 300, approval: 'NONE' };
+
+type PolicyResult = { __typename: string; policy?: Omit<RotationPolicy, 'source'> | null };
+
+/**
+ * One form for a secret's own policy and a namespace's default: "follow" (null: the namespace
+ * default, or manual for a namespace) or a policy of its own. Refusals name the field.
+ */
+export function PolicyForm<R extends PolicyResult>({
+  title,
+  followLabel,
+  ownLabel,
+  current,
+  hasOwn,
+  mutationFn,
+  invalidate,
+}: {
+  title: string;
+  followLabel: string;
+  ownLabel: string;
+  current: Omit<RotationPolicy, 'source'> | null;
+  hasOwn: boolean;
+  mutationFn: (policy: PolicyInput | null) => Promise<R>;
+  invalidate: QueryKey[];
+}) {
   const id = useId();
-  const current = rotation.rotationPolicy;
-  const [own, setOwn] = useState(current.source === 'SECRET');
-  const [mode, setMode] = useState<RotationPolicy['mode']>(current.mode);
-  const mutation = useResultMutation({
-    mutationFn: setSecretRotationPolicy,
-    invalidate: [secretRolloutKeys.secret(rotation.id)],
-  });
+  const start = current ?? DEFAULT_POLICY;
+  const [own, setOwn] = useState(hasOwn);
+  const [mode, setMode] = useState<RotationPolicy['mode']>(start.mode);
+  const mutation = useResultMutation({ mutationFn, invalidate });
   const failure = mutation.failure;
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -99,7 +130,7 @@ function PolicyForm({ rotation }: { rotation: SecretRotation }) {
             approval: String(data.get('approval')) as RotationPolicy['approval'],
           }
       : null;
-    mutation.submit({ secretId: rotation.id, policy });
+    mutation.submit(policy);
   }
 
   const numberField = (name: 'batchSize' | 'pauseSeconds' | 'readySeconds', label: string, hint: string, value: number) => (
@@ -125,19 +156,19 @@ function PolicyForm({ rotation }: { rotation: SecretRotation }) {
 
   return (
     <form method="post" className="form" onSubmit={onSubmit} aria-labelledby={`${id}-title`}>
-      <h5 id={`${id}-title`}>This secret’s rotation policy</h5>
+      <h5 id={`${id}-title`}>{title}</h5>
       <fieldset className="choices" disabled={mutation.pending}>
         <legend>Policy</legend>
         <label className="checkbox">
-          <input type="radio" name="own" checked={!own} onChange={() => setOwn(false)} /> Follow the namespace default
+          <input type="radio" name="own" checked={!own} onChange={() => setOwn(false)} /> {followLabel}
         </label>
         <label className="checkbox">
-          <input type="radio" name="own" checked={own} onChange={() => setOwn(true)} /> Its own policy
+          <input type="radio" name="own" checked={own} onChange={() => setOwn(true)} /> {ownLabel}
         </label>
       </fieldset>
       {own ? (
         <fieldset className="choices" disabled={mutation.pending}>
-          <legend>Its own policy</legend>
+          <legend>{ownLabel}</legend>
           <div className="field">
             <label htmlFor={`${id}-mode`}>Mode</label>
             <select
@@ -154,15 +185,15 @@ function PolicyForm({ rotation }: { rotation: SecretRotation }) {
           </div>
           {mode === 'AUTOMATIC' ? (
             <>
-              {numberField('batchSize', 'Batch size', 'Agents redeployed at once.', current.batchSize)}
-              {numberField('pauseSeconds', 'Pause (seconds)', 'After the last rotation and after each batch.', current.pauseSeconds)}
-              {numberField('readySeconds', 'Ready deadline (seconds)', 'A batch not Ready in time is rolled back.', current.readySeconds)}
+              {numberField('batchSize', 'Batch size', 'Agents redeployed at once.', start.batchSize)}
+              {numberField('pauseSeconds', 'Pause (seconds)', 'After the last rotation and after each batch.', start.pauseSeconds)}
+              {numberField('readySeconds', 'Ready deadline (seconds)', 'A batch not Ready in time is rolled back.', start.readySeconds)}
               <div className="field">
                 <label htmlFor={`${id}-approval`}>Approval</label>
                 <select
                   id={`${id}-approval`}
                   name="approval"
-                  defaultValue={current.approval}
+                  defaultValue={start.approval}
                   aria-invalid={isFieldError(failure, 'approval') || undefined}
                 >
                   <option value="NONE">None</option>
@@ -183,7 +214,7 @@ function PolicyForm({ rotation }: { rotation: SecretRotation }) {
       <FormOutcome outcome={mutation.outcome} doing="save the rotation policy">
         {(result) => (
           <p role="status" className="alert success" data-testid="policy-saved">
-            Saved. In effect: {describePolicy(result.policy)}
+            Saved. {result.policy ? `In effect: ${describePolicy(result.policy)}` : 'No default: manual.'}
           </p>
         )}
       </FormOutcome>

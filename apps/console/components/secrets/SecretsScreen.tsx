@@ -2,6 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'next/navigation';
+import { lazy, Suspense, useState } from 'react';
 import { useCan } from '../../lib/can';
 import { usePaging } from '../../lib/paging';
 import { namespaceSecretsQueryOptions } from '../../lib/secrets';
@@ -13,6 +14,9 @@ import { TableSkeleton } from '../ui/Skeleton';
 import { CreateSecretForm } from './CreateSecretForm';
 import { SecretReferencesScreen } from './ReferenceGraph';
 import { SecretTable } from './SecretTable';
+
+// The namespace's rotation default and its editor are a chunk of their own, loaded when opened.
+const NamespaceRotationDefault = lazy(() => import('./NamespaceRotationDefault'));
 
 // A static export has no dynamic segments, so the namespace id travels as ?namespace=ns_…
 export function SecretsScreen() {
@@ -71,6 +75,28 @@ function NamespaceSecrets({ namespaceId }: { namespaceId: string }) {
           <Pager paging={paging} page={data?.page} noun="secrets" />
         </section>
       ) : null}
+      {namespace ? <RotationDefaultSection namespaceId={namespaceId} /> : null}
     </>
+  );
+}
+
+/** V4: the namespace's default rotation policy, loaded (with its editor's chunk) when opened. */
+function RotationDefaultSection({ namespaceId }: { namespaceId: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <section aria-labelledby="rotation-default-title" className="section">
+      <h2 id="rotation-default-title">Rotation default</h2>
+      <p className="hint">What a rotation of a secret without a policy of its own does in this namespace.</p>
+      <button type="button" className="button secondary" aria-expanded={open} aria-controls="rotation-default-body" onClick={() => setOpen((o) => !o)}>
+        {open ? 'Hide the rotation default' : 'Show the rotation default'}
+      </button>
+      {open ? (
+        <div id="rotation-default-body">
+          <Suspense fallback={<p className="hint">Loading…</p>}>
+            <NamespaceRotationDefault namespaceId={namespaceId} />
+          </Suspense>
+        </div>
+      ) : null}
+    </section>
   );
 }
