@@ -1,3 +1,4 @@
+import { expect as rawExpect } from '@playwright/test';
 import { accessibleEverywhere } from '../support/a11y';
 import { confirmByTyping, createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
@@ -9,7 +10,7 @@ import { deployToActive, gqlInPage } from '../support/graphql';
 // through the button and the typed confirmation: revision 3 is queued, becomes active, and freezes
 // revision 1's configuration generation. Set-up through GraphQL; the deploy journey covers it in the UI.
 
-test('V7 an agent’s revision history: compare an earlier revision with the active one, roll back to it, and the new revision carries its configuration', async ({ page, stack }) => {
+test('V7 an agent’s revision history: compare an earlier revision with the active one, roll back to it, and the new revision carries its configuration; a viewer compares but is offered no rollback', async ({ page, browser, stack }) => {
   test.setTimeout(300_000);
   const stamp = Date.now().toString(36);
   await signIn(page, stack.bootstrapApiKey);
@@ -49,6 +50,34 @@ test('V7 an agent’s revision history: compare an earlier revision with the act
     await expect(row).toContainText('openai/gpt-a');
     await expect(row).toContainText('openai/gpt-b');
     await accessibleEverywhere(page, 'revision-diff');
+  });
+
+  await test.step('V7 a namespace viewer compares revisions but is offered no rollback (a rollback is a deploy)', async () => {
+    const user = await gqlInPage<{ createUser: { __typename: string; apiKey?: string; principal?: { id: string } } }>(
+      page,
+      'mutation($input: CreateUserInput!) { createUser(input: $input) { __typename ... on CreateUserSuccess { apiKey principal { id } } } }',
+      { input: { name: `viewer-${stamp}` } },
+    );
+    rawExpect(user.createUser.__typename).toBe('CreateUserSuccess');
+    const granted = await gqlInPage<{ grantAccess: { __typename: string } }>(
+      page,
+      'mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename ... on Error { code message } } }',
+      { input: { subjectId: user.createUser.principal!.id, roleId: 'rol_namespace-viewer', scope: { kind: 'NAMESPACE', namespaceId } } },
+    );
+    rawExpect(granted.grantAccess.__typename, JSON.stringify(granted.grantAccess)).toBe('GrantAccessSuccess');
+    const context = await browser.newContext({ baseURL: stack.consoleUrl, viewport: { width: 1280, height: 900 } });
+    try {
+      const viewer = await context.newPage();
+      await signIn(viewer, user.createUser.apiKey!);
+      await viewer.goto(`/agents?namespace=${namespaceId}&id=${agentId}`);
+      const theirs = viewer.getByTestId('revisions').locator('[data-testid="revision"][data-number="1"]');
+      await expect(theirs.getByRole('button', { name: 'Compare with active revision 2' })).toBeVisible();
+      await expect(theirs.getByRole('button', { name: 'Roll back to revision 1' })).toHaveCount(0);
+    } finally {
+      await context.close();
+    }
+    // The administrator is offered it.
+    await expect(revision1.getByRole('button', { name: 'Roll back to revision 1' })).toBeVisible();
   });
 
   await test.step('V7 roll back to revision 1 through the button and the typed confirmation: revision 3 is queued, then active, with revision 1’s generation', async () => {

@@ -6,6 +6,7 @@ import { useId } from 'react';
 import type { Agent } from '../../lib/agents';
 import { agentRevisionsQueryOptions, REVISIONS_PAGE_SIZE, takeoverItem, type AgentRevision, type RevisionTakeover } from '../../lib/deploy';
 import { usePaging } from '../../lib/paging';
+import { useCan } from '../../lib/can';
 import { viewerQueryOptions } from '../../lib/viewer';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { namespaceHref } from '../namespaces/NamespaceHeader';
@@ -32,6 +33,8 @@ export function RevisionsList({ agent }: { agent: Agent }) {
   const paging = usePaging(REVISIONS_PAGE_SIZE);
   const query = useQuery({ ...agentRevisionsQueryOptions(agent.id, paging.args.after), placeholderData: (previous) => previous });
   const viewer = useQuery(viewerQueryOptions());
+  // V7: rolling back is a deploy; offered only to those who may deploy the agent (the API decides).
+  const mayDeploy = useCan('deploy', 'agent', agent.namespace?.id ?? null, agent.id) === true;
   const { data, error, isPending } = query;
   const activeRevisionId = data?.agent.activeRevisionId ?? null;
 
@@ -50,6 +53,7 @@ export function RevisionsList({ agent }: { agent: Agent }) {
               agent={agent}
               active={revision.id === activeRevisionId}
               activeRevision={activeRevisionId ? { id: activeRevisionId, number: data.page.items.find((r) => r.id === activeRevisionId)?.number ?? null } : null}
+              mayRollBack={mayDeploy}
               viewerId={viewer.data?.id ?? null}
             />
           ))}
@@ -68,12 +72,14 @@ function RevisionCard({
   agent,
   active,
   activeRevision,
+  mayRollBack,
   viewerId,
 }: {
   revision: AgentRevision;
   agent: Agent;
   active: boolean;
   activeRevision: { id: string; number: number | null } | null;
+  mayRollBack: boolean;
   viewerId: string | null;
 }) {
   const id = useId();
@@ -184,10 +190,10 @@ function RevisionCard({
           {JSON.stringify(revision.values, null, 2)}
         </pre>
       </details>
-      {!active && (activeRevision || ROLLBACK_STATES.has(revision.state)) ? (
+      {!active && (activeRevision || (mayRollBack && ROLLBACK_STATES.has(revision.state))) ? (
         <div className="button-row spaced-top">
           {activeRevision ? <RevisionCompare revisionId={revision.id} number={revision.number} activeRevisionId={activeRevision.id} activeNumber={activeRevision.number} /> : null}
-          {ROLLBACK_STATES.has(revision.state) ? <RollbackButton agentId={agent.id} agentName={agent.name} revisionId={revision.id} number={revision.number} /> : null}
+          {mayRollBack && ROLLBACK_STATES.has(revision.state) ? <RollbackButton agentId={agent.id} agentName={agent.name} revisionId={revision.id} number={revision.number} /> : null}
         </div>
       ) : null}
     </li>
