@@ -36,6 +36,23 @@ export async function createUserInPage(page: Page, name: string): Promise<string
   return data.createUser.principal!.id;
 }
 
+/** Creates a user holding `roleId` on one namespace (namespace-admin, namespace-viewer …) and answers its API key. */
+export async function createUserWithNamespaceRole(page: Page, name: string, roleId: string, namespaceId: string): Promise<string> {
+  const user = await gqlInPage<{ createUser: { __typename: string; apiKey?: string; principal?: { id: string } } }>(
+    page,
+    'mutation($input: CreateUserInput!) { createUser(input: $input) { __typename ... on CreateUserSuccess { apiKey principal { id } } } }',
+    { input: { name } },
+  );
+  expect(user.createUser.__typename).toBe('CreateUserSuccess');
+  const granted = await gqlInPage<{ grantAccess: { __typename: string } }>(
+    page,
+    'mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename ... on Error { code message } } }',
+    { input: { subjectId: user.createUser.principal!.id, roleId, scope: { kind: 'NAMESPACE', namespaceId } } },
+  );
+  expect(granted.grantAccess.__typename, JSON.stringify(granted.grantAccess)).toBe('GrantAccessSuccess');
+  return user.createUser.apiKey!;
+}
+
 /** Grants the Agent's service principal `secret-operator` on exactly one secret (what D2 needs to deploy). */
 export async function grantSecretOperator(page: Page, subjectId: string, namespaceId: string, secretId: string): Promise<void> {
   const data = await gqlInPage<{ grantAccess: { __typename: string } }>(

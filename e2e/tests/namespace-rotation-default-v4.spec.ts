@@ -1,8 +1,7 @@
-import { expect as rawExpect } from '@playwright/test';
 import { accessibleEverywhere } from '../support/a11y';
 import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
-import { createSecretsInPage, gqlInPage } from '../support/graphql';
+import { createSecretsInPage, createUserWithNamespaceRole } from '../support/graphql';
 
 // V4 the namespace default rotation policy in the console: an administrator opens it on the
 // namespace's secrets page (none: manual), sets an AUTOMATIC default, sees a secret without a
@@ -42,22 +41,11 @@ test('V4 the namespace default rotation policy: set and cleared by an administra
   });
 
   await test.step('V4 a namespace viewer reads the default and is offered no editor', async () => {
-    const user = await gqlInPage<{ createUser: { __typename: string; apiKey?: string; principal?: { id: string } } }>(
-      page,
-      'mutation($input: CreateUserInput!) { createUser(input: $input) { __typename ... on CreateUserSuccess { apiKey principal { id } } } }',
-      { input: { name: `viewer-${stamp}` } },
-    );
-    rawExpect(user.createUser.__typename).toBe('CreateUserSuccess');
-    const granted = await gqlInPage<{ grantAccess: { __typename: string } }>(
-      page,
-      'mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename ... on Error { code message } } }',
-      { input: { subjectId: user.createUser.principal!.id, roleId: 'rol_namespace-viewer', scope: { kind: 'NAMESPACE', namespaceId } } },
-    );
-    rawExpect(granted.grantAccess.__typename, JSON.stringify(granted.grantAccess)).toBe('GrantAccessSuccess');
+    const apiKey = await createUserWithNamespaceRole(page, `viewer-${stamp}`, 'rol_namespace-viewer', namespaceId);
     const context = await browser.newContext({ baseURL: stack.consoleUrl, viewport: { width: 1280, height: 900 } });
     try {
       const viewer = await context.newPage();
-      await signIn(viewer, user.createUser.apiKey!);
+      await signIn(viewer, apiKey);
       await viewer.goto(`/secrets?namespace=${namespaceId}`);
       const theirs = viewer.getByRole('region', { name: 'Rotation default' });
       await theirs.getByRole('button', { name: 'Show the rotation default' }).click();

@@ -1,8 +1,7 @@
-import { expect as rawExpect } from '@playwright/test';
 import { accessibleEverywhere } from '../support/a11y';
 import { confirmByTyping, createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
-import { deployToActive, gqlInPage } from '../support/graphql';
+import { createUserWithNamespaceRole, deployToActive, gqlInPage } from '../support/graphql';
 
 // V7 in the console: an agent deployed with a configuration, then again after the configuration
 // changed (revision 2 active, revision 1 superseded). On the agent's page revision 1 is compared
@@ -53,22 +52,11 @@ test('V7 an agent’s revision history: compare an earlier revision with the act
   });
 
   await test.step('V7 a namespace viewer compares revisions but is offered no rollback (a rollback is a deploy)', async () => {
-    const user = await gqlInPage<{ createUser: { __typename: string; apiKey?: string; principal?: { id: string } } }>(
-      page,
-      'mutation($input: CreateUserInput!) { createUser(input: $input) { __typename ... on CreateUserSuccess { apiKey principal { id } } } }',
-      { input: { name: `viewer-${stamp}` } },
-    );
-    rawExpect(user.createUser.__typename).toBe('CreateUserSuccess');
-    const granted = await gqlInPage<{ grantAccess: { __typename: string } }>(
-      page,
-      'mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename ... on Error { code message } } }',
-      { input: { subjectId: user.createUser.principal!.id, roleId: 'rol_namespace-viewer', scope: { kind: 'NAMESPACE', namespaceId } } },
-    );
-    rawExpect(granted.grantAccess.__typename, JSON.stringify(granted.grantAccess)).toBe('GrantAccessSuccess');
+    const apiKey = await createUserWithNamespaceRole(page, `viewer-${stamp}`, 'rol_namespace-viewer', namespaceId);
     const context = await browser.newContext({ baseURL: stack.consoleUrl, viewport: { width: 1280, height: 900 } });
     try {
       const viewer = await context.newPage();
-      await signIn(viewer, user.createUser.apiKey!);
+      await signIn(viewer, apiKey);
       await viewer.goto(`/agents?namespace=${namespaceId}&id=${agentId}`);
       const theirs = viewer.getByTestId('revisions').locator('[data-testid="revision"][data-number="1"]');
       await expect(theirs.getByRole('button', { name: 'Compare with active revision 2' })).toBeVisible();

@@ -2,7 +2,7 @@ import { expect as rawExpect, type Page } from '@playwright/test';
 import { accessibleEverywhere } from '../support/a11y';
 import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
-import { deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
+import { createUserWithNamespaceRole, deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 import { kubeRequest } from '../support/kube';
 
 // V4 rotation rollouts in the console. (1) An administrator gives a secret bound to two running
@@ -125,23 +125,12 @@ test('V4 rotation rollouts: a policy set in the console, approval by another adm
   });
 
   await test.step('V4 a second administrator approves in the console; the batches run one agent each until SUCCEEDED', async () => {
-    const user = await gqlInPage<{ createUser: { __typename: string; apiKey?: string; principal?: { id: string } } }>(
-      page,
-      'mutation($input: CreateUserInput!) { createUser(input: $input) { __typename ... on CreateUserSuccess { apiKey principal { id } } } }',
-      { input: { name: `second-admin-${stamp}` } },
-    );
-    rawExpect(user.createUser.__typename).toBe('CreateUserSuccess');
-    const granted = await gqlInPage<{ grantAccess: { __typename: string } }>(
-      page,
-      'mutation($input: GrantAccessInput!) { grantAccess(input: $input) { __typename ... on Error { code message } } }',
-      { input: { subjectId: user.createUser.principal!.id, roleId: 'rol_namespace-admin', scope: { kind: 'NAMESPACE', namespaceId } } },
-    );
-    rawExpect(granted.grantAccess.__typename, JSON.stringify(granted.grantAccess)).toBe('GrantAccessSuccess');
+    const apiKey = await createUserWithNamespaceRole(page, `second-admin-${stamp}`, 'rol_namespace-admin', namespaceId);
 
     const context = await browser.newContext({ baseURL: stack.consoleUrl, viewport: { width: 1280, height: 900 } });
     try {
       const second = await context.newPage();
-      await signIn(second, user.createUser.apiKey!);
+      await signIn(second, apiKey);
       await openRotatePanel(second, namespaceId, 'shared-token');
       const theirs = second.getByTestId('rollout');
       await expect(theirs.getByTestId('rollout-state')).toHaveText('AWAITING_APPROVAL');
