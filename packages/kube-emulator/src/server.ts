@@ -61,7 +61,8 @@
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what
  * differs per kind) → store.ts (objects, resourceVersion, event history, watchers); registry.ts
- * maps paths to kinds and grows with CRDs; persistence.ts keeps the store in `dataFile`.
+ * maps paths to kinds and grows with CRDs; persistence.ts keeps the store in `dataFile` (a
+ * snapshot and a write-ahead log compacted by a worker thread).
  */
 
 import { randomBytes } from 'node:crypto';
@@ -77,7 +78,7 @@ import { Faults, type FaultInjector } from './faults.ts';
 import { GarbageCollector } from './gc.ts';
 import { createHttpLayer } from './http.ts';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.ts';
-import { loadSnapshot, SnapshotWriter } from './persistence.ts';
+import { DataFileWriter, loadDataFile } from './persistence.ts';
 import { ResourceRegistry, SERVICEACCOUNTS, storageKeyOf } from './registry.ts';
 import { ClusterRoleAggregation } from './rbac-aggregation.ts';
 import { Authorizer } from './rbac-authorizer.ts';
@@ -91,8 +92,13 @@ export interface KubeEmulatorOptions {
   host?: string;
   /** Port to listen on; 0 (any free port) by default. */
   port?: number;
-  /** JSON file holding every object and the resourceVersion counter across restarts; memory only without it. */
+  /**
+   * JSON file holding every object and the resourceVersion counter across restarts, with the log of
+   * writes since it beside it (`<dataFile>.wal-NNNNNN`, persistence.ts); memory only without it.
+   */
   dataFile?: string;
+  /** The write log's budget before a worker thread folds it into the data file (4 MiB, or half the data file when larger). */
+  compactLogAfterBytes?: number;
   /**
    * Directory keeping the certificate authority (ca.crt, ca.key) across restarts, so kubeconfigs
    * written earlier stay valid; the data file's directory by default, memory only without either.
@@ -157,12 +163,12 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Promise<KubeEmulator> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
-  const snapshot = options.dataFile ? await loadSnapshot(options.dataFile) : undefined;
-  const store = new ObjectStore(snapshot, options.watchHistorySize);
+  const loaded = options.dataFile ? await loadDataFile(options.dataFile) : undefined;
+  const store = new ObjectStore(loaded?.snapshot, options.watchHistorySize);
   const registry = new ResourceRegistry();
   const api = new KubeApi(store, registry, options.clock);
-  const writer = options.dataFile ? new SnapshotWriter(options.dataFile, () => store.snapshot()) : undefined;
-  const unsubscribe = writer ? store.subscribe(() => writer.schedule()) : () => undefined;
+  const writer = options.dataFile ? new DataFileWriter(options.dataFile, loaded, { compactAfterBytes: options.compactLogAfterBytes }) : undefined;
+  const unsubscribe = writer ? store.subscribe((event) => writer.record(event)) : () => undefined;
   api.restoreCustomResources();
   const gc = new GarbageCollector(store, registry, api);
   for (const name of BUILT_IN_NAMESPACES) api.ensureNamespace(name);
@@ -227,7 +233,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
         server.closeAllConnections();
         await stopped;
         unsubscribe();
-        await writer?.flush();
+        await writer?.close();
       })();
       return closing;
     },
