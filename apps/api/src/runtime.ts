@@ -58,9 +58,9 @@ export interface Runtime {
   /** The watch caches the deploy path reads Secrets' identities and instances from. */
   caches: { secrets: SecretCache; instances: InstanceCache };
   embedded: { postgres: boolean; kubernetes: boolean };
-  /** The embedded API server, when there is one (tests inject faults through it, E4). */
+  /** The embedded API server when it runs in this thread (in memory: tests inject faults through it, E4). */
   emulator: KubeEmulator | null;
-  /** Its kubelet simulator (E3): tests read running containers' resolved env and files through it. */
+  /** Its kubelet simulator (E3), in this thread likewise: tests read running containers' resolved env and files through it. */
   kubelet: KubeletSimulator | null;
   /** R6: what /metrics serves (cli/serve.ts listens for it on its own port). */
   metrics: Metrics;
@@ -153,6 +153,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     let kubeConfig: KubeConfig;
     let emulator: KubeEmulator | null = null;
     let kubelet: KubeletSimulator | null = null;
+    let embeddedKubernetes = false;
     if (env.kubeconfig) {
       kubeConfig = kubeConfigFromFile(env.kubeconfig);
     } else if (env.inCluster) {
@@ -163,24 +164,37 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     } else {
       // The embedded cluster serves the product's CRDs (deploy/crds) and runs a kubelet simulator,
       // so gateway Deployments report availability from their secret references as on a cluster.
-      const [{ OPENCLAW_CRD_DIR, OPENCLAW_RBAC_FILE }, { startKubeletSimulator }, { startKubeEmulator }] = await Promise.all([
+      // With a data folder (`npm start`) both run on a thread of their own (thread.ts): a burst of
+      // cluster writes does not take turns of the event loop GraphQL answers on. In memory (tests)
+      // they run in this thread, so tests reach fault injection (E4) and the containers' view.
+      const [{ OPENCLAW_CRD_DIR, OPENCLAW_RBAC_FILE }, { startKubeletSimulator }, { startKubeEmulator }, { startKubeEmulatorThread }] = await Promise.all([
         import('@occ/kube-emulator/crds'),
         import('@occ/kube-emulator/kubelet/simulator'),
         import('@occ/kube-emulator/server'),
+        import('@occ/kube-emulator/thread'),
       ]);
-      const kube = await startKubeEmulator({
+      const emulatorOptions = {
         crdDirs: [OPENCLAW_CRD_DIR],
         // E9: the embedded server authorizes; agents are bound to deploy/rbac.yaml's
         // occ-selfconfig-agent (SC5), which a platform team applies on a real cluster.
         clusterRoleFiles: [OPENCLAW_RBAC_FILE],
-        ...(options.inMemory ? {} : { dataFile: path.join(env.dataDir, 'kube', 'objects.json') }),
-      });
-      closers.push(() => kube.close());
-      emulator = kube;
+      };
+      let kube: { url: string; kubeConfig(): KubeConfig; kubeconfigYaml(): string };
+      if (options.inMemory) {
+        const inProcess = await startKubeEmulator(emulatorOptions);
+        closers.push(() => inProcess.close());
+        emulator = inProcess;
+        kube = inProcess;
+        const simulator = await startKubeletSimulator(inProcess.kubeConfig());
+        kubelet = simulator;
+        closers.push(async () => simulator.stop());
+      } else {
+        const threaded = await startKubeEmulatorThread({ emulator: { ...emulatorOptions, dataFile: path.join(env.dataDir, 'kube', 'objects.json') }, kubelet: true, nice: 5 });
+        closers.push(() => threaded.close());
+        kube = threaded;
+      }
       kubeConfig = kube.kubeConfig();
-      const simulator = await startKubeletSimulator(kubeConfig);
-      kubelet = simulator;
-      closers.push(async () => simulator.stop());
+      embeddedKubernetes = true;
       // P8: the admin token is in it; `mode` applies only when the file is new, so chmod too.
       const kubeconfigFile = path.join(env.dataDir, 'kubeconfig.yaml');
       await writeFile(kubeconfigFile, kube.kubeconfigYaml(), { mode: 0o600 });
@@ -195,8 +209,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (env.webhookTls) {
       const files = { ...env.webhookTls, host: env.webhookHost ?? '0.0.0.0', port: env.webhookPort ?? 9443 };
       selfConfigWebhook = await startSelfConfigWebhook({ kubeConfig, logger, files });
-    } else if (emulator || options.selfConfigWebhookOnLoopback) {
-      const certificateDir = options.inMemory || !emulator ? null : path.join(env.dataDir, 'kube');
+    } else if (embeddedKubernetes || options.selfConfigWebhookOnLoopback) {
+      const certificateDir = options.inMemory || !embeddedKubernetes ? null : path.join(env.dataDir, 'kube');
       selfConfigWebhook = await startSelfConfigWebhook({ kubeConfig, logger, embedded: { certificateDir } });
     }
     if (selfConfigWebhook) {
