@@ -101,7 +101,7 @@ describe('Kubernetes object migrations', () => {
         expect.objectContaining({ kind: 'ConfigMap', name: 'another-installations', reason: expect.stringContaining("another installation's") }),
       ]),
     );
-    const recorded = await sql<{ id: string; changed: number; skipped: unknown[] }>(s.databaseUrl, 'SELECT id, changed, skipped FROM "KubernetesMigration"');
+    const recorded = await sql<{ id: string; changed: number; skipped: unknown[] }>(s.databaseUrl, 'SELECT id, changed, skipped FROM "KubernetesMigration" WHERE id = $1', [KUBE_MIGRATIONS[0]!.id]);
     expect(recorded).toEqual([{ id: KUBE_MIGRATIONS[0]!.id, changed: 3, skipped: expect.any(Array) }]);
     expect(JSON.stringify(recorded)).not.toContain('value-');
 
@@ -150,7 +150,7 @@ describe('Kubernetes object migrations', () => {
     await migrateAgain(s, async (o) => void resumed.push(o.name));
     expect(await labelled()).toBe(5);
     expect([...writes, ...resumed].sort()).toEqual([k8sNamespace, ...names].sort());
-    expect(await sql(s.databaseUrl, 'SELECT id FROM "KubernetesMigration"')).toHaveLength(1);
+    expect(await sql(s.databaseUrl, 'SELECT id FROM "KubernetesMigration"')).toHaveLength(KUBE_MIGRATIONS.length);
   });
 
   it('R3 every combination of the three ownership labels: only an object managed by the product, of this namespace or none, and of this installation or none, is labelled', async () => {
@@ -182,5 +182,53 @@ describe('Kubernetes object migrations', () => {
       const want = c.expected ? { ...c.labels, [INSTALLATION_ID_LABEL]: installationId, [NAMESPACE_ID_LABEL]: uuidOf(namespaceId) } : c.labels;
       expect({ name: c.name, labels }).toEqual({ name: c.name, labels: want });
     }
+  });
+
+  it('R2 K1 namespaces made before 2026.12.04.2 get the Pod Security restricted labels once; every enforce label an operator set (any value), another installation\'s namespace and a lost one are left, each listed with why', async () => {
+    stack = await startTestStack();
+    const s = stack;
+    const ENFORCE = 'pod-security.kubernetes.io/enforce';
+    const VERSION = 'pod-security.kubernetes.io/enforce-version';
+    // Each case: the labels the namespace has before the step (null removes one), what it must have after.
+    const cases: Array<{ name: string; before: Record<string, string | null>; after: Record<string, string | undefined>; skipped?: RegExp }> = [
+      { name: 'none', before: { [ENFORCE]: null, [VERSION]: null }, after: { [ENFORCE]: 'restricted', [VERSION]: 'latest' } },
+      { name: 'version-only', before: { [ENFORCE]: null, [VERSION]: 'v1.30' }, after: { [ENFORCE]: 'restricted', [VERSION]: 'latest' } },
+      { name: 'restricted', before: {}, after: { [ENFORCE]: 'restricted', [VERSION]: 'latest' } },
+      { name: 'baseline', before: { [ENFORCE]: 'baseline', [VERSION]: null }, after: { [ENFORCE]: 'baseline', [VERSION]: undefined }, skipped: /set by an operator/ },
+      { name: 'privileged', before: { [ENFORCE]: 'privileged' }, after: { [ENFORCE]: 'privileged', [VERSION]: 'latest' }, skipped: /set by an operator/ },
+      { name: 'foreign', before: { [ENFORCE]: null, [VERSION]: null, [INSTALLATION_ID_LABEL]: OTHER_INSTALLATION }, after: { [ENFORCE]: undefined, [VERSION]: undefined }, skipped: /another installation's/ },
+    ];
+    const k8sNames = new Map<string, string>();
+    for (const c of cases) {
+      const k8sName = await k8sNamespaceOf(s, await createReadyNamespace(s, `psa-${c.name}`));
+      k8sNames.set(c.name, k8sName);
+      await s.core.patchNamespace({ name: k8sName, body: { metadata: { labels: c.before } } }, mergePatch);
+    }
+    const lost = await k8sNamespaceOf(s, await createReadyNamespace(s, 'psa-lost'));
+    await s.core.deleteNamespace({ name: lost });
+
+    await sql(s.databaseUrl, 'DELETE FROM "KubernetesMigration"');
+    const writes: string[] = [];
+    const applied = await migrateAgain(s, async (o) => void writes.push(`${o.kind}/${o.name}`));
+    const step = applied.find((a) => a.id === '2026-12-04-pod-security-labels');
+    expect(step).toBeDefined();
+    // Read back through the Kubernetes API, as an operator would.
+    for (const c of cases) {
+      const labels = (await s.core.readNamespace({ name: k8sNames.get(c.name)! })).metadata?.labels ?? {};
+      expect({ name: c.name, enforce: labels[ENFORCE], version: labels[VERSION] }).toEqual({ name: c.name, enforce: c.after[ENFORCE], version: c.after[VERSION] });
+      const listed = step!.report.skipped.find((k) => k.name === k8sNames.get(c.name));
+      if (c.skipped) expect(listed?.reason, c.name).toMatch(c.skipped);
+      else expect(listed, c.name).toBeUndefined();
+    }
+    expect(step!.report.skipped.find((k) => k.name === lost)?.reason).toMatch(/missing/);
+    expect(step!.report.changed).toBe(2);
+    expect(writes.filter((w) => w.startsWith('Namespace/')).sort()).toEqual([`Namespace/${k8sNames.get('none')}`, `Namespace/${k8sNames.get('version-only')}`].sort());
+
+    // Run again (a start after a crash before the record): nothing is written.
+    await sql(s.databaseUrl, 'DELETE FROM "KubernetesMigration"');
+    const again: string[] = [];
+    const rerun = await migrateAgain(s, async (o) => void again.push(o.name));
+    expect(again).toEqual([]);
+    expect(rerun.find((a) => a.id === '2026-12-04-pod-security-labels')!.report.changed).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import { withMigrationLock } from '../db/migrate.ts';
 import { RELEASE } from './release.ts';
 import { installationLabelsMigration } from './migrations/installation-labels.ts';
+import { podSecurityLabelsMigration } from './migrations/pod-security-labels.ts';
 
 // Kubernetes objects migrate with the schema. What the product writes into Kubernetes
 // changes between releases as its tables do: a label an identity check (D3) now requires, an
@@ -47,7 +48,7 @@ export interface KubeMigration {
   run(context: KubeMigrationContext): Promise<KubeMigrationReport>;
 }
 
-export const KUBE_MIGRATIONS: readonly KubeMigration[] = [installationLabelsMigration];
+export const KUBE_MIGRATIONS: readonly KubeMigration[] = [installationLabelsMigration, podSecurityLabelsMigration];
 
 export interface AppliedKubeMigration {
   id: string;

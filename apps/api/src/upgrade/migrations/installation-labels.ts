@@ -74,7 +74,7 @@ export const installationLabelsMigration: KubeMigration = {
 };
 
 /** Why an object is not this installation's to label, or null. */
-function foreignReason(object: KubernetesObject, namespaceUuid: string, installationId: string): string | null {
+export function foreignReason(object: KubernetesObject, namespaceUuid: string, installationId: string): string | null {
   const labels = object.metadata?.labels ?? {};
   if (labels[MANAGED_BY_LABEL] !== MANAGED_BY) return `not managed by ${MANAGED_BY} (${MANAGED_BY_LABEL} is ${JSON.stringify(labels[MANAGED_BY_LABEL] ?? null)})`;
   const namespaceId = labels[NAMESPACE_ID_LABEL];
@@ -88,7 +88,7 @@ function foreignReason(object: KubernetesObject, namespaceUuid: string, installa
  * Adds the labels an object lacks, with its resourceVersion as a precondition; a conflict re-reads
  * and tries again. False when it already had them (a step run again after a crash).
  */
-async function label(context: KubeMigrationContext, object: KubernetesObject, want: Record<string, string>): Promise<boolean> {
+export async function label(context: KubeMigrationContext, object: KubernetesObject, want: Record<string, string>): Promise<boolean> {
   let current: KubernetesObject | null = object;
   for (let attempt = 0; attempt < 5 && current; attempt++) {
     const labels = current.metadata?.labels ?? {};
