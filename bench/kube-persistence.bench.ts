@@ -9,7 +9,8 @@
 // round, ~700 bytes of log each, so the large side's log passes it during the run). Printed, as
 // ratios large / small:
 //   - the write's p50 and p95 latency (budget: p50 ≤ 1.2×; over it the bench exits 1),
-//   - the event loop's delay p99 while the writes run (the API shares this loop in `npm start`),
+//   - the event loop's delay p99 while the writes run,
+//   - a namespace's list (5 objects) while the rest of the cluster holds the fill,
 // and, for comparison, what the earlier persistence spent on the event loop per burst of writes:
 // serialising the whole store (timed here on the same states).
 
@@ -104,6 +105,23 @@ try {
   for (const side of sides) await round(side, false); // warm-up
   for (let r = 0; r < ROUNDS; r++) for (const side of r % 2 === 0 ? sides : [...sides].reverse()) await round(side, true);
 
+  // A namespace's list as the cluster fills elsewhere (what the kubelet simulator reads per
+  // Deployment sync: its namespace's ReplicaSets and Pods): 5 ConfigMaps in a namespace of their own.
+  for (const side of sides) {
+    await side.core.createNamespace({ body: { metadata: { name: 'quiet' } } });
+    for (let i = 0; i < 5; i++) await side.core.createNamespacedConfigMap({ namespace: 'quiet', body: { metadata: { name: `q-${i}` } } });
+  }
+  const listTimes = new Map(sides.map((side) => [side.label, [] as number[]]));
+  for (let r = 0; r < 2 * ROUNDS; r++) {
+    for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
+      for (let i = 0; i < 50; i++) {
+        const t = performance.now();
+        await side.core.listNamespacedConfigMap({ namespace: 'quiet' });
+        listTimes.get(side.label)!.push(performance.now() - t);
+      }
+    }
+  }
+
   const [small, large] = sides as [(typeof sides)[number], (typeof sides)[number]];
   const row = (name: string, s: number, l: number, unit: string) =>
     console.log(`  ${name.padEnd(52)} ${s.toFixed(2).padStart(8)} ${l.toFixed(2).padStart(8)} ${unit.padEnd(3)} ${(l / s).toFixed(2).padStart(6)} x`);
@@ -113,6 +131,7 @@ try {
   row('write p50', p50[0], p50[1], 'ms');
   row('write p95', percentile(small.latencies, 95), percentile(large.latencies, 95), 'ms');
   row('event loop delay p99 while writing (median round)', percentile(small.loopP99, 50), percentile(large.loopP99, 50), 'ms');
+  row('list of a 5-object namespace, p50', percentile(listTimes.get('small')!, 50), percentile(listTimes.get('large')!, 50), 'ms');
   row('for comparison: whole-store serialisation', small.rewriteMs, large.rewriteMs, 'ms');
   for (const side of sides) {
     const files = await readdir(join(dir, side.label));

@@ -35,8 +35,39 @@ function compareObjects(a: KubeObject, b: KubeObject): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
+/** One storage collection, indexed by namespace ('' for cluster-scoped) and name, so a namespace's list reads only that namespace. */
+class Collection {
+  private readonly namespaces = new Map<string, Map<string, KubeObject>>();
+
+  get(namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.namespaces.get(namespace ?? '')?.get(name);
+  }
+
+  set(object: KubeObject): void {
+    const namespace = object.metadata.namespace ?? '';
+    let objects = this.namespaces.get(namespace);
+    if (!objects) {
+      objects = new Map();
+      this.namespaces.set(namespace, objects);
+    }
+    objects.set(object.metadata.name ?? '', object);
+  }
+
+  delete(namespace: string | undefined, name: string): void {
+    const objects = this.namespaces.get(namespace ?? '');
+    objects?.delete(name);
+    if (objects?.size === 0) this.namespaces.delete(namespace ?? '');
+  }
+
+  /** Every object, or one namespace's, unordered. */
+  values(namespace?: string): KubeObject[] {
+    if (namespace !== undefined) return [...(this.namespaces.get(namespace)?.values() ?? [])];
+    return [...this.namespaces.values()].flatMap((objects) => [...objects.values()]);
+  }
+}
+
 export class ObjectStore {
-  private readonly collections = new Map<string, Map<string, KubeObject>>();
+  private readonly collections = new Map<string, Collection>();
   private readonly history: StoreEvent[] = [];
   private readonly subscribers = new Set<(event: StoreEvent) => void>();
   private revision: number;
@@ -51,7 +82,7 @@ export class ObjectStore {
     this.historyFloor = this.revision;
     for (const [key, objects] of Object.entries(snapshot?.collections ?? {})) {
       const collection = this.collection(key);
-      for (const object of objects) collection.set(objectKey(object.metadata.namespace, object.metadata.name ?? ''), object);
+      for (const object of objects) collection.set(object);
     }
   }
 
@@ -60,7 +91,7 @@ export class ObjectStore {
   }
 
   get(storageKey: string, namespace: string | undefined, name: string): KubeObject | undefined {
-    const found = this.collections.get(storageKey)?.get(objectKey(namespace, name));
+    const found = this.collections.get(storageKey)?.get(namespace, name);
     return found === undefined ? undefined : clone(found);
   }
 
@@ -68,27 +99,29 @@ export class ObjectStore {
   list(storageKey: string, namespace?: string): KubeObject[] {
     const collection = this.collections.get(storageKey);
     if (!collection) return [];
-    const items = [...collection.values()].filter((o) => namespace === undefined || o.metadata.namespace === namespace);
-    return items.sort(compareObjects).map((o) => clone(o));
+    return collection
+      .values(namespace)
+      .sort(compareObjects)
+      .map((o) => clone(o));
   }
 
   create(storageKey: string, object: KubeObject): KubeObject {
-    const key = objectKey(object.metadata.namespace, object.metadata.name ?? '');
     const collection = this.collection(storageKey);
-    if (collection.has(key)) throw new Error(`store: ${storageKey} ${key} exists`);
+    if (collection.get(object.metadata.namespace, object.metadata.name ?? '')) {
+      throw new Error(`store: ${storageKey} ${objectKey(object.metadata.namespace, object.metadata.name ?? '')} exists`);
+    }
     const stored = this.stamp(object);
-    collection.set(key, stored);
+    collection.set(stored);
     this.record({ type: 'ADDED', storageKey, resourceVersion: this.revision, object: stored });
     return clone(stored);
   }
 
   update(storageKey: string, object: KubeObject): KubeObject {
-    const key = objectKey(object.metadata.namespace, object.metadata.name ?? '');
     const collection = this.collection(storageKey);
-    const previous = collection.get(key);
-    if (!previous) throw new Error(`store: ${storageKey} ${key} missing`);
+    const previous = collection.get(object.metadata.namespace, object.metadata.name ?? '');
+    if (!previous) throw new Error(`store: ${storageKey} ${objectKey(object.metadata.namespace, object.metadata.name ?? '')} missing`);
     const stored = this.stamp(object);
-    collection.set(key, stored);
+    collection.set(stored);
     this.record({ type: 'MODIFIED', storageKey, resourceVersion: this.revision, object: stored, previous });
     return clone(stored);
   }
@@ -98,11 +131,10 @@ export class ObjectStore {
    * is what deletes it) carries the deletion's resourceVersion, as etcd's does.
    */
   delete(storageKey: string, namespace: string | undefined, name: string, finalState?: KubeObject): KubeObject | undefined {
-    const key = objectKey(namespace, name);
     const collection = this.collections.get(storageKey);
-    const previous = collection?.get(key);
+    const previous = collection?.get(namespace, name);
     if (!collection || !previous) return undefined;
-    collection.delete(key);
+    collection.delete(namespace, name);
     const last = this.stamp(finalState ?? previous);
     this.record({ type: 'DELETED', storageKey, resourceVersion: this.revision, object: last, previous });
     return clone(last);
@@ -128,10 +160,10 @@ export class ObjectStore {
     return { resourceVersion: this.revision, collections };
   }
 
-  private collection(storageKey: string): Map<string, KubeObject> {
+  private collection(storageKey: string): Collection {
     let collection = this.collections.get(storageKey);
     if (!collection) {
-      collection = new Map();
+      collection = new Collection();
       this.collections.set(storageKey, collection);
     }
     return collection;
