@@ -387,6 +387,8 @@ async function verify(base: string, old: OldState, kubeConfig: KubeConfig): Prom
   const namespaces = await core.listNamespace({ labelSelector: `openclaw.rocks/namespace-id` });
   const k8sNamespace = namespaces.items.find((n) => old.namespaceId.endsWith(n.metadata?.labels?.['openclaw.rocks/namespace-id'] ?? '\u0000'))?.metadata?.name;
   check(k8sNamespace, 'the old namespace has its Kubernetes namespace');
+  const oldNamespaceLabels = namespaces.items.find((n) => n.metadata?.name === k8sNamespace)?.metadata?.labels ?? {};
+  check(oldNamespaceLabels['pod-security.kubernetes.io/enforce'] === 'restricted', `K1 the namespace made by ${release} enforces Pod Security restricted after the upgrade`, oldNamespaceLabels);
   const deployments = await apps.listNamespacedDeployment({ namespace: k8sNamespace! });
   const gateway = deployments.items.find((d) => d.metadata?.labels?.['openclaw.rocks/agent-id'] !== undefined);
   const env = gateway?.spec?.template.spec?.containers.flatMap((c) => c.env ?? []) ?? [];
