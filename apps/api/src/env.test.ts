@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readEnv, REPO_ROOT } from './env.ts';
+import { CONFIG_VARIABLES, ConfigError, readEnv, REPO_ROOT } from './env.ts';
 
 // R1: the configuration is checked as a whole at start, and production fails closed.
 
@@ -23,6 +23,22 @@ describe('configuration (R1)', () => {
     expect(problems).toHaveLength(variables.length);
     // A collector URL may carry credentials: never quoted back.
     expect(problems.join('\n')).not.toContain('hunter2');
+  });
+
+  it('R1 every variable, given each of a set of malformed values, is either free text or refused by exactly one problem that starts with its name', () => {
+    const FREE_TEXT = ['OCC_HOST', 'OCC_DATA_DIR', 'KUBECONFIG', 'OCC_CONSOLE_DIR', 'OCC_LEADER_NAMESPACE', 'OCC_METRICS_HOST', 'OCC_WEBHOOK_HOST', 'OTEL_SERVICE_NAME'];
+    const MALFORMED = ['x', '-1', '1.5', '99999999999', 'http://', 'Not/Valid/x', ' ', 'true1', '0x10'];
+    const refusedSomewhere = new Set<string>();
+    for (const variable of CONFIG_VARIABLES) {
+      for (const value of MALFORMED) {
+        const problems = problemsOf({ [variable]: value });
+        if (problems.length === 0) continue;
+        refusedSomewhere.add(variable);
+        expect({ variable, value, problems }).toEqual({ variable, value, problems: [expect.stringMatching(new RegExp(`^${variable}\\b`))] });
+      }
+    }
+    // The schema's constrained variables each refuse one of those values; free text refuses none.
+    expect(CONFIG_VARIABLES.filter((v) => !refusedSomewhere.has(v)).sort()).toEqual([...FREE_TEXT].sort());
   });
 
   it('A2 the authentication cache is on unless OCC_AUTH_CACHE=false', () => {

@@ -6,6 +6,7 @@ import { DEFAULT_SELF_CONFIG_BUDGET, type SelfConfigBudget } from '@occ/domain/s
 import { fileURLToPath } from 'node:url';
 import { LIMITS } from './graphql/limits.ts';
 import { DEFAULT_BUDGET_LIMITS, type BudgetLimitsByKind } from './graphql/principal-budget.ts';
+import { z } from 'zod';
 
 // The only place the API reads process.env (create-t3-turbo's habit); everything else receives
 // configuration as parameters.
@@ -117,64 +118,128 @@ export class ConfigError extends Error {
   }
 }
 
-/** Runs one variable's parser; a problem is recorded and the fallback used, so parsing goes on. */
-function field<T>(problems: string[], fallback: T, parse: () => T): T {
+// Each variable is a zod schema that turns its text into its value or fails with one sentence
+// naming the variable; an unset or empty variable takes its default. The checks that read the file
+// system or join several variables (the webhook's files, where a bootstrap key goes, what
+// production requires) are functions below the schema.
+
+/** An empty variable is an unset one: its default applies. */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/** A whole number from `min` to `max`; every way to miss that is the one `message`. */
+function wholeNumber(message: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .transform(Number)
+    .pipe(z.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message }));
+}
+
+const positive = (name: string) => wholeNumber(`${name} must be a positive integer`, 1);
+const portNumber = (name: string) => wholeNumber(`${name} must be a port number from 0 to 65535`, 0, 65535);
+const flag = (name: string) => z.enum(['true', '1', 'false', '0'], { error: `${name} must be true or false` }).transform((value) => value === 'true' || value === '1');
+
+const KUBERNETES_NAMESPACED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/;
+const namespacedName = (name: string) =>
+  z
+    .string()
+    .regex(KUBERNETES_NAMESPACED_NAME, { error: `${name} must be namespace/name (Kubernetes names)` })
+    .transform((value) => {
+      const [namespace = '', objectName = ''] = value.split('/');
+      return { namespace, name: objectName };
+    });
+
+/** A budget smaller than one document at the cost limit (P3) would refuse that document forever. */
+const budgetPoints = (name: string) => positive(name).pipe(z.number().min(LIMITS.cost, { error: `${name} must be at least ${LIMITS.cost}, the cost limit of one document` }));
+
+function httpUrl(value: string): URL | null {
   try {
-    return parse();
-  } catch (error) {
-    problems.push((error as Error).message);
-    return fallback;
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
   }
 }
 
-function secondsUpTo(name: string, value: string | undefined, fallback: number, max: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > max) throw new Error(`${name} must be a whole number of seconds from 0 to ${max}`);
-  return n;
-}
+/** Exact origins only (scheme, host and port; no path, no trailing slash, no wildcard): the Origin header is compared as a string. */
+const origins = z.string().transform((value, ctx) => {
+  if (value.trim() === '') return [];
+  return value.split(',').map((raw) => {
+    const origin = raw.trim();
+    if (httpUrl(origin)?.origin !== origin) {
+      ctx.addIssue({ code: 'custom', message: `OCC_ALLOWED_ORIGINS must be a comma-separated list of exact origins such as https://console.example.com; ${JSON.stringify(origin)} is not one` });
+    }
+    return origin;
+  });
+});
 
-function positiveInt(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
-  return n;
-}
+/** Not quoted in its problem: a collector URL may carry credentials. */
+const otlpEndpoint = z
+  .string()
+  .transform((value) => value.trim())
+  .refine((value) => value === '' || httpUrl(value) !== null, { error: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (the OTLP/HTTP base, e.g. http://otel-collector:4318)' })
+  .transform((value) => (value === '' ? null : httpUrl(value)!.toString()));
 
-/** A budget smaller than one document at the cost limit (P3) would refuse that document forever. */
-function budgetPoints(name: string, value: string | undefined, fallback: number): number {
-  const n = positiveInt(name, value, fallback);
-  if (n < LIMITS.cost) throw new Error(`${name} must be at least ${LIMITS.cost}, the cost limit of one document`);
-  return n;
-}
+const METRICS_PORT_PROBLEM = 'OCC_METRICS_PORT must be a port number from 0 to 65535, or off';
 
-function bool(name: string, value: string | undefined, fallback: boolean): boolean {
-  if (value === undefined || value === '') return fallback;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw new Error(`${name} must be true or false`);
-}
+/** The variables, in the order their problems are listed. */
+const VARIABLES = z.object({
+  OCC_HOST: optional(z.string()),
+  OCC_PORT: optional(portNumber('OCC_PORT')),
+  OCC_DATA_DIR: optional(z.string()),
+  // Never quoted: the URL may hold a password.
+  DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, { error: 'DATABASE_URL must be a postgresql:// URL' })),
+  KUBECONFIG: optional(z.string()),
+  OCC_CONSOLE_DIR: optional(z.string()),
+  OCC_ALLOWED_ORIGINS: optional(origins),
+  OCC_LOG_LEVEL: optional(z.enum(['debug', 'info', 'warn', 'error'], { error: 'OCC_LOG_LEVEL must be debug, info, warn or error' })),
+  OCC_MIGRATE_AT_START: optional(flag('OCC_MIGRATE_AT_START')),
+  OCC_AUTH_CACHE: optional(flag('OCC_AUTH_CACHE')),
+  OCC_BOOTSTRAP_SECRET: optional(namespacedName('OCC_BOOTSTRAP_SECRET')),
+  OCC_TENANT_SERVICE_ACCOUNT: optional(namespacedName('OCC_TENANT_SERVICE_ACCOUNT')),
+  OCC_BOOTSTRAP_KEY_FILE: optional(z.string()),
+  OCC_LEADER_NAMESPACE: optional(z.string()),
+  OCC_LEADER_LEASE_SECONDS: optional(positive('OCC_LEADER_LEASE_SECONDS')),
+  OCC_WORK_LEASE_SECONDS: optional(positive('OCC_WORK_LEASE_SECONDS')),
+  OCC_WORKER_CONCURRENCY: optional(positive('OCC_WORKER_CONCURRENCY')),
+  OCC_SHUTDOWN_DEADLINE_SECONDS: optional(positive('OCC_SHUTDOWN_DEADLINE_SECONDS')),
+  OCC_METRICS_PORT: optional(z.union([z.literal('off').transform(() => null), wholeNumber(METRICS_PORT_PROBLEM, 0, 65535)], { error: METRICS_PORT_PROBLEM })),
+  OCC_METRICS_HOST: optional(z.string()),
+  OCC_WEBHOOK_HOST: optional(z.string()),
+  OCC_WEBHOOK_PORT: optional(portNumber('OCC_WEBHOOK_PORT')),
+  OCC_GATEWAY_READY_SECONDS: optional(positive('OCC_GATEWAY_READY_SECONDS')),
+  OCC_SELFCONFIG_TTL_SECONDS: optional(positive('OCC_SELFCONFIG_TTL_SECONDS')),
+  OCC_SELFCONFIG_APPROVAL_TTL_SECONDS: optional(positive('OCC_SELFCONFIG_APPROVAL_TTL_SECONDS')),
+  OCC_SELFCONFIG_HEALTH_GATE_SECONDS: optional(wholeNumber(`OCC_SELFCONFIG_HEALTH_GATE_SECONDS must be a whole number of seconds from 0 to ${MAX_HEALTH_GATE_SECONDS}`, 0, MAX_HEALTH_GATE_SECONDS)),
+  OCC_SECRET_VERSION_RETENTION_SECONDS: optional(positive('OCC_SECRET_VERSION_RETENTION_SECONDS')),
+  OCC_SELFCONFIG_REQUESTS_PER_HOUR: optional(positive('OCC_SELFCONFIG_REQUESTS_PER_HOUR')),
+  OCC_SELFCONFIG_APPLIED_PER_DAY: optional(positive('OCC_SELFCONFIG_APPLIED_PER_DAY')),
+  OCC_SELFCONFIG_PAUSE_AFTER_ROLLBACKS: optional(positive('OCC_SELFCONFIG_PAUSE_AFTER_ROLLBACKS')),
+  OCC_GRAPHQL_BUDGET_WINDOW_SECONDS: optional(positive('OCC_GRAPHQL_BUDGET_WINDOW_SECONDS')),
+  OCC_GRAPHQL_BUDGET_HUMAN: optional(budgetPoints('OCC_GRAPHQL_BUDGET_HUMAN')),
+  OCC_GRAPHQL_CONCURRENCY_HUMAN: optional(positive('OCC_GRAPHQL_CONCURRENCY_HUMAN')),
+  OCC_GRAPHQL_BUDGET_SERVICE: optional(budgetPoints('OCC_GRAPHQL_BUDGET_SERVICE')),
+  OCC_GRAPHQL_CONCURRENCY_SERVICE: optional(positive('OCC_GRAPHQL_CONCURRENCY_SERVICE')),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optional(otlpEndpoint),
+  OTEL_SERVICE_NAME: optional(z.string()),
+  OCC_TRACE_LEASES: optional(flag('OCC_TRACE_LEASES')),
+});
 
-function namespacedName(variable: string, value: string | undefined): { namespace: string; name: string } | null {
-  if (value === undefined || value === '') return null;
-  const match = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(value);
-  if (!match) throw new Error(`${variable} must be namespace/name (Kubernetes names)`);
-  return { namespace: match[1]!, name: match[3]! };
-}
+/** Every variable readEnv reads through its schema (tests try bad values on each). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(VARIABLES.shape);
 
-function port(value: string | undefined, fallback: number, name = 'OCC_PORT'): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number from 0 to 65535`);
-  return n;
-}
-
-function metricsPort(value: string | undefined, production: boolean): number | null {
-  if (value === 'off') return null;
-  if (value === undefined || value === '') return production ? 9464 : null;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('OCC_METRICS_PORT must be a port number from 0 to 65535, or off');
-  return n;
+/** The variables' values, or every problem (one per variable, the first its schema found). */
+function parseVariables(source: NodeJS.ProcessEnv): { values: z.output<typeof VARIABLES> | null; problems: string[] } {
+  const parsed = VARIABLES.safeParse(source);
+  if (parsed.success) return { values: parsed.data, problems: [] };
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const issue of parsed.error.issues) {
+    const variable = String(issue.path[0] ?? '');
+    if (seen.has(variable)) continue;
+    seen.add(variable);
+    problems.push(issue.message);
+  }
+  return { values: null, problems };
 }
 
 /** SC5: both files or neither, each readable now rather than at the first admission review. */
@@ -228,133 +293,80 @@ function bootstrapDestinationProblem(production: boolean, secretGiven: boolean, 
   return null;
 }
 
-function logLevel(value: string | undefined): Env['logLevel'] {
-  const level = value || 'info';
-  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error('OCC_LOG_LEVEL must be debug, info, warn or error');
-  return level as Env['logLevel'];
-}
-
-function otlpEndpoint(value: string | undefined): string | null {
-  if (value === undefined || value.trim() === '') return null;
-  let url: URL | null = null;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    // reported below
-  }
-  // Not quoted: a collector URL may carry credentials.
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new Error('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (the OTLP/HTTP base, e.g. http://otel-collector:4318)');
-  }
-  return url.toString();
-}
-
-function origins(value: string | undefined): string[] {
-  if (value === undefined || value.trim() === '') return [];
-  return value.split(',').map((raw) => {
-    const origin = raw.trim();
-    let exact: string | null = null;
-    try {
-      const url = new URL(origin);
-      if (url.protocol === 'http:' || url.protocol === 'https:') exact = url.origin;
-    } catch {
-      // reported below
-    }
-    // Exact origins only (scheme, host and port; no path, no trailing slash, no wildcard), since
-    // the Origin header is compared as a string.
-    if (exact !== origin) {
-      throw new Error(
-        `OCC_ALLOWED_ORIGINS must be a comma-separated list of exact origins such as https://console.example.com; ${JSON.stringify(origin)} is not one`,
-      );
-    }
-    return origin;
-  });
-}
-
-function requestBudget(problems: string[], source: NodeJS.ProcessEnv): BudgetLimitsByKind {
-  const defaults = DEFAULT_BUDGET_LIMITS;
-  const windowSeconds = field(problems, defaults.HUMAN.windowSeconds, () =>
-    positiveInt('OCC_GRAPHQL_BUDGET_WINDOW_SECONDS', source.OCC_GRAPHQL_BUDGET_WINDOW_SECONDS, defaults.HUMAN.windowSeconds),
-  );
-  const kind = (name: 'HUMAN' | 'SERVICE') => ({
-    points: field(problems, defaults[name].points, () => budgetPoints(`OCC_GRAPHQL_BUDGET_${name}`, source[`OCC_GRAPHQL_BUDGET_${name}`], defaults[name].points)),
-    windowSeconds,
-    concurrency: field(problems, defaults[name].concurrency, () =>
-      positiveInt(`OCC_GRAPHQL_CONCURRENCY_${name}`, source[`OCC_GRAPHQL_CONCURRENCY_${name}`], defaults[name].concurrency),
-    ),
-  });
-  return { HUMAN: kind('HUMAN'), SERVICE: kind('SERVICE') };
-}
-
 /**
  * Reads and checks the whole configuration (R1). Development falls back to the embedded database
  * and cluster; production has no embedded fallback: it needs DATABASE_URL, KUBECONFIG or a pod's
  * in-cluster service account, and a place for the bootstrap key (R3), or it does not start.
  * `needs.bootstrap` (by default as `needs.kubernetes`: the migration step needs neither) is whether
- * this process may bootstrap the installation.
+ * this process may bootstrap the installation. Every problem is listed at once.
  */
 export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubernetes: boolean; bootstrap?: boolean } = { kubernetes: true }): Env {
   const problems: string[] = [];
   const production = source.NODE_ENV === 'production';
-  const databaseUrl = source.DATABASE_URL || null;
   const kubeconfig = source.KUBECONFIG || null;
   const inCluster = production && !kubeconfig && Boolean(source.KUBERNETES_SERVICE_HOST && source.KUBERNETES_SERVICE_PORT);
-  if (production && !databaseUrl) problems.push('DATABASE_URL must be set in production (there is no embedded PostgreSQL there)');
+  if (production && !source.DATABASE_URL) problems.push('DATABASE_URL must be set in production (there is no embedded PostgreSQL there)');
   if (production && needs.kubernetes && !kubeconfig && !inCluster) {
     problems.push('KUBECONFIG must be set in production, unless the process runs in a pod with a service account (KUBERNETES_SERVICE_HOST); there is no embedded Kubernetes there');
   }
-  // Never quoted: the URL may hold a password.
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must be a postgresql:// URL');
   const bootstrapKeyFile = source.OCC_BOOTSTRAP_KEY_FILE ? path.resolve(source.OCC_BOOTSTRAP_KEY_FILE) : null;
   const destination = (needs.bootstrap ?? needs.kubernetes) ? bootstrapDestinationProblem(production, Boolean(source.OCC_BOOTSTRAP_SECRET), bootstrapKeyFile) : null;
   if (destination) problems.push(destination);
-  const env: Env = {
-    host: source.OCC_HOST || '127.0.0.1',
-    port: field(problems, 4000, () => port(source.OCC_PORT, 4000)),
-    dataDir: path.resolve(source.OCC_DATA_DIR || path.join(REPO_ROOT, '.data')),
-    databaseUrl,
+  let tls: Env['webhookTls'] = null;
+  try {
+    tls = webhookTls(source.OCC_WEBHOOK_TLS_CERT_FILE, source.OCC_WEBHOOK_TLS_KEY_FILE);
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+  const { values: v, problems: invalid } = parseVariables(source);
+  problems.push(...invalid);
+  if (!v || problems.length > 0) throw new ConfigError(problems);
+  const budget = DEFAULT_BUDGET_LIMITS;
+  const windowSeconds = v.OCC_GRAPHQL_BUDGET_WINDOW_SECONDS ?? budget.HUMAN.windowSeconds;
+  return {
+    host: v.OCC_HOST ?? '127.0.0.1',
+    port: v.OCC_PORT ?? 4000,
+    dataDir: path.resolve(v.OCC_DATA_DIR ?? path.join(REPO_ROOT, '.data')),
+    databaseUrl: v.DATABASE_URL ?? null,
     kubeconfig,
     inCluster,
-    consoleDir: path.resolve(source.OCC_CONSOLE_DIR || path.join(REPO_ROOT, 'apps/console/out')),
+    consoleDir: path.resolve(v.OCC_CONSOLE_DIR ?? path.join(REPO_ROOT, 'apps/console/out')),
     production,
-    allowedOrigins: field(problems, [], () => origins(source.OCC_ALLOWED_ORIGINS)),
-    logLevel: field(problems, 'info', () => logLevel(source.OCC_LOG_LEVEL)),
-    migrateAtStart: field(problems, !production, () => bool('OCC_MIGRATE_AT_START', source.OCC_MIGRATE_AT_START, !production)),
-    authCache: field(problems, true, () => bool('OCC_AUTH_CACHE', source.OCC_AUTH_CACHE, true)),
-    bootstrapSecret: field(problems, null, () => namespacedName('OCC_BOOTSTRAP_SECRET', source.OCC_BOOTSTRAP_SECRET)),
-    tenantServiceAccount: field(problems, null, () => namespacedName('OCC_TENANT_SERVICE_ACCOUNT', source.OCC_TENANT_SERVICE_ACCOUNT)),
+    allowedOrigins: v.OCC_ALLOWED_ORIGINS ?? [],
+    logLevel: v.OCC_LOG_LEVEL ?? 'info',
+    migrateAtStart: v.OCC_MIGRATE_AT_START ?? !production,
+    authCache: v.OCC_AUTH_CACHE ?? true,
+    bootstrapSecret: v.OCC_BOOTSTRAP_SECRET ?? null,
+    tenantServiceAccount: v.OCC_TENANT_SERVICE_ACCOUNT ?? null,
     bootstrapKeyFile,
-    leaderNamespace: source.OCC_LEADER_NAMESPACE || 'default',
-    leaderLeaseSeconds: field(problems, 15, () => positiveInt('OCC_LEADER_LEASE_SECONDS', source.OCC_LEADER_LEASE_SECONDS, 15)),
-    workLeaseSeconds: field(problems, 30, () => positiveInt('OCC_WORK_LEASE_SECONDS', source.OCC_WORK_LEASE_SECONDS, 30)),
-    workerConcurrency: field(problems, 4, () => positiveInt('OCC_WORKER_CONCURRENCY', source.OCC_WORKER_CONCURRENCY, 4)),
-    shutdownDeadlineSeconds: field(problems, 25, () => positiveInt('OCC_SHUTDOWN_DEADLINE_SECONDS', source.OCC_SHUTDOWN_DEADLINE_SECONDS, 25)),
-    metricsPort: field(problems, null, () => metricsPort(source.OCC_METRICS_PORT, production)),
-    metricsHost: source.OCC_METRICS_HOST || source.OCC_HOST || '127.0.0.1',
-    webhookTls: field(problems, null, () => webhookTls(source.OCC_WEBHOOK_TLS_CERT_FILE, source.OCC_WEBHOOK_TLS_KEY_FILE)),
-    webhookHost: source.OCC_WEBHOOK_HOST || '0.0.0.0',
-    webhookPort: field(problems, 9443, () => port(source.OCC_WEBHOOK_PORT, 9443, 'OCC_WEBHOOK_PORT')),
-    gatewayReadySeconds: field(problems, 120, () => positiveInt('OCC_GATEWAY_READY_SECONDS', source.OCC_GATEWAY_READY_SECONDS, 120)),
-    selfConfigTtlSeconds: field(problems, 3600, () => positiveInt('OCC_SELFCONFIG_TTL_SECONDS', source.OCC_SELFCONFIG_TTL_SECONDS, 3600)),
-    selfConfigApprovalTtlSeconds: field(problems, DEFAULT_APPROVAL_TTL_SECONDS, () =>
-      positiveInt('OCC_SELFCONFIG_APPROVAL_TTL_SECONDS', source.OCC_SELFCONFIG_APPROVAL_TTL_SECONDS, DEFAULT_APPROVAL_TTL_SECONDS),
-    ),
-    selfConfigHealthGateSeconds: field(problems, DEFAULT_HEALTH_GATE_SECONDS, () =>
-      secondsUpTo('OCC_SELFCONFIG_HEALTH_GATE_SECONDS', source.OCC_SELFCONFIG_HEALTH_GATE_SECONDS, DEFAULT_HEALTH_GATE_SECONDS, MAX_HEALTH_GATE_SECONDS),
-    ),
-    secretVersionRetentionSeconds: field(problems, 86400, () => positiveInt('OCC_SECRET_VERSION_RETENTION_SECONDS', source.OCC_SECRET_VERSION_RETENTION_SECONDS, 86400)),
+    leaderNamespace: v.OCC_LEADER_NAMESPACE ?? 'default',
+    leaderLeaseSeconds: v.OCC_LEADER_LEASE_SECONDS ?? 15,
+    workLeaseSeconds: v.OCC_WORK_LEASE_SECONDS ?? 30,
+    workerConcurrency: v.OCC_WORKER_CONCURRENCY ?? 4,
+    shutdownDeadlineSeconds: v.OCC_SHUTDOWN_DEADLINE_SECONDS ?? 25,
+    metricsPort: v.OCC_METRICS_PORT === undefined ? (production ? 9464 : null) : v.OCC_METRICS_PORT,
+    metricsHost: v.OCC_METRICS_HOST ?? v.OCC_HOST ?? '127.0.0.1',
+    webhookTls: tls,
+    webhookHost: v.OCC_WEBHOOK_HOST ?? '0.0.0.0',
+    webhookPort: v.OCC_WEBHOOK_PORT ?? 9443,
+    gatewayReadySeconds: v.OCC_GATEWAY_READY_SECONDS ?? 120,
+    selfConfigTtlSeconds: v.OCC_SELFCONFIG_TTL_SECONDS ?? 3600,
+    selfConfigApprovalTtlSeconds: v.OCC_SELFCONFIG_APPROVAL_TTL_SECONDS ?? DEFAULT_APPROVAL_TTL_SECONDS,
+    selfConfigHealthGateSeconds: v.OCC_SELFCONFIG_HEALTH_GATE_SECONDS ?? DEFAULT_HEALTH_GATE_SECONDS,
+    secretVersionRetentionSeconds: v.OCC_SECRET_VERSION_RETENTION_SECONDS ?? 86400,
     selfConfigBudget: {
-      requestsPerHour: field(problems, DEFAULT_SELF_CONFIG_BUDGET.requestsPerHour, () => positiveInt('OCC_SELFCONFIG_REQUESTS_PER_HOUR', source.OCC_SELFCONFIG_REQUESTS_PER_HOUR, DEFAULT_SELF_CONFIG_BUDGET.requestsPerHour)),
-      appliedPerDay: field(problems, DEFAULT_SELF_CONFIG_BUDGET.appliedPerDay, () => positiveInt('OCC_SELFCONFIG_APPLIED_PER_DAY', source.OCC_SELFCONFIG_APPLIED_PER_DAY, DEFAULT_SELF_CONFIG_BUDGET.appliedPerDay)),
-      pauseAfterRollbacks: field(problems, DEFAULT_SELF_CONFIG_BUDGET.pauseAfterRollbacks, () => positiveInt('OCC_SELFCONFIG_PAUSE_AFTER_ROLLBACKS', source.OCC_SELFCONFIG_PAUSE_AFTER_ROLLBACKS, DEFAULT_SELF_CONFIG_BUDGET.pauseAfterRollbacks)),
+      requestsPerHour: v.OCC_SELFCONFIG_REQUESTS_PER_HOUR ?? DEFAULT_SELF_CONFIG_BUDGET.requestsPerHour,
+      appliedPerDay: v.OCC_SELFCONFIG_APPLIED_PER_DAY ?? DEFAULT_SELF_CONFIG_BUDGET.appliedPerDay,
+      pauseAfterRollbacks: v.OCC_SELFCONFIG_PAUSE_AFTER_ROLLBACKS ?? DEFAULT_SELF_CONFIG_BUDGET.pauseAfterRollbacks,
     },
-    requestBudget: requestBudget(problems, source),
-    otlpEndpoint: field(problems, null, () => otlpEndpoint(source.OTEL_EXPORTER_OTLP_ENDPOINT)),
-    serviceName: source.OTEL_SERVICE_NAME?.trim() || 'openclaw-control-plane',
-    traceLeases: field(problems, false, () => bool('OCC_TRACE_LEASES', source.OCC_TRACE_LEASES, false)),
+    requestBudget: {
+      HUMAN: { points: v.OCC_GRAPHQL_BUDGET_HUMAN ?? budget.HUMAN.points, windowSeconds, concurrency: v.OCC_GRAPHQL_CONCURRENCY_HUMAN ?? budget.HUMAN.concurrency },
+      SERVICE: { points: v.OCC_GRAPHQL_BUDGET_SERVICE ?? budget.SERVICE.points, windowSeconds, concurrency: v.OCC_GRAPHQL_CONCURRENCY_SERVICE ?? budget.SERVICE.concurrency },
+    },
+    otlpEndpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+    serviceName: v.OTEL_SERVICE_NAME?.trim() || 'openclaw-control-plane',
+    traceLeases: v.OCC_TRACE_LEASES ?? false,
   };
-  if (problems.length > 0) throw new ConfigError(problems);
-  return env;
 }
 
 /** Q1: what `npm run first-agent` reads from its environment (and nothing else does). */

@@ -1,4 +1,4 @@
-// deploy/ (issue 11 item 4): what the manifests promise, read from the files as `kubectl apply -k`
+// deploy/: what the manifests promise, read from the files as `kubectl apply -k`
 // would render them. The E8 lane also applies them to a real kube-apiserver and asks it about their
 // RBAC (deploy-manifests.real-only.test.ts).
 

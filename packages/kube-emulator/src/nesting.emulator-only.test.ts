@@ -3,7 +3,7 @@ import { OPENCLAW_CRD_DIR } from './crds.ts';
 import { MAX_NESTING_DEPTH } from './nesting.ts';
 import { createNamespace, emulatorRequest, startTestCluster, type TestCluster } from './testing.ts';
 
-// E1 bodies nested past any limit are a 400 Status, never a 500 (issue 24: 20,000 levels answered
+// E1 bodies nested past any limit are a 400 Status, never a 500 (20,000 levels were once answered
 // 500 "Maximum call stack size exceeded"). Through every write path: create, replace, merge patch,
 // JSON patch (whose result nests deeper than its body) and server-side apply. The emulator refuses
 // above MAX_NESTING_DEPTH. Emulator-only: it sends raw bodies through the emulator's request helper;

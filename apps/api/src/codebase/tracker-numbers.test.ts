@@ -12,12 +12,6 @@ const TRACKER = /\b(?:issues?|items?\s+\d+(?:\.\d+)?\s+of\s+issues?)\s*#?\d+\b|(
 // Left as they are, with why: an applied migration's file is part of its checksum, so its comment
 // cannot change.
 const FROZEN = /^prisma\/migrations\//;
-// Comments left while another change was reworking their files (packages/kube-emulator); each
-// entry is a file and the citation it still holds (remove the entry with the comment).
-const NOT_YET: ReadonlySet<string> = new Set([
-  'packages/kube-emulator/src/deploy-manifests.test.ts: issue 11',
-  'packages/kube-emulator/src/nesting.emulator-only.test.ts: issue 24',
-]);
 
 /** The first citation of a tracker number in a text, code spans (`…`) aside. */
 export function trackerCitation(text: string): string | undefined {
@@ -34,7 +28,7 @@ describe('no tracker numbers', () => {
       const texts = [...(comments(file, text) ?? []), ...(/\.(test|spec)\.tsx?$/.test(file) ? testNames(file, text) : [])];
       for (const comment of texts) {
         const citation = trackerCitation(comment);
-        if (citation && !NOT_YET.has(`${file}: ${citation}`)) found.push(`${file}: "${citation}" in ${comment.trim().split('\n')[0]!.slice(0, 100)}`);
+        if (citation) found.push(`${file}: "${citation}" in ${comment.trim().split('\n')[0]!.slice(0, 100)}`);
       }
     }
     expect(found, 'say what the change means instead of its issue number').toEqual([]);
