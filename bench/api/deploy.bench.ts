@@ -336,6 +336,10 @@ try {
   const ratio50 = median(pms) / median(bms);
   const ratio95 = percentile(pms, 95) / percentile(bms, 95);
   const f = (x: number) => `${x.toFixed(1)} ms`;
+  // As history accumulates (every deploy here is a new revision of the same agent: its ReplicaSets,
+  // revisions and rows pile up): the last tenth's p50 against the first tenth's, for both paths.
+  const tenth = Math.max(1, Math.floor(DEPLOYS / 10));
+  const drift = (xs: number[]) => median(xs.slice(-tenth)) / median(xs.slice(0, tenth));
   const cpuOf = (samples: Array<{ cpuMs: number; busy: number }>) => `${f(median(samples.map((s) => s.cpuMs)))}, ${(median(samples.map((s) => s.busy)) * 100).toFixed(0)}%`;
 
   print(
@@ -351,6 +355,10 @@ try {
   );
 
   // When each step happened: the median over deploys of each mark, and of the step's own length.
+  print(
+    `\nAs one agent's history accumulates (ReplicaSets, revisions): p50 of the last ${tenth} deploys / the first ${tenth}: ` +
+      `the product ${drift(pms).toFixed(2)}×, the bare apply ${drift(bms).toFixed(2)}×.`,
+  );
   const markNames = ['deployAgent returned', 'revision QUEUED', 'revision PREPARING', 'revision PREPARED', 'revision ACTIVATING', 'instance spec applied', 'Deployment applied', 'status: generation rendered', 'Deployment rolled out', 'status: Ready at it', 'revision ACTIVE'];
   const rows: string[][] = [];
   let previous: string | null = null;
