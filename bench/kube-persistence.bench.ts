@@ -19,8 +19,9 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { snapshotText } from '../packages/kube-emulator/src/persistence-format.ts';
+import { loadState, snapshotText } from '../packages/kube-emulator/src/persistence-format.ts';
 import { startKubeEmulator, type KubeEmulator } from '../packages/kube-emulator/src/server.ts';
+import { filledDataFile } from './cluster-fill.ts';
 
 const SMALL = Number(process.env.OCC_BENCH_SMALL_OBJECTS ?? 1_000);
 const LARGE = Number(process.env.OCC_BENCH_LARGE_OBJECTS ?? 50_000);
@@ -41,24 +42,6 @@ function configMap(i: number, revision: number) {
   };
 }
 
-/** A data file as the emulator writes it, filled with `count` ConfigMaps in 50 namespaces. */
-function filledState(count: number) {
-  const collections = new Map<string, Map<string, { metadata: Record<string, unknown> }>>();
-  const namespaces = new Map<string, { metadata: Record<string, unknown> }>();
-  const configmaps = new Map<string, { metadata: Record<string, unknown> }>();
-  let rv = 0;
-  for (let n = 0; n < 50; n++) {
-    namespaces.set(`/ns-${n}`, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns-${n}`, uid: `ns-uid-${n}`, resourceVersion: String(++rv), creationTimestamp: '2026-12-04T00:00:00Z' }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } } as never);
-  }
-  for (let i = 0; i < count; i++) {
-    const object = configMap(i, 0);
-    configmaps.set(`${object.metadata.namespace}/${object.metadata.name}`, { ...object, metadata: { ...object.metadata, uid: `cm-uid-${i}`, resourceVersion: String(++rv), creationTimestamp: '2026-12-04T00:00:00Z' } });
-  }
-  collections.set('namespaces', namespaces);
-  collections.set('configmaps', configmaps);
-  return { rv, collections };
-}
-
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -69,14 +52,14 @@ const emulators: KubeEmulator[] = [];
 try {
   const sides = [] as { label: string; objects: number; core: CoreV1Api; latencies: number[]; loopP99: number[]; rewriteMs: number; revision: number; startedAt: number }[];
   for (const [label, objects] of [['small', SMALL], ['large', LARGE]] as const) {
-    const state = filledState(objects);
-    const text = snapshotText(state.rv, state.collections as never);
+    const text = filledDataFile(objects, 'ns-', (i) => configMap(i, 0));
     const dataFile = join(dir, label, 'objects.json');
     await mkdir(join(dir, label), { recursive: true });
     await writeFile(dataFile, text, { mode: 0o600 });
     // The earlier persistence: the whole store serialised on the event loop after each burst.
+    const state = (await loadState(dataFile))!;
     const t0 = performance.now();
-    for (let i = 0; i < 3; i++) snapshotText(state.rv, state.collections as never);
+    for (let i = 0; i < 3; i++) snapshotText(state.resourceVersion, state.collections);
     const rewriteMs = (performance.now() - t0) / 3;
     const started = performance.now();
     const emulator = await startKubeEmulator({ dataFile });

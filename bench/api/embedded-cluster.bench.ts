@@ -23,7 +23,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { snapshotText } from '../../packages/kube-emulator/src/persistence-format.ts';
 import { migrateDatabase } from '../../apps/api/src/db/migrate.ts';
 import { createHttpApp, listen } from '../../apps/api/src/http/server.ts';
 import { createLogger } from '../../apps/api/src/log.ts';
@@ -31,6 +30,7 @@ import { startRuntime } from '../../apps/api/src/runtime.ts';
 import { fillNamespace } from '../../apps/api/src/seed/fill.ts';
 import type { Actor } from '../../apps/api/src/services/deps.ts';
 import { createHumanPrincipal, grantBuiltInRole } from '../../apps/api/src/services/principals.ts';
+import { filledDataFile } from '../cluster-fill.ts';
 import { percentile, scratchDatabase, sleep, table } from './kube-support.ts';
 
 const OBJECTS = Number(process.env.OCC_BENCH_CLUSTER_OBJECTS ?? 20_000);
@@ -49,25 +49,14 @@ if (!serverUrl) {
 
 /** The data file `npm start`'s embedded cluster would have after OBJECTS ConfigMaps were written, in 50 namespaces. */
 async function fillDataFile(file: string): Promise<void> {
-  type Stored = { metadata: { name: string; namespace?: string; resourceVersion: string } };
-  let rv = 0;
-  const at = '2026-12-04T00:00:00Z';
-  const namespaces = new Map<string, Stored>();
-  const configmaps = new Map<string, Stored>();
-  for (let n = 0; n < 50; n++) {
-    namespaces.set(`/filler-${n}`, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `filler-${n}`, uid: `filler-${n}`, resourceVersion: String(++rv), creationTimestamp: at }, status: { phase: 'Active' } } as Stored);
-  }
-  for (let i = 0; i < OBJECTS; i++) {
-    const namespace = `filler-${i % 50}`;
-    configmaps.set(`${namespace}/cm-${i}`, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: `cm-${i}`, namespace, uid: `cm-${i}`, resourceVersion: String(++rv), creationTimestamp: at, labels: { 'app.kubernetes.io/managed-by': 'occ' } },
-      data: { 'openclaw.json': JSON.stringify({ agent: `cm-${i}`, model: 'gpt', skills: ['search', 'browse'] }) },
-    } as Stored);
-  }
+  const text = filledDataFile(OBJECTS, 'filler-', (i) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `cm-${i}`, namespace: `filler-${i % 50}`, labels: { 'app.kubernetes.io/managed-by': 'occ' } },
+    data: { 'openclaw.json': JSON.stringify({ agent: `cm-${i}`, model: 'gpt', skills: ['search', 'browse'] }) },
+  }));
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  await writeFile(file, snapshotText(rv, new Map([['namespaces', namespaces], ['configmaps', configmaps]])), { mode: 0o600 });
+  await writeFile(file, text, { mode: 0o600 });
 }
 
 async function post(url: string, key: string, variables: Record<string, unknown>): Promise<number> {

@@ -76,18 +76,23 @@ async function readIfPresent(file: string): Promise<string | undefined> {
   }
 }
 
+/** Collections keyed as the store keys them, from lists of objects by storage key. */
+export function collectionsOf(lists: Record<string, StoredObject[]>): Collections {
+  const collections: Collections = new Map();
+  for (const [key, objects] of Object.entries(lists)) {
+    const collection = new Map<string, StoredObject>();
+    for (const object of objects) collection.set(objectKey(object.metadata.namespace, object.metadata.name ?? ''), object);
+    collections.set(key, collection);
+  }
+  return collections;
+}
+
 function parseSnapshot(file: string, text: string): { resourceVersion: number; collections: Collections } {
   const parsed = JSON.parse(text) as { format?: unknown; resourceVersion?: unknown; collections?: unknown };
   if (typeof parsed !== 'object' || parsed === null || parsed.format !== FORMAT || typeof parsed.collections !== 'object' || parsed.collections === null) {
     throw new Error(`${file} is not a kube-emulator data file (expected format ${FORMAT})`);
   }
-  const collections: Collections = new Map();
-  for (const [key, objects] of Object.entries(parsed.collections as Record<string, StoredObject[]>)) {
-    const collection = new Map<string, StoredObject>();
-    for (const object of objects) collection.set(objectKey(object.metadata.namespace, object.metadata.name ?? ''), object);
-    collections.set(key, collection);
-  }
-  return { resourceVersion: Number(parsed.resourceVersion), collections };
+  return { resourceVersion: Number(parsed.resourceVersion), collections: collectionsOf(parsed.collections as Record<string, StoredObject[]>) };
 }
 
 /**
