@@ -31,23 +31,10 @@ export const installationLabelsMigration: KubeMigration = {
   summary: 'labels the namespaces and objects written before the installation id (R3) with openclaw.rocks/installation-id, so D3 takes them as this installation\'s',
   async run(context) {
     const report: KubeMigrationReport = { examined: 0, changed: 0, skipped: [] };
-    const namespaces = await context.query<{ id: string; k8sName: string }>('SELECT id, "k8sName" FROM "Namespace" ORDER BY id');
     const recorded = new Map(
       (await context.query<{ id: string; backendNamespace: string; backendName: string; backendUid: string }>('SELECT id, "backendNamespace", "backendName", "backendUid" FROM "Secret"')).map((r) => [`${r.backendNamespace}/${r.backendName}`, r]),
     );
-    for (const row of namespaces) {
-      const namespaceUuid = uuidOf(row.id);
-      const live = await readObject(context.objects, { apiVersion: 'v1', kind: 'Namespace', name: row.k8sName });
-      report.examined += 1;
-      if (!live) {
-        report.skipped.push({ kind: 'Namespace', namespace: '', name: row.k8sName, reason: 'missing: the namespace is LOST; re-provisioning makes it anew, labelled' });
-        continue;
-      }
-      const why = foreignReason(live, namespaceUuid, context.installationId);
-      if (why) {
-        report.skipped.push({ kind: 'Namespace', namespace: '', name: row.k8sName, reason: why });
-        continue;
-      }
+    for await (const { row, live, namespaceUuid } of ownNamespaces(context, report)) {
       if (await label(context, live, { [INSTALLATION_ID_LABEL]: context.installationId })) report.changed += 1;
       for (const kind of KINDS) {
         for (const object of await listObjects(context.objects, kind.apiVersion, kind.kind, row.k8sName, `${MANAGED_BY_LABEL}=${MANAGED_BY}`)) {
@@ -73,8 +60,33 @@ export const installationLabelsMigration: KubeMigration = {
   },
 };
 
+/**
+ * Each Namespace row's Kubernetes namespace that is this installation's, counted as examined; one
+ * that is gone or not ours is listed in the report as skipped, with why.
+ */
+export async function* ownNamespaces(
+  context: KubeMigrationContext,
+  report: KubeMigrationReport,
+): AsyncGenerator<{ row: { id: string; k8sName: string }; live: KubernetesObject; namespaceUuid: string }> {
+  for (const row of await context.query<{ id: string; k8sName: string }>('SELECT id, "k8sName" FROM "Namespace" ORDER BY id')) {
+    const namespaceUuid = uuidOf(row.id);
+    const live = await readObject(context.objects, { apiVersion: 'v1', kind: 'Namespace', name: row.k8sName });
+    report.examined += 1;
+    if (!live) {
+      report.skipped.push({ kind: 'Namespace', namespace: '', name: row.k8sName, reason: 'missing: the namespace is LOST; re-provisioning makes it anew, labelled' });
+      continue;
+    }
+    const why = foreignReason(live, namespaceUuid, context.installationId);
+    if (why) {
+      report.skipped.push({ kind: 'Namespace', namespace: '', name: row.k8sName, reason: why });
+      continue;
+    }
+    yield { row, live, namespaceUuid };
+  }
+}
+
 /** Why an object is not this installation's to label, or null. */
-export function foreignReason(object: KubernetesObject, namespaceUuid: string, installationId: string): string | null {
+function foreignReason(object: KubernetesObject, namespaceUuid: string, installationId: string): string | null {
   const labels = object.metadata?.labels ?? {};
   if (labels[MANAGED_BY_LABEL] !== MANAGED_BY) return `not managed by ${MANAGED_BY} (${MANAGED_BY_LABEL} is ${JSON.stringify(labels[MANAGED_BY_LABEL] ?? null)})`;
   const namespaceId = labels[NAMESPACE_ID_LABEL];

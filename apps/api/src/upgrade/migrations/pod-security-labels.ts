@@ -1,7 +1,6 @@
-import { uuidOf } from '@occ/domain/ids';
 import { POD_SECURITY_LABELS } from '../../drivers/kubernetes-namespaces.ts';
-import { readObject, type KubeMigration, type KubeMigrationReport } from '../kube-migrations.ts';
-import { foreignReason, label } from './installation-labels.ts';
+import type { KubeMigration, KubeMigrationReport } from '../kube-migrations.ts';
+import { label, ownNamespaces } from './installation-labels.ts';
 
 // Release 2026.12.04.2 labelled the namespaces it made `pod-security.kubernetes.io/enforce:
 // restricted` (its gateways satisfy the profile) and left the namespaces made before it as they
@@ -19,19 +18,7 @@ export const podSecurityLabelsMigration: KubeMigration = {
   summary: `labels the namespaces made before 2026.12.04.2 ${ENFORCE}: restricted, as the namespaces made since are; one with an enforce label of any value is left as the operator set it`,
   async run(context) {
     const report: KubeMigrationReport = { examined: 0, changed: 0, skipped: [] };
-    const namespaces = await context.query<{ id: string; k8sName: string }>('SELECT id, "k8sName" FROM "Namespace" ORDER BY id');
-    for (const row of namespaces) {
-      const live = await readObject(context.objects, { apiVersion: 'v1', kind: 'Namespace', name: row.k8sName });
-      report.examined += 1;
-      if (!live) {
-        report.skipped.push({ kind: 'Namespace', namespace: '', name: row.k8sName, reason: 'missing: the namespace is LOST; re-provisioning makes it anew, labelled' });
-        continue;
-      }
-      const why = foreignReason(live, uuidOf(row.id), context.installationId);
-      if (why) {
-        report.skipped.push({ kind: 'Namespace', namespace: '', name: row.k8sName, reason: why });
-        continue;
-      }
+    for await (const { row, live } of ownNamespaces(context, report)) {
       const enforce = live.metadata?.labels?.[ENFORCE];
       if (enforce !== undefined) {
         if (enforce !== POD_SECURITY_LABELS[ENFORCE]) report.skipped.push({ kind: 'Namespace', namespace: '', name: row.k8sName, reason: `${ENFORCE} is ${JSON.stringify(enforce)}, set by an operator; left as it is` });
