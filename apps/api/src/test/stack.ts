@@ -12,6 +12,7 @@ import { createLogger } from '../log.ts';
 import { startRuntime, type Runtime, type RuntimeEnv } from '../runtime.ts';
 import type { DeployWorkOptions } from '../services/deploy-work.ts';
 import { createDatabaseFromTemplate, testDatabaseMode } from './database.ts';
+import { waitFor } from './operations.ts';
 
 // The whole API as `npm start` wires it (same runtime), on a fresh database and an in-memory
 // embedded Kubernetes API server, listening on a loopback port. Everything a test reads back
@@ -73,7 +74,7 @@ function realKubeconfig(): string | null {
 
 let image: Promise<Blob> | undefined;
 /** The migrated PGlite image (read once per test file's process). */
-function pgliteImage(): Promise<Blob> {
+export function pgliteImage(): Promise<Blob> {
   image ??= readFile(inject('pgliteImage')).then((bytes) => new Blob([bytes]));
   return image;
 }
@@ -142,5 +143,15 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       await database?.drop();
     },
   };
+  // A test that counts statements starts counting once the leader's start-up work is done: the
+  // instance reconciler's first resync (with its look at every ready namespace's Secrets) once
+  // landed inside a request whose statements were being counted.
+  if (options.onQuery) await settleLeader(runtime);
   return stack;
+}
+
+/** Waits until this runtime leads, its controllers run, and the instance reconciler's first resync is done. */
+export async function settleLeader(runtime: Runtime): Promise<void> {
+  await waitFor(async () => runtime.leader.isLeader() && runtime.selfConfig.running() && runtime.instances.running(), 'the leader\'s controllers to start');
+  await runtime.instances.idle();
 }
