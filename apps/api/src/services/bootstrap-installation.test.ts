@@ -10,9 +10,9 @@ import { inject } from 'vitest';
 import { createDb, type Db } from '../db/client.ts';
 import { startEmbeddedPostgres } from '../db/embedded-postgres.ts';
 import { ForeignNamespaceError } from '../drivers/kubernetes-namespaces.ts';
-import { applyMigrationSql, createDatabaseFromTemplate, testDatabaseMode } from '../test/database.ts';
+import { createDatabaseFromTemplate, testDatabaseMode } from '../test/database.ts';
 import { createReadyNamespace, payload } from '../test/operations.ts';
-import { startTestStack, type TestStack } from '../test/stack.ts';
+import { pgliteImage, startTestStack, type TestStack } from '../test/stack.ts';
 import { hashToken } from './api-keys.ts';
 import { BootstrapKeyUndeliverableError, ensureInstallation } from './bootstrap-installation.ts';
 import { BOOTSTRAP_SECRET_KEY, bootstrapKeyDelivery } from './bootstrap-key-delivery.ts';
@@ -29,9 +29,10 @@ async function emptyDatabase(): Promise<string> {
     cleanups.push(() => db.drop());
     return db.url;
   }
-  const pg = await startEmbeddedPostgres();
+  // From the global setup's migrated image: initdb and the migrations in Wasm per call took most
+  // of this file's time, and passed a test's timeout with two files at a time.
+  const pg = await startEmbeddedPostgres({ image: await pgliteImage() });
   cleanups.push(() => pg.close());
-  await applyMigrationSql(pg.url);
   return pg.url;
 }
 

@@ -75,16 +75,6 @@ async function migrationSql(): Promise<string[]> {
 }
 
 /** Applies prisma/migrations/*\/migration.sql in order (the fast path for in-memory PGlite). */
-export async function applyMigrationSql(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    for (const sql of await migrationSql()) await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A PGlite data-folder image with every committed migration applied (the PGlite runs' template). */
 export async function migratedPgliteImage(): Promise<Blob> {
   const db = new PGlite();
