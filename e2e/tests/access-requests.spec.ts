@@ -5,6 +5,9 @@ import { gqlInPage } from '../support/graphql';
 
 /** The GraphQL requests the Access page sends until it has settled, by operation name. */
 async function accessPageRequests(page: Page, namespaceId: string): Promise<string[]> {
+  // From a blank page: a request the page before sends as it is left (a poll, a refetch) is not the
+  // Access page's. (Seen: the namespaces list's poll counted once in the first view, not the second.)
+  await page.goto('about:blank');
   const operations: string[] = [];
   const listener = (request: { url(): string; method(): string; postData(): string | null }) => {
     if (request.url().endsWith('/graphql') && request.method() === 'POST') {
@@ -21,6 +24,9 @@ async function accessPageRequests(page: Page, namespaceId: string): Promise<stri
 
 // With 100 secrets the Access tab once sent 107 requests, one per secret. The grants on every
 // secret of the namespace now come in one query, so the count does not grow with the secrets.
+// Each view is also one try per request: a request refused for the principal's budget (P7) is
+// retried by the console and counted twice, as two views of this page a few seconds apart were
+// when every page was charged as if full.
 test('A2 the Access page sends the same requests for 1 secret as for 12: the grants on secrets come in one query', async ({ page, stack }) => {
   test.setTimeout(300_000);
   await signIn(page, stack.bootstrapApiKey);

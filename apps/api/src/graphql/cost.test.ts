@@ -1,7 +1,9 @@
 import fc from 'fast-check';
-import { Lexer, Source, TokenKind } from 'graphql';
+import { readFileSync } from 'node:fs';
+import { Lexer, Source, TokenKind, buildSchema, getOperationAST, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../test/stack.ts';
+import { operationCost, resultCost } from './cost.ts';
 import { LIMITS } from './limits.ts';
 
 // Rule P7: cost counts what will run. The same query, its page sizes written as literals, given as
@@ -164,4 +166,37 @@ describe('P7 cost counts what will run', () => {
     expect(seen.refused).toBeGreaterThan(0);
     expect(seen.accepted).toBeGreaterThan(0);
   }, 120_000);
+
+  // What a request keeps of its budget (principal-budget.ts) is its result's cost: never more than
+  // it was admitted for, or a short page would cost more than a full one was priced at.
+  it('P7 generated pages and answers: what an answer costs never exceeds its operation\'s cost, full pages or short', () => {
+    const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
+    /** An answer to `page` in which every instance of each page holds `held(page)` of its `size` items. */
+    const answer = (page: Page, held: Map<Page, number>): unknown => ({
+      edges: Array.from({ length: held.get(page)! }, () => ({
+        node: Object.fromEntries([[nodeId(page.field), 'x'], ...page.children.map((child) => [child.field, answer(child, held)])]),
+      })),
+    });
+    const pagesOf = (pages: Page[]): Page[] => pages.flatMap((page) => [page, ...pagesOf(page.children)]);
+    const cases = queryArb.chain((pages) => {
+      const all = pagesOf(pages);
+      return fc.tuple(fc.constant(pages), fc.tuple(...all.map((page) => fc.oneof(fc.constant(page.size), fc.integer({ min: 0, max: page.size })))));
+    });
+    let full = 0;
+    fc.assert(
+      fc.property(cases, ([pages, counts]) => {
+        const held = new Map(pagesOf(pages).map((page, i) => [page, counts[i]!]));
+        const { query } = write(pages, 'literal');
+        const document = parse(query);
+        const asked = operationCost(schema, document, getOperationAST(document)!);
+        const data = Object.fromEntries(pages.map((page, i) => [`a${i}`, answer(page, held)]));
+        const got = resultCost(data);
+        expect(got).toBeLessThanOrEqual(asked);
+        expect(got).toBeGreaterThanOrEqual(2 * pages.length); // each top page's own object, at least
+        if (pagesOf(pages).every((page) => held.get(page) === page.size)) full++;
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+    expect(full).toBeGreaterThan(0); // full answers were among those drawn, not only short ones
+  });
 });

@@ -122,3 +122,27 @@ export function documentCost(schema: GraphQLSchema, document: DocumentNode, vari
   }
   return highest;
 }
+
+/**
+ * What an executed operation's result cost, by the same weights: each object in the data 2, each
+ * scalar (or null) 1, a list the sum of its items. A page counts the items it returned, not the
+ * size asked for, so this is at most the operation's cost before it ran (operationCost counts
+ * every page as full) and usually far less: the console asks for pages of 100 and most hold a few.
+ * The root's own object is not counted, as operationCost does not count it.
+ */
+export function resultCost(data: unknown): number {
+  if (data === null || typeof data !== 'object') return 0;
+  let cost = 0;
+  for (const value of Object.values(data)) cost += valueCost(value);
+  return cost;
+}
+
+function valueCost(value: unknown): number {
+  if (Array.isArray(value)) {
+    let cost = 0;
+    for (const item of value) cost += valueCost(item);
+    return cost;
+  }
+  if (value !== null && typeof value === 'object') return OBJECT + resultCost(value);
+  return SCALAR;
+}

@@ -50,4 +50,30 @@ describe('P7 principal budget state', () => {
     now = 3_000;
     expect(budget.admit(person(1), 150)).toMatchObject({ admitted: false, refusal: 'RATE_LIMITED', allowance: { remaining: 100 } });
   });
+
+  it('P7 a finished request keeps what its result cost and gives the rest back, never past the whole budget', () => {
+    let now = 0;
+    const budget = new PrincipalBudget({ limits: LIMITS, now: () => now });
+    const admit = (cost: number) => {
+      const admission = budget.admit(person(2), cost);
+      if (!admission.admitted) throw new Error(`refused: ${admission.refusal}`);
+      return admission;
+    };
+    admit(60).release(8); // 60 at admission, 8 kept
+    expect(budget.peek(person(2)).remaining).toBe(92);
+    admit(60).release(); // nothing known of the result: all 60 kept
+    expect(budget.peek(person(2)).remaining).toBe(32);
+    now = 5_000; // 50 back: 82
+    admit(30).release(80); // a result dearer than its price keeps the price, never more
+    expect(budget.peek(person(2)).remaining).toBe(52);
+    const running = admit(50); // 2 left while it runs
+    expect(budget.admit(person(3), 1).admitted).toBe(true); // another principal's budget is its own
+    now = 15_000;
+    expect(budget.peek(person(2)).remaining).toBe(100); // refilled to the whole 100 meanwhile
+    running.release(0); // keeps 1, the least any operation costs; gives back 49 but stays at 100
+    expect(budget.peek(person(2)).remaining).toBe(100);
+    running.release(0); // a second release gives nothing more
+    expect(budget.peek(person(2))).toMatchObject({ remaining: 100 });
+  });
 });
+

@@ -5,7 +5,13 @@ import type { Actor } from '../services/deps.ts';
 // The budget is a token bucket, as GitHub's GraphQL rate limit is: `points` a principal may spend
 // at once, refilled continuously so that the whole of it comes back over `windowSeconds`. Each
 // operation spends its cost (cost.ts, at least 1) before it runs; one that costs more than is left
-// is refused and spends nothing. The cap counts the principal's requests from admission until
+// is refused and spends nothing. When it has run, what its result cost (every page counted at the
+// items it held, not the size asked for) is kept and the rest given back, as Shopify's requested
+// and actual query costs are: admission still needs the whole price of full pages, so a principal
+// cannot start more heavy reads at once than its budget holds, but a page view whose lists are
+// short costs what it read. Charged at the price of full pages, one view of a namespace's Access
+// page (nine requests, most asking for 100) cost about 15,000 points, and two views a few seconds
+// apart were refused. The cap counts the principal's requests from admission until
 // their result is ready. Limits are per principal kind (a person at the console, a service
 // principal: an agent or a script). The state is per process and bounded in size, as the
 // failed-authentication throttle's is (http/throttle.ts): with several replicas each keeps its own.
@@ -51,7 +57,15 @@ export interface Allowance {
 }
 
 export type Admission =
-  | { admitted: true; allowance: Allowance; release(): void }
+  | {
+      admitted: true;
+      allowance: Allowance;
+      /**
+       * The request's result is ready: its slot is free, and what it spent beyond `actualCost` (the
+       * cost of what it returned, cost.ts resultCost) is given back. Without it nothing is given back.
+       */
+      release(actualCost?: number): void;
+    }
   | { admitted: false; refusal: 'RATE_LIMITED' | 'CONCURRENCY_LIMITED'; retryAfterSeconds: number; allowance: Allowance; limits: BudgetLimits };
 
 export interface PrincipalBudgetOptions {
@@ -112,10 +126,13 @@ export class PrincipalBudget {
     return {
       admitted: true,
       allowance: allowance(entry, limits, now),
-      release: () => {
+      release: (actualCost) => {
         if (released) return;
         released = true;
         entry.inFlight--;
+        const refund = actualCost === undefined ? 0 : spend - Math.max(1, Math.ceil(actualCost));
+        // Past the whole budget only until the next read, which caps it (refreshed).
+        if (refund > 0) entry.scaled += refund * window;
       },
     };
   }

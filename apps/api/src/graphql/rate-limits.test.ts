@@ -11,11 +11,15 @@ import { PrincipalBudget, type BudgetLimitsByKind } from './principal-budget.ts'
 // Rule P7 through the HTTP app as `npm start` serves it: each principal's GraphQL budget and its
 // cap on requests in execution. Each test serves the stack's runtime through an app of its own,
 // with the limits below and a clock it moves by hand. Every number expected is worked out here
-// from those limits and the documents' costs (object 2, scalar 1, times the page size):
-//   namespaces(first: 50) { edges { node { id name } } }   (2 + 2 + 2 + 1 + 1) x 50 = 400
-//   namespaces(first: 10) { edges { node { id name } } }   8 x 10 = 80
-//   auditEvents(first: 10) { edges { node { id } } }        (2 + 2 + 2 + 1) x 10 = 70
-//   createNamespace(input: …) { __typename }                2 + 1 = 3
+// from those limits and the documents' costs. Admission spends the cost of full pages (object 2,
+// scalar 1, times the page size); once the result is ready, what the result cost is kept (each
+// object in it 2, each scalar 1) and the rest given back. The stack holds at least 50 namespaces
+// (and so at least 50 audit events), so these pages come back full:
+//                                                          spent at admission      kept
+//   namespaces(first: 50) { edges { node { id name } } }   (2+2+2+1+1) x 50 = 400  2 + 50 x 6 = 302
+//   namespaces(first: 10) { edges { node { id name } } }   8 x 10 = 80             2 + 10 x 6 = 62
+//   auditEvents(first: 10) { edges { node { id } } }        (2+2+2+1) x 10 = 70     2 + 10 x 5 = 52
+//   viewer { id }                                           2 + 1 = 3               3
 // A person: 1,000 points refilled over 60 s (16 2/3 a second), 2 requests at once. A service
 // principal (the bootstrap key): 400 points over 10 s (40 a second), 2 at once.
 
@@ -29,11 +33,20 @@ const LIST_50 = '{ namespaces(first: 50) { edges { node { id name } } } }';
 const LIST_N = 'query($n: Int) { namespaces(first: $n) { edges { node { id name } } } }';
 const LIST_10 = '{ namespaces(first: 10) { edges { node { id name } } } }';
 const AUDIT_10 = '{ auditEvents(first: 10) { edges { node { id } } } }';
+// 2 + 1 + the new namespace (2) with a page of 50 of its secrets, (2+2+2+1) x 50: 355 at admission.
+// What it returns keeps 7: the payload 2, __typename 1, the namespace 2, its empty page 2.
+const CREATE_WITH_PAGE =
+  'mutation($name: String!) { createNamespace(input: { name: $name }) { __typename ... on CreateNamespaceSuccess { namespace { secrets(first: 50) { edges { node { id } } } } } } }';
 
 let stack: TestStack;
 let recording: string[] | null = null;
 beforeAll(async () => {
   stack = await startTestStack({ worker: false, onQuery: (sql) => recording?.push(sql) });
+  // Without a worker they stay PROVISIONING: the lists read rows, never the cluster.
+  for (let i = 0; i < 50; i++) {
+    const created = await stack.gql('mutation($name: String!) { createNamespace(input: { name: $name }) { __typename } }', { name: `p7-seed-${i}` });
+    expect(created.body.data).toEqual({ createNamespace: { __typename: 'CreateNamespaceSuccess' } });
+  }
 });
 afterAll(() => stack?.close());
 
@@ -101,22 +114,22 @@ describe('P7 cost budget and concurrent requests per principal', () => {
       const first = await statementsOf(() => app.post(key, LIST_50));
       expect(first.answer.status).toBe(200);
       expect(first.answer.body.errors).toBeUndefined();
-      // 1,000 - 400 = 600 left; whole again after 400 / (1000/60) = 24 s.
-      expect(left(first.answer)).toEqual({ limit: '1000', remaining: '600', reset: '1700000024' });
+      // 1,000 - 302 = 698 left; whole again after 302 / (1000/60) = 18.12 s.
+      expect(left(first.answer)).toEqual({ limit: '1000', remaining: '698', reset: '1700000019' });
       expect(namespacePages(first.statements)).toHaveLength(1); // the list reads its page when it runs
 
       const second = await app.post(key, LIST_N, { n: 50 }); // the page size given as a variable costs the same
       expect(second.status).toBe(200);
-      expect(left(second)).toEqual({ limit: '1000', remaining: '200', reset: '1700000048' });
+      expect(left(second)).toEqual({ limit: '1000', remaining: '396', reset: '1700000037' }); // 604 / (1000/60) = 36.24 s
 
       const refused = await statementsOf(() => app.post(key, LIST_50));
       expect(refused.answer.status).toBe(429);
-      // 400 - 200 = 200 points missing at 16 2/3 a second: 12 s.
-      expect(refused.answer.headers.get('retry-after')).toBe('12');
+      // 400 - 396 = 4 points missing at 16 2/3 a second: 0.24 s, so 1.
+      expect(refused.answer.headers.get('retry-after')).toBe('1');
       expect(codes(refused.answer)).toEqual(['RATE_LIMITED']);
       expect(refused.answer.body.data ?? null).toBeNull();
       expect(namespacePages(refused.statements)).toEqual([]);
-      expect(left(refused.answer)).toEqual({ limit: '1000', remaining: '200', reset: '1700000048' }); // a refusal spends nothing
+      expect(left(refused.answer)).toEqual({ limit: '1000', remaining: '396', reset: '1700000037' }); // a refusal spends nothing
     } finally {
       await app.close();
     }
@@ -126,22 +139,24 @@ describe('P7 cost budget and concurrent requests per principal', () => {
     const app = await serve();
     try {
       const key = stack.bootstrapKey; // a service principal: 400 points
-      expect((await app.post(key, LIST_50)).status).toBe(200);
+      expect(left(await app.post(key, LIST_50))).toEqual({ limit: '400', remaining: '98', reset: '1700000008' }); // 302 back in 7.55 s
       const name = `p7-refused-${Math.random().toString(36).slice(2, 8)}`;
-      const refused = await statementsOf(() => app.post(key, `mutation { createNamespace(input: { name: "${name}" }) { __typename } }`));
+      const refused = await statementsOf(() => app.post(key, CREATE_WITH_PAGE, { name }));
       expect(refused.answer.status).toBe(429);
-      // 3 points missing at 40 a second: under a second, so 1.
-      expect(refused.answer.headers.get('retry-after')).toBe('1');
+      // 355 - 98 = 257 points missing at 40 a second: 6.425 s, so 7.
+      expect(refused.answer.headers.get('retry-after')).toBe('7');
       expect(codes(refused.answer)).toEqual(['RATE_LIMITED']);
       expect(namespaceInserts(refused.statements)).toEqual([]);
       expect(await stack.runtime.db.namespace.count({ where: { name } })).toBe(0);
-      expect(left(refused.answer)).toEqual({ limit: '400', remaining: '0', reset: '1700000010' });
-      // The same mutation once the budget is back runs, and its insert is seen.
+      expect(left(refused.answer)).toEqual({ limit: '400', remaining: '98', reset: '1700000008' });
+      // The same mutation once the budget is back runs, and its insert is seen; it keeps 7 of 355.
       app.clock.now = T0 + 10_000;
-      const admitted = await statementsOf(() => app.post(key, `mutation { createNamespace(input: { name: "${name}" }) { __typename } }`));
+      const admitted = await statementsOf(() => app.post(key, CREATE_WITH_PAGE, { name }));
       expect(admitted.answer.status).toBe(200);
+      expect(admitted.answer.body.errors).toBeUndefined();
       expect(namespaceInserts(admitted.statements)).toHaveLength(1);
       expect(await stack.runtime.db.namespace.count({ where: { name } })).toBe(1);
+      expect(left(admitted.answer)).toEqual({ limit: '400', remaining: '393', reset: '1700000011' }); // 7 / 40 = 0.175 s
     } finally {
       await app.close();
     }
@@ -151,12 +166,12 @@ describe('P7 cost budget and concurrent requests per principal', () => {
     const app = await serve();
     try {
       const [spender, other] = [await reader('p7-a'), await reader('p7-b')];
-      for (const remaining of ['600', '200']) expect(left(await app.post(spender, LIST_50)).remaining).toBe(remaining);
+      for (const remaining of ['698', '396']) expect(left(await app.post(spender, LIST_50)).remaining).toBe(remaining);
       expect((await app.post(spender, LIST_50)).status).toBe(429);
       const answer = await app.post(other, LIST_50);
       expect(answer.status).toBe(200);
       expect(answer.body.errors).toBeUndefined();
-      expect(left(answer)).toEqual({ limit: '1000', remaining: '600', reset: '1700000024' });
+      expect(left(answer)).toEqual({ limit: '1000', remaining: '698', reset: '1700000019' });
     } finally {
       await app.close();
     }
@@ -168,23 +183,42 @@ describe('P7 cost budget and concurrent requests per principal', () => {
       const key = await reader('p7-refill');
       await app.post(key, LIST_50);
       await app.post(key, LIST_50);
-      expect((await app.post(key, LIST_50)).headers.get('retry-after')).toBe('12');
-      // 11 s later: 200 + 11 x 16 2/3 = 383 left, 17 short of 400: one more second.
-      app.clock.now = T0 + 11_000;
+      expect((await app.post(key, LIST_50)).headers.get('retry-after')).toBe('1'); // 396 left, 4 short
+      // 200 ms later: 396 + 0.2 x 16 2/3 = 399.33 left, still short.
+      app.clock.now = T0 + 200;
       const early = await app.post(key, LIST_50);
       expect(early.status).toBe(429);
-      expect(early.headers.get('retry-after')).toBe('1');
-      expect(left(early)).toEqual({ limit: '1000', remaining: '383', reset: '1700000048' });
-      // 12 s later exactly 400 are back, and the operation runs.
-      app.clock.now = T0 + 12_000;
+      expect(left(early)).toEqual({ limit: '1000', remaining: '399', reset: '1700000037' });
+      // 240 ms later exactly 400 are back, and the operation runs: 400 - 302 = 98 left, 902 to refill (54.12 s).
+      app.clock.now = T0 + 240;
       const admitted = await app.post(key, LIST_50);
       expect(admitted.status).toBe(200);
       expect(admitted.body.errors).toBeUndefined();
-      expect(left(admitted)).toEqual({ limit: '1000', remaining: '0', reset: '1700000072' });
+      expect(left(admitted)).toEqual({ limit: '1000', remaining: '98', reset: '1700000055' });
       // After a whole window the budget is whole and no more: 1,000, not 1,000 + what was left.
-      app.clock.now = T0 + 12_000 + 600_000;
-      // 1,000 - 80 = 920, whole again in 80 / (1000/60) = 4.8 s.
-      expect(left(await app.post(key, LIST_10))).toEqual({ limit: '1000', remaining: '920', reset: '1700000617' });
+      app.clock.now = T0 + 240 + 600_000;
+      // 1,000 - 62 = 938, whole again in 62 / (1000/60) = 3.72 s.
+      expect(left(await app.post(key, LIST_10))).toEqual({ limit: '1000', remaining: '938', reset: '1700000604' });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('P7 a page that returns fewer items than it asked for is charged for those it returned: the rest comes back when it finishes', async () => {
+    const app = await serve();
+    try {
+      // A person who may see one namespace: a page of 50 of them holds 1.
+      const boot = stack.runtime.installation.bootstrapPrincipalId;
+      const user = await createHumanPrincipal(stack.runtime.db, `p7-one-${Math.random().toString(36).slice(2, 8)}`, boot);
+      const only = await stack.runtime.db.namespace.findFirstOrThrow({ where: { name: 'p7-seed-0' } });
+      await grantBuiltInRole(stack.runtime.db, user.principalId, 'namespace-viewer', { kind: 'namespace', namespaceId: only.id }, boot);
+      for (let i = 1; i <= 10; i++) {
+        const answer = await app.post(user.apiKey, LIST_50);
+        expect(answer.status).toBe(200);
+        expect((answer.body.data?.namespaces as { edges: unknown[] }).edges).toHaveLength(1);
+        // Each keeps 2 + 1 x 6 = 8 of the 400 it needed to start; charged in full, the third would be refused.
+        expect(left(answer).remaining).toBe(String(1000 - 8 * i));
+      }
     } finally {
       await app.close();
     }
@@ -225,9 +259,10 @@ describe('P7 cost budget and concurrent requests per principal', () => {
         expect(answer.status).toBe(200);
         expect(answer.body.errors).toBeUndefined();
       }
+      // Each held one kept 52 of its 70 once it finished: 400 - 104 = 296; then a page of 10 keeps 62.
       const after = await app.post(key, LIST_10);
       expect(after.status).toBe(200);
-      expect(left(after)).toEqual({ limit: '400', remaining: '180', reset: '1700000006' }); // 260 - 80; 220 / 40 = 5.5 s
+      expect(left(after)).toEqual({ limit: '400', remaining: '234', reset: '1700000005' }); // 166 / 40 = 4.15 s
     } finally {
       await locker.query('ROLLBACK').catch(() => {});
       await locker.end();

@@ -2,13 +2,14 @@ import { GraphQLError, getOperationAST, type ExecutionArgs, type ExecutionResult
 import type { Plugin } from 'graphql-yoga';
 import type { Actor } from '../services/deps.ts';
 import type { GraphQLContext } from './builder.ts';
-import { operationCost } from './cost.ts';
+import { operationCost, resultCost } from './cost.ts';
 import type { Admission, Allowance, PrincipalBudget } from './principal-budget.ts';
 
 // Rule P7 at the request: after the caller is known and the operation's variables passed, and
 // before anything of the operation runs, its cost (cost.ts, with this request's variables) is spent
 // from the principal's budget and it takes one of the principal's execution slots
-// (principal-budget.ts). Over either, the answer is 429 with Retry-After and a coded error, and
+// (principal-budget.ts); once its result is ready, the slot is freed and what it spent beyond what
+// its result cost is given back. Over either, the answer is 429 with Retry-After and a coded error, and
 // nothing executes. Every answer to a request whose caller was authenticated carries what is left:
 // X-RateLimit-Limit, -Remaining, and -Reset (Unix seconds when the budget is whole again). A
 // document refused by P3's limits is refused before authentication, so that answer carries none
@@ -26,6 +27,14 @@ export const CONCURRENCY_LIMITED = 'CONCURRENCY_LIMITED';
 interface Held {
   actor: Actor;
   admission?: Admission;
+}
+
+type Result = Parameters<NonNullable<Plugin<Context>['onExecutionResult']>>[0]['result'];
+
+/** What the result cost; undefined (nothing given back) for a stream or no result. */
+function actualCost(result: Result): number | undefined {
+  if (!result || Symbol.asyncIterator in result) return undefined;
+  return resultCost(result.data);
 }
 
 type Context = GraphQLContext & { request?: Request };
@@ -55,9 +64,9 @@ export function useRateLimits(budget: PrincipalBudget): Plugin<Context> {
   const requests = new WeakMap<Request, Held>();
   // Once the result is ready its slot is free; the answer's own hook is the fallback for a result
   // that never reached the first (a hook that threw).
-  const release = (request: Request) => {
+  const release = (request: Request, result?: Result) => {
     const admission = requests.get(request)?.admission;
-    if (admission?.admitted) admission.release();
+    if (admission?.admitted) admission.release(actualCost(result));
   };
 
   const admit = (args: ExecutionArgs & { contextValue: Context }, stop: (result: ExecutionResult) => void) => {
@@ -86,14 +95,15 @@ export function useRateLimits(budget: PrincipalBudget): Plugin<Context> {
       const context = args.contextValue;
       if (context.request) release(context.request);
     },
-    onExecutionResult({ request }) {
-      release(request);
+    onExecutionResult({ request, result }) {
+      release(request, result);
     },
     onResponse({ request, response }) {
       const held = requests.get(request);
       if (!held) return;
       release(request);
-      setHeaders(response.headers, held.admission?.allowance ?? budget.peek(held.actor));
+      // Read after the release: what an admitted request gave back is in what is left.
+      setHeaders(response.headers, budget.peek(held.actor));
     },
   };
 }
