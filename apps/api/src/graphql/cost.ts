@@ -124,25 +124,81 @@ export function documentCost(schema: GraphQLSchema, document: DocumentNode, vari
 }
 
 /**
- * What an executed operation's result cost, by the same weights: each object in the data 2, each
- * scalar (or null) 1, a list the sum of its items. A page counts the items it returned, not the
- * size asked for, so this is at most the operation's cost before it ran (operationCost counts
- * every page as full) and usually far less: the console asks for pages of 100 and most hold a few.
- * The root's own object is not counted, as operationCost does not count it.
+ * What an executed operation cost by what its pages held: operationCost with every page's size
+ * replaced by the items that page returned (each instance of a nested page by its own), everything
+ * else priced as before (a list that is not a page still counts as one item, its largest; a null
+ * or an empty list at what was asked). So a page of 100 that held 3 costs what a page of 3 costs,
+ * and an operation never costs more than operationCost said; what a field does besides returning
+ * items (a read of the cluster per agent) is priced exactly as before, not less. A page's items are
+ * its connection's lists (edges, nodes); one that held none costs a page of 1, as `first: 0` does.
+ * A field missing from the data (a fragment on another type) was not resolved and costs nothing.
  */
-export function resultCost(data: unknown): number {
-  if (data === null || typeof data !== 'object') return 0;
+export function resultCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>>,
+  data: unknown,
+): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const defaults = new Map<string, ValueNode>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    if (definition.defaultValue) defaults.set(definition.variable.name.value, definition.defaultValue);
+  }
+  const walk: Walk = { schema, fragments, fragmentCosts: new Map(), variables, defaults };
+  if (!isRecord(data)) return 0;
+  return answeredSelectionCost(operation.selectionSet, schema.getRootType(operation.operation) ?? undefined, data, walk);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+function answeredSelectionCost(set: SelectionSetNode, parent: GraphQLNamedType | undefined, value: Record<string, unknown>, walk: Walk): number {
   let cost = 0;
-  for (const value of Object.values(data)) cost += valueCost(value);
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) {
+      const key = selection.alias?.value ?? selection.name.value;
+      if (Object.hasOwn(value, key)) cost += answeredFieldCost(selection, parent, value[key], walk);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      const type = selection.typeCondition ? walk.schema.getType(selection.typeCondition.name.value) : parent;
+      cost += answeredSelectionCost(selection.selectionSet, type ?? undefined, value, walk);
+    } else {
+      const fragment = walk.fragments.get(selection.name.value);
+      if (fragment) cost += answeredSelectionCost(fragment.selectionSet, walk.schema.getType(fragment.typeCondition.name.value) ?? undefined, value, walk);
+    }
+  }
   return cost;
 }
 
-function valueCost(value: unknown): number {
-  if (Array.isArray(value)) {
+function answeredFieldCost(node: FieldNode, parent: GraphQLNamedType | undefined, value: unknown, walk: Walk): number {
+  if (!node.selectionSet) return SCALAR;
+  if (node.name.value === '__schema') return 0;
+  const asked = () => fieldCost(node, parent, walk);
+  const field = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[node.name.value] : undefined;
+  const type = field ? getNamedType(field.type) : undefined;
+  const set = node.selectionSet;
+  if (field && PAGE_ARGUMENTS.some((name) => field.args.some((a) => a.name === name))) {
+    if (!isRecord(value)) return asked();
+    // Item i's view of the connection: each of its lists holding only its i-th item.
+    const lists = Object.entries(value).filter((entry): entry is [string, unknown[]] => Array.isArray(entry[1]));
+    const held = Math.max(0, ...lists.map(([, list]) => list.length));
     let cost = 0;
-    for (const item of value) cost += valueCost(item);
+    for (let i = 0; i < Math.max(1, held); i++) {
+      const view: Record<string, unknown> = { ...value };
+      for (const [key, list] of lists) view[key] = i < list.length ? [list[i]] : [];
+      cost += OBJECT + answeredSelectionCost(set, type, view, walk);
+    }
     return cost;
   }
-  if (value !== null && typeof value === 'object') return OBJECT + resultCost(value);
-  return SCALAR;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return asked();
+    let largest = 0;
+    for (const item of value) {
+      if (!isRecord(item)) return asked();
+      largest = Math.max(largest, OBJECT + answeredSelectionCost(set, type, item, walk));
+    }
+    return largest;
+  }
+  if (!isRecord(value)) return asked();
+  return OBJECT + answeredSelectionCost(set, type, value, walk);
 }

@@ -5,11 +5,14 @@ import type { Actor } from '../services/deps.ts';
 // The budget is a token bucket, as GitHub's GraphQL rate limit is: `points` a principal may spend
 // at once, refilled continuously so that the whole of it comes back over `windowSeconds`. Each
 // operation spends its cost (cost.ts, at least 1) before it runs; one that costs more than is left
-// is refused and spends nothing. When it has run, what its result cost (every page counted at the
-// items it held, not the size asked for) is kept and the rest given back, as Shopify's requested
-// and actual query costs are: admission still needs the whole price of full pages, so a principal
-// cannot start more heavy reads at once than its budget holds, but a page view whose lists are
-// short costs what it read. Charged at the price of full pages, one view of a namespace's Access
+// is refused and spends nothing. When it has run, its cost with every page counted at the items it
+// held, not the size asked for, is kept and the rest given back, as Shopify's requested and actual
+// query costs are (cost.ts resultCost): admission still needs the whole price of full pages, so a
+// principal cannot start more heavy reads at once than its budget holds, but a page view whose
+// lists are short costs what it read. Only pages give back: a first version priced the answer
+// object by object, which let the clients of a document that reads the cluster per agent (its
+// per-agent lists short, its reads not) get twice the answers and another user's p95 4.50× idle,
+// against 2.18× charging in full (bench/api/fairness.bench.ts, one run each, 2026-12-05). Charged at the price of full pages, one view of a namespace's Access
 // page (nine requests, most asking for 100) cost about 15,000 points, and two views a few seconds
 // apart were refused. The cap counts the principal's requests from admission until
 // their result is ready. Limits are per principal kind (a person at the console, a service
@@ -61,8 +64,8 @@ export type Admission =
       admitted: true;
       allowance: Allowance;
       /**
-       * The request's result is ready: its slot is free, and what it spent beyond `actualCost` (the
-       * cost of what it returned, cost.ts resultCost) is given back. Without it nothing is given back.
+       * The request's result is ready: its slot is free, and what it spent beyond `actualCost` (its
+       * cost by what its pages held, cost.ts resultCost) is given back. Without it nothing is.
        */
       release(actualCost?: number): void;
     }

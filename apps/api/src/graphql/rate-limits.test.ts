@@ -12,14 +12,13 @@ import { PrincipalBudget, type BudgetLimitsByKind } from './principal-budget.ts'
 // cap on requests in execution. Each test serves the stack's runtime through an app of its own,
 // with the limits below and a clock it moves by hand. Every number expected is worked out here
 // from those limits and the documents' costs. Admission spends the cost of full pages (object 2,
-// scalar 1, times the page size); once the result is ready, what the result cost is kept (each
-// object in it 2, each scalar 1) and the rest given back. The stack holds at least 50 namespaces
-// (and so at least 50 audit events), so these pages come back full:
-//                                                          spent at admission      kept
-//   namespaces(first: 50) { edges { node { id name } } }   (2+2+2+1+1) x 50 = 400  2 + 50 x 6 = 302
-//   namespaces(first: 10) { edges { node { id name } } }   8 x 10 = 80             2 + 10 x 6 = 62
-//   auditEvents(first: 10) { edges { node { id } } }        (2+2+2+1) x 10 = 70     2 + 10 x 5 = 52
-//   viewer { id }                                           2 + 1 = 3               3
+// scalar 1, times the page size); once the result is ready, the cost with each page counted at the
+// items it held is kept and the rest given back. The stack holds at least 50 namespaces (and so at
+// least 50 audit events), so these pages come back full and keep all they spent:
+//   namespaces(first: 50) { edges { node { id name } } }   (2 + 2 + 2 + 1 + 1) x 50 = 400
+//   namespaces(first: 10) { edges { node { id name } } }   8 x 10 = 80
+//   auditEvents(first: 10) { edges { node { id } } }        (2 + 2 + 2 + 1) x 10 = 70
+//   viewer { id }                                           2 + 1 = 3
 // A person: 1,000 points refilled over 60 s (16 2/3 a second), 2 requests at once. A service
 // principal (the bootstrap key): 400 points over 10 s (40 a second), 2 at once.
 
@@ -34,7 +33,7 @@ const LIST_N = 'query($n: Int) { namespaces(first: $n) { edges { node { id name 
 const LIST_10 = '{ namespaces(first: 10) { edges { node { id name } } } }';
 const AUDIT_10 = '{ auditEvents(first: 10) { edges { node { id } } } }';
 // 2 + 1 + the new namespace (2) with a page of 50 of its secrets, (2+2+2+1) x 50: 355 at admission.
-// What it returns keeps 7: the payload 2, __typename 1, the namespace 2, its empty page 2.
+// Its page comes back empty and is kept as a page of 1: 2 + 1 + 2 + 7 = 12.
 const CREATE_WITH_PAGE =
   'mutation($name: String!) { createNamespace(input: { name: $name }) { __typename ... on CreateNamespaceSuccess { namespace { secrets(first: 50) { edges { node { id } } } } } } }';
 
@@ -114,22 +113,22 @@ describe('P7 cost budget and concurrent requests per principal', () => {
       const first = await statementsOf(() => app.post(key, LIST_50));
       expect(first.answer.status).toBe(200);
       expect(first.answer.body.errors).toBeUndefined();
-      // 1,000 - 302 = 698 left; whole again after 302 / (1000/60) = 18.12 s.
-      expect(left(first.answer)).toEqual({ limit: '1000', remaining: '698', reset: '1700000019' });
+      // 1,000 - 400 = 600 left; whole again after 400 / (1000/60) = 24 s.
+      expect(left(first.answer)).toEqual({ limit: '1000', remaining: '600', reset: '1700000024' });
       expect(namespacePages(first.statements)).toHaveLength(1); // the list reads its page when it runs
 
       const second = await app.post(key, LIST_N, { n: 50 }); // the page size given as a variable costs the same
       expect(second.status).toBe(200);
-      expect(left(second)).toEqual({ limit: '1000', remaining: '396', reset: '1700000037' }); // 604 / (1000/60) = 36.24 s
+      expect(left(second)).toEqual({ limit: '1000', remaining: '200', reset: '1700000048' });
 
       const refused = await statementsOf(() => app.post(key, LIST_50));
       expect(refused.answer.status).toBe(429);
-      // 400 - 396 = 4 points missing at 16 2/3 a second: 0.24 s, so 1.
-      expect(refused.answer.headers.get('retry-after')).toBe('1');
+      // 400 - 200 = 200 points missing at 16 2/3 a second: 12 s.
+      expect(refused.answer.headers.get('retry-after')).toBe('12');
       expect(codes(refused.answer)).toEqual(['RATE_LIMITED']);
       expect(refused.answer.body.data ?? null).toBeNull();
       expect(namespacePages(refused.statements)).toEqual([]);
-      expect(left(refused.answer)).toEqual({ limit: '1000', remaining: '396', reset: '1700000037' }); // a refusal spends nothing
+      expect(left(refused.answer)).toEqual({ limit: '1000', remaining: '200', reset: '1700000048' }); // a refusal spends nothing
     } finally {
       await app.close();
     }
@@ -139,24 +138,24 @@ describe('P7 cost budget and concurrent requests per principal', () => {
     const app = await serve();
     try {
       const key = stack.bootstrapKey; // a service principal: 400 points
-      expect(left(await app.post(key, LIST_50))).toEqual({ limit: '400', remaining: '98', reset: '1700000008' }); // 302 back in 7.55 s
+      expect(left(await app.post(key, LIST_50))).toEqual({ limit: '400', remaining: '0', reset: '1700000010' });
       const name = `p7-refused-${Math.random().toString(36).slice(2, 8)}`;
       const refused = await statementsOf(() => app.post(key, CREATE_WITH_PAGE, { name }));
       expect(refused.answer.status).toBe(429);
-      // 355 - 98 = 257 points missing at 40 a second: 6.425 s, so 7.
-      expect(refused.answer.headers.get('retry-after')).toBe('7');
+      // 355 points missing at 40 a second: 8.875 s, so 9.
+      expect(refused.answer.headers.get('retry-after')).toBe('9');
       expect(codes(refused.answer)).toEqual(['RATE_LIMITED']);
       expect(namespaceInserts(refused.statements)).toEqual([]);
       expect(await stack.runtime.db.namespace.count({ where: { name } })).toBe(0);
-      expect(left(refused.answer)).toEqual({ limit: '400', remaining: '98', reset: '1700000008' });
-      // The same mutation once the budget is back runs, and its insert is seen; it keeps 7 of 355.
+      expect(left(refused.answer)).toEqual({ limit: '400', remaining: '0', reset: '1700000010' });
+      // The same mutation once the budget is back runs, and its insert is seen; it keeps 12 of 355.
       app.clock.now = T0 + 10_000;
       const admitted = await statementsOf(() => app.post(key, CREATE_WITH_PAGE, { name }));
       expect(admitted.answer.status).toBe(200);
       expect(admitted.answer.body.errors).toBeUndefined();
       expect(namespaceInserts(admitted.statements)).toHaveLength(1);
       expect(await stack.runtime.db.namespace.count({ where: { name } })).toBe(1);
-      expect(left(admitted.answer)).toEqual({ limit: '400', remaining: '393', reset: '1700000011' }); // 7 / 40 = 0.175 s
+      expect(left(admitted.answer)).toEqual({ limit: '400', remaining: '388', reset: '1700000011' }); // 12 / 40 = 0.3 s
     } finally {
       await app.close();
     }
@@ -166,12 +165,12 @@ describe('P7 cost budget and concurrent requests per principal', () => {
     const app = await serve();
     try {
       const [spender, other] = [await reader('p7-a'), await reader('p7-b')];
-      for (const remaining of ['698', '396']) expect(left(await app.post(spender, LIST_50)).remaining).toBe(remaining);
+      for (const remaining of ['600', '200']) expect(left(await app.post(spender, LIST_50)).remaining).toBe(remaining);
       expect((await app.post(spender, LIST_50)).status).toBe(429);
       const answer = await app.post(other, LIST_50);
       expect(answer.status).toBe(200);
       expect(answer.body.errors).toBeUndefined();
-      expect(left(answer)).toEqual({ limit: '1000', remaining: '698', reset: '1700000019' });
+      expect(left(answer)).toEqual({ limit: '1000', remaining: '600', reset: '1700000024' });
     } finally {
       await app.close();
     }
@@ -183,22 +182,23 @@ describe('P7 cost budget and concurrent requests per principal', () => {
       const key = await reader('p7-refill');
       await app.post(key, LIST_50);
       await app.post(key, LIST_50);
-      expect((await app.post(key, LIST_50)).headers.get('retry-after')).toBe('1'); // 396 left, 4 short
-      // 200 ms later: 396 + 0.2 x 16 2/3 = 399.33 left, still short.
-      app.clock.now = T0 + 200;
+      expect((await app.post(key, LIST_50)).headers.get('retry-after')).toBe('12');
+      // 11 s later: 200 + 11 x 16 2/3 = 383 left, 17 short of 400: one more second.
+      app.clock.now = T0 + 11_000;
       const early = await app.post(key, LIST_50);
       expect(early.status).toBe(429);
-      expect(left(early)).toEqual({ limit: '1000', remaining: '399', reset: '1700000037' });
-      // 240 ms later exactly 400 are back, and the operation runs: 400 - 302 = 98 left, 902 to refill (54.12 s).
-      app.clock.now = T0 + 240;
+      expect(early.headers.get('retry-after')).toBe('1');
+      expect(left(early)).toEqual({ limit: '1000', remaining: '383', reset: '1700000048' });
+      // 12 s later exactly 400 are back, and the operation runs.
+      app.clock.now = T0 + 12_000;
       const admitted = await app.post(key, LIST_50);
       expect(admitted.status).toBe(200);
       expect(admitted.body.errors).toBeUndefined();
-      expect(left(admitted)).toEqual({ limit: '1000', remaining: '98', reset: '1700000055' });
+      expect(left(admitted)).toEqual({ limit: '1000', remaining: '0', reset: '1700000072' });
       // After a whole window the budget is whole and no more: 1,000, not 1,000 + what was left.
-      app.clock.now = T0 + 240 + 600_000;
-      // 1,000 - 62 = 938, whole again in 62 / (1000/60) = 3.72 s.
-      expect(left(await app.post(key, LIST_10))).toEqual({ limit: '1000', remaining: '938', reset: '1700000604' });
+      app.clock.now = T0 + 12_000 + 600_000;
+      // 1,000 - 80 = 920, whole again in 80 / (1000/60) = 4.8 s.
+      expect(left(await app.post(key, LIST_10))).toEqual({ limit: '1000', remaining: '920', reset: '1700000617' });
     } finally {
       await app.close();
     }
@@ -216,7 +216,7 @@ describe('P7 cost budget and concurrent requests per principal', () => {
         const answer = await app.post(user.apiKey, LIST_50);
         expect(answer.status).toBe(200);
         expect((answer.body.data?.namespaces as { edges: unknown[] }).edges).toHaveLength(1);
-        // Each keeps 2 + 1 x 6 = 8 of the 400 it needed to start; charged in full, the third would be refused.
+        // Each keeps a page of 1, 8, of the 400 it needed to start; charged in full, the third would be refused.
         expect(left(answer).remaining).toBe(String(1000 - 8 * i));
       }
     } finally {
@@ -259,10 +259,10 @@ describe('P7 cost budget and concurrent requests per principal', () => {
         expect(answer.status).toBe(200);
         expect(answer.body.errors).toBeUndefined();
       }
-      // Each held one kept 52 of its 70 once it finished: 400 - 104 = 296; then a page of 10 keeps 62.
+      // The held ones' pages came back full and kept their 140.
       const after = await app.post(key, LIST_10);
       expect(after.status).toBe(200);
-      expect(left(after)).toEqual({ limit: '400', remaining: '234', reset: '1700000005' }); // 166 / 40 = 4.15 s
+      expect(left(after)).toEqual({ limit: '400', remaining: '180', reset: '1700000006' }); // 260 - 80; 220 / 40 = 5.5 s
     } finally {
       await locker.query('ROLLBACK').catch(() => {});
       await locker.end();

@@ -1,4 +1,4 @@
-import { GraphQLError, getOperationAST, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { GraphQLError, getOperationAST, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Actor } from '../services/deps.ts';
 import type { GraphQLContext } from './builder.ts';
@@ -27,14 +27,17 @@ export const CONCURRENCY_LIMITED = 'CONCURRENCY_LIMITED';
 interface Held {
   actor: Actor;
   admission?: Admission;
+  /** What resultCost needs to price the answer: the operation as admitted. */
+  priced?: { args: ExecutionArgs; operation: OperationDefinitionNode; variables: Record<string, unknown> };
 }
 
 type Result = Parameters<NonNullable<Plugin<Context>['onExecutionResult']>>[0]['result'];
 
 /** What the result cost; undefined (nothing given back) for a stream or no result. */
-function actualCost(result: Result): number | undefined {
-  if (!result || Symbol.asyncIterator in result) return undefined;
-  return resultCost(result.data);
+function actualCost(held: Held | undefined, result: Result): number | undefined {
+  if (!held?.priced || !result || Symbol.asyncIterator in result) return undefined;
+  const { args, operation, variables } = held.priced;
+  return resultCost(args.schema, args.document, operation, variables, result.data);
 }
 
 type Context = GraphQLContext & { request?: Request };
@@ -65,8 +68,8 @@ export function useRateLimits(budget: PrincipalBudget): Plugin<Context> {
   // Once the result is ready its slot is free; the answer's own hook is the fallback for a result
   // that never reached the first (a hook that threw).
   const release = (request: Request, result?: Result) => {
-    const admission = requests.get(request)?.admission;
-    if (admission?.admitted) admission.release(actualCost(result));
+    const held = requests.get(request);
+    if (held?.admission?.admitted) held.admission.release(actualCost(held, result));
   };
 
   const admit = (args: ExecutionArgs & { contextValue: Context }, stop: (result: ExecutionResult) => void) => {
@@ -78,6 +81,7 @@ export function useRateLimits(budget: PrincipalBudget): Plugin<Context> {
     const variables = (args.variableValues ?? {}) as Record<string, unknown>;
     const cost = operationCost(args.schema, args.document, operation, variables);
     held.admission = budget.admit(held.actor, cost);
+    held.priced = { args, operation, variables };
     if (!held.admission.admitted) stop({ errors: [refusal(held.admission, Math.max(1, cost))] });
   };
 
