@@ -90,12 +90,27 @@ function selectionCost(set: SelectionSetNode, parent: GraphQLNamedType | undefin
   return cost;
 }
 
+function fieldOf(parent: GraphQLNamedType | undefined, node: FieldNode): GraphQLField<unknown, unknown> | undefined {
+  return parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[node.name.value] : undefined;
+}
+
 function fieldCost(node: FieldNode, parent: GraphQLNamedType | undefined, walk: Walk): number {
   if (!node.selectionSet) return SCALAR;
   if (node.name.value === '__schema') return 0; // introspection is answered from memory
-  const field = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[node.name.value] : undefined;
+  const field = fieldOf(parent, node);
   const inner = OBJECT + selectionCost(node.selectionSet, field ? getNamedType(field.type) : undefined, walk);
   return inner * pageSize(node, field, walk);
+}
+
+/** The document's fragments and the operation's variable defaults, for either walk. */
+function walkOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>>): Walk {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const defaults = new Map<string, ValueNode>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    if (definition.defaultValue) defaults.set(definition.variable.name.value, definition.defaultValue);
+  }
+  return { schema, fragments, fragmentCosts: new Map(), variables, defaults };
 }
 
 export function operationCost(
@@ -104,13 +119,7 @@ export function operationCost(
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> = {},
 ): number {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  const defaults = new Map<string, ValueNode>();
-  for (const definition of operation.variableDefinitions ?? []) {
-    if (definition.defaultValue) defaults.set(definition.variable.name.value, definition.defaultValue);
-  }
-  const walk: Walk = { schema, fragments, fragmentCosts: new Map(), variables, defaults };
+  const walk = walkOf(schema, document, operation, variables);
   return selectionCost(operation.selectionSet, schema.getRootType(operation.operation) ?? undefined, walk);
 }
 
@@ -140,13 +149,7 @@ export function resultCost(
   variables: Readonly<Record<string, unknown>>,
   data: unknown,
 ): number {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  const defaults = new Map<string, ValueNode>();
-  for (const definition of operation.variableDefinitions ?? []) {
-    if (definition.defaultValue) defaults.set(definition.variable.name.value, definition.defaultValue);
-  }
-  const walk: Walk = { schema, fragments, fragmentCosts: new Map(), variables, defaults };
+  const walk = walkOf(schema, document, operation, variables);
   if (!isRecord(data)) return 0;
   return answeredSelectionCost(operation.selectionSet, schema.getRootType(operation.operation) ?? undefined, data, walk);
 }
@@ -174,7 +177,7 @@ function answeredFieldCost(node: FieldNode, parent: GraphQLNamedType | undefined
   if (!node.selectionSet) return SCALAR;
   if (node.name.value === '__schema') return 0;
   const asked = () => fieldCost(node, parent, walk);
-  const field = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[node.name.value] : undefined;
+  const field = fieldOf(parent, node);
   const type = field ? getNamedType(field.type) : undefined;
   const set = node.selectionSet;
   if (field && PAGE_ARGUMENTS.some((name) => field.args.some((a) => a.name === name))) {
