@@ -25,8 +25,9 @@
 //   4. A flood, printed with no budget (OCC_BENCH_FAIRNESS_FLOOD_SECONDS, 10; 0 skips it): the
 //      cheapest document's clients ignoring Retry-After. That is a request rate, which no cost
 //      budget bounds: every refusal is still parsed, authenticated and answered.
-// It prints the documents and their costs, p50/p95 idle and under each load with the ratio, and
-// per heavy client what it was answered.
+// It prints the documents, their costs and what one answer keeps of its cost (P7 gives back what
+// its short pages did not hold), p50/p95 idle and under each load with the ratio, and per heavy
+// client what it was answered and the points its answers kept.
 //
 // PostgreSQL: a scratch database beside DATABASE_URL's (dropped after); skipped without it.
 // Alone: cd apps/api && DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres
@@ -40,7 +41,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { migrateDatabase } from '../../apps/api/src/db/migrate.ts';
 import { readEnv } from '../../apps/api/src/env.ts';
-import { documentCost } from '../../apps/api/src/graphql/cost.ts';
+import { getOperationAST } from 'graphql';
+import { documentCost, resultCost } from '../../apps/api/src/graphql/cost.ts';
 import { LIMITS } from '../../apps/api/src/graphql/limits.ts';
 import { parseWithinLimits } from '../../apps/api/src/graphql/parse.ts';
 import { PrincipalBudget } from '../../apps/api/src/graphql/principal-budget.ts';
@@ -106,10 +108,18 @@ function widest(selection: string, variables: Record<string, unknown>): { query:
   return best;
 }
 
-async function post(url: string, key: string, query: string, variables: Record<string, unknown> = {}): Promise<{ ms: number; status: number; body: { errors?: unknown[] } }> {
+/** What an answer to the query keeps of its cost once P7 gives back what its short pages did not hold. */
+function keptCost(query: string, variables: Record<string, unknown>, data: unknown): number {
+  const document = parseWithinLimits(query);
+  const operation = getOperationAST(document);
+  if (!operation) throw new Error('the document has no operation');
+  return Math.max(1, Math.ceil(resultCost(schema, document, operation, variables, data)));
+}
+
+async function post(url: string, key: string, query: string, variables: Record<string, unknown> = {}): Promise<{ ms: number; status: number; body: { data?: unknown; errors?: unknown[] } }> {
   const began = performance.now();
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query, variables }) });
-  const body = (await res.json()) as { errors?: unknown[] };
+  const body = (await res.json()) as { data?: unknown; errors?: unknown[] };
   return { ms: performance.now() - began, status: res.status, body };
 }
 
@@ -223,7 +233,8 @@ try {
   const variables = { ns: filled.namespaceId };
 
   // 1. The most expensive documents the limits allow, timed without a budget.
-  const candidates: Array<{ name: string; query: string; cost: number; aliases: number; p50: number }> = [];
+  // kept: what one answer keeps of the cost (the same answer each time: nothing changes the rows).
+  const candidates: Array<{ name: string; query: string; cost: number; kept: number; aliases: number; p50: number }> = [];
   for (const { name, selection } of SELECTIONS) {
     const form = widest(selection, variables);
     const first = await post(unlimitedUrl, measured, form.query, variables);
@@ -231,14 +242,14 @@ try {
     for (let i = 0; i < 3; i++) await post(unlimitedUrl, measured, form.query, variables);
     const times: number[] = [];
     for (let i = 0; i < 10; i++) times.push((await post(unlimitedUrl, measured, form.query, variables)).ms);
-    candidates.push({ name, ...form, p50: median(times) });
+    candidates.push({ name, ...form, kept: keptCost(form.query, variables, first.body.data), p50: median(times) });
   }
   candidates.sort((a, b) => a.p50 / a.cost - b.p50 / b.cost);
   process.stdout.write(
     table(
       `Documents at P3's limits, ${SIZE} rows of each kind, timed alone without a budget (10 runs after 4)`,
-      ['selection', 'aliases', 'cost', 'p50', 'per 1,000 points'],
-      candidates.map((c) => [c.name, String(c.aliases), String(c.cost), ms(c.p50), ms((c.p50 * 1000) / c.cost)]),
+      ['selection', 'aliases', 'cost', 'kept', 'p50', 'per 1,000 points'],
+      candidates.map((c) => [c.name, String(c.aliases), String(c.cost), String(c.kept), ms(c.p50), ms((c.p50 * 1000) / c.cost)]),
     ),
   );
   const limit = limits.HUMAN;
@@ -268,7 +279,7 @@ try {
     const ratio = p95(samples) / p95(idle);
     rows.push([label, load.name, String(samples.length), ms(median(samples)), ms(p95(samples)), ratio.toFixed(2)]);
     for (const [i, c] of counts.entries()) {
-      clientRows.push([`${label} ${i}`, String(c.sent), String(c.ok), String(c.withErrors), String(c.rateLimited), String(c.concurrencyLimited), String(c.other), c.okP50Ms === null ? '-' : ms(c.okP50Ms), String((c.ok + c.withErrors) * load.cost)]);
+      clientRows.push([`${label} ${i}`, String(c.sent), String(c.ok), String(c.withErrors), String(c.rateLimited), String(c.concurrencyLimited), String(c.other), c.okP50Ms === null ? '-' : ms(c.okP50Ms), String((c.ok + c.withErrors) * load.kept)]);
     }
     if (counts.some((c) => c.other > 0)) throw new Error('a heavy client was answered something other than a 200 or a 429 from the limiter');
     if (honorRetryAfter && counts.some((c) => c.rateLimited + c.concurrencyLimited === 0)) {
@@ -284,7 +295,7 @@ try {
 
   process.stdout.write(table(`\n{ viewer { id } } of another person, one every ${PACE_MS} ms (${new Date().toISOString()})`, ['phase', 'heavy document', 'requests', 'p50', 'p95', 'p95 / idle p95'], rows));
   process.stdout.write(
-    table('Heavy clients', ['client', 'sent', 'answered', 'with errors', 'RATE_LIMITED', 'CONCURRENCY_LIMITED', 'other', 'answered p50', 'points spent'], clientRows),
+    table('Heavy clients', ['client', 'sent', 'answered', 'with errors', 'RATE_LIMITED', 'CONCURRENCY_LIMITED', 'other', 'answered p50', 'points kept'], clientRows),
   );
   const worst = Math.max(...ratios);
   overBudget = worst > BUDGET;
