@@ -1,5 +1,5 @@
-// The worker thread of thread.ts: starts the server (and the kubelet simulator), says where it
-// listens, and closes both when told.
+// The worker thread of thread.ts: loads the server's modules, then, when told, starts the server
+// (and the kubelet simulator), says where it listens, and closes both when told.
 
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -27,17 +27,25 @@ if (options.nice !== undefined && process.platform === 'linux') {
 
 let emulator: KubeEmulator | undefined;
 let kubelet: KubeletSimulator | undefined;
-try {
-  emulator = await startKubeEmulator(options.emulator);
-  if (options.kubelet) kubelet = await startKubeletSimulator(emulator.kubeConfig());
-  port.postMessage({ type: 'ready', url: emulator.url, token: emulator.token, caCertificate: emulator.caCertificate });
-} catch (error) {
-  await emulator?.close().catch(() => undefined);
-  port.postMessage({ type: 'failed', message: describe(error) });
-  port.close();
+// Loaded and waiting (thread.ts boots the thread before the caller may let it read its data file):
+// the cluster starts when told to.
+async function start(): Promise<void> {
+  try {
+    emulator = await startKubeEmulator(options.emulator);
+    if (options.kubelet) kubelet = await startKubeletSimulator(emulator.kubeConfig());
+    port!.postMessage({ type: 'ready', url: emulator.url, token: emulator.token, caCertificate: emulator.caCertificate });
+  } catch (error) {
+    await emulator?.close().catch(() => undefined);
+    port!.postMessage({ type: 'failed', message: describe(error) });
+    port!.close();
+  }
 }
 
 port.on('message', (message: { type: string }) => {
+  if (message.type === 'start') {
+    void start();
+    return;
+  }
   if (message.type !== 'close' || !emulator) return;
   const running = emulator;
   emulator = undefined;

@@ -2,11 +2,11 @@
 // sees through kubectl, while the thread that started it is busy.
 
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKubeEmulatorThread } from './thread.ts';
+import { bootKubeEmulatorThread, startKubeEmulatorThread } from './thread.ts';
 
 const KUBECTL = '/usr/bin/kubectl';
 let dir: string;
@@ -58,4 +58,29 @@ describe('the embedded cluster on its own thread', () => {
     await expect(startKubeEmulatorThread({ emulator: { dataFile } })).rejects.toThrow(`${dataFile}.wal-000001 line 1 is not a log record`);
     await expect(startKubeEmulatorThread({ emulator: { clock: () => new Date() } as never })).rejects.toThrow(/clock cannot be passed/);
   });
+
+  it('E1 a booted thread reads its data folder only when started: cancelled first, it leaves every file as it was; a damaged log is found at start, not at boot', async () => {
+    // What the product relies on: it boots the thread before it checks that the state is not a newer
+    // release's, and starts it only after.
+    const folder = join(dir, 'held');
+    const dataFile = join(folder, 'objects.json');
+    const first = await startKubeEmulatorThread({ emulator: { dataFile } });
+    await first.close();
+    const snapshot = async () => Object.fromEntries(await Promise.all((await readdir(folder)).sort().map(async (name) => [name, await readFile(join(folder, name), 'utf8')] as const)));
+    const before = await snapshot();
+    expect(Object.keys(before).length).toBeGreaterThan(0);
+
+    const cancelled = bootKubeEmulatorThread({ emulator: { dataFile }, kubelet: true });
+    await new Promise((r) => setTimeout(r, 1500)); // long enough for the thread to load its modules and, were it not held, to open the files
+    await cancelled.cancel();
+    expect(await snapshot()).toEqual(before);
+
+    // A log damaged while the thread waits is read, and refused, only by start().
+    const booted = bootKubeEmulatorThread({ emulator: { dataFile } });
+    await new Promise((r) => setTimeout(r, 1500));
+    // (A damaged last line alone would be a write cut short, which a start forgives.)
+    await writeFile(`${dataFile}.wal-000009`, 'not a record\n{"rv":2,"op":"delete","key":"secrets","name":"x"}\n');
+    await expect(booted.start()).rejects.toThrow(`${dataFile}.wal-000009 line 1 is not a log record`);
+    await booted.cancel();
+  }, 60_000);
 });

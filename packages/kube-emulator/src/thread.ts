@@ -3,10 +3,11 @@
 // garbage collector and the simulator's work never take turns of the event loop the product's
 // GraphQL API runs on. Clients reach it over HTTPS as before; only the handle is different: no
 // in-process fault injection (use `adminToken` and /admin/faults) and no containers() view.
+// This module loads nothing heavy before the thread is started (kubeconfig.ts, and with it
+// client-node, only then), so a caller can boot the thread before it loads its own modules.
 
 import { Worker } from 'node:worker_threads';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.ts';
 import type { KubeEmulatorOptions } from './server.ts';
 
 export interface ThreadedClusterOptions {
@@ -30,30 +31,77 @@ export interface ThreadedCluster {
 
 type FromThread = { type: 'ready'; url: string; token: string; caCertificate: string } | { type: 'failed'; message: string } | { type: 'closed' };
 
-/** The worker's module beside this one; from TypeScript sources it loads through tsx, as the caller did. */
-function threadModule(): { url: URL; execArgv: string[] | undefined } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(fromSource ? './thread-main.ts' : './thread-main.js', import.meta.url);
+/**
+ * A worker thread's module `name` (without extension) beside the module at `base`
+ * (import.meta.url): from TypeScript sources it loads through tsx, as the caller did; from the built
+ * product, the .js beside it.
+ */
+export function workerModule(base: string, name: string): { url: URL; execArgv: string[] | undefined } {
+  const fromSource = base.endsWith('.ts');
+  const url = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, base);
   if (!fromSource || process.execArgv.some((a) => a.includes('tsx'))) return { url, execArgv: undefined };
   return { url, execArgv: [...process.execArgv, '--import', import.meta.resolve('tsx')] };
 }
 
-export async function startKubeEmulatorThread(options: ThreadedClusterOptions): Promise<ThreadedCluster> {
+/**
+ * A cluster thread booted and waiting: its modules load (the larger part of its start) while the
+ * caller does other work, and it opens its data file and listens only on `start`. So a caller that
+ * must check something before the cluster's state is read (the product refuses state a newer release
+ * wrote) can still boot it first. `cancel` ends a thread that was never started.
+ */
+export interface BootingCluster {
+  start(): Promise<ThreadedCluster>;
+  cancel(): Promise<void>;
+}
+
+export function bootKubeEmulatorThread(options: ThreadedClusterOptions): BootingCluster {
   if ('clock' in options.emulator) throw new Error('startKubeEmulatorThread: a clock cannot be passed to another thread');
-  const { url: moduleUrl, execArgv } = threadModule();
+  const { url: moduleUrl, execArgv } = workerModule(import.meta.url, 'thread-main');
   const worker = new Worker(moduleUrl, { workerData: options, ...(execArgv ? { execArgv } : {}) });
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
-  const ready = await new Promise<Extract<FromThread, { type: 'ready' }>>((resolve, reject) => {
+  // Listened to from the boot on: an error or an exit before `start` is kept for it to report.
+  const ready = new Promise<Extract<FromThread, { type: 'ready' }>>((resolve, reject) => {
     worker.once('error', reject);
     worker.once('message', (message: FromThread) => {
       if (message.type === 'ready') resolve(message);
       else reject(new Error(message.type === 'failed' ? message.message : 'the embedded cluster thread answered before it was ready'));
     });
     void exited.then((code) => reject(new Error(`the embedded cluster thread exited with ${code} before it was ready`)));
-  }).catch(async (error: unknown) => {
-    await worker.terminate();
-    throw error;
   });
+  ready.catch(() => undefined); // reported by start(); a thread cancelled before it was started has nothing to report
+  let started: Promise<ThreadedCluster> | undefined;
+  return {
+    start() {
+      started ??= (async () => {
+        worker.postMessage({ type: 'start' });
+        const answer = await ready.catch(async (error: unknown) => {
+          await worker.terminate();
+          throw error;
+        });
+        const { kubeConfigFor, kubeconfigYaml } = await import('./kubeconfig.ts');
+        return threadedCluster(worker, exited, answer, kubeConfigFor, kubeconfigYaml);
+      })();
+      return started;
+    },
+    async cancel() {
+      if (started) return (await started.catch(() => null))?.close();
+      await worker.terminate();
+    },
+  };
+}
+
+/** Boots the thread and starts the cluster at once. */
+export async function startKubeEmulatorThread(options: ThreadedClusterOptions): Promise<ThreadedCluster> {
+  return bootKubeEmulatorThread(options).start();
+}
+
+function threadedCluster(
+  worker: Worker,
+  exited: Promise<number>,
+  ready: Extract<FromThread, { type: 'ready' }>,
+  kubeConfigFor: (url: string, token: string, ca: string) => KubeConfig,
+  kubeconfigYaml: (url: string, token: string, ca: string) => string,
+): ThreadedCluster {
   let closing: Promise<void> | undefined;
   return {
     url: ready.url,
