@@ -1,13 +1,13 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { isMainThread } from 'node:worker_threads';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeEmulator } from '@occ/kube-emulator/server';
 import type { KubeletSimulator } from '@occ/kube-emulator/kubelet/simulator';
 import { createDb, poolOf, type Db } from './db/client.ts';
+import type { EmbeddedPostgres } from './db/embedded-postgres.ts';
+import { runsEmbedded, startEmbedded, type EmbeddedStart } from './embedded.ts';
 import { assertSchemaCurrent, migrateDatabase } from './db/migrate.ts';
-import { ensurePrivateFolder } from './db/private-folder.ts';
 import { migrateKubernetesObjects } from './upgrade/kube-migrations.ts';
 import { assertStateNotNewer, recordReleaseStart } from './upgrade/stored-state.ts';
 import { KubernetesAgentObjectsDriver } from './drivers/kubernetes-agent-objects.ts';
@@ -81,6 +81,8 @@ export interface RuntimeOptions {
   logger: Logger;
   /** Tests keep the embedded database in memory. */
   inMemory?: boolean;
+  /** The embedded parts, started before the runtime's modules loaded (start.ts); otherwise started here. */
+  embedded?: Promise<EmbeddedStart>;
   /**
    * Tests: the in-memory embedded database starts from this data-folder image (a PGlite
    * `dumpDataDir` of a migrated database) instead of an empty one, which skips initdb.
@@ -129,23 +131,28 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     let databaseUrl = env.databaseUrl;
     if (!databaseUrl && env.production) throw new Error('production has no embedded PostgreSQL: set DATABASE_URL');
-    const embeddedKube = !env.kubeconfig && !env.inCluster && !env.production;
-    if (!options.inMemory && (!databaseUrl || embeddedKube)) {
-      // P8: the embedded servers' data is this user's alone. Refused before anything is read from a
-      // folder others may write; files made from here on are 0600 (the main thread's umask).
-      if (isMainThread) process.umask(0o077);
-      const report = await ensurePrivateFolder(env.dataDir);
-      if (report.tightenedCount) logger.warn('data folder made private to this user (P8)', { dataDir: env.dataDir, tightened: report.tightenedCount, first: report.tightened });
+    const runs = runsEmbedded(env);
+    // With a data folder, the embedded parts start together (embedded.ts), or were started before
+    // this runtime's modules loaded (start.ts); in memory (tests) each starts here, in this thread.
+    const early = options.inMemory || !(runs.postgres || runs.kubernetes) ? null : await (options.embedded ?? startEmbedded(env));
+    if (early) {
+      closers.push(() => early.abandon());
+      if (early.folder.tightenedCount) logger.warn('data folder made private to this user (P8)', { dataDir: env.dataDir, tightened: early.folder.tightenedCount, first: early.folder.tightened });
     } else {
       await mkdir(env.dataDir, { recursive: true });
     }
     if (!databaseUrl) {
-      // Loaded only here: a production replica never loads PGlite or the embedded API server.
-      const { startEmbeddedPostgres } = await import('./db/embedded-postgres.ts');
-      const pg = await startEmbeddedPostgres(options.inMemory ? { image: options.embeddedDatabaseImage } : { dataDir: path.join(env.dataDir, 'pglite') });
-      closers.push(() => pg.close());
+      let pg: EmbeddedPostgres;
+      if (early?.postgres) {
+        pg = await early.postgres;
+      } else {
+        // Loaded only here: a production replica never loads PGlite or the embedded API server.
+        const { startEmbeddedPostgres } = await import('./db/embedded-postgres.ts');
+        pg = await startEmbeddedPostgres({ image: options.embeddedDatabaseImage });
+        closers.push(() => pg.close());
+      }
       databaseUrl = pg.url;
-      logger.info('embedded PostgreSQL (PGlite) started', { dataDir: options.inMemory ? 'memory' : path.join(env.dataDir, 'pglite') });
+      logger.info('embedded PostgreSQL (PGlite) started', { dataDir: early ? path.join(env.dataDir, 'pglite') : 'memory' });
     }
     // Downgrades: state a newer release migrated is refused before anything (the embedded cluster's
     // data file included) is started, migrated or written.
@@ -162,36 +169,24 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       // R1: readEnv refuses this; a runtime started some other way must not fall back either.
       throw new Error('production has no embedded Kubernetes: set KUBECONFIG or run in a pod');
     } else {
-      // The embedded cluster serves the product's CRDs (deploy/crds) and runs a kubelet simulator,
-      // so gateway Deployments report availability from their secret references as on a cluster.
-      // With a data folder (`npm start`) both run on a thread of their own (thread.ts): a burst of
-      // cluster writes does not take turns of the event loop GraphQL answers on. In memory (tests)
-      // they run in this thread, so tests reach fault injection (E4) and the containers' view.
-      const [{ OPENCLAW_CRD_DIR, OPENCLAW_RBAC_FILE }, { startKubeletSimulator }, { startKubeEmulator }, { startKubeEmulatorThread }] = await Promise.all([
-        import('@occ/kube-emulator/crds'),
-        import('@occ/kube-emulator/kubelet/simulator'),
-        import('@occ/kube-emulator/server'),
-        import('@occ/kube-emulator/thread'),
-      ]);
-      const emulatorOptions = {
-        crdDirs: [OPENCLAW_CRD_DIR],
-        // E9: the embedded server authorizes; agents are bound to deploy/rbac.yaml's
-        // occ-selfconfig-agent (SC5), which a platform team applies on a real cluster.
-        clusterRoleFiles: [OPENCLAW_RBAC_FILE],
-      };
       let kube: { url: string; kubeConfig(): KubeConfig; kubeconfigYaml(): string };
-      if (options.inMemory) {
-        const inProcess = await startKubeEmulator(emulatorOptions);
+      if (early?.cluster) {
+        // On its thread (embedded.ts), started now that the state is known to be this release's or older.
+        kube = await early.cluster.start();
+      } else {
+        // In memory (tests): in this thread, so tests reach fault injection (E4) and the containers' view.
+        const [{ OPENCLAW_CRD_DIR, OPENCLAW_RBAC_FILE }, { startKubeletSimulator }, { startKubeEmulator }] = await Promise.all([
+          import('@occ/kube-emulator/crds'),
+          import('@occ/kube-emulator/kubelet/simulator'),
+          import('@occ/kube-emulator/server'),
+        ]);
+        const inProcess = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR], clusterRoleFiles: [OPENCLAW_RBAC_FILE] });
         closers.push(() => inProcess.close());
         emulator = inProcess;
         kube = inProcess;
         const simulator = await startKubeletSimulator(inProcess.kubeConfig());
         kubelet = simulator;
         closers.push(async () => simulator.stop());
-      } else {
-        const threaded = await startKubeEmulatorThread({ emulator: { ...emulatorOptions, dataFile: path.join(env.dataDir, 'kube', 'objects.json') }, kubelet: true, nice: 5 });
-        closers.push(() => threaded.close());
-        kube = threaded;
       }
       kubeConfig = kube.kubeConfig();
       embeddedKubernetes = true;

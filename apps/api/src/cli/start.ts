@@ -1,3 +1,5 @@
+import { enableCompileCache } from 'node:module';
+import path from 'node:path';
 import { preflight } from './preflight.ts';
 
 // `npm start`'s entry, and the image's: the running Node and the built product's export condition
@@ -5,5 +7,17 @@ import { preflight } from './preflight.ts';
 preflight('apps/api/dist/cli/start.js');
 // R1: the configuration is checked before the product's modules load, so a refused start says so at
 // once (serve.ts reads it again, at no cost).
-(await import('./config.ts')).readEnvOrExit();
-await import('./serve.ts');
+const env = (await import('./config.ts')).readEnvOrExit();
+// The embedded parts (PGlite and the cluster, each on a thread of its own) start now, while the
+// product's modules load: those take most of a start. Its threads exist before the product's
+// modules load (embedded.ts says why); a failure is awaited, and reported, by startRuntime.
+const { runsEmbedded, startEmbedded } = await import('../embedded.ts');
+const runs = runsEmbedded(env);
+const embedded = runs.postgres || runs.kubernetes ? startEmbedded(env) : undefined;
+await embedded?.catch(() => undefined);
+// Loading the product's modules is most of a start; V8's compiled code for them is kept between
+// starts. With a data folder, in it (private to this user, P8: another user must not be able to
+// hand this process compiled code); a production replica keeps none.
+if (embedded && (await embedded.then(() => true, () => false))) enableCompileCache(path.join(env.dataDir, 'cache', 'compiled'));
+const { serve } = await import('./serve.ts');
+await serve(embedded);

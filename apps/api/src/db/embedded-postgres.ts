@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { Worker } from 'node:worker_threads';
+import { workerModule } from '@occ/kube-emulator/thread';
+import type { FromPostgresThread, PostgresThreadData } from './embedded-postgres-thread.ts';
 
 // The embedded default: PGlite (PostgreSQL 17 in Wasm) served by pglite-socket, so the product and
 // Prisma's migrations use the same node-postgres code path as with a real server. PGlite runs one
@@ -30,6 +33,11 @@ export interface EmbeddedPostgresOptions {
   image?: Blob;
   /** Must cover the pool sizes of every client (the app's pool plus the migration run). */
   maxConnections?: number;
+  /**
+   * With a data folder: PGlite and its socket server run on a worker thread of their own
+   * (embedded-postgres-thread.ts), so its statements do not take turns of this thread's event loop.
+   */
+  thread?: boolean;
 }
 
 /** Linux's sun_path holds 108 bytes with its terminating NUL. */
@@ -38,6 +46,16 @@ const SOCKET_PATH_MAX = 107;
 const SOCKET_NAME = '.s.PGSQL.5432';
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
+  return (await launchEmbeddedPostgres(options)).started;
+}
+
+/**
+ * startEmbeddedPostgres in two steps: resolves as soon as PGlite is starting (with `thread`, once
+ * its thread exists), with the promise of it started. A caller about to load many modules waits for
+ * this first: while modules load, this thread's event loop does not turn, and the steps before the
+ * thread is made would wait for them.
+ */
+export async function launchEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<{ started: Promise<EmbeddedPostgres> }> {
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   let socketDir = options.socketDir ?? (options.dataDir ? path.join(path.dirname(options.dataDir), 'run') : null);
   let temporary = false;
@@ -49,20 +67,66 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   }
   const socketPath = path.join(socketDir, SOCKET_NAME);
   if (!temporary) await clearStaleSocket(socketPath);
+  const maxConnections = options.maxConnections ?? 32;
+  const folder = socketDir;
+  const removeSocket = () => (temporary ? rm(folder, { recursive: true, force: true }) : unlink(socketPath).catch(() => {}));
+  const started = (options.thread && options.dataDir ? startOnThread({ dataDir: options.dataDir, socketPath, maxConnections }) : startHere(options, socketPath, maxConnections)).then(
+    (stop): EmbeddedPostgres => ({
+      url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(folder)}`,
+      socketPath,
+      async close() {
+        await stop();
+        await removeSocket();
+      },
+    }),
+  );
+  return { started };
+}
+
+/** PGlite and its socket server in this thread; returns what stops them. */
+async function startHere(options: EmbeddedPostgresOptions, socketPath: string, maxConnections: number): Promise<() => Promise<void>> {
   const db = options.dataDir ? new PGlite(options.dataDir) : new PGlite(options.image ? { loadDataDir: options.image } : {});
   await db.waitReady;
-  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: options.maxConnections ?? 32 });
+  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
   await server.start();
-  return {
-    url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`,
-    socketPath,
-    async close() {
-      await server.stop();
-      await db.close();
-      if (temporary) await rm(socketDir, { recursive: true, force: true });
-      else await unlink(socketPath).catch(() => {});
-    },
+  return async () => {
+    await server.stop();
+    await db.close();
   };
+}
+
+/** The same on a worker thread (embedded-postgres-thread.ts), made before this returns a promise; resolves to what stops it. */
+function startOnThread(data: PostgresThreadData): Promise<() => Promise<void>> {
+  const { url, execArgv } = workerModule(import.meta.url, 'embedded-postgres-thread');
+  const worker = new Worker(url, { workerData: data, ...(execArgv ? { execArgv } : {}) });
+  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  const answer = (expected: FromPostgresThread['type']) =>
+    new Promise<void>((resolve, reject) => {
+      const onMessage = (message: FromPostgresThread) => {
+        if (message.type === expected) resolve();
+        else if (message.type === 'failed') reject(new Error(`the embedded database thread failed: ${message.message}`));
+      };
+      worker.on('message', onMessage);
+      worker.once('error', reject);
+      void exited.then((code) => reject(new Error(`the embedded database thread exited with ${code}`)));
+    });
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      const closed = answer('closed').catch(() => undefined);
+      worker.postMessage({ type: 'close' });
+      await closed;
+      await exited;
+    })();
+    return stopping;
+  };
+  return answer('ready').then(
+    () => stop,
+    async (error: unknown) => {
+      await worker.terminate();
+      throw error;
+    },
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { chmod, lstat, mkdir, readdir } from 'node:fs/promises';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 // P8: the embedded defaults keep API key hashes, the audit trail, the embedded cluster's objects
@@ -26,14 +26,24 @@ const OTHERS_ANY = 0o077;
  * user owns: its contents could have been replaced, and chmod would not undo that.
  */
 export async function ensurePrivateFolder(folder: string): Promise<PrivateFolderReport> {
-  const existing = await lstat(folder).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
-    throw error;
-  });
+  return ensurePrivateFolderNow(folder);
+}
+
+// Synchronous file calls: this runs at start-up, when nothing else waits on the thread. Walked with
+// asynchronous calls, the ~1,000 files of PGlite's folder took turns with the product's module
+// loading (start.ts runs this while serve.ts loads) and held the database's start back by a second.
+function ensurePrivateFolderNow(folder: string): PrivateFolderReport {
+  let existing: Stats | null;
+  try {
+    existing = lstatSync(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    existing = null;
+  }
   if (existing && !existing.isDirectory()) throw new DataFolderNotPrivateError(`The data folder ${folder} is not a folder; set OCC_DATA_DIR to a folder, or move the file away.`);
-  if (!existing) await mkdir(folder, { recursive: true, mode: 0o700 });
+  if (!existing) mkdirSync(folder, { recursive: true, mode: 0o700 });
   const uid = process.getuid?.();
-  const top = existing ?? (await lstat(folder));
+  const top = existing ?? lstatSync(folder);
   if (uid !== undefined && top.uid !== uid) {
     throw new DataFolderNotPrivateError(
       `The data folder ${folder} belongs to uid ${top.uid}, not to this process's user (uid ${uid}); others could have changed what is in it. Run as its owner, or move it away and start again (a new installation).`,
@@ -45,26 +55,26 @@ export async function ensurePrivateFolder(folder: string): Promise<PrivateFolder
     );
   }
   const report: PrivateFolderReport = { tightened: [], tightenedCount: 0 };
-  const tighten = async (file: string, mode: number, wanted: number) => {
+  const tighten = (file: string, mode: number, wanted: number) => {
     if ((mode & OTHERS_ANY) === 0) return;
-    await chmod(file, wanted);
+    chmodSync(file, wanted);
     report.tightenedCount++;
     if (report.tightened.length < 20) report.tightened.push(path.relative(folder, file) || '.');
   };
-  await tighten(folder, top.mode, 0o700);
+  tighten(folder, top.mode, 0o700);
   // Iterative walk: the folder's depth is PGlite's and the emulator's, but nothing here recurses.
   const pending = [folder];
   while (pending.length) {
     const dir = pending.pop()!;
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const file = path.join(dir, entry.name);
       if (entry.isSymbolicLink()) continue; // chmod would follow it out of the folder
-      const stat = await lstat(file);
+      const stat = lstatSync(file);
       if (entry.isDirectory()) {
-        await tighten(file, stat.mode, 0o700);
+        tighten(file, stat.mode, 0o700);
         pending.push(file);
       } else if (entry.isFile()) {
-        await tighten(file, stat.mode, 0o600);
+        tighten(file, stat.mode, 0o600);
       }
       // Sockets (the embedded database's) live in a 0700 folder; their own mode is not what guards them.
     }
