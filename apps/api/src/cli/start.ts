@@ -1,4 +1,5 @@
-import { enableCompileCache } from 'node:module';
+// A default import: a named one that an older Node lacks would fail before preflight could say why.
+import nodeModule from 'node:module';
 import path from 'node:path';
 import { preflight } from './preflight.ts';
 
@@ -18,6 +19,6 @@ await embedded?.catch(() => undefined);
 // Loading the product's modules is most of a start; V8's compiled code for them is kept between
 // starts. With a data folder, in it (private to this user, P8: another user must not be able to
 // hand this process compiled code); a production replica keeps none.
-if (embedded && (await embedded.then(() => true, () => false))) enableCompileCache(path.join(env.dataDir, 'cache', 'compiled'));
+if (embedded && (await embedded.then(() => true, () => false))) nodeModule.enableCompileCache(path.join(env.dataDir, 'cache', 'compiled'));
 const { serve } = await import('./serve.ts');
 await serve(embedded);
