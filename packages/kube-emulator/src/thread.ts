@@ -58,28 +58,26 @@ export function bootKubeEmulatorThread(options: ThreadedClusterOptions): Booting
   if ('clock' in options.emulator) throw new Error('startKubeEmulatorThread: a clock cannot be passed to another thread');
   const { url: moduleUrl, execArgv } = workerModule(import.meta.url, 'thread-main');
   const worker = new Worker(moduleUrl, { workerData: options, ...(execArgv ? { execArgv } : {}) });
-  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   // Listened to from the boot on: an error or an exit before `start` is kept for it to report.
-  const ready = new Promise<Extract<FromThread, { type: 'ready' }>>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('message', (message: FromThread) => {
-      if (message.type === 'ready') resolve(message);
-      else reject(new Error(message.type === 'failed' ? message.message : 'the embedded cluster thread answered before it was ready'));
-    });
-    void exited.then((code) => reject(new Error(`the embedded cluster thread exited with ${code} before it was ready`)));
-  });
-  ready.catch(() => undefined); // reported by start(); a thread cancelled before it was started has nothing to report
+  const thread = threadConversation<Extract<FromThread, { type: 'ready' }>>(worker, 'the embedded cluster thread');
   let started: Promise<ThreadedCluster> | undefined;
   return {
     start() {
       started ??= (async () => {
         worker.postMessage({ type: 'start' });
-        const answer = await ready.catch(async (error: unknown) => {
+        const answer = await thread.ready.catch(async (error: unknown) => {
           await worker.terminate();
           throw error;
         });
         const { kubeConfigFor, kubeconfigYaml } = await import('./kubeconfig.ts');
-        return threadedCluster(worker, exited, answer, kubeConfigFor, kubeconfigYaml);
+        return {
+          url: answer.url,
+          token: answer.token,
+          caCertificate: answer.caCertificate,
+          kubeConfig: () => kubeConfigFor(answer.url, answer.token, answer.caCertificate),
+          kubeconfigYaml: () => kubeconfigYaml(answer.url, answer.token, answer.caCertificate),
+          close: thread.close,
+        };
       })();
       return started;
     },
@@ -95,24 +93,32 @@ export async function startKubeEmulatorThread(options: ThreadedClusterOptions): 
   return bootKubeEmulatorThread(options).start();
 }
 
-function threadedCluster(
-  worker: Worker,
-  exited: Promise<number>,
-  ready: Extract<FromThread, { type: 'ready' }>,
-  kubeConfigFor: (url: string, token: string, ca: string) => KubeConfig,
-  kubeconfigYaml: (url: string, token: string, ca: string) => string,
-): ThreadedCluster {
+/**
+ * What a thread of the embedded parts (this cluster's; the API's PGlite, db/embedded-postgres.ts)
+ * says to the thread that made it: `ready` (with what it carries) or `failed` with the reason; told
+ * `close`, `closed` or `failed`. `ready` is refused by a failure, an error or an exit before it
+ * (listened to from the moment the worker is made, and kept for whoever awaits it); `close` sends
+ * `close` once and resolves when the thread has said `closed`, or has exited, and is gone.
+ */
+export function threadConversation<Ready extends { type: 'ready' }>(worker: Worker, name: string): { ready: Promise<Ready>; close(): Promise<void> } {
+  type Said = Ready | { type: 'failed'; message: string } | { type: 'closed' };
+  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  const ready = new Promise<Ready>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('message', (message: Said) => {
+      if (message.type === 'ready') resolve(message as Ready);
+      else reject(new Error(message.type === 'failed' ? message.message : `${name} answered before it was ready`));
+    });
+    void exited.then((code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
+  });
+  ready.catch(() => undefined); // reported to whoever awaits it; a thread ended before it was ready has nothing to report
   let closing: Promise<void> | undefined;
   return {
-    url: ready.url,
-    token: ready.token,
-    caCertificate: ready.caCertificate,
-    kubeConfig: () => kubeConfigFor(ready.url, ready.token, ready.caCertificate),
-    kubeconfigYaml: () => kubeconfigYaml(ready.url, ready.token, ready.caCertificate),
+    ready,
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve, reject) => {
-          worker.on('message', (message: FromThread) => {
+          worker.on('message', (message: Said) => {
             if (message.type === 'closed') resolve();
             else if (message.type === 'failed') reject(new Error(message.message));
           });

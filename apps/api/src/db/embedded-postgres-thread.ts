@@ -13,7 +13,7 @@ export interface PostgresThreadData {
   maxConnections: number;
 }
 
-export type FromPostgresThread = { type: 'ready' } | { type: 'failed'; message: string } | { type: 'closed' };
+type FromPostgresThread = { type: 'ready' } | { type: 'failed'; message: string } | { type: 'closed' };
 
 const port = parentPort;
 if (!port) throw new Error('embedded-postgres-thread.ts runs as a worker thread (embedded-postgres.ts starts it)');

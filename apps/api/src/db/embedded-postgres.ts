@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, rm, unlink } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { Worker } from 'node:worker_threads';
-import { workerModule } from '@occ/kube-emulator/thread';
-import type { FromPostgresThread, PostgresThreadData } from './embedded-postgres-thread.ts';
+import { threadConversation, workerModule } from '@occ/kube-emulator/thread';
+import type { PostgresThreadData } from './embedded-postgres-thread.ts';
 
 // The embedded default: PGlite (PostgreSQL 17 in Wasm) served by pglite-socket, so the product and
 // Prisma's migrations use the same node-postgres code path as with a real server. PGlite runs one
@@ -99,29 +99,9 @@ async function startHere(options: EmbeddedPostgresOptions, socketPath: string, m
 function startOnThread(data: PostgresThreadData): Promise<() => Promise<void>> {
   const { url, execArgv } = workerModule(import.meta.url, 'embedded-postgres-thread');
   const worker = new Worker(url, { workerData: data, ...(execArgv ? { execArgv } : {}) });
-  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
-  const answer = (expected: FromPostgresThread['type']) =>
-    new Promise<void>((resolve, reject) => {
-      const onMessage = (message: FromPostgresThread) => {
-        if (message.type === expected) resolve();
-        else if (message.type === 'failed') reject(new Error(`the embedded database thread failed: ${message.message}`));
-      };
-      worker.on('message', onMessage);
-      worker.once('error', reject);
-      void exited.then((code) => reject(new Error(`the embedded database thread exited with ${code}`)));
-    });
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      const closed = answer('closed').catch(() => undefined);
-      worker.postMessage({ type: 'close' });
-      await closed;
-      await exited;
-    })();
-    return stopping;
-  };
-  return answer('ready').then(
-    () => stop,
+  const thread = threadConversation<{ type: 'ready' }>(worker, 'the embedded database thread');
+  return thread.ready.then(
+    () => thread.close,
     async (error: unknown) => {
       await worker.terminate();
       throw error;
