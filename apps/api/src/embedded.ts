@@ -22,7 +22,7 @@ export interface EmbeddedStart {
   postgres: Promise<EmbeddedPostgres> | null;
   /** The embedded cluster's thread, loaded and waiting for start(); null with a configured cluster. */
   cluster: BootingCluster | null;
-  /** Stops what was started and never handed over (a start that failed before using it). */
+  /** Stops both: the runtime's close, or a start that failed before it used them. */
   abandon(): Promise<void>;
 }
 

@@ -15,10 +15,10 @@ const env = (await import('./config.ts')).readEnvOrExit();
 const { runsEmbedded, startEmbedded } = await import('../embedded.ts');
 const runs = runsEmbedded(env);
 const embedded = runs.postgres || runs.kubernetes ? startEmbedded(env) : undefined;
-await embedded?.catch(() => undefined);
+const folderChecked = embedded ? await embedded.then(() => true, () => false) : false;
 // Loading the product's modules is most of a start; V8's compiled code for them is kept between
-// starts. With a data folder, in it (private to this user, P8: another user must not be able to
-// hand this process compiled code); a production replica keeps none.
-if (embedded && (await embedded.then(() => true, () => false))) nodeModule.enableCompileCache(path.join(env.dataDir, 'cache', 'compiled'));
+// starts. With a data folder that passed P8's check, in it (another user must not be able to hand
+// this process compiled code); a production replica keeps none.
+if (folderChecked) nodeModule.enableCompileCache(path.join(env.dataDir, 'cache', 'compiled'));
 const { serve } = await import('./serve.ts');
 await serve(embedded);

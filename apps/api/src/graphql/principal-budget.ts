@@ -13,11 +13,11 @@ import type { Actor } from '../services/deps.ts';
 // object by object, which let the clients of a document that reads the cluster per agent (its
 // per-agent lists short, its reads not) get twice the answers and another user's p95 4.50× idle,
 // against 2.18× charging in full and 1.70× with only pages giving back, every document within 2×
-// (bench/api/fairness.bench.ts, one run each, 2026-12-05). Charged at the price of full pages, one view of a namespace's Access
-// page (nine requests, most asking for 100) cost about 15,000 points, and two views a few seconds
-// apart were refused. The cap counts the principal's requests from admission until
-// their result is ready. Limits are per principal kind (a person at the console, a service
-// principal: an agent or a script). The state is per process and bounded in size, as the
+// (bench/api/fairness.bench.ts, one run each, 2026-12-05). Charged at the price of full pages, one
+// view of a namespace's Access page (nine requests, most asking for 100) cost about 15,000 points,
+// and two views a few seconds apart were refused. The cap counts the principal's requests from
+// admission until their result is ready. Limits are per principal kind (a person at the console, a
+// service principal: an agent or a script). The state is per process and bounded in size, as the
 // failed-authentication throttle's is (http/throttle.ts): with several replicas each keeps its own.
 //
 // Defaults, for the console: its largest document costs 5,305 with every page at 100 (limits.ts);
