@@ -122,11 +122,16 @@ async function secret(name: string, data: Record<string, string>) {
 }
 
 /**
- * Returns once the simulator has evaluated every gateway of the namespace again since the call: a
- * Secret event queues every gateway of its namespace, this marker last; it turns available only
- * once its own Secret has been seen.
+ * Returns once the simulator has evaluated every gateway of the namespace again since the call:
+ * each is touched (a label on the Deployment, which queues it; an annotation would be a new
+ * generation, as annotations are copied to ReplicaSets), then a marker, queued after
+ * them; it turns available only once its own Secret has been seen.
  */
 async function afterReevaluation(): Promise<void> {
+  const touch = uniqueName('touch');
+  for (const d of (await cluster.apps.listNamespacedDeployment({ namespace: ns })).items) {
+    await cluster.apps.patchNamespacedDeployment({ name: d.metadata!.name!, namespace: ns, body: { metadata: { labels: { 'test-touched': touch } } } }, mergePatch);
+  }
   const marker = uniqueName('marker');
   await cluster.apps.createNamespacedDeployment({ namespace: ns, body: gateway(marker, { secret: [marker, 'value'] }) });
   await waitFor(marker, (x) => available(x)?.status === 'False');

@@ -237,6 +237,16 @@ function stamped(desired: DeploymentCondition[], current: V1Deployment['status']
   });
 }
 
+/**
+ * A label selector's matchLabels as the `labelSelector` query parameter; undefined when it has
+ * matchExpressions too (then the caller lists everything and ownership alone decides).
+ */
+function selectorString(selector: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] } | undefined): string | undefined {
+  if (!selector || (selector.matchExpressions?.length ?? 0) > 0) return undefined;
+  const pairs = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  return pairs.length > 0 ? pairs.join(',') : undefined;
+}
+
 /** The uid of an object's controller (its ownerReference with controller: true). */
 function controllerUid(object: { metadata?: { ownerReferences?: Array<{ uid?: string; controller?: boolean }> } }): string | undefined {
   return object.metadata?.ownerReferences?.find((r) => r.controller === true)?.uid;
@@ -297,11 +307,19 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
   );
   // Pods are watched for what goes away: the view forgets them, and their ReplicaSet makes new ones.
   const pods = makeInformer(kubeConfig, '/api/v1/pods', () => core.listPodForAllNamespaces());
-  const enqueueNamespace = (namespace: string): void => {
-    for (const d of deployments.list(namespace)) enqueue(`${namespace}/${d.metadata?.name ?? ''}`);
-  };
-  const secrets = new KeyIndex(kubeConfig, '/api/v1/secrets', () => core.listSecretForAllNamespaces(), enqueueNamespace, retryDelayMs, onError);
-  const configMaps = new KeyIndex(kubeConfig, '/api/v1/configmaps', () => core.listConfigMapForAllNamespaces(), enqueueNamespace, retryDelayMs, onError);
+  // A Secret or ConfigMap that changed matters to the Deployments whose Pods use it (a kubelet
+  // looks again at the Pods that mount or read it), not to every Deployment of its namespace: a
+  // namespace of n gateways, each writing its own ConfigMap, would otherwise cost n syncs a write.
+  const enqueueReferrers =
+    (kind: 'Secret' | 'ConfigMap') =>
+    (namespace: string, name: string): void => {
+      for (const d of deployments.list(namespace)) {
+        const spec = d.spec?.template?.spec as PodSpec | undefined;
+        if (spec && referencedConfig(spec).some((r) => r.kind === kind && r.name === name)) enqueue(`${namespace}/${d.metadata?.name ?? ''}`);
+      }
+    };
+  const secrets = new KeyIndex(kubeConfig, '/api/v1/secrets', () => core.listSecretForAllNamespaces(), enqueueReferrers('Secret'), retryDelayMs, onError);
+  const configMaps = new KeyIndex(kubeConfig, '/api/v1/configmaps', () => core.listConfigMapForAllNamespaces(), enqueueReferrers('ConfigMap'), retryDelayMs, onError);
   const source: ConfigSource = {
     keysOf: (kind, namespace, name) => (kind === 'Secret' ? secrets : configMaps).get(namespace, name),
   };
@@ -359,8 +377,11 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
   async function rollOut(deployment: V1Deployment & GatewayDeployment, namespace: string, now: Date): Promise<{ counts: RolloutCounts; revision: string }> {
     const desired = deployment.spec?.replicas ?? 1;
     const uid = deployment.metadata?.uid;
-    const sets = (await apps.listNamespacedReplicaSet({ namespace })).items.filter((rs) => controllerUid(rs) === uid && !rs.metadata?.deletionTimestamp);
-    const allPods = (await core.listNamespacedPod({ namespace })).items.filter((p) => !p.metadata?.deletionTimestamp);
+    // Only what the Deployment's selector selects, as its controllers list it, so a sync reads its
+    // own ReplicaSets and Pods, not the namespace's; ownership (the controller's uid) decides.
+    const labelSelector = selectorString(deployment.spec?.selector);
+    const sets = (await apps.listNamespacedReplicaSet({ namespace, ...(labelSelector ? { labelSelector } : {}) })).items.filter((rs) => controllerUid(rs) === uid && !rs.metadata?.deletionTimestamp);
+    const allPods = (await core.listNamespacedPod({ namespace, ...(labelSelector ? { labelSelector } : {}) })).items.filter((p) => !p.metadata?.deletionTimestamp);
     const found = findNewReplicaSet(deployment.spec?.template, sets);
     const olds = sets.filter((rs) => rs !== found);
     const current = found ? await annotateReplicaSet(found, deployment, namespace, maxRevision(olds)) : await createReplicaSet(deployment, namespace, maxRevision(olds));
@@ -683,7 +704,14 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
   });
   pods.on('delete', (pod: V1Pod) => {
     podGone(pod.metadata?.uid ?? '');
-    enqueueNamespace(pod.metadata?.namespace ?? '');
+    // Its ReplicaSet makes another: the Deployments whose selector selects it sync.
+    const namespace = pod.metadata?.namespace ?? '';
+    const labels = pod.metadata?.labels ?? {};
+    for (const d of deployments.list(namespace)) {
+      const selector = d.spec?.selector;
+      const selects = (selector?.matchExpressions?.length ?? 0) > 0 || Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+      if (selects) enqueue(`${namespace}/${d.metadata?.name ?? ''}`);
+    }
   });
   // A Pod of this node deleted gracefully (by a user, say) stays, terminating, until its kubelet
   // has stopped it and confirms with a delete of grace 0: a real server waits for that on a bound Pod.
