@@ -40,7 +40,7 @@ export async function startEmbedded(env: EmbeddedEnv): Promise<EmbeddedStart> {
   // The modules are loaded before this returns (start.ts waits for it before it loads the product's):
   // every module load takes turns on one loader, so behind the product's hundreds of modules these
   // few would start the threads a second later.
-  const [{ launchEmbeddedPostgres }, { OPENCLAW_CRD_DIR, OPENCLAW_RBAC_FILE }, { bootKubeEmulatorThread }] = await Promise.all([
+  const [{ launchEmbeddedPostgres }, { OPENCLAW_CRD_DIR, OPENCLAW_RBAC_FILE, OPENCLAW_TENANT_POLICY_FILE }, { bootKubeEmulatorThread }] = await Promise.all([
     import('./db/embedded-postgres.ts'),
     import('@occ/kube-emulator/crds'),
     import('@occ/kube-emulator/thread'),
@@ -55,7 +55,7 @@ export async function startEmbedded(env: EmbeddedEnv): Promise<EmbeddedStart> {
     // event loop GraphQL answers on. E9: the server authorizes; agents are bound to
     // deploy/rbac.yaml's occ-selfconfig-agent (SC5), which a platform team applies on a real cluster.
     cluster = bootKubeEmulatorThread({
-      emulator: { crdDirs: [OPENCLAW_CRD_DIR], clusterRoleFiles: [OPENCLAW_RBAC_FILE], dataFile: path.join(env.dataDir, 'kube', 'objects.json') },
+      emulator: { crdDirs: [OPENCLAW_CRD_DIR], clusterRoleFiles: [OPENCLAW_RBAC_FILE], admissionPolicyFiles: [OPENCLAW_TENANT_POLICY_FILE], dataFile: path.join(env.dataDir, 'kube', 'objects.json') },
       kubelet: true,
       nice: 5,
     });

@@ -175,12 +175,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         kube = await early.cluster.start();
       } else {
         // In memory (tests): in this thread, so tests reach fault injection (E4) and the containers' view.
-        const [{ OPENCLAW_CRD_DIR, OPENCLAW_RBAC_FILE }, { startKubeletSimulator }, { startKubeEmulator }] = await Promise.all([
+        const [{ OPENCLAW_CRD_DIR, OPENCLAW_RBAC_FILE, OPENCLAW_TENANT_POLICY_FILE }, { startKubeletSimulator }, { startKubeEmulator }] = await Promise.all([
           import('@occ/kube-emulator/crds'),
           import('@occ/kube-emulator/kubelet/simulator'),
           import('@occ/kube-emulator/server'),
         ]);
-        const inProcess = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR], clusterRoleFiles: [OPENCLAW_RBAC_FILE] });
+        const inProcess = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR], clusterRoleFiles: [OPENCLAW_RBAC_FILE], admissionPolicyFiles: [OPENCLAW_TENANT_POLICY_FILE] });
         closers.push(() => inProcess.close());
         emulator = inProcess;
         kube = inProcess;

@@ -11,6 +11,8 @@
 // then, once every webhook allowed it, for real, provided the object has not changed in between
 // (the apiserver's update loop re-runs admission on a conflict; so does this).
 //
+// Validating admission policies (admission-policy.ts) judge the same object first.
+//
 // Not emulated: mutating webhooks, matchConditions (CEL), matchPolicy Equivalent across versions
 // (every kind is served at one version here), service references (no Service networking: a
 // webhook named by service fails to be called), webhooks on TokenRequest and on DELETE of
@@ -18,6 +20,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
+import { labelsOf, ruleMatches, selectorRequirements, strings } from './admission-match.ts';
+import { AdmissionPolicies } from './admission-policy.ts';
 import type { KubeApi, Target } from './api.ts';
 import type { UserInfo } from './auth.ts';
 import { conflict, internalError, OBJECT_MODIFIED, StatusError, type StatusReason } from './errors.ts';
@@ -26,11 +30,13 @@ import {
   groupResourceOf,
   NAMESPACES,
   storageKeyOf,
+  VALIDATING_ADMISSION_POLICIES,
+  VALIDATING_ADMISSION_POLICY_BINDINGS,
   VALIDATING_WEBHOOK_CONFIGURATIONS,
   type ResourceType,
 } from './registry.ts';
 import { enforcedLevel, podSecurityRefusal } from './pod-security.ts';
-import { matchesLabels, type LabelRequirement } from './selectors.ts';
+import { matchesLabels } from './selectors.ts';
 import type { ObjectStore } from './store.ts';
 import { isObject, type JsonObject, type KubeObject } from './types.ts';
 
@@ -71,55 +77,6 @@ interface Webhook {
 const MAX_ATTEMPTS = 5;
 const REVIEW_API_VERSION = 'admission.k8s.io/v1';
 
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
-/** metav1.LabelSelector as requirements (an empty selector has none and matches everything). */
-export function selectorRequirements(selector: unknown): LabelRequirement[] {
-  if (!isObject(selector)) return [];
-  const requirements: LabelRequirement[] = [];
-  if (isObject(selector.matchLabels)) {
-    for (const [key, value] of Object.entries(selector.matchLabels)) requirements.push({ key, operator: '=', values: [String(value)] });
-  }
-  for (const expression of Array.isArray(selector.matchExpressions) ? selector.matchExpressions : []) {
-    if (!isObject(expression) || typeof expression.key !== 'string') continue;
-    const operator = ({ In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' } as const)[String(expression.operator) as 'In'];
-    if (operator) requirements.push({ key: expression.key, operator, values: strings(expression.values) });
-  }
-  return requirements;
-}
-
-function labelsOf(object: KubeObject | undefined): Record<string, string> {
-  return object?.metadata.labels ?? {};
-}
-
-function matchesOne(patterns: string[], value: string): boolean {
-  return patterns.includes('*') || patterns.includes(value);
-}
-
-/** rules.Matcher: operation, group, version, resource (with subresource) and scope. */
-function ruleMatches(rule: unknown, attributes: AdmissionAttributes): boolean {
-  if (!isObject(rule)) return false;
-  const { type, subresource } = attributes;
-  if (!matchesOne(strings(rule.operations), attributes.operation)) return false;
-  if (!matchesOne(strings(rule.apiGroups), type.group)) return false;
-  if (!matchesOne(strings(rule.apiVersions), type.version)) return false;
-  const resource = subresource ? `${type.plural}/${subresource}` : type.plural;
-  const resourceMatches = strings(rule.resources).some((pattern) => {
-    if (pattern === '*/*' || pattern === resource) return true;
-    if (pattern === '*') return !subresource;
-    const [base, sub] = pattern.split('/');
-    if (sub === undefined) return false;
-    return (base === '*' && sub === subresource) || (base === type.plural && sub === '*' && subresource !== undefined);
-  });
-  if (!resourceMatches) return false;
-  const scope = typeof rule.scope === 'string' ? rule.scope : '*';
-  if (scope === 'Cluster') return !type.namespaced;
-  if (scope === 'Namespaced') return type.namespaced;
-  return true;
-}
-
 /**
  * Kubernetes never calls webhooks about webhook configurations themselves, so that a broken
  * webhook can always be removed (IsExemptAdmissionConfigurationResource).
@@ -127,7 +84,7 @@ function ruleMatches(rule: unknown, attributes: AdmissionAttributes): boolean {
 function isExempt(type: ResourceType): boolean {
   return (
     type.group === VALIDATING_WEBHOOK_CONFIGURATIONS.group &&
-    (type.plural === VALIDATING_WEBHOOK_CONFIGURATIONS.plural || type.plural === 'mutatingwebhookconfigurations')
+    [VALIDATING_WEBHOOK_CONFIGURATIONS.plural, 'mutatingwebhookconfigurations', VALIDATING_ADMISSION_POLICIES.plural, VALIDATING_ADMISSION_POLICY_BINDINGS.plural].includes(type.plural)
   );
 }
 
@@ -220,10 +177,14 @@ function post(url: URL, caBundle: Buffer | undefined, body: string, timeoutSecon
 }
 
 export class WebhookAdmission {
+  private readonly policies: AdmissionPolicies;
+
   constructor(
     private readonly store: ObjectStore,
     private readonly api: KubeApi,
-  ) {}
+  ) {
+    this.policies = new AdmissionPolicies(store);
+  }
 
   private webhooks(): Webhook[] {
     const out: Webhook[] = [];
@@ -236,13 +197,14 @@ export class WebhookAdmission {
   }
 
   /**
-   * Runs a write under admission. Without any webhook configuration it is the write itself; with
-   * one, the write is dry-run to learn the object, the matching webhooks judge it, and the write
-   * runs for real only if the stored object is still the one they judged.
+   * Runs a write under admission. Without any webhook configuration or policy binding it is the
+   * write itself; with one, the write is dry-run to learn the object, the matching policies
+   * (admission-policy.ts), then the matching webhooks judge it, and the write runs for real only if
+   * the stored object is still the one they judged.
    */
   async admit<T>(write: AdmittedWrite<T>): Promise<T> {
     this.podSecurity(write);
-    if (isExempt(write.target.type) || this.webhooks().length === 0) return write.run(write.dryRun);
+    if (isExempt(write.target.type) || (this.webhooks().length === 0 && !this.policies.any())) return write.run(write.dryRun);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const old = this.api.exists(write.target) ? this.api.get(write.target) : undefined;
       // Deleting what is not there is the verb's own NotFound, before any webhook.
@@ -250,7 +212,7 @@ export class WebhookAdmission {
       const operation: Operation =
         write.verb === 'delete' ? 'DELETE' : write.verb === 'create' || old === undefined ? 'CREATE' : 'UPDATE';
       const object = operation === 'DELETE' ? undefined : (write.run(true) as unknown as KubeObject);
-      await this.validate({
+      const attributes: AdmissionAttributes = {
         operation,
         type: write.target.type,
         subresource: write.target.subresource,
@@ -261,7 +223,9 @@ export class WebhookAdmission {
         user: write.user,
         dryRun: write.dryRun,
         options: write.verb === 'patch' ? patchOptionsAs(operation, write.options) : write.options,
-      });
+      };
+      this.policies.validate(attributes);
+      await this.validate(attributes);
       const now = this.api.exists(write.target) ? this.api.get(write.target).metadata.resourceVersion : undefined;
       if (write.verb === 'create' || now === old?.metadata.resourceVersion) return write.run(write.dryRun);
     }

@@ -14,6 +14,8 @@ export const OPENCLAW_CRD_DIR = fileURLToPath(new URL('../../../deploy/crds/', i
 
 /** deploy/rbac.yaml: the product's ClusterRoles, among them occ-selfconfig-agent that agents are bound to (SC5, E9). */
 export const OPENCLAW_RBAC_FILE = fileURLToPath(new URL('../../../deploy/rbac.yaml', import.meta.url));
+/** The occ-tenant binding restriction (a ValidatingAdmissionPolicy and its binding), for `admissionPolicyFiles`. */
+export const OPENCLAW_TENANT_POLICY_FILE = fileURLToPath(new URL('../../../deploy/policies/tenant-binding.yaml', import.meta.url));
 
 /** Every CustomResourceDefinition document in the .yaml/.yml/.json files of `dirs`, in file name order. */
 export async function readCrdFiles(dirs: readonly string[]): Promise<KubeObject[]> {

@@ -110,6 +110,20 @@ const WRITTEN: Record<string, Record<string, unknown>> = {
       nodeInfo: { kubeletVersion: 'v1.33.0', osImage: 'x', kernelVersion: 'y', containerRuntimeVersion: 'z', machineID: '', systemUUID: '', bootID: '', operatingSystem: 'linux', architecture: 'amd64', kubeProxyVersion: '' },
     },
   },
+  'admissionregistration.k8s.io/validatingadmissionpolicies': {
+    metadata: { name: 'p' },
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: { resourceRules: [{ apiGroups: ['rbac.authorization.k8s.io'], apiVersions: ['*'], operations: ['CREATE'], resources: ['rolebindings'], resourceNames: ['x'], scope: '*' }], namespaceSelector: {}, objectSelector: {}, matchPolicy: 'Equivalent' },
+      matchConditions: [{ name: 'c', expression: 'true' }],
+      variables: [{ name: 'v', expression: 'object.metadata.name' }],
+      validations: [{ expression: "object.roleRef.name != 'x'", message: 'm', messageExpression: "'m'", reason: 'Forbidden' }],
+    },
+  },
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings': {
+    metadata: { name: 'b' },
+    spec: { policyName: 'p', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { a: 'b' } }, objectSelector: {}, matchPolicy: 'Equivalent' } },
+  },
   'admissionregistration.k8s.io/validatingwebhookconfigurations': { metadata: { name: 'w' }, webhooks: [{ name: 'w.example.com', clientConfig: { url: 'https://x' }, rules: [{ operations: ['CREATE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] }] },
 };
 

@@ -44,6 +44,8 @@ const EXPECTED: Record<string, string[]> = {
   'rbac.authorization.k8s.io/rolebindings': ['Name', 'Role', 'Age', '*Users', '*Groups', '*ServiceAccounts'],
   'rbac.authorization.k8s.io/clusterrolebindings': ['Name', 'Role', 'Age', '*Users', '*Groups', '*ServiceAccounts'],
   'admissionregistration.k8s.io/validatingwebhookconfigurations': ['Name', 'Webhooks', 'Age'],
+  'admissionregistration.k8s.io/validatingadmissionpolicies': ['Name', 'Validations', 'ParamKind', 'Age'],
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings': ['Name', 'PolicyName', 'ParamRef', 'Age'],
   'apiextensions.k8s.io/customresourcedefinitions': ['Name', 'Created At'],
   nodes: ['Name', 'Status', 'Roles', 'Age', 'Version', '*Internal-IP', '*External-IP', '*OS-Image', '*Kernel-Version', '*Container-Runtime'],
 };

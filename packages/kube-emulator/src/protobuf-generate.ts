@@ -62,6 +62,8 @@ const ROOTS = [
   'rbac.v1.ClusterRole',
   'rbac.v1.ClusterRoleBinding',
   'admissionregistration.v1.ValidatingWebhookConfiguration',
+  'admissionregistration.v1.ValidatingAdmissionPolicy',
+  'admissionregistration.v1.ValidatingAdmissionPolicyBinding',
   'authentication.v1.TokenRequest',
   'authorization.v1.SelfSubjectAccessReview',
   'authorization.v1.SubjectAccessReview',

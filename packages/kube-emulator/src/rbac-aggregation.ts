@@ -4,7 +4,7 @@
 // repeated); the controller writes them into the object whenever a ClusterRole changes, so the
 // authorizer (rbac-authorizer.ts) and readers see them as stored rules, as on a real cluster.
 
-import { selectorRequirements } from './admission.ts';
+import { selectorRequirements } from './admission-match.ts';
 import type { KubeApi } from './api.ts';
 import { CLUSTERROLES, storageKeyOf } from './registry.ts';
 import { matchesLabels } from './selectors.ts';

@@ -96,6 +96,18 @@ export const VALIDATING_WEBHOOK_CONFIGURATIONS = builtIn(
   { categories: ['api-extensions'] },
 );
 
+/**
+ * Validating admission policies (admission-policy.ts; admissionregistration.k8s.io/v1 since
+ * Kubernetes 1.30, emulated: the E8 lane's 1.20 server has no such API).
+ */
+export const VALIDATING_ADMISSION_POLICIES = builtIn('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false, {
+  categories: ['api-extensions'],
+  subresources: { status: true, scale: false },
+});
+export const VALIDATING_ADMISSION_POLICY_BINDINGS = builtIn('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, {
+  categories: ['api-extensions'],
+});
+
 /** RBAC (E9): the authorizer (rbac-authorizer.ts) evaluates these four on every request. */
 export const ROLES = builtIn('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true);
 export const CLUSTERROLES = builtIn('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false);
@@ -139,6 +151,8 @@ export const BUILT_IN_RESOURCES: readonly ResourceType[] = [
   ROLEBINDINGS,
   ROLES,
   VALIDATING_WEBHOOK_CONFIGURATIONS,
+  VALIDATING_ADMISSION_POLICIES,
+  VALIDATING_ADMISSION_POLICY_BINDINGS,
   SERVICES,
   JOBS,
   NETWORK_POLICIES,

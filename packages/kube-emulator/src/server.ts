@@ -70,6 +70,7 @@ import { createServer, type Server } from 'node:https';
 import { isIP, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { installAdmissionPolicy, readAdmissionPolicyFiles } from './admission-policy.ts';
 import { WebhookAdmission } from './admission.ts';
 import { KubeApi } from './api.ts';
 import { createAuthenticator } from './auth.ts';
@@ -121,6 +122,12 @@ export interface KubeEmulatorOptions {
    * ./crds.ts, whose occ-selfconfig-agent role the product binds agents to (SC5, E9).
    */
   clusterRoleFiles?: string[];
+  /**
+   * YAML files whose ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding documents are
+   * installed at start (created, or updated when the stored spec differs), e.g.
+   * `[OPENCLAW_TENANT_POLICY_FILE]` from ./crds.ts (the occ-tenant binding restriction).
+   */
+  admissionPolicyFiles?: string[];
   /** The time managedFields entries are stamped with and tokens are issued and checked at; the wall clock by default. */
   clock?: () => Date;
   /**
@@ -178,6 +185,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   ensureBootstrapPolicy(store, api);
   for (const role of await readClusterRoleFiles(options.clusterRoleFiles ?? [])) installClusterRole(store, api, role);
   aggregation.sync();
+  for (const policy of await readAdmissionPolicyFiles(options.admissionPolicyFiles ?? [])) installAdmissionPolicy(store, api, policy);
 
   const clock = options.clock ?? (() => new Date());
   const keyFile = options.serviceAccountKeyFile ?? (options.dataFile ? join(dirname(options.dataFile), 'service-account-key.pem') : undefined);

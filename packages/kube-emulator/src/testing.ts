@@ -78,7 +78,7 @@ export function kubeTarget(
 export const KUBE_TARGET = kubeTarget();
 
 /** Options that only an emulator started for the test can honour; a real server refuses them here. */
-const EMULATOR_ONLY_OPTIONS = ['dataFile', 'compactLogAfterBytes', 'token', 'adminToken', 'watchHistorySize', 'host', 'port'] as const;
+const EMULATOR_ONLY_OPTIONS = ['dataFile', 'compactLogAfterBytes', 'token', 'adminToken', 'watchHistorySize', 'host', 'port', 'admissionPolicyFiles'] as const;
 
 export async function startTestCluster(options: KubeEmulatorOptions = {}): Promise<TestCluster> {
   if (KUBE_TARGET.target === 'emulator') {

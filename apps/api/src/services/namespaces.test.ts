@@ -113,6 +113,23 @@ describe('K1 the product service account gets occ-tenant inside each namespace i
     expect(binding.metadata?.managedFields?.map((f) => f.manager)).toEqual(['occ-controller']);
   });
 
+  it("K1 the embedded server enforces the shipped tenant-binding policy: the product's own occ-tenant binding passes it, one in a namespace not labelled ours is refused (Kubernetes 1.30+)", async () => {
+    const { id, k8sName, ns } = await provision('k1-policy');
+    expect(ns).toMatchObject({ status: 'READY' });
+    expect((await rbac.readNamespacedRoleBinding({ name: 'occ-tenant', namespace: k8sName })).roleRef.name).toBe('occ-tenant');
+    const foreign = `k1-foreign-${Date.now()}`;
+    await tenant.core.createNamespace({ body: { metadata: { name: foreign } } });
+    const refused = await rbac.createNamespacedRoleBinding({ namespace: foreign, body: tenantRoleBinding(foreign, id, tenant.runtime.installation.installationId, serviceAccount) }).then(
+      () => null,
+      (error: { code?: number; body?: unknown }) => ({ code: error.code, message: (JSON.parse(String(error.body)) as { message: string }).message }),
+    );
+    expect(refused).toEqual({
+      code: 403,
+      message:
+        "rolebindings.rbac.authorization.k8s.io \"occ-tenant\" is forbidden: ValidatingAdmissionPolicy 'occ-tenant-binding' with binding 'occ-tenant-binding' denied request: occ-tenant may be bound only in namespaces labelled app.kubernetes.io/managed-by=openclaw-control-plane",
+    });
+  });
+
   it('K1 a retry that finds its own binding (a lost reply) accepts it and the namespace becomes ready', async () => {
     const { k8sName, ns } = await provision('k1-retry', async (k8sName, id) => {
       await tenant.core.createNamespace({ body: { metadata: { name: k8sName, labels: namespaceLabels(id, tenant.runtime.installation.installationId) } } });

@@ -2,6 +2,7 @@
 // k8s.io/kubernetes/pkg/apis/admissionregistration (v1 defaults, validation), so that what the
 // server calls (admission.ts) is what a real server would have stored.
 
+import { celCompileError } from '../cel.ts';
 import { badRequest, duplicate, invalidValue, notSupported, required, type FieldError } from '../errors.ts';
 import { isObject, type JsonObject, type KubeObject } from '../types.ts';
 import { base64ErrorOffset, dns1123Subdomain } from '../validation.ts';
@@ -143,3 +144,106 @@ function validateWebhookUrl(field: string, raw: string): FieldError[] {
   if (query !== '') errors.push(invalidValue(field, query, 'query parameters are not permitted in the URL'));
   return errors;
 }
+
+// ValidatingAdmissionPolicy and its binding (admissionregistration.k8s.io/v1, Kubernetes 1.30+;
+// emulated, admission-policy.ts): their v1 defaults and the checks of
+// pkg/apis/admissionregistration/validation that a client meets, the CEL expressions compiled.
+
+const VALIDATION_ACTIONS = ['Deny', 'Warn', 'Audit'];
+const REASONS = ['Unauthorized', 'Forbidden', 'Invalid', 'RequestEntityTooLarge'];
+
+function specOf(object: KubeObject): JsonObject {
+  if (!isObject(object.spec)) object.spec = {};
+  return object.spec as JsonObject;
+}
+
+/** SetDefaults_ValidatingAdmissionPolicySpec and SetDefaults_MatchResources. */
+function defaultMatchResources(match: unknown): void {
+  if (!isObject(match)) return;
+  match.namespaceSelector ??= {};
+  match.objectSelector ??= {};
+  match.matchPolicy ??= 'Equivalent';
+  for (const rule of [...(Array.isArray(match.resourceRules) ? match.resourceRules : []), ...(Array.isArray(match.excludeResourceRules) ? match.excludeResourceRules : [])]) {
+    if (isObject(rule)) rule.scope ??= '*';
+  }
+}
+
+function compileErrors(path: string, expression: unknown): FieldError[] {
+  if (typeof expression !== 'string' || expression.trim() === '') return [required(path, '')];
+  const error = celCompileError(expression);
+  return error ? [invalidValue(path, expression, `compilation failed: ${error}`)] : [];
+}
+
+function validatePolicy(object: KubeObject): FieldError[] {
+  const spec = specOf(object);
+  const errors: FieldError[] = [];
+  const match = spec.matchConstraints;
+  if (!isObject(match)) errors.push(required('spec.matchConstraints', ''));
+  else {
+    if (!Array.isArray(match.resourceRules) || match.resourceRules.length === 0) errors.push(required('spec.matchConstraints.resourceRules', ''));
+    errors.push(...validateRules('spec.matchConstraints.resourceRules', match.resourceRules).map((e) => ({ ...e, field: e.field.replace('.rules[', '[') })));
+  }
+  if (typeof spec.failurePolicy === 'string' && !FAILURE_POLICIES.includes(spec.failurePolicy)) errors.push(notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES));
+  const validations = Array.isArray(spec.validations) ? spec.validations : [];
+  const audits = Array.isArray(spec.auditAnnotations) ? spec.auditAnnotations : [];
+  if (validations.length === 0 && audits.length === 0) errors.push(required('spec.validations', 'validations or auditAnnotations must contain at least one item'));
+  validations.forEach((validation, i) => {
+    const at = `spec.validations[${i}]`;
+    if (!isObject(validation)) return;
+    errors.push(...compileErrors(`${at}.expression`, validation.expression));
+    if (typeof validation.messageExpression === 'string' && validation.messageExpression.trim() !== '') errors.push(...compileErrors(`${at}.messageExpression`, validation.messageExpression));
+    if (typeof validation.message === 'string' && validation.message.includes('\n')) errors.push(invalidValue(`${at}.message`, validation.message, 'message must not contain line breaks'));
+    if (validation.reason !== undefined && !REASONS.includes(String(validation.reason))) errors.push(notSupported(`${at}.reason`, validation.reason, REASONS));
+  });
+  (Array.isArray(spec.matchConditions) ? spec.matchConditions : []).forEach((condition, i) => {
+    if (isObject(condition)) errors.push(...compileErrors(`spec.matchConditions[${i}].expression`, condition.expression));
+  });
+  (Array.isArray(spec.variables) ? spec.variables : []).forEach((variable, i) => {
+    if (isObject(variable)) errors.push(...compileErrors(`spec.variables[${i}].expression`, variable.expression));
+  });
+  return errors;
+}
+
+export const validatingAdmissionPolicyStrategy: Strategy = {
+  ...defaultStrategy,
+  validateName: dns1123Subdomain,
+  hasGeneration: true,
+  prepareForCreate: (object) => {
+    const spec = specOf(object);
+    spec.failurePolicy ??= 'Fail';
+    defaultMatchResources(spec.matchConstraints);
+  },
+  prepareForUpdate: (object) => {
+    const spec = specOf(object);
+    spec.failurePolicy ??= 'Fail';
+    defaultMatchResources(spec.matchConstraints);
+  },
+  validate: (object) => validatePolicy(object),
+};
+
+function validateBinding(object: KubeObject): FieldError[] {
+  const spec = specOf(object);
+  const errors: FieldError[] = [];
+  if (typeof spec.policyName !== 'string' || spec.policyName === '') errors.push(required('spec.policyName', ''));
+  const actions = strings(spec.validationActions);
+  if (actions.length === 0) errors.push(required('spec.validationActions', 'at least one validation action is required'));
+  const seen = new Set<string>();
+  actions.forEach((action, i) => {
+    if (!VALIDATION_ACTIONS.includes(action)) errors.push(notSupported(`spec.validationActions[${i}]`, action, VALIDATION_ACTIONS));
+    if (seen.has(action)) errors.push(duplicate(`spec.validationActions[${i}]`, action));
+    seen.add(action);
+  });
+  if (seen.has('Deny') && seen.has('Warn')) {
+    errors.push(invalidValue('spec.validationActions', actions, 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)'));
+  }
+  return errors;
+}
+
+export const validatingAdmissionPolicyBindingStrategy: Strategy = {
+  ...defaultStrategy,
+  validateName: dns1123Subdomain,
+  hasGeneration: true,
+  prepareForCreate: (object) => defaultMatchResources(specOf(object).matchResources),
+  prepareForUpdate: (object) => defaultMatchResources(specOf(object).matchResources),
+  validate: (object) => validateBinding(object),
+};

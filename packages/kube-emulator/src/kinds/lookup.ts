@@ -19,10 +19,12 @@ import {
   SERVICEACCOUNTS,
   SERVICES,
   storageKeyOf,
+  VALIDATING_ADMISSION_POLICIES,
+  VALIDATING_ADMISSION_POLICY_BINDINGS,
   VALIDATING_WEBHOOK_CONFIGURATIONS,
   type ResourceType,
 } from '../registry.ts';
-import { validatingWebhookConfigurationStrategy } from './admissionregistration.ts';
+import { validatingAdmissionPolicyBindingStrategy, validatingAdmissionPolicyStrategy, validatingWebhookConfigurationStrategy } from './admissionregistration.ts';
 import { crdStrategy, customResourceStrategy } from './apiextensions.ts';
 import { deploymentStrategy } from './apps.ts';
 import { leaseStrategy } from './coordination.ts';
@@ -46,6 +48,8 @@ const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(ROLES), roleStrategy],
   [storageKeyOf(CLUSTERROLES), clusterRoleStrategy],
   [storageKeyOf(VALIDATING_WEBHOOK_CONFIGURATIONS), validatingWebhookConfigurationStrategy],
+  [storageKeyOf(VALIDATING_ADMISSION_POLICIES), validatingAdmissionPolicyStrategy],
+  [storageKeyOf(VALIDATING_ADMISSION_POLICY_BINDINGS), validatingAdmissionPolicyBindingStrategy],
   [storageKeyOf(PODS), workloadStrategy],
   [storageKeyOf(REPLICASETS), workloadStrategy],
   [storageKeyOf(SERVICES), serviceStrategy],

@@ -26,10 +26,12 @@ import {
   SERVICEACCOUNTS,
   SERVICES,
   storageKeyOf,
+  VALIDATING_ADMISSION_POLICIES,
+  VALIDATING_ADMISSION_POLICY_BINDINGS,
   VALIDATING_WEBHOOK_CONFIGURATIONS,
   type ResourceType,
 } from '../registry.ts';
-import type { KubeObject } from '../types.ts';
+import { isObject, type KubeObject } from '../types.ts';
 import { containerCells, formatLabels, formatLabelSelector, humanDuration, int, intOrString, list, obj, rfc3339, since, text } from './format.ts';
 import { podSummary, podWideCells } from './pod.ts';
 
@@ -325,6 +327,28 @@ const PRINTERS = new Map<string, Printer>([
   [storageKeyOf(ROLEBINDINGS), { columns: bindingColumns }],
   [storageKeyOf(CLUSTERROLEBINDINGS), { columns: bindingColumns }],
   [storageKeyOf(VALIDATING_WEBHOOK_CONFIGURATIONS), { columns: [NAME, column('Webhooks', (o) => list(o.webhooks).length, { type: 'integer', description: 'Webhooks is a list of webhooks and the affected resources and operations.' }), AGE] }],
+  [
+    storageKeyOf(VALIDATING_ADMISSION_POLICIES),
+    {
+      columns: [
+        NAME,
+        column('Validations', (o) => list(spec(o).validations).length, { type: 'integer', description: 'Validations indicates the number of validation rules in a ValidatingAdmissionPolicy' }),
+        column('ParamKind', (o) => paramKind(spec(o).paramKind), { description: 'ParamKind specifies the kind of resources used to parameterize this policy' }),
+        AGE,
+      ],
+    },
+  ],
+  [
+    storageKeyOf(VALIDATING_ADMISSION_POLICY_BINDINGS),
+    {
+      columns: [
+        NAME,
+        column('PolicyName', (o) => String(spec(o).policyName ?? ''), { description: 'PolicyName indicates the policy definition which the policy binding binded to' }),
+        column('ParamRef', (o) => paramRef(spec(o).paramRef), { description: 'ParamRef indicates the param resource which sets the configration param' }),
+        AGE,
+      ],
+    },
+  ],
   [storageKeyOf(CRDS), { columns: [NAME, CREATED_AT] }],
   [
     storageKeyOf(NODES),
@@ -348,4 +372,18 @@ const PRINTERS = new Map<string, Printer>([
 /** The printer of a built-in kind; undefined for custom resources and for a built-in kind nobody described (the E10 matrix test fails on one). */
 export function builtInPrinter(type: Pick<ResourceType, 'group' | 'plural' | 'crdName'>): Printer | undefined {
   return type.crdName === undefined ? PRINTERS.get(storageKeyOf(type)) : undefined;
+}
+
+/** printValidatingAdmissionPolicy: the param kind as apiVersion/Kind, or <unset>. */
+function paramKind(value: unknown): string {
+  if (!isObject(value)) return '<unset>';
+  return `${String(value.apiVersion ?? '')}/${String(value.kind ?? '')}`;
+}
+
+/** printValidatingAdmissionPolicyBinding: the parameter as namespace/name (or *\/ with a selector), or <unset>. */
+function paramRef(value: unknown): string {
+  if (!isObject(value)) return '<unset>';
+  const namespace = typeof value.namespace === 'string' && value.namespace !== '' ? `${value.namespace}/` : '*/';
+  const name = typeof value.name === 'string' && value.name !== '' ? value.name : isObject(value.selector) ? JSON.stringify(value.selector) : '';
+  return `${namespace}${name}`;
 }
