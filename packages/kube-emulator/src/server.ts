@@ -56,7 +56,10 @@
  * their full schemas (a type error in a Deployment can be stored). Table output gives every built-in
  * kind the columns of kube-apiserver 1.33's printers (printers/columns.ts; Pod STATUS by printPod's
  * rules), with descriptions shortened. Pod Security Admission's `enforce` label is (E10,
- * pod-security.ts: Pods are judged at creation; `audit` and `warn` are not). RBAC is enforced (E9, rbac-authorizer.ts), and a
+ * pod-security.ts: Pods are judged at creation; `audit` and `warn` are not). Validating admission
+ * webhooks are called (admission.ts) and ValidatingAdmissionPolicies with their bindings enforced
+ * (admission-policy.ts, Kubernetes 1.30's API; no paramKind, CEL without Kubernetes' libraries).
+ * RBAC is enforced (E9, rbac-authorizer.ts), and a
  * strategic merge patch on a custom resource answers 415 as on a real server (patch.test.ts).
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what
