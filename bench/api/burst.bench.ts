@@ -50,11 +50,11 @@ import { createConfiguration } from '../../apps/api/src/services/configurations.
 import { deployAgent } from '../../apps/api/src/services/deploy-agent.ts';
 import { awaitRevisionKind, deployRevisionKind, renderable } from '../../apps/api/src/services/deploy-work.ts';
 import type { Actor } from '../../apps/api/src/services/deps.ts';
-import { createNamespace, provisionNamespaceKind } from '../../apps/api/src/services/namespaces.ts';
+import { provisionNamespaceKind } from '../../apps/api/src/services/namespaces.ts';
 import { reassertInstanceKind } from '../../apps/api/src/services/reassert-instance.ts';
 import { createSecret } from '../../apps/api/src/services/secrets.ts';
 import { startWorker, type Worker } from '../../apps/api/src/worker.ts';
-import { benchCluster, type Deployment, deploymentsPath, median, percentile, rolledOut, scratchDatabase, sleep, ssa, sum, table, tally, watchObject } from './kube-support.ts';
+import { benchCluster, type Deployment, deploymentsPath, median, percentile, readyNamespace, rolledOut, scratchDatabase, sleep, ssa, sum, table, tally, untilLeading, watchObject } from './kube-support.ts';
 
 const BURST = Number(process.env.OCC_BENCH_BURST ?? 200);
 const CONCURRENCIES = [1, 2, 4];
@@ -124,14 +124,8 @@ try {
 
   /** A namespace through the product, with the bench agent's secrets and configuration, and `count` agents. */
   async function setUp(label: string, count: number) {
-    const ns = await createNamespace(deps, boot, { name: `burst-${label}-${Date.now()}` });
-    let row = await deps.db.namespace.findUniqueOrThrow({ where: { id: ns.id } });
-    const provisioned = Date.now() + 60_000;
-    while (row.status !== 'READY') {
-      if (row.status === 'FAILED' || Date.now() > provisioned) throw new Error(`namespace not ready: ${row.status} ${row.statusMessage ?? ''}`);
-      await sleep(50);
-      row = await deps.db.namespace.findUniqueOrThrow({ where: { id: ns.id } });
-    }
+    const row = await readyNamespace(deps, boot, `burst-${label}-${Date.now()}`);
+    const ns = { id: row.id };
     const token = await createSecret(deps, boot, { namespaceId: ns.id, name: 'telegram', value: 'tg-bench' });
     const model = await createSecret(deps, boot, { namespaceId: ns.id, name: 'model', value: 'sk-bench' });
     const cfg = await createConfiguration(deps, boot, {
@@ -244,10 +238,7 @@ try {
   // Wait for the leader's reconciler; one warm-up deploy of each path (its revision is the bare
   // loop's template: every agent here renders alike but for its id).
   await runWorker(1);
-  for (let waited = 0; !(runtime.leader.isLeader() && runtime.instances.running()); waited += 50) {
-    if (waited > 30_000) throw new Error('this replica never led');
-    await sleep(50);
-  }
+  await untilLeading(runtime, [() => runtime.instances.running()]);
   const warm = await setUp('warm', 1);
   const warmRevision = await deployAgent(deps, boot, { agentId: warm.agents[0]! });
   await waitActive([warmRevision.id], 120_000);

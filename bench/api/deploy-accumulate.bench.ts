@@ -30,9 +30,8 @@ import { createAgent } from '../../apps/api/src/services/agents.ts';
 import { createConfiguration } from '../../apps/api/src/services/configurations.ts';
 import { deployAgent } from '../../apps/api/src/services/deploy-agent.ts';
 import type { Actor } from '../../apps/api/src/services/deps.ts';
-import { createNamespace } from '../../apps/api/src/services/namespaces.ts';
 import { createSecret } from '../../apps/api/src/services/secrets.ts';
-import { benchCluster, type Deployment, deploymentsPath, median, rolledOut, scratchDatabase, sleep, table, watchObject } from './kube-support.ts';
+import { benchCluster, type Deployment, deploymentsPath, median, readyNamespace, rolledOut, scratchDatabase, sleep, table, untilLeading, watchObject } from './kube-support.ts';
 
 const AGENTS = Number(process.env.OCC_BENCH_AGENTS ?? 150);
 const BUDGET = 1.2;
@@ -53,13 +52,7 @@ let poller: pg.Client | null = null;
 try {
   const deps = runtime.deps;
   const boot: Actor = { principalId: runtime.installation.bootstrapPrincipalId, kind: 'SERVICE', name: 'bootstrap', apiKeyId: 'bench' };
-  const ns = await createNamespace(deps, boot, { name: `accumulate-${Date.now()}` });
-  for (let waited = 0; ; waited += 50) {
-    const row = await deps.db.namespace.findUniqueOrThrow({ where: { id: ns.id } });
-    if (row.status === 'READY') break;
-    if (row.status === 'FAILED' || waited > 60_000) throw new Error(`namespace not ready: ${row.status} ${row.statusMessage ?? ''}`);
-    await sleep(50);
-  }
+  const ns = await readyNamespace(deps, boot, `accumulate-${Date.now()}`);
   const token = await createSecret(deps, boot, { namespaceId: ns.id, name: 'telegram', value: 'tg-bench' });
   const cfg = await createConfiguration(deps, boot, {
     namespaceId: ns.id,
@@ -67,10 +60,7 @@ try {
     values: { skills: ['base'], channels: { telegram: { enabled: true, botToken: { source: 'env', provider: 'default', id: 'TELEGRAM_TOKEN' } } } },
     secretBindings: [{ envName: 'TELEGRAM_TOKEN', source: { id: token.id } }],
   });
-  for (let waited = 0; !(runtime.leader.isLeader() && runtime.instances.running()); waited += 50) {
-    if (waited > 30_000) throw new Error('this replica never led');
-    await sleep(50);
-  }
+  await untilLeading(runtime, [() => runtime.instances.running()]);
   await runtime.instances.idle();
   progress('leading');
 

@@ -51,9 +51,8 @@ import { createConfiguration } from '../../apps/api/src/services/configurations.
 import { deployAgent } from '../../apps/api/src/services/deploy-agent.ts';
 import { renderable } from '../../apps/api/src/services/deploy-work.ts';
 import type { Actor } from '../../apps/api/src/services/deps.ts';
-import { createNamespace } from '../../apps/api/src/services/namespaces.ts';
 import { createSecret } from '../../apps/api/src/services/secrets.ts';
-import { add, benchCluster, type Deployment, deploymentsPath, type KubeRequest, median, openProfiler, percentile, scratchDatabase, sleep, statementKind, sum, rolledOut, ssa, summarizeProfiles, table, tally, watchObject } from './kube-support.ts';
+import { add, benchCluster, type Deployment, deploymentsPath, type KubeRequest, median, openProfiler, percentile, readyNamespace, rolledOut, scratchDatabase, sleep, ssa, statementKind, sum, summarizeProfiles, table, tally, untilLeading, watchObject } from './kube-support.ts';
 
 const DEPLOYS = Number(process.env.OCC_BENCH_DEPLOYS ?? 50);
 const PROFILE = process.env.OCC_BENCH_PROFILE === '1';
@@ -112,14 +111,8 @@ try {
   const custom = direct.makeApiClient(CustomObjectsApi);
   const core = direct.makeApiClient(CoreV1Api);
   const boot: Actor = { principalId: runtime.installation.bootstrapPrincipalId, kind: 'SERVICE', name: 'bootstrap', apiKeyId: 'bench' };
-  const ns = await createNamespace(deps, boot, { name: `bench-${Date.now()}` });
-  let row = await deps.db.namespace.findUniqueOrThrow({ where: { id: ns.id } });
-  const provisioned = Date.now() + 60_000;
-  while (row.status !== 'READY') {
-    if (row.status === 'FAILED' || Date.now() > provisioned) throw new Error(`namespace not ready: ${row.status} ${row.statusMessage ?? ''}`);
-    await sleep(50);
-    row = await deps.db.namespace.findUniqueOrThrow({ where: { id: ns.id } });
-  }
+  const row = await readyNamespace(deps, boot, `bench-${Date.now()}`);
+  const ns = { id: row.id };
   const k8sNs = row.k8sName;
   progress('namespace ready');
   const token = await createSecret(deps, boot, { namespaceId: ns.id, name: 'telegram', value: 'tg-bench' });
@@ -296,10 +289,7 @@ try {
   }
 
   // Wait for the leader's reconciler, then one warm-up of each, then alternating rounds.
-  for (let waited = 0; !(runtime.leader.isLeader() && runtime.instances.running()); waited += 50) {
-    if (waited > 30_000) throw new Error('this replica never led');
-    await sleep(50);
-  }
+  await untilLeading(runtime, [() => runtime.instances.running()]);
   progress('leading');
   await runtime.instances.idle();
   progress('reconciler idle');

@@ -16,6 +16,8 @@ import { FIELD_MANAGER } from '@occ/domain/kubernetes-names';
 import { OPENCLAW_CRD_DIR } from '../../packages/kube-emulator/src/crds.ts';
 import { startKubeletSimulator } from '../../packages/kube-emulator/src/kubelet/simulator.ts';
 import { startKubeEmulator } from '../../packages/kube-emulator/src/server.ts';
+import type { Actor, Deps } from '../../apps/api/src/services/deps.ts';
+import { createNamespace } from '../../apps/api/src/services/namespaces.ts';
 import { withDatabase } from '../../apps/api/src/test/database.ts';
 
 /** One request as the proxy saw it; times are performance.now() milliseconds. */
@@ -440,3 +442,21 @@ export const rolledOut = (generation: number) => (d: Deployment) => {
     (s.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True')
   );
 };
+
+/** Waits until this replica leads and its loops (`running`) have started: the benches measure the leader's work. */
+export async function untilLeading(runtime: { leader: { isLeader(): boolean } }, running: ReadonlyArray<() => boolean>): Promise<void> {
+  for (let waited = 0; !(runtime.leader.isLeader() && running.every((r) => r())); waited += 50) {
+    if (waited > 30_000) throw new Error('this replica never led');
+    await sleep(50);
+  }
+}
+
+/** A namespace made through the service, once its Kubernetes namespace is provisioned (READY): its row. */
+export async function readyNamespace(deps: Deps, actor: Actor, name: string) {
+  const ns = await createNamespace(deps, actor, { name });
+  for (const until = Date.now() + 60_000; ; await sleep(50)) {
+    const row = await deps.db.namespace.findUniqueOrThrow({ where: { id: ns.id } });
+    if (row.status === 'READY') return row;
+    if (row.status === 'FAILED' || Date.now() > until) throw new Error(`namespace not ready: ${row.status} ${row.statusMessage ?? ''}`);
+  }
+}

@@ -51,11 +51,10 @@ import { createAgent } from '../../apps/api/src/services/agents.ts';
 import { createConfiguration } from '../../apps/api/src/services/configurations.ts';
 import { deployAgent } from '../../apps/api/src/services/deploy-agent.ts';
 import type { Actor } from '../../apps/api/src/services/deps.ts';
-import { createNamespace } from '../../apps/api/src/services/namespaces.ts';
 import { setSecretRotationPolicy } from '../../apps/api/src/services/secret-rollouts.ts';
 import { createSecret, updateSecret } from '../../apps/api/src/services/secrets.ts';
 import { dumpDatabase, findCanary } from '../../apps/api/src/test/canary.ts';
-import { benchCluster, type Deployment, deploymentsPath, rolledOut, scratchDatabase, sleep, ssa, sum, table, tally, watchCollection } from './kube-support.ts';
+import { benchCluster, type Deployment, deploymentsPath, readyNamespace, rolledOut, scratchDatabase, sleep, ssa, sum, table, tally, untilLeading, watchCollection } from './kube-support.ts';
 
 const CONSUMERS = Number(process.env.OCC_BENCH_ROTATION_CONSUMERS ?? 200);
 const BATCH = Number(process.env.OCC_BENCH_ROTATION_BATCH ?? 20);
@@ -82,18 +81,9 @@ try {
   const core = direct.makeApiClient(CoreV1Api);
   const apps = direct.makeApiClient(AppsV1Api);
   const boot: Actor = { principalId: runtime.installation.bootstrapPrincipalId, kind: 'SERVICE', name: 'bootstrap', apiKeyId: 'bench' };
-  for (let waited = 0; !(runtime.leader.isLeader() && runtime.instances.running()); waited += 50) {
-    if (waited > 30_000) throw new Error('this replica never led');
-    await sleep(50);
-  }
-  const ns = await createNamespace(deps, boot, { name: `rotation-${Date.now()}` });
-  let row = await deps.db.namespace.findUniqueOrThrow({ where: { id: ns.id } });
-  const provisioned = Date.now() + 60_000;
-  while (row.status !== 'READY') {
-    if (row.status === 'FAILED' || Date.now() > provisioned) throw new Error(`namespace not ready: ${row.status} ${row.statusMessage ?? ''}`);
-    await sleep(50);
-    row = await deps.db.namespace.findUniqueOrThrow({ where: { id: ns.id } });
-  }
+  await untilLeading(runtime, [() => runtime.instances.running()]);
+  const row = await readyNamespace(deps, boot, `rotation-${Date.now()}`);
+  const ns = { id: row.id };
   const k8sNs = row.k8sName;
   const canary = `canary-v1-${randomBytes(16).toString('hex')}`;
   const token = await createSecret(deps, boot, { namespaceId: ns.id, name: 'telegram', value: canary });

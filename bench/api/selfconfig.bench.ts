@@ -51,9 +51,8 @@ import { createAgent } from '../../apps/api/src/services/agents.ts';
 import { createConfiguration } from '../../apps/api/src/services/configurations.ts';
 import { deployAgent } from '../../apps/api/src/services/deploy-agent.ts';
 import type { Actor } from '../../apps/api/src/services/deps.ts';
-import { createNamespace } from '../../apps/api/src/services/namespaces.ts';
 import { createSecret } from '../../apps/api/src/services/secrets.ts';
-import { add, benchCluster, type KubeRequest, median, openProfiler, percentile, scratchDatabase, sleep, sum, summarizeProfiles, table, tally, watchCollection, watchObject } from './kube-support.ts';
+import { add, benchCluster, type KubeRequest, median, openProfiler, percentile, readyNamespace, scratchDatabase, sleep, sum, summarizeProfiles, table, tally, untilLeading, watchCollection, watchObject } from './kube-support.ts';
 
 const CHANGES = Number(process.env.OCC_BENCH_SELFCONFIG_CHANGES ?? 50);
 const REQUESTS = Number(process.env.OCC_BENCH_SELFCONFIG_REQUESTS ?? 200);
@@ -134,22 +133,14 @@ try {
   const counted = proxied.makeApiClient(CustomObjectsApi);
   const boot: Actor = { principalId: runtime.installation.bootstrapPrincipalId, kind: 'SERVICE', name: 'bootstrap', apiKeyId: 'bench' };
 
-  for (let waited = 0; !(runtime.leader.isLeader() && runtime.instances.running() && runtime.selfConfig.running()); waited += 50) {
-    if (waited > 30_000) throw new Error('this replica never led');
-    await sleep(50);
-  }
+  await untilLeading(runtime, [() => runtime.instances.running(), () => runtime.selfConfig.running()]);
   await runtime.selfConfig.stop();
   controller.start();
 
   /** A Namespace with `count` agents (selfConfigure on), deployed through the product and ACTIVE. */
   async function agents(name: string, count: number): Promise<{ k8sNs: string; instances: string[] }> {
-    const ns = await createNamespace(deps, boot, { name: `${name}-${Date.now()}` });
-    let row = await deps.db.namespace.findUniqueOrThrow({ where: { id: ns.id } });
-    for (const until = Date.now() + 60_000; row.status !== 'READY'; ) {
-      if (row.status === 'FAILED' || Date.now() > until) throw new Error(`namespace not ready: ${row.status} ${row.statusMessage ?? ''}`);
-      await sleep(50);
-      row = await deps.db.namespace.findUniqueOrThrow({ where: { id: ns.id } });
-    }
+    const row = await readyNamespace(deps, boot, `${name}-${Date.now()}`);
+    const ns = { id: row.id };
     const token = await createSecret(deps, boot, { namespaceId: ns.id, name: 'telegram', value: 'tg-bench' });
     const model = await createSecret(deps, boot, { namespaceId: ns.id, name: 'model', value: 'sk-bench' });
     const cfg = await createConfiguration(deps, boot, {
