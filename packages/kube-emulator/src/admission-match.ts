@@ -4,8 +4,9 @@
 // label selectors as requirements.
 
 import type { AdmissionAttributes } from './admission.ts';
-import type { LabelRequirement } from './selectors.ts';
-import { isObject, type KubeObject } from './types.ts';
+import { apiVersionOf, NAMESPACES, type ResourceType } from './registry.ts';
+import { matchesLabels, type LabelRequirement } from './selectors.ts';
+import { isObject, type JsonObject, type KubeObject } from './types.ts';
 
 export function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
@@ -56,3 +57,49 @@ export function ruleMatches(rule: unknown, attributes: AdmissionAttributes): boo
   return true;
 }
 
+
+/** An object as admission hands it on: with its apiVersion and kind. */
+export function withTypeMeta(object: KubeObject, type: ResourceType): KubeObject {
+  return { ...object, apiVersion: object.apiVersion ?? apiVersionOf(type), kind: object.kind ?? type.kind };
+}
+
+/**
+ * A webhook's or a policy's namespaceSelector and objectSelector (namespace.Matcher, object.Matcher):
+ * the namespace's labels (a Namespace's own; cluster-scoped objects always match), and the object
+ * or the old object (an absent one matches nothing). Empty selectors match everything.
+ */
+export function selectorsMatch(match: JsonObject, attributes: AdmissionAttributes, namespaceLabels: (name: string) => Record<string, string> | undefined): boolean {
+  const objectSelector = selectorRequirements(match.objectSelector);
+  const objectMatches = (object: KubeObject | undefined) => object !== undefined && matchesLabels(objectSelector, labelsOf(object));
+  if (objectSelector.length > 0 && !objectMatches(attributes.object) && !objectMatches(attributes.oldObject)) return false;
+  const namespaceSelector = selectorRequirements(match.namespaceSelector);
+  if (namespaceSelector.length === 0) return true;
+  if (attributes.type.group === '' && attributes.type.plural === NAMESPACES.plural && !attributes.subresource) {
+    return matchesLabels(namespaceSelector, labelsOf(attributes.object ?? attributes.oldObject));
+  }
+  if (!attributes.type.namespaced) return true;
+  return matchesLabels(namespaceSelector, namespaceLabels(attributes.namespace ?? '') ?? {});
+}
+
+/** The AdmissionRequest of a write (without its uid): what a webhook is sent, and a policy's `request`. */
+export function admissionRequest(attributes: AdmissionAttributes): JsonObject {
+  const { type, subresource, user } = attributes;
+  const kind = subresource === 'scale' ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : { group: type.group, version: type.version, kind: type.kind };
+  const resource = { group: type.group, version: type.version, resource: type.plural };
+  return {
+    kind,
+    resource,
+    ...(subresource ? { subResource: subresource } : {}),
+    requestKind: kind,
+    requestResource: resource,
+    ...(subresource ? { requestSubResource: subresource } : {}),
+    ...(attributes.name ? { name: attributes.name } : {}),
+    ...(attributes.namespace ? { namespace: attributes.namespace } : {}),
+    operation: attributes.operation,
+    userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) },
+    object: attributes.object ? withTypeMeta(attributes.object, type) : null,
+    oldObject: attributes.oldObject ?? null,
+    dryRun: attributes.dryRun,
+    options: attributes.options,
+  };
+}

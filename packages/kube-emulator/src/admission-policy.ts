@@ -21,14 +21,13 @@
 
 import { readFile } from 'node:fs/promises';
 import yaml from 'js-yaml';
-import { labelsOf, ruleMatches, selectorRequirements, strings } from './admission-match.ts';
+import { admissionRequest, ruleMatches, selectorsMatch, strings, withTypeMeta } from './admission-match.ts';
 import type { AdmissionAttributes } from './admission.ts';
 import { compileCel } from './cel.ts';
 import type { KubeApi } from './api.ts';
 import { groupResourceString, StatusError, type StatusReason } from './errors.ts';
-import { apiVersionOf, groupResourceOf, NAMESPACES, storageKeyOf, VALIDATING_ADMISSION_POLICIES, VALIDATING_ADMISSION_POLICY_BINDINGS } from './registry.ts';
+import { groupResourceOf, NAMESPACES, storageKeyOf, VALIDATING_ADMISSION_POLICIES, VALIDATING_ADMISSION_POLICY_BINDINGS } from './registry.ts';
 import { strategyFor } from './kinds/lookup.ts';
-import { matchesLabels } from './selectors.ts';
 import type { ObjectStore } from './store.ts';
 import { isObject, jsonEqual, type JsonObject, type KubeObject } from './types.ts';
 
@@ -46,8 +45,7 @@ function evaluate(expression: string, context: Record<string, unknown>): unknown
 
 /** The JSON of an object as CEL sees it: plain data, with apiVersion and kind. */
 function asData(object: KubeObject | undefined, attributes: AdmissionAttributes): unknown {
-  if (!object) return null;
-  return { ...object, apiVersion: object.apiVersion ?? apiVersionOf(attributes.type), kind: object.kind ?? attributes.type.kind };
+  return object ? withTypeMeta(object, attributes.type) : null;
 }
 
 export class AdmissionPolicies {
@@ -90,14 +88,7 @@ export class AdmissionPolicies {
     const ruleHolds = (rule: unknown) => ruleMatches(rule, attributes) && (strings((rule as JsonObject).resourceNames).length === 0 || strings((rule as JsonObject).resourceNames).includes(attributes.name));
     if ((rulesRequired || rules.length > 0) && !rules.some(ruleHolds)) return false;
     if ((Array.isArray(m.excludeResourceRules) ? m.excludeResourceRules : []).some(ruleHolds)) return false;
-    const objectSelector = selectorRequirements(m.objectSelector);
-    const objectMatches = (o: KubeObject | undefined) => o !== undefined && matchesLabels(objectSelector, labelsOf(o));
-    if (objectSelector.length > 0 && !objectMatches(attributes.object) && !objectMatches(attributes.oldObject)) return false;
-    const namespaceSelector = selectorRequirements(m.namespaceSelector);
-    if (namespaceSelector.length === 0) return true;
-    if (attributes.type.group === '' && attributes.type.plural === NAMESPACES.plural) return matchesLabels(namespaceSelector, labelsOf(attributes.object ?? attributes.oldObject));
-    if (!attributes.type.namespaced) return true;
-    return matchesLabels(namespaceSelector, labelsOf(this.namespace(attributes)));
+    return selectorsMatch(m, attributes, (name) => this.store.get(storageKeyOf(NAMESPACES), undefined, name)?.metadata.labels);
   }
 
   private namespace(attributes: AdmissionAttributes): KubeObject | undefined {
@@ -107,25 +98,13 @@ export class AdmissionPolicies {
   /** The first failed validation's message and reason, or undefined when the policy admits the write. */
   private judge(spec: JsonObject, attributes: AdmissionAttributes): { text: string; reason: string } | undefined {
     const failOpen = spec.failurePolicy === 'Ignore';
-    const user = attributes.user;
     const context: Record<string, unknown> = {
       object: asData(attributes.object, attributes),
       oldObject: asData(attributes.oldObject, attributes),
       namespaceObject: attributes.type.namespaced ? (this.namespace(attributes) ?? null) : null,
       params: null,
-      request: {
-        kind: { group: attributes.type.group, version: attributes.type.version, kind: attributes.type.kind },
-        resource: { group: attributes.type.group, version: attributes.type.version, resource: attributes.type.plural },
-        ...(attributes.subresource ? { subResource: attributes.subresource } : {}),
-        requestKind: { group: attributes.type.group, version: attributes.type.version, kind: attributes.type.kind },
-        requestResource: { group: attributes.type.group, version: attributes.type.version, resource: attributes.type.plural },
-        name: attributes.name,
-        namespace: attributes.namespace ?? '',
-        operation: attributes.operation,
-        userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) },
-        dryRun: attributes.dryRun,
-        options: attributes.options,
-      },
+      // As webhooks are sent it; name and namespace always present (empty when none), as in cel-go's.
+      request: { ...admissionRequest(attributes), name: attributes.name, namespace: attributes.namespace ?? '' },
     };
     try {
       for (const condition of Array.isArray(spec.matchConditions) ? spec.matchConditions : []) {

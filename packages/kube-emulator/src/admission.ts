@@ -20,13 +20,12 @@
 
 import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
-import { labelsOf, ruleMatches, selectorRequirements, strings } from './admission-match.ts';
+import { admissionRequest, ruleMatches, selectorsMatch, strings } from './admission-match.ts';
 import { AdmissionPolicies } from './admission-policy.ts';
 import type { KubeApi, Target } from './api.ts';
 import type { UserInfo } from './auth.ts';
 import { conflict, internalError, OBJECT_MODIFIED, StatusError, type StatusReason } from './errors.ts';
 import {
-  apiVersionOf,
   groupResourceOf,
   NAMESPACES,
   storageKeyOf,
@@ -36,7 +35,6 @@ import {
   type ResourceType,
 } from './registry.ts';
 import { enforcedLevel, podSecurityRefusal } from './pod-security.ts';
-import { matchesLabels } from './selectors.ts';
 import type { ObjectStore } from './store.ts';
 import { isObject, type JsonObject, type KubeObject } from './types.ts';
 
@@ -254,27 +252,8 @@ export class WebhookAdmission {
   }
 
   private shouldCall(hook: JsonObject, attributes: AdmissionAttributes): boolean {
-    if (!this.namespaceMatches(hook.namespaceSelector, attributes)) return false;
-    const objectSelector = selectorRequirements(hook.objectSelector);
-    // object.Matcher: the object or the old object must match; an absent one matches nothing.
-    const matches = (object: KubeObject | undefined) => object !== undefined && matchesLabels(objectSelector, labelsOf(object));
-    if (objectSelector.length > 0 && !matches(attributes.object) && !matches(attributes.oldObject)) return false;
+    if (!selectorsMatch(hook, attributes, (name) => this.store.get(storageKeyOf(NAMESPACES), undefined, name)?.metadata.labels)) return false;
     return (Array.isArray(hook.rules) ? hook.rules : []).some((rule) => ruleMatches(rule, attributes));
-  }
-
-  /** namespace.Matcher: cluster-scoped objects other than namespaces always match. */
-  private namespaceMatches(selector: unknown, attributes: AdmissionAttributes): boolean {
-    const requirements = selectorRequirements(selector);
-    if (requirements.length === 0) return true;
-    let labels: Record<string, string>;
-    if (attributes.type.group === '' && attributes.type.plural === NAMESPACES.plural && !attributes.subresource) {
-      labels = labelsOf(attributes.object ?? attributes.oldObject);
-    } else if (!attributes.type.namespaced) {
-      return true;
-    } else {
-      labels = this.store.get(storageKeyOf(NAMESPACES), undefined, attributes.namespace ?? '')?.metadata.labels ?? {};
-    }
-    return matchesLabels(requirements, labels);
   }
 
   private async call(hook: JsonObject, attributes: AdmissionAttributes): Promise<void> {
@@ -325,36 +304,9 @@ export class WebhookAdmission {
   }
 
   private reviewOf(uid: string, attributes: AdmissionAttributes): JsonObject {
-    const { type, subresource, user } = attributes;
-    const kind = subresource === 'scale' ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : { group: type.group, version: type.version, kind: type.kind };
-    const resource = { group: type.group, version: type.version, resource: type.plural };
-    return {
-      kind: 'AdmissionReview',
-      apiVersion: REVIEW_API_VERSION,
-      request: {
-        uid,
-        kind,
-        resource,
-        ...(subresource ? { subResource: subresource } : {}),
-        requestKind: kind,
-        requestResource: resource,
-        ...(subresource ? { requestSubResource: subresource } : {}),
-        ...(attributes.name ? { name: attributes.name } : {}),
-        ...(attributes.namespace ? { namespace: attributes.namespace } : {}),
-        operation: attributes.operation,
-        userInfo: {
-          username: user.username,
-          ...(user.uid ? { uid: user.uid } : {}),
-          groups: user.groups,
-          ...(user.extra ? { extra: user.extra } : {}),
-        },
-        object: attributes.object ? { ...attributes.object, apiVersion: attributes.object.apiVersion ?? apiVersionOf(type), kind: attributes.object.kind ?? type.kind } : null,
-        oldObject: attributes.oldObject ?? null,
-        dryRun: attributes.dryRun,
-        options: attributes.options,
-      },
-    };
+    return { kind: 'AdmissionReview', apiVersion: REVIEW_API_VERSION, request: { uid, ...admissionRequest(attributes) } };
   }
+
 }
 
 /**

@@ -39,6 +39,8 @@ import {
   type V1Pod,
   type V1ReplicaSet,
 } from '@kubernetes/client-node';
+import { selectorRequirements } from '../admission-match.ts';
+import { matchesLabels } from '../selectors.ts';
 import { kubeTimestamp } from '../types.ts';
 import { ContainerView, containersQuery, serveContainerView, type ContainerFilter, type RunningContainer, type ServedView } from './container-view.ts';
 import { PodEvents } from './events.ts';
@@ -708,9 +710,7 @@ export async function startKubeletSimulator(kubeConfig: KubeConfig, options: Kub
     const namespace = pod.metadata?.namespace ?? '';
     const labels = pod.metadata?.labels ?? {};
     for (const d of deployments.list(namespace)) {
-      const selector = d.spec?.selector;
-      const selects = (selector?.matchExpressions?.length ?? 0) > 0 || Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
-      if (selects) enqueue(`${namespace}/${d.metadata?.name ?? ''}`);
+      if (matchesLabels(selectorRequirements(d.spec?.selector), labels)) enqueue(`${namespace}/${d.metadata?.name ?? ''}`);
     }
   });
   // A Pod of this node deleted gracefully (by a user, say) stays, terminating, until its kubelet
