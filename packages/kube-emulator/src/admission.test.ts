@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCertificateAuthority, issueServerCertificate, type KeyPairPem } from './certificates.ts';
 import { kubeConfigFor } from './kubeconfig.ts';
-import { apiFailure, createNamespace, mergePatch, startTestCluster, uniqueName, type TestCluster } from './testing.ts';
+import { apiFailure, createNamespace, endpointAddress, mergePatch, startTestCluster, uniqueName, type TestCluster } from './testing.ts';
 
 // SC5's cluster side: bearer tokens authenticate as users and service accounts, and the server
 // calls ValidatingWebhookConfigurations over HTTPS, as a real kube-apiserver does. Every webhook
@@ -46,7 +46,7 @@ interface WebhookServer {
 
 const allow: Answer = (review) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } });
 
-async function startWebhook(pair: KeyPairPem, delayMs = 0): Promise<WebhookServer> {
+async function startWebhook(pair: KeyPairPem, delayMs = 0, host = '127.0.0.1'): Promise<WebhookServer> {
   const reviews: Review[] = [];
   const state: WebhookServer = { url: '', reviews, answer: allow, close: async () => undefined };
   const server: Server = createServer({ cert: pair.certPem, key: pair.keyPem }, (request, response) => {
@@ -62,7 +62,7 @@ async function startWebhook(pair: KeyPairPem, delayMs = 0): Promise<WebhookServe
       }, delayMs);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   state.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/validate`;
   state.close = () =>
     new Promise<void>((resolve) => {
@@ -407,6 +407,68 @@ describe('SC5 validating admission webhooks', () => {
       await admissions.deleteValidatingWebhookConfiguration({ name: config.metadata?.name ?? '' });
     }
     expect(untrusted.reviews).toHaveLength(0);
+  });
+
+  it('SC5 a webhook named by service is called at an address of its Endpoints and must show a certificate for <service>.<namespace>.svc; no Service, no port or no endpoints refuses under Fail', async () => {
+    // A kube-apiserver dials a Service's cluster IP, or with --enable-aggregator-routing (the E8
+    // lane's) one of its Endpoints' addresses; TLS is checked against the Service's DNS name either way.
+    const namespace = await createNamespace(cluster);
+    const address = endpointAddress();
+    const named = await startWebhook(issueServerCertificate(ca, { commonName: 'hooks', dnsNames: [`hooks.${namespace}.svc`] }), 0, '0.0.0.0');
+    const misnamed = await startWebhook(issueServerCertificate(ca, { commonName: 'other', dnsNames: [`other.${namespace}.svc`] }), 0, '0.0.0.0');
+    servers.push(named, misnamed);
+    const portOf = (server: WebhookServer) => Number(new URL(server.url).port);
+    await cluster.core.createNamespacedService({
+      namespace,
+      body: { metadata: { name: 'hooks' }, spec: { ports: [{ name: 'webhook', port: 443, targetPort: 'webhook' as never, protocol: 'TCP' }] } },
+    });
+    const endpoints = (server: WebhookServer) => ({
+      metadata: { name: 'hooks' },
+      subsets: [{ addresses: [{ ip: address }], ports: [{ name: 'webhook', port: portOf(server) }] }],
+    });
+    // Endpoints may not name a loopback address: the API server would dial itself.
+    const loopback = await apiFailure(
+      cluster.core.createNamespacedEndpoints({ namespace, body: { metadata: { name: 'hooks' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'webhook', port: 9443 }] }] } }),
+    );
+    expect([loopback.code, loopback.body.reason, loopback.body.message]).toEqual([
+      422,
+      'Invalid',
+      'Endpoints "hooks" is invalid: subsets[0].addresses[0].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)',
+    ]);
+    const service = (overrides: Record<string, unknown> = {}) => ({ namespace, name: 'hooks', path: '/validate', ...overrides });
+    const refusal = async (name: string): Promise<string | null> => {
+      const created = await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name } } }).then(() => true, (error: unknown) => error);
+      if (created === true) {
+        await cluster.core.deleteNamespacedConfigMap({ namespace, name });
+        return null;
+      }
+      const { code, body } = await apiFailure(Promise.reject(created));
+      expect(code, body.message).toBe(500);
+      return body.message;
+    };
+    const config = await register(hook({ clientConfig: { service: service(), caBundle: caBundle() }, failurePolicy: 'Fail' }));
+    const configName = config.metadata?.name ?? '';
+    const use = (clientConfig: Record<string, unknown>) =>
+      admissions.patchValidatingWebhookConfiguration({ name: configName, body: { webhooks: [hook({ clientConfig, failurePolicy: 'Fail' })] } }, mergePatch);
+    const prefix = 'Internal error occurred: failed calling webhook "configmaps.sc5.test.io": ';
+    // No Endpoints yet.
+    expect(await effective(() => refusal('no-endpoints'), 'no endpoints')).toMatch(new RegExp(`^${prefix.replace(/[()]/g, '\\$&')}.*"hooks" not found$`));
+    await cluster.core.createNamespacedEndpoints({ namespace, body: endpoints(named) });
+    const created = await effective(
+      () => cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'through-service' } } }).then(() => true, () => null),
+      'the service reached',
+    );
+    expect(created).toBe(true);
+    expect(named.reviews.map((review) => review.request.name)).toContain('through-service');
+    // A certificate for another name is refused, as TLS to hooks.<namespace>.svc requires.
+    await cluster.core.replaceNamespacedEndpoints({ namespace, name: 'hooks', body: endpoints(misnamed) });
+    expect(await effective(() => refusal('misnamed'), 'misnamed certificate')).toContain(`x509: certificate is valid for other.${namespace}.svc, not hooks.${namespace}.svc`);
+    expect(misnamed.reviews).toHaveLength(0);
+    // A service port the Service does not have.
+    await cluster.core.replaceNamespacedEndpoints({ namespace, name: 'hooks', body: endpoints(named) });
+    await use({ service: service({ port: 8443 }), caBundle: caBundle() });
+    expect(await effective(() => refusal('no-port'), 'no such port')).toContain('no service port 8443 found for service "hooks"');
+    await admissions.deleteValidatingWebhookConfiguration({ name: configName });
   });
 
   it('SC5 a dry run reaches webhooks with sideEffects None as dryRun true and stores nothing', async () => {

@@ -14,8 +14,9 @@
 // Validating admission policies (admission-policy.ts) judge the same object first.
 //
 // Not emulated: mutating webhooks, matchConditions (CEL), matchPolicy Equivalent across versions
-// (every kind is served at one version here), service references (no Service networking: a
-// webhook named by service fails to be called), webhooks on TokenRequest and on DELETE of
+// (every kind is served at one version here), a Service's cluster IP (a webhook named by service is
+// called at an address of its Endpoints, as with --enable-aggregator-routing, which the E8 lane's
+// real server is started with), webhooks on TokenRequest and on DELETE of
 // collections, and audit annotations.
 
 import { randomUUID } from 'node:crypto';
@@ -27,7 +28,9 @@ import type { UserInfo } from './auth.ts';
 import { conflict, internalError, OBJECT_MODIFIED, StatusError, type StatusReason } from './errors.ts';
 import {
   groupResourceOf,
+  ENDPOINTS,
   NAMESPACES,
+  SERVICES,
   storageKeyOf,
   VALIDATING_ADMISSION_POLICIES,
   VALIDATING_ADMISSION_POLICY_BINDINGS,
@@ -105,8 +108,17 @@ export function denial(webhookName: string, result: unknown): StatusError {
 
 class CallFailure extends Error {}
 
-function goDialError(error: NodeJS.ErrnoException, url: URL): string {
-  const address = `${url.hostname}:${url.port || '443'}`;
+/** The names a certificate is valid for, as Go's x509.HostnameError lists them (DNS names, else IPs). */
+function certificateNames(error: NodeJS.ErrnoException): string {
+  const alt = (error as { cert?: { subjectaltname?: string } }).cert?.subjectaltname ?? '';
+  const entries = alt.split(', ').filter(Boolean);
+  const dns = entries.filter((entry) => entry.startsWith('DNS:')).map((entry) => entry.slice(4));
+  const ips = entries.filter((entry) => entry.startsWith('IP Address:')).map((entry) => entry.slice(11));
+  return (dns.length > 0 ? dns : ips).join(', ') || 'other names';
+}
+
+function goDialError(error: NodeJS.ErrnoException, url: URL, endpoint?: { host: string; port: number }): string {
+  const address = endpoint ? `${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}` : `${url.hostname}:${url.port || '443'}`;
   switch (error.code) {
     case 'ECONNREFUSED':
       return `dial tcp ${address}: connect: connection refused`;
@@ -119,7 +131,7 @@ function goDialError(error: NodeJS.ErrnoException, url: URL): string {
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':
       return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return `tls: failed to verify certificate: x509: certificate is valid for other names, not ${url.hostname}`;
+      return `tls: failed to verify certificate: x509: certificate is valid for ${certificateNames(error)}, not ${url.hostname}`;
     case 'CERT_HAS_EXPIRED':
       return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
     default:
@@ -127,16 +139,23 @@ function goDialError(error: NodeJS.ErrnoException, url: URL): string {
   }
 }
 
+/** A URL as client-go prints it: a service's URL keeps its port even when it is 443. */
+function shownUrl(url: URL, service: boolean): string {
+  return service ? `https://${url.hostname}:${url.port || '443'}${url.pathname}${url.search}` : url.toString();
+}
+
 /** POSTs the review and reads the answer, or throws a CallFailure worded as client-go words it. */
-function post(url: URL, caBundle: Buffer | undefined, body: string, timeoutSeconds: number): Promise<unknown> {
+function post(url: URL, caBundle: Buffer | undefined, body: string, timeoutSeconds: number, endpoint?: { host: string; port: number }): Promise<unknown> {
   const target = new URL(url);
   target.searchParams.set('timeout', `${timeoutSeconds}s`);
-  const what = `Post ${JSON.stringify(target.toString())}`;
+  const what = `Post ${JSON.stringify(shownUrl(target, endpoint !== undefined))}`;
   return new Promise((resolve, reject) => {
     const request = httpsRequest(
       target,
       {
         method: 'POST',
+        // A service's address is dialled, and its DNS name is what the certificate must carry.
+        ...(endpoint ? { hostname: endpoint.host, port: endpoint.port, servername: url.hostname } : {}),
         // Without a caBundle the system roots verify the webhook, as client-go does.
         ...(caBundle && caBundle.length > 0 ? { ca: caBundle.toString('utf8') } : {}),
         headers: {
@@ -144,6 +163,7 @@ function post(url: URL, caBundle: Buffer | undefined, body: string, timeoutSecon
           Accept: 'application/json, */*',
           'Content-Length': Buffer.byteLength(body),
           'User-Agent': 'kube-apiserver-admission',
+          ...(endpoint ? { Host: url.host } : {}),
         },
         signal: AbortSignal.timeout(timeoutSeconds * 1000),
       },
@@ -167,7 +187,7 @@ function post(url: URL, caBundle: Buffer | undefined, body: string, timeoutSecon
       },
     );
     request.on('error', (error: NodeJS.ErrnoException) => {
-      const cause = error.name === 'AbortError' || error.name === 'TimeoutError' ? 'context deadline exceeded' : goDialError(error, url);
+      const cause = error.name === 'AbortError' || error.name === 'TimeoutError' ? 'context deadline exceeded' : goDialError(error, url, endpoint);
       reject(new CallFailure(`failed to call webhook: ${what}: ${cause}`));
     });
     request.end(body);
@@ -271,19 +291,55 @@ export class WebhookAdmission {
     }
   }
 
+  /**
+   * A webhook named by service, resolved as a kube-apiserver started with
+   * --enable-aggregator-routing does (ResolveEndpoint in k8s.io/apiserver/pkg/util/proxy): the
+   * Service's port with that number, then the first address of an Endpoints subset with a port of
+   * the same name. TLS is still checked against `<name>.<namespace>.svc`.
+   */
+  private resolveService(namespace: string, name: string, port: number, url: URL, timeoutSeconds: number): { host: string; port: number } {
+    const target = new URL(url);
+    target.searchParams.set('timeout', `${timeoutSeconds}s`);
+    const fail = (cause: string) => new CallFailure(`failed to call webhook: Post ${JSON.stringify(shownUrl(target, true))}: ${cause}`);
+    const service = this.store.get(storageKeyOf(SERVICES), namespace, name);
+    if (!service) throw fail(`service ${JSON.stringify(name)} not found`);
+    const spec = isObject(service.spec) ? service.spec : {};
+    const ports = Array.isArray(spec.ports) ? spec.ports.filter(isObject) : [];
+    const servicePort = ports.find((entry) => entry.port === port);
+    if (!servicePort) throw fail(`no service port ${port} found for service ${JSON.stringify(name)}`);
+    const type = typeof spec.type === 'string' ? spec.type : 'ClusterIP';
+    if (!['ClusterIP', 'LoadBalancer', 'NodePort'].includes(type)) throw fail(`unsupported service type ${JSON.stringify(type)}`);
+    const endpoints = this.store.get(storageKeyOf(ENDPOINTS), namespace, name);
+    if (!endpoints) throw fail(`endpoints ${JSON.stringify(name)} not found`);
+    const portName = typeof servicePort.name === 'string' ? servicePort.name : '';
+    for (const subset of Array.isArray(endpoints.subsets) ? endpoints.subsets.filter(isObject) : []) {
+      const addresses = Array.isArray(subset.addresses) ? subset.addresses.filter(isObject) : [];
+      const target = (Array.isArray(subset.ports) ? subset.ports.filter(isObject) : []).find((entry) => (entry.name ?? '') === portName);
+      if (addresses.length > 0 && target && typeof target.port === 'number') return { host: String(addresses[0]!.ip), port: target.port };
+    }
+    throw fail(`no endpoints available for service ${JSON.stringify(name)}`);
+  }
+
   private async review(hook: JsonObject, name: string, attributes: AdmissionAttributes): Promise<void> {
     if (!strings(hook.admissionReviewVersions).includes('v1')) {
       throw new CallFailure('could not create admission objects: webhook does not accept known AdmissionReview versions (v1)');
     }
     const config = isObject(hook.clientConfig) ? hook.clientConfig : {};
-    if (typeof config.url !== 'string') {
-      const service = isObject(config.service) ? config.service : {};
-      throw new CallFailure(`failed to call webhook: service ${JSON.stringify(service.name ?? '')} not found`);
-    }
     const caBundle = typeof config.caBundle === 'string' ? Buffer.from(config.caBundle, 'base64') : undefined;
     const uid = randomUUID();
     const timeoutSeconds = typeof hook.timeoutSeconds === 'number' ? hook.timeoutSeconds : 10;
-    const answer = await post(new URL(config.url), caBundle, JSON.stringify(this.reviewOf(uid, attributes)), timeoutSeconds);
+    const body = JSON.stringify(this.reviewOf(uid, attributes));
+    let answer: unknown;
+    if (typeof config.url === 'string') {
+      answer = await post(new URL(config.url), caBundle, body, timeoutSeconds);
+    } else {
+      const service = isObject(config.service) ? config.service : {};
+      const [namespace, serviceName] = [String(service.namespace ?? ''), String(service.name ?? '')];
+      const port = typeof service.port === 'number' ? service.port : 443;
+      const url = new URL(`https://${serviceName}.${namespace}.svc:${port}${typeof service.path === 'string' ? service.path : ''}`);
+      const endpoint = this.resolveService(namespace, serviceName, port, url, timeoutSeconds);
+      answer = await post(url, caBundle, body, timeoutSeconds, endpoint);
+    }
     // webhookrequest.VerifyAdmissionResponse
     if (!isObject(answer) || !isObject(answer.response)) {
       throw new CallFailure('received invalid webhook response: webhook response was absent');

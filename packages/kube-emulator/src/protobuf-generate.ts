@@ -50,6 +50,7 @@ const ROOTS = [
   'core.v1.ServiceAccount',
   'core.v1.Pod',
   'core.v1.Service',
+  'core.v1.Endpoints',
   'core.v1.Node',
   'apps.v1.Deployment',
   'apps.v1.ReplicaSet',

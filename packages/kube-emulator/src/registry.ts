@@ -130,6 +130,12 @@ export const REPLICASETS = builtIn('apps', 'v1', 'replicasets', 'ReplicaSet', tr
 export const SERVICES = builtIn('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], subresources: { status: true, scale: false } });
 export const JOBS = builtIn('batch', 'v1', 'jobs', 'Job', true, { categories: ['all'], subresources: { status: true, scale: false } });
 export const NETWORK_POLICIES = builtIn('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, { shortNames: ['netpol'] });
+/**
+ * Endpoints: where a Service's traffic goes. No endpoints controller runs here, so they are written
+ * by hand; a webhook named by service is called at one of its addresses (admission.ts), as a
+ * kube-apiserver started with --enable-aggregator-routing resolves it.
+ */
+export const ENDPOINTS = builtIn('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'] });
 export const POD_DISRUPTION_BUDGETS = builtIn('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, { shortNames: ['pdb'], subresources: { status: true, scale: false } });
 
 /** The kubelet simulator registers its Node, as a kubelet does, and binds the Pods it makes to it (E3). */
@@ -154,6 +160,7 @@ export const BUILT_IN_RESOURCES: readonly ResourceType[] = [
   VALIDATING_ADMISSION_POLICIES,
   VALIDATING_ADMISSION_POLICY_BINDINGS,
   SERVICES,
+  ENDPOINTS,
   JOBS,
   NETWORK_POLICIES,
   POD_DISRUPTION_BUDGETS,

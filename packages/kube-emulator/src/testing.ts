@@ -24,6 +24,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { networkInterfaces } from 'node:os';
 import { crdForClientModels, readCrdFiles } from './crds.ts';
 import { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from './server.ts';
 import type { KubeObject } from './types.ts';
@@ -358,4 +359,16 @@ export async function clusterRequest(
     request.on('error', reject);
     request.end(init.body);
   });
+}
+
+/**
+ * An address of this machine that a Kubernetes API server may dial through an Endpoints object
+ * (which refuses loopback and link-local addresses): the first non-internal IPv4, else IPv6.
+ */
+export function endpointAddress(): string {
+  const addresses = Object.values(networkInterfaces()).flatMap((entries) => entries ?? []).filter((entry) => !entry.internal);
+  const usable = addresses.filter((entry) => !(entry.family === 'IPv6' && entry.address.toLowerCase().startsWith('fe80')));
+  const chosen = usable.find((entry) => entry.family === 'IPv4') ?? usable[0];
+  if (!chosen) throw new Error('this machine has no non-loopback address for an Endpoints object to name');
+  return chosen.address;
 }

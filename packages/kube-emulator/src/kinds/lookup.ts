@@ -2,6 +2,7 @@ import {
   CONFIGMAPS,
   CRDS,
   DEPLOYMENTS,
+  ENDPOINTS,
   EVENTS,
   LEASES,
   NAMESPACES,
@@ -32,7 +33,7 @@ import { configMapStrategy, eventStrategy, namespaceStrategy, secretStrategy } f
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
 import { serviceAccountStrategy } from './serviceaccount.ts';
 import type { Strategy } from './strategy.ts';
-import { serviceStrategy, workloadStrategy } from './workloads.ts';
+import { endpointsStrategy, serviceStrategy, workloadStrategy } from './workloads.ts';
 
 const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(NAMESPACES), namespaceStrategy],
@@ -53,6 +54,7 @@ const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(PODS), workloadStrategy],
   [storageKeyOf(REPLICASETS), workloadStrategy],
   [storageKeyOf(SERVICES), serviceStrategy],
+  [storageKeyOf(ENDPOINTS), endpointsStrategy],
   [storageKeyOf(JOBS), workloadStrategy],
   [storageKeyOf(NETWORK_POLICIES), workloadStrategy],
   [storageKeyOf(POD_DISRUPTION_BUDGETS), workloadStrategy],

@@ -25,6 +25,7 @@ import {
   SECRETS,
   SERVICEACCOUNTS,
   SERVICES,
+  ENDPOINTS,
   storageKeyOf,
   VALIDATING_ADMISSION_POLICIES,
   VALIDATING_ADMISSION_POLICY_BINDINGS,
@@ -270,6 +271,7 @@ const PRINTERS = new Map<string, Printer>([
       ],
     },
   ],
+  [storageKeyOf(ENDPOINTS), { columns: [NAME, column('Endpoints', endpointsList, { description: 'Endpoints of the service.' }), AGE] }],
   [
     storageKeyOf(DEPLOYMENTS),
     {
@@ -386,4 +388,21 @@ function paramRef(value: unknown): string {
   const namespace = typeof value.namespace === 'string' && value.namespace !== '' ? `${value.namespace}/` : '*/';
   const name = typeof value.name === 'string' && value.name !== '' ? value.name : isObject(value.selector) ? JSON.stringify(value.selector) : '';
   return `${namespace}${name}`;
+}
+
+/** formatEndpoints (pkg/printers/internalversion): ip:port pairs, the first three, then "+ N more...". */
+function endpointsList(o: KubeObject): string {
+  const pairs: string[] = [];
+  for (const subset of list(o.subsets)) {
+    const entry = obj(subset);
+    const ports = list(entry.ports).map((port) => obj(port).port);
+    for (const address of list(entry.addresses)) {
+      const ip = String(obj(address).ip ?? '');
+      const host = ip.includes(':') ? `[${ip}]` : ip;
+      if (ports.length === 0) pairs.push(ip);
+      else for (const port of ports) pairs.push(`${host}:${String(port)}`);
+    }
+  }
+  if (pairs.length === 0) return '<none>';
+  return pairs.length > 3 ? `${pairs.slice(0, 3).join(',')} + ${pairs.length - 3} more...` : pairs.join(',');
 }
