@@ -5,7 +5,8 @@ import baseConfig from './vitest.config.ts';
 // kube-apiserver instead of the embedded one: secrets (S*), namespaces and their tenant RoleBinding
 // (K1), deploy with the compute driver and activation (D*, W*), the SelfConfig controller (SC*), and
 // the instance reconciler with its composition of the two managers and its drift repair (RC*),
-// and a worker stopped past its lease sending no write (R4).
+// a worker stopped past its lease sending no write (R4), and the SelfConfig webhook with the
+// certificates the product makes, called by the real server through the install's Service (SC5).
 // The real-cluster setup installs the CRDs and runs one kubelet simulator for the lane's missing
 // controllers (L1). Files that inject faults into the embedded server (secrets-canary,
 // secrets-compensation, shutdown, the webhook's) or start their own (bootstrap-installation,
@@ -39,6 +40,9 @@ export default {
       // server, and the API's deploy tests after it found their gateways without secretKeyRefs;
       // it runs on the default lane until it leaves the shared server as it found it.)
       'src/worker-fencing.test.ts',
+      // SC5: the install's service-referenced webhook with the product's own certificates, called
+      // by the real server through the Service's Endpoints (the lane runs it with aggregator routing).
+      'src/kube/webhook-certificates.test.ts',
     ],
   },
 };

@@ -74,7 +74,16 @@ export interface Env {
    * refuses every in-cluster request.
    */
   webhookTls: { certFile: string; keyFile: string } | null;
-  /** OCC_WEBHOOK_HOST (0.0.0.0) and OCC_WEBHOOK_PORT (9443): where the webhook with configured files listens. */
+  /**
+   * SC5: OCC_WEBHOOK_SERVICE (namespace/name), the Service through which the API server calls the
+   * webhook (deploy/ sets occ-system/occ-api): the product then makes and rotates its own CA and
+   * serving certificate for it, kept in the Secret `<name>-webhook-tls` of that namespace, and
+   * writes the CA into the ValidatingWebhookConfiguration OCC_WEBHOOK_CONFIGURATION
+   * (openclaw-selfconfig). Not with OCC_WEBHOOK_TLS_*: one source of certificates.
+   */
+  webhookService: { namespace: string; name: string } | null;
+  webhookConfiguration: string;
+  /** OCC_WEBHOOK_HOST (0.0.0.0) and OCC_WEBHOOK_PORT (9443): where the webhook with configured or managed certificates listens. */
   webhookHost: string;
   webhookPort: number;
   /** W5: how long an activated gateway may take to become ready (OCC_GATEWAY_READY_SECONDS, 120). */
@@ -204,6 +213,8 @@ const VARIABLES = z.object({
   OCC_SHUTDOWN_DEADLINE_SECONDS: optional(positive('OCC_SHUTDOWN_DEADLINE_SECONDS')),
   OCC_METRICS_PORT: optional(z.union([z.literal('off').transform(() => null), wholeNumber(METRICS_PORT_PROBLEM, 0, 65535)], { error: METRICS_PORT_PROBLEM })),
   OCC_METRICS_HOST: optional(z.string()),
+  OCC_WEBHOOK_SERVICE: optional(namespacedName('OCC_WEBHOOK_SERVICE')),
+  OCC_WEBHOOK_CONFIGURATION: optional(z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, { error: 'OCC_WEBHOOK_CONFIGURATION must be a Kubernetes name' })),
   OCC_WEBHOOK_HOST: optional(z.string()),
   OCC_WEBHOOK_PORT: optional(portNumber('OCC_WEBHOOK_PORT')),
   OCC_GATEWAY_READY_SECONDS: optional(positive('OCC_GATEWAY_READY_SECONDS')),
@@ -318,6 +329,9 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
   } catch (error) {
     problems.push((error as Error).message);
   }
+  if (source.OCC_WEBHOOK_SERVICE && (source.OCC_WEBHOOK_TLS_CERT_FILE || source.OCC_WEBHOOK_TLS_KEY_FILE)) {
+    problems.push('OCC_WEBHOOK_SERVICE (certificates the product makes) and OCC_WEBHOOK_TLS_CERT_FILE/KEY_FILE (certificates from files) cannot both be set');
+  }
   const { values: v, problems: invalid } = parseVariables(source);
   problems.push(...invalid);
   if (!v || problems.length > 0) throw new ConfigError(problems);
@@ -347,6 +361,8 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env, needs: { kubern
     metricsPort: v.OCC_METRICS_PORT === undefined ? (production ? 9464 : null) : v.OCC_METRICS_PORT,
     metricsHost: v.OCC_METRICS_HOST ?? v.OCC_HOST ?? '127.0.0.1',
     webhookTls: tls,
+    webhookService: v.OCC_WEBHOOK_SERVICE ?? null,
+    webhookConfiguration: v.OCC_WEBHOOK_CONFIGURATION ?? 'openclaw-selfconfig',
     webhookHost: v.OCC_WEBHOOK_HOST ?? '0.0.0.0',
     webhookPort: v.OCC_WEBHOOK_PORT ?? 9443,
     gatewayReadySeconds: v.OCC_GATEWAY_READY_SECONDS ?? 120,

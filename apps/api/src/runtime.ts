@@ -74,7 +74,7 @@ export interface Runtime {
 export type RuntimeEnv = Pick<Env, 'dataDir' | 'databaseUrl' | 'kubeconfig'> &
   Partial<Pick<Env, 'inCluster'>> &
   Partial<Pick<Env, 'production' | 'migrateAtStart' | 'authCache' | 'bootstrapSecret' | 'tenantServiceAccount' | 'bootstrapKeyFile' | 'leaderNamespace' | 'leaderLeaseSeconds' | 'workLeaseSeconds' | 'workerConcurrency' | 'gatewayReadySeconds' | 'selfConfigTtlSeconds' | 'selfConfigApprovalTtlSeconds' | 'selfConfigHealthGateSeconds' | 'secretVersionRetentionSeconds' | 'selfConfigBudget'>> &
-  Partial<Pick<Env, 'webhookTls' | 'webhookHost' | 'webhookPort' | 'otlpEndpoint' | 'serviceName' | 'traceLeases'>>;
+  Partial<Pick<Env, 'webhookTls' | 'webhookService' | 'webhookConfiguration' | 'webhookHost' | 'webhookPort' | 'otlpEndpoint' | 'serviceName' | 'traceLeases'>>;
 
 export interface RuntimeOptions {
   env: RuntimeEnv;
@@ -118,6 +118,9 @@ export interface RuntimeOptions {
    * kube-apiserver runs on this machine and can call it; a cluster elsewhere could not.
    */
   selfConfigWebhookOnLoopback?: boolean;
+  /** SC5, managed webhook certificates: the resync period (60 s) and the clock that judges expiry. */
+  webhookResyncMs?: number;
+  webhookClock?: () => Date;
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -198,22 +201,34 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
     // R4: a write sent by work that lost its lease (a work item's) is refused before it is sent.
     fenceKubernetesWrites(kubeConfig);
-    // SC5: the SelfConfig webhook. Embedded: its certificate is made once and kept with the
-    // emulator's state, and it registers itself; configured files: the manifests register it.
+    const migrateAtStart = env.migrateAtStart ?? !env.production;
+    await (options.migrate ?? (migrateAtStart ? migrateDatabase : assertSchemaCurrent))(databaseUrl);
+    // SC5: the SelfConfig webhook, after the schema check (a replica refused for its schema says only
+    // that and makes nothing). Embedded: its certificate is made once and kept with the emulator's
+    // state, and it registers itself; configured files or managed certificates (deploy/): the
+    // manifests register it.
     let selfConfigWebhook: SelfConfigWebhookRuntime | null = null;
     if (env.webhookTls) {
       const files = { ...env.webhookTls, host: env.webhookHost ?? '0.0.0.0', port: env.webhookPort ?? 9443 };
       selfConfigWebhook = await startSelfConfigWebhook({ kubeConfig, logger, files });
+    } else if (env.webhookService) {
+      const managed = {
+        service: env.webhookService,
+        configurationName: env.webhookConfiguration ?? 'openclaw-selfconfig',
+        host: env.webhookHost ?? '0.0.0.0',
+        port: env.webhookPort ?? 9443,
+        ...(options.webhookResyncMs ? { resyncMs: options.webhookResyncMs } : {}),
+        ...(options.webhookClock ? { now: options.webhookClock } : {}),
+      };
+      selfConfigWebhook = await startSelfConfigWebhook({ kubeConfig, logger, managed });
     } else if (embeddedKubernetes || options.selfConfigWebhookOnLoopback) {
       const certificateDir = options.inMemory || !embeddedKubernetes ? null : path.join(env.dataDir, 'kube');
-      selfConfigWebhook = await startSelfConfigWebhook({ kubeConfig, logger, embedded: { certificateDir } });
+      selfConfigWebhook = await startSelfConfigWebhook({ kubeConfig, logger, embedded: { certificateDir, unregisterOnClose: !embeddedKubernetes } });
     }
     if (selfConfigWebhook) {
       closers.push(selfConfigWebhook.close);
       logger.info('SelfConfig admission webhook serving', { url: selfConfigWebhook.url });
     }
-    const migrateAtStart = env.migrateAtStart ?? !env.production;
-    await (options.migrate ?? (migrateAtStart ? migrateDatabase : assertSchemaCurrent))(databaseUrl);
     // PGlite is one database session: pglite-socket keeps a transaction's statements together but
     // interleaves other connections' protocol messages, and two connections' unnamed prepared
     // statements would then bind to each other's queries. One connection avoids that; PGlite runs

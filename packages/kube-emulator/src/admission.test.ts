@@ -430,11 +430,9 @@ describe('SC5 validating admission webhooks', () => {
     const loopback = await apiFailure(
       cluster.core.createNamespacedEndpoints({ namespace, body: { metadata: { name: 'hooks' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'webhook', port: 9443 }] }] } }),
     );
-    expect([loopback.code, loopback.body.reason, loopback.body.message]).toEqual([
-      422,
-      'Invalid',
-      'Endpoints "hooks" is invalid: subsets[0].addresses[0].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)',
-    ]);
+    // (1.20 names the IPv4 range only; current servers both.)
+    expect([loopback.code, loopback.body.reason]).toEqual([422, 'Invalid']);
+    expect(loopback.body.message).toMatch(/^Endpoints "hooks" is invalid: subsets\[0\]\.addresses\[0\]\.ip: Invalid value: "127\.0\.0\.1": may not be in the loopback range \(127\.0\.0\.0\/8(, ::1\/128)?\)$/);
     const service = (overrides: Record<string, unknown> = {}) => ({ namespace, name: 'hooks', path: '/validate', ...overrides });
     const refusal = async (name: string): Promise<string | null> => {
       const created = await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name } } }).then(() => true, (error: unknown) => error);
@@ -462,6 +460,9 @@ describe('SC5 validating admission webhooks', () => {
     expect(named.reviews.map((review) => review.request.name)).toContain('through-service');
     // A certificate for another name is refused, as TLS to hooks.<namespace>.svc requires.
     await cluster.core.replaceNamespacedEndpoints({ namespace, name: 'hooks', body: endpoints(misnamed) });
+    // A real server keeps its connection to the endpoint it dialled (keep-alive); a pod that goes
+    // away closes it, and the next call dials an address of the Endpoints again.
+    await named.close();
     expect(await effective(() => refusal('misnamed'), 'misnamed certificate')).toContain(`x509: certificate is valid for other.${namespace}.svc, not hooks.${namespace}.svc`);
     expect(misnamed.reviews).toHaveLength(0);
     // A service port the Service does not have.

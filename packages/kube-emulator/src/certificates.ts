@@ -1,6 +1,7 @@
 // A small certificate authority for local TLS: the embedded installation's webhook certificate
-// (made at first start and kept with the emulator's state) and tests' HTTPS servers. Production
-// certificates come from files (cert-manager or the platform's CA), never from here.
+// (made at first start and kept with the emulator's state), tests' HTTPS servers, and in a cluster
+// the webhook's CA and serving certificate when the product manages them itself
+// (apps/api/src/kube/webhook-certificates.ts); certificates from files are the other way.
 //
 // node-forge encodes the X.509 structures (names, validity, extensions), which node:crypto cannot;
 // keys are ECDSA P-256 and signatures are made by node:crypto. forge itself only knows RSA keys
@@ -22,6 +23,8 @@ export interface ServerCertificateRequest {
   ipAddresses?: string[];
   /** 365 by default. */
   days?: number;
+  /** When the validity starts (a minute before this); now by default. */
+  now?: Date;
 }
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
@@ -55,6 +58,7 @@ interface CertificateFields {
   subject: forge.pki.CertificateField[];
   issuer: forge.pki.CertificateField[];
   days: number;
+  now: Date;
   extensions: unknown[];
   spkiDer: Buffer;
   signerKeyPem: string;
@@ -64,7 +68,7 @@ function certificatePem(fields: CertificateFields): string {
   const certificate = forge.pki.createCertificate();
   certificate.publicKey = PLACEHOLDER_KEY;
   certificate.serialNumber = serialNumber();
-  const now = Date.now();
+  const now = fields.now.getTime();
   certificate.validity.notBefore = new Date(now - 60_000);
   certificate.validity.notAfter = new Date(now + fields.days * 86_400_000);
   certificate.setSubject(fields.subject);
@@ -89,13 +93,14 @@ function certificatePem(fields: CertificateFields): string {
   return `-----BEGIN CERTIFICATE-----\n${base64.replace(/.{1,64}/g, '$&\n')}-----END CERTIFICATE-----\n`;
 }
 
-export function createCertificateAuthority(commonName: string, days = 3650): KeyPairPem {
+export function createCertificateAuthority(commonName: string, days = 3650, now = new Date()): KeyPairPem {
   const keys = ecKeyPair();
   const name = [{ name: 'commonName', value: commonName }];
   const certPem = certificatePem({
     subject: name,
     issuer: name,
     days,
+    now,
     extensions: [
       { name: 'basicConstraints', cA: true, critical: true },
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
@@ -121,6 +126,7 @@ export function issueServerCertificate(ca: KeyPairPem, request: ServerCertificat
     subject: [{ name: 'commonName', value: request.commonName }],
     issuer,
     days: request.days ?? 365,
+    now: request.now ?? new Date(),
     extensions: [
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, critical: true },

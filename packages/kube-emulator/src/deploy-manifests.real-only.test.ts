@@ -6,7 +6,7 @@
 
 import { execFile } from 'node:child_process';
 import yaml from 'js-yaml';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPLOY_DIR, renderDeploy } from './deploy-manifests.ts';
 import { KUBE_TARGET, uniqueName } from './testing.ts';
 
@@ -67,6 +67,13 @@ beforeAll(async () => {
   await ok(['label', 'namespace', tenant, 'app.kubernetes.io/managed-by=openclaw-control-plane']);
   await ok(['create', 'namespace', foreign]);
   await ok(['create', 'rolebinding', 'occ-tenant', '-n', tenant, '--clusterrole=occ-tenant', '--serviceaccount=occ-system:occ-api', `--as=${SA}`]);
+});
+
+// The install's SelfConfig webhook (failurePolicy Fail) names occ-system/occ-api, which no process
+// serves on this shared server: left in place it would refuse every later file's SelfConfig
+// requests. (The product serving it is proven by apps/api's kube/webhook-certificates.test.ts.)
+afterAll(async () => {
+  await kubectl(['delete', 'validatingwebhookconfiguration', 'openclaw-selfconfig', '--ignore-not-found']);
 });
 
 describe('E8 deploy/ applied to a real kube-apiserver', () => {
@@ -194,6 +201,29 @@ describe('E8 deploy/ applied to a real kube-apiserver', () => {
     // And occ-api cannot bind it outside a namespace that is ours.
     const outside = await kubectl(['create', 'rolebinding', uniqueName('sc5'), '-n', foreign, '--clusterrole=occ-selfconfig-agent', `--serviceaccount=${foreign}:agent-sc5`, `--as=${SA}`]);
     expect(outside.stderr).toMatch(/forbidden/i);
+  });
+
+  it('SC5 E8 the install\'s webhook is in effect as applied: with no replica serving it, failurePolicy Fail refuses SelfConfig requests; occ-api may write its CA and its certificate Secret, nothing broader', async () => {
+    const request = JSON.stringify({
+      apiVersion: 'openclaw.rocks/v1alpha1',
+      kind: 'OpenClawSelfConfig',
+      metadata: { name: 'refused', namespace: tenant },
+      spec: { instanceRef: 'nobody', addSkills: ['x'] },
+    });
+    // A real server applies a new webhook configuration once its informer has seen it.
+    let outcome = await kubectl(['create', '-f', '-'], request);
+    for (let i = 0; outcome.code === 0 && i < 40; i++) {
+      await kubectl(['delete', 'openclawselfconfigs.openclaw.rocks', 'refused', '-n', tenant]);
+      await new Promise((r) => setTimeout(r, 250));
+      outcome = await kubectl(['create', '-f', '-'], request);
+    }
+    expect(outcome.stderr).toContain('failed calling webhook "selfconfig.openclaw.rocks"');
+    expect(outcome.stderr).toContain('https://occ-api.occ-system.svc:443/validate/openclawselfconfigs');
+    expect(await canI(SA, 'update', 'validatingwebhookconfigurations/openclaw-selfconfig')).toBe(true);
+    expect(await canI(SA, 'update', 'validatingwebhookconfigurations/another')).toBe(false);
+    expect(await canI(SA, 'delete', 'validatingwebhookconfigurations/openclaw-selfconfig')).toBe(false);
+    expect(await canI(SA, 'update', 'secrets/occ-api-webhook-tls', '-n', 'occ-system')).toBe(true);
+    expect(await canI(SA, 'get', 'secrets/occ-database', '-n', 'occ-system')).toBe(false);
   });
 
   it('E8 the migration Job has no Kubernetes permissions at all', async () => {

@@ -96,7 +96,11 @@ describe('deploy/ manifests', () => {
 
   it('E8 no cluster-wide secret access: the ClusterRoles bound cluster-wide grant no verb on secrets', () => {
     const clusterBound = objects.filter((o) => o.kind === 'ClusterRoleBinding').map((b) => b.roleRef.name as string);
-    expect(clusterBound.sort()).toEqual(['occ-controller-read', 'occ-provisioner']);
+    expect(clusterBound.sort()).toEqual(['occ-controller-read', 'occ-provisioner', 'occ-webhook-ca']);
+    // SC5: the webhook's CA goes into one configuration, by name, and nothing else is written cluster-wide by it.
+    expect(rulesOf('ClusterRole', 'occ-webhook-ca')).toEqual([
+      { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['openclaw-selfconfig'], verbs: ['get', 'update'] },
+    ]);
     // RC2: the reconciler's caches read cluster-wide, and only read.
     for (const r of rulesOf('ClusterRole', 'occ-controller-read')) expect(r.verbs.filter((v: string) => !['get', 'list', 'watch'].includes(v))).toEqual([]);
     for (const name of clusterBound) {
@@ -123,13 +127,14 @@ describe('deploy/ manifests', () => {
     expect(objects.some((o) => o.kind === 'ClusterRoleBinding' && o.roleRef.name === 'occ-selfconfig-agent')).toBe(false);
   });
 
-  it('E8 R7 NetworkPolicy: default deny in the namespace, ingress to the API port, the worker\'s probe port and (from the monitoring namespace) the metrics port only, egress to DNS, PostgreSQL and the API server', () => {
+  it('E8 R7 SC5 NetworkPolicy: default deny in the namespace, ingress to the API port and its webhook port (the API server calls it), the worker\'s probe port and (from the monitoring namespace) the metrics port only, egress to DNS, PostgreSQL and the API server', () => {
     const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
     const deny = policies.find((p) => Object.keys(p.spec.podSelector).length === 0)!;
     expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
     const ingress = policies.flatMap((p) => (p.spec.ingress ?? []).map((i: Obj) => ({ policy: p.metadata.name, from: i.from ?? 'anywhere', ports: i.ports.map((port: Obj) => port.port) })));
     expect(ingress).toEqual([
       { policy: 'occ-api-ingress', from: 'anywhere', ports: [4000] },
+      { policy: 'occ-api-ingress', from: 'anywhere', ports: [9443] },
       { policy: 'occ-worker-probes', from: 'anywhere', ports: [4000] },
       { policy: 'occ-metrics-scrape', from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [9464] },
     ]);

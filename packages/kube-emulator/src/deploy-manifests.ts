@@ -13,7 +13,7 @@ import { isObject, type KubeObject } from './types.ts';
 /** deploy/ of this repository. */
 export const DEPLOY_DIR = fileURLToPath(new URL('../../../deploy/', import.meta.url));
 
-const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding']);
+const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration']);
 
 interface ImageOverride {
   name: string;

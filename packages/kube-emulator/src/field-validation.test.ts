@@ -96,6 +96,7 @@ const WRITTEN: Record<string, Record<string, unknown>> = {
   'rbac.authorization.k8s.io/roles': { metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['secrets'], resourceNames: ['s'], verbs: ['get'] }] },
   'rbac.authorization.k8s.io/clusterroles': { metadata: { name: 'c' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] }, rules: [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }] },
   'coordination.k8s.io/leases': { metadata: { name: 'l' }, spec: { holderIdentity: 'me', leaseDurationSeconds: 15 } },
+  '/endpoints': { metadata: { name: 'occ-api' }, subsets: [{ addresses: [{ ip: '192.0.2.2', nodeName: 'n1', targetRef: { kind: 'Pod', name: 'p', namespace: 'ns' } }], ports: [{ name: 'webhook', port: 9443, protocol: 'TCP', appProtocol: 'https' }] }] },
   '/services': { metadata: { name: 'occ-api' }, spec: { type: 'ClusterIP', selector: { app: 'a' }, ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] } },
   'batch/jobs': { metadata: { name: 'j' }, spec: { backoffLimit: 2, ttlSecondsAfterFinished: 600, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'm', image: 'x', args: ['a'] }] } } }, status: { succeeded: 1 } },
   'networking.k8s.io/networkpolicies': { metadata: { name: 'np' }, spec: { podSelector: { matchLabels: { a: 'b' } }, policyTypes: ['Ingress', 'Egress'], ingress: [{ from: [{ namespaceSelector: {} }], ports: [{ protocol: 'TCP', port: 4000 }] }], egress: [{ to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] }] } },

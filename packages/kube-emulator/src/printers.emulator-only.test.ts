@@ -33,6 +33,7 @@ const EXPECTED: Record<string, string[]> = {
   configmaps: ['Name', 'Data', 'Age'],
   serviceaccounts: ['Name', 'Secrets', 'Age'],
   services: ['Name', 'Type', 'Cluster-IP', 'External-IP', 'Port(s)', 'Age', '*Selector'],
+  endpoints: ['Name', 'Endpoints', 'Age'],
   'apps/deployments': ['Name', 'Ready', 'Up-to-date', 'Available', 'Age', '*Containers', '*Images', '*Selector'],
   'apps/replicasets': ['Name', 'Desired', 'Current', 'Ready', 'Age', '*Containers', '*Images', '*Selector'],
   'batch/jobs': ['Name', 'Status', 'Completions', 'Duration', 'Age', '*Containers', '*Images', '*Selector'],

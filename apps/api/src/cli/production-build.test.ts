@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
 import { OPENCLAW_CRD_DIR } from '@occ/kube-emulator/crds';
@@ -196,7 +197,7 @@ describe('the production build', () => {
   );
 
   it.runIf(testDatabaseMode() === 'postgres')(
-    'R7 R1 R3 R6 the containers of `kubectl kustomize deploy/` run as written on the built tree: a replica on an unmigrated database refuses in one JSON line naming the migrations, the Job migrates, the API and the worker pass their probes, serve Prometheus text on their metrics ports, which NetworkPolicies admit, one names where the bootstrap key went, and both stop on SIGTERM (PostgreSQL only)',
+    'R7 R1 R3 R6 SC5 the containers of `kubectl kustomize deploy/` run as written on the built tree: a replica on an unmigrated database refuses in one JSON line naming the migrations, the Job migrates, the API and the worker pass their probes, serve Prometheus text on their metrics ports, which NetworkPolicies admit, the API serves the SelfConfig webhook with a certificate it made for its Service, one names where the bootstrap key went, and both stop on SIGTERM (PostgreSQL only)',
     async () => {
       const app = await staged();
       const dir = await mkdtemp(path.join(tmpdir(), 'occ-r7-'));
@@ -320,7 +321,7 @@ describe('the production build', () => {
           if (kind !== 'startupProbe' || w.container[kind]) await probe(p, `${name} ${kind}`, w.container[kind]);
         }
         const readiness = await (await fetch(`http://127.0.0.1:${p.port(w.container.readinessProbe.httpGet.port)}${w.container.readinessProbe.httpGet.path}`)).json();
-        expect(readiness, name).toMatchObject({ status: 'ready', checks: { database: 'ok', kubernetes: 'ok' } });
+        expect(readiness, name).toMatchObject({ status: 'ready', checks: { database: 'ok', kubernetes: 'ok', ...(name === 'occ-api' ? { webhook: 'ok' } : {}) } });
         const metrics = await fetch(`http://127.0.0.1:${p.port('metrics')}/metrics`);
         expect(metrics.status, name).toBe(200);
         expect(metrics.headers.get('content-type'), name).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -335,6 +336,18 @@ describe('the production build', () => {
         }
         expect(ingressAdmitting(objects, w, containerPort(w.container, 'metrics')).length, `${name} metrics`).toBeGreaterThan(0);
       }
+      // SC5: the API serves the SelfConfig webhook on its webhook port with a certificate it made for
+      // the Service's name (kept in the Secret occ-api-webhook-tls), open to the API server.
+      const webhookSecret = await admin.makeApiClient(CoreV1Api).readNamespacedSecret({ name: 'occ-api-webhook-tls', namespace: 'occ-system' });
+      const served = await new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port: api.port('webhook'), servername: 'occ-api.occ-system.svc', ca: Buffer.from(webhookSecret.data!['ca-bundle.crt']!, 'base64').toString('utf8') }, () => {
+          resolve(socket.getPeerX509Certificate()?.checkHost('occ-api.occ-system.svc') ?? '');
+          socket.end();
+        });
+        socket.on('error', reject);
+      });
+      expect(served).toBe('occ-api.occ-system.svc');
+      expect(ingressAdmitting(objects, workload('occ-api'), containerPort(workload('occ-api').container, 'webhook')), 'the webhook port').toContainEqual([]);
       // The Service reaches the API's pods only, on a port the API listens on and the policies admit.
       const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'occ-api')!;
       expect(labelSelectorSelects({ matchLabels: service.spec.selector }, workload('occ-api').labels)).toBe(true);

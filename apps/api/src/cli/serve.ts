@@ -25,6 +25,7 @@ export async function serve(embedded?: Promise<EmbeddedStart>): Promise<void> {
     consoleDir: env.consoleDir,
     allowedOrigins: env.allowedOrigins,
     requestBudget: new PrincipalBudget({ limits: env.requestBudget }),
+    readiness: runtime.selfConfigWebhook ? { webhook: runtime.selfConfigWebhook.readiness } : {},
   });
   const server = await listen(app, env.host, env.port);
   const { port } = server.address() as AddressInfo;

@@ -34,6 +34,11 @@ export interface HttpAppOptions {
   requestBudget?: PrincipalBudget | null;
   /** Subscription streams' bounds (graphql/live.ts); the defaults unless given (tests pass small ones). */
   liveLimits?: Partial<LiveLimits>;
+  /**
+   * More /readyz checks, each 'ok' or why not: `webhook` (SC5), until the webhook configuration
+   * trusts the certificate this replica serves (kube/selfconfig-webhook-setup.ts).
+   */
+  readiness?: Readonly<Record<string, () => string>>;
 }
 
 export interface HttpApp {
@@ -305,6 +310,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       () => (checks.kubernetes = 'ok'),
       () => (checks.kubernetes = 'unreachable'),
     );
+    for (const [name, check] of Object.entries(options.readiness ?? {})) checks[name] = check();
     const ok = Object.values(checks).every((v) => v === 'ok');
     json(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', checks });
   }

@@ -54,6 +54,8 @@ export interface TestStackOptions {
   selfConfigResyncMs?: number;
   /** SC5: on a real cluster too, serve and register the webhook on loopback (runtime option). */
   selfConfigWebhookOnLoopback?: boolean;
+  /** SC5, managed webhook certificates (env.webhookService): the clock that judges expiry. */
+  webhookClock?: () => Date;
   /** Hooks into the deploy work (RC7 interleavings, W5 faults at a chosen step). */
   deployWork?: DeployWorkOptions;
   rolloutWork?: RolloutWorkOptions;
@@ -98,6 +100,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     ...(options.selfConfigHealthGatePollMs ? { selfConfigHealthGatePollMs: options.selfConfigHealthGatePollMs } : {}),
     ...(options.selfConfigResyncMs ? { selfConfigResyncMs: options.selfConfigResyncMs } : {}),
     ...(options.selfConfigWebhookOnLoopback ? { selfConfigWebhookOnLoopback: true } : {}),
+    ...(options.webhookClock ? { webhookClock: options.webhookClock } : {}),
     ...(options.deployWork ? { deployWork: options.deployWork } : {}),
     ...(options.rolloutWork ? { rolloutWork: options.rolloutWork } : {}),
     ...(options.instanceResyncMs ? { instanceResyncMs: options.instanceResyncMs } : {}),
@@ -105,7 +108,14 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     ...(database ? {} : { embeddedDatabaseImage: await pgliteImage() }),
     migrate: async () => {},
   });
-  const app = createHttpApp({ deps: runtime.deps, production: false, consoleDir: '/nonexistent', requestBudget: options.requestBudget ?? null, ...(options.liveLimits ? { liveLimits: options.liveLimits } : {}) });
+  const app = createHttpApp({
+    deps: runtime.deps,
+    production: false,
+    consoleDir: '/nonexistent',
+    requestBudget: options.requestBudget ?? null,
+    ...(options.liveLimits ? { liveLimits: options.liveLimits } : {}),
+    readiness: runtime.selfConfigWebhook ? { webhook: runtime.selfConfigWebhook.readiness } : {},
+  });
   const server: Server = await listen(app, '127.0.0.1', 0);
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
