@@ -57,7 +57,9 @@
  * kind the columns of kube-apiserver 1.33's printers (printers/columns.ts; Pod STATUS by printPod's
  * rules), with descriptions shortened. Pod Security Admission's `enforce` label is (E10,
  * pod-security.ts: Pods are judged at creation; `audit` and `warn` are not). Validating admission
- * webhooks are called (admission.ts) and ValidatingAdmissionPolicies with their bindings enforced
+ * webhooks are called (admission.ts; one named by service at an address of the Service's
+ * Endpoints, which are written by hand: no endpoints controller, as with --enable-aggregator-routing)
+ * and ValidatingAdmissionPolicies with their bindings enforced
  * (admission-policy.ts, Kubernetes 1.30's API; no paramKind, CEL without Kubernetes' libraries).
  * RBAC is enforced (E9, rbac-authorizer.ts), and a
  * strategic merge patch on a custom resource answers 415 as on a real server (patch.test.ts).
