@@ -36,9 +36,9 @@ export default {
       'src/selfconfig/scenarios.test.ts',
       'src/instance/composition.test.ts',
       'src/instance/reconciler.test.ts',
-      // (R7's production-build.test.ts is not here: on this lane it applies deploy/ to the shared
-      // server, and the API's deploy tests after it found their gateways without secretKeyRefs;
-      // it runs on the default lane until it leaves the shared server as it found it.)
+      // (R7's production-build.test.ts is not here: it applies deploy/ to the shared server, and the
+      // API's deploy tests after it found their gateways without secretKeyRefs. It runs last, in a
+      // run of its own: vitest.real-install.config.ts, `npm run test:real:install`.)
       'src/worker-fencing.test.ts',
       // SC5: the install's service-referenced webhook with the product's own certificates, called
       // by the real server through the Service's Endpoints (the lane runs it with aggregator routing).

@@ -6,13 +6,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { promisify } from 'node:util';
-import { CoreV1Api, KubeConfig, KubernetesObjectApi, loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, KubernetesObjectApi, loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
 import { OPENCLAW_CRD_DIR } from '@occ/kube-emulator/crds';
 import { DEPLOY_DIR } from '@occ/kube-emulator/deploy-manifests';
 import { startKubeEmulator } from '@occ/kube-emulator/server';
-import { KUBE_TARGET } from '@occ/kube-emulator/testing';
+import { endpointAddress, KUBE_TARGET } from '@occ/kube-emulator/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../env.ts';
+import { kubeStatus } from '../kube/errors.ts';
 import { dropDatabase, recreateDatabase, testDatabaseMode } from '../test/database.ts';
 import { argvOf, containerPort, envOf, freePort, ingressAdmitting, labelSelectorSelects, readImageConfig, workloadsOf, type Workload } from '../test/manifests.ts';
 import { waitFor } from '../test/operations.ts';
@@ -197,7 +198,7 @@ describe('the production build', () => {
   );
 
   it.runIf(testDatabaseMode() === 'postgres')(
-    'R7 R1 R3 R6 SC5 the containers of `kubectl kustomize deploy/` run as written on the built tree: a replica on an unmigrated database refuses in one JSON line naming the migrations, the Job migrates, the API and the worker pass their probes, serve Prometheus text on their metrics ports, which NetworkPolicies admit, the API serves the SelfConfig webhook with a certificate it made for its Service, one names where the bootstrap key went, and both stop on SIGTERM (PostgreSQL only)',
+    'R7 R1 R3 R6 SC5 the containers of `kubectl kustomize deploy/` run as written on the built tree: a replica on an unmigrated database refuses in one JSON line naming the migrations, the Job migrates, the API and the worker pass their probes, serve Prometheus text on their metrics ports, which NetworkPolicies admit, the API serves the SelfConfig webhook with a certificate it made for its Service and the API server calls it through the Service, one names where the bootstrap key went, and both stop on SIGTERM (PostgreSQL only)',
     async () => {
       const app = await staged();
       const dir = await mkdtemp(path.join(tmpdir(), 'occ-r7-'));
@@ -243,10 +244,17 @@ describe('the production build', () => {
         const kube = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR] });
         cleanups.push(() => kube.close());
         admin.loadFromString(kube.kubeconfigYaml());
-        await KubernetesObjectApi.makeApiClient(admin).create(objects.find((o) => o.kind === 'Namespace') as KubernetesObject);
+        // The install's namespace, and what the API server needs to call the webhook: the Service
+        // and the webhook configuration (the rest of deploy/ is what the real branch applies).
+        for (const kind of ['Namespace', 'Service', 'ValidatingWebhookConfiguration']) {
+          await KubernetesObjectApi.makeApiClient(admin).create(objects.find((o) => o.kind === kind && (kind !== 'Service' || o.metadata.name === 'occ-api')) as KubernetesObject);
+        }
         kubeconfig = path.join(dir, 'kubeconfig.yaml');
         await writeFile(kubeconfig, kube.kubeconfigYaml(), { mode: 0o600 });
       }
+      // The install's webhook (failurePolicy Fail) must not outlive this run: on the lane's shared
+      // server it would refuse every later SelfConfig request.
+      cleanups.push(() => admin.makeApiClient(AdmissionregistrationV1Api).deleteValidatingWebhookConfiguration({ name: 'openclaw-selfconfig' }));
       const core = admin.makeApiClient(CoreV1Api);
       // A fresh installation refuses to overwrite a bootstrap Secret an earlier one left (R3).
       await core.deleteNamespacedSecret({ name: 'occ-bootstrap-key', namespace: 'occ-system' }).catch(() => {});
@@ -347,6 +355,25 @@ describe('the production build', () => {
         socket.on('error', reject);
       });
       expect(served).toBe('occ-api.occ-system.svc');
+      // ... and the API server calls it through the Service: this replica as its endpoint (written
+      // here, as no endpoints controller runs; this machine's address, since loopback is refused),
+      // a SelfConfig request from the cluster's administrator refused by the webhook's decision.
+      await core.createNamespacedEndpoints({
+        namespace: 'occ-system',
+        body: { metadata: { name: 'occ-api' }, subsets: [{ addresses: [{ ip: endpointAddress() }], ports: [{ name: 'webhook', port: api.port('webhook'), protocol: 'TCP' }] }] },
+      });
+      cleanups.push(() => core.deleteNamespacedEndpoints({ namespace: 'occ-system', name: 'occ-api' }));
+      const custom = admin.makeApiClient(CustomObjectsApi);
+      const request = { group: 'openclaw.rocks', version: 'v1alpha1', namespace: 'occ-system', plural: 'openclawselfconfigs' };
+      const refusal = await waitFor(async () => {
+        const outcome = await custom
+          .createNamespacedCustomObject({ ...request, body: { apiVersion: 'openclaw.rocks/v1alpha1', kind: 'OpenClawSelfConfig', metadata: { name: 'r7-webhook' }, spec: { instanceRef: 'nobody', addSkills: ['x'] } } })
+          .then(() => null, (error: unknown) => kubeStatus(error));
+        if (outcome === null) await custom.deleteNamespacedCustomObject({ ...request, name: 'r7-webhook' });
+        // 500: the Endpoints or the configuration not yet seen by the real server's informers.
+        return outcome && outcome.code !== 500 ? outcome : null;
+      }, 'the webhook called through the Service');
+      expect(refusal).toMatchObject({ code: 403, message: 'admission webhook "selfconfig.openclaw.rocks" denied the request: OpenClawInstance "nobody" not found in namespace "occ-system"' });
       expect(ingressAdmitting(objects, workload('occ-api'), containerPort(workload('occ-api').container, 'webhook')), 'the webhook port').toContainEqual([]);
       // The Service reaches the API's pods only, on a port the API listens on and the policies admit.
       const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'occ-api')!;
