@@ -30,10 +30,18 @@
 // Rounds run 1, 2, 4, each in fresh namespaces; the emulated server's store grows from round to
 // round, so the later (faster-expected) rounds work against the larger store.
 //
+// OCC_BENCH_WORKER_PROCESSES=1 (PostgreSQL only): each round runs 1, 2, 4 standalone worker
+// processes instead (`apps/api/src/cli/worker.ts`, OCC_WORKER_CONCURRENCY=1 each, as
+// deploy/worker.yaml runs them with more replicas), sharing the queue through the database and the
+// API server through the same recording kubeconfig; they poll for work (500 ms), as a worker apart
+// from the API does. Started, and seen running, before the round's clock starts.
+//
 // PostgreSQL: a scratch database beside DATABASE_URL's (dropped after) when it is set, else
 // embedded PGlite (read through the product's client).
 
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { CoreV1Api, KubernetesObjectApi } from '@kubernetes/client-node';
@@ -41,6 +49,7 @@ import { renderGateway, type InstanceObject } from '@occ/domain/gateway-render';
 import { FIELD_MANAGER } from '@occ/domain/kubernetes-names';
 import { instanceBody, renderModelAuthSecret, type RenderContext, type RenderRevision } from '@occ/domain/revision-render';
 import { migrateDatabase } from '../../apps/api/src/db/migrate.ts';
+import { REPO_ROOT } from '../../apps/api/src/env.ts';
 import { createHttpApp, listen } from '../../apps/api/src/http/server.ts';
 import { createLogger } from '../../apps/api/src/log.ts';
 import { startRuntime } from '../../apps/api/src/runtime.ts';
@@ -57,6 +66,8 @@ import { startWorker, type Worker } from '../../apps/api/src/worker.ts';
 import { benchCluster, type Deployment, deploymentsPath, median, percentile, readyNamespace, rolledOut, scratchDatabase, sleep, ssa, sum, table, tally, untilLeading, watchObject } from './kube-support.ts';
 
 const BURST = Number(process.env.OCC_BENCH_BURST ?? 200);
+const PROCESSES = process.env.OCC_BENCH_WORKER_PROCESSES === '1';
+if (PROCESSES && !process.env.DATABASE_URL) throw new Error('OCC_BENCH_WORKER_PROCESSES=1 needs DATABASE_URL: worker processes share a PostgreSQL database (PGlite is one process\'s)');
 const CONCURRENCIES = [1, 2, 4];
 const BUDGET_RATIO = 1.3;
 const LEASE_SECONDS = 30;
@@ -100,6 +111,46 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const key = runtime.installation.bootstrapApiKey!;
 let poller: pg.Client | null = null;
 const current: { worker: Worker | null } = { worker: null };
+const children: ChildProcess[] = [];
+/** A standalone worker process on the bench's database and API server, once it logs that it runs. */
+async function startChild(i: number): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'apps/api/src/cli/worker.ts')], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: database!.url,
+      KUBECONFIG: kubeconfig,
+      OCC_DATA_DIR: path.join(dir, `worker-${i}`),
+      OCC_PORT: '0',
+      OCC_WORKER_CONCURRENCY: '1',
+      OCC_WORK_LEASE_SECONDS: String(LEASE_SECONDS),
+      OCC_GATEWAY_READY_SECONDS: '120',
+      OCC_LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"worker running"')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker process ${i} exited (${code}) before running:\n${output.slice(-2000)}`)));
+  });
+}
+async function stopChildren(): Promise<void> {
+  await Promise.all(
+    children.splice(0).map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
 try {
   const deps = runtime.deps;
   const core = direct.makeApiClient(CoreV1Api);
@@ -109,14 +160,25 @@ try {
   const query = async <T extends Record<string, unknown>>(sql: string, params: unknown[]): Promise<T[]> => (poller ? (await poller.query<T>(sql, params)).rows : await runtime.db.$queryRawUnsafe<T[]>(sql, ...params));
   // The product's work kinds, as runtime.ts wires them, made once and run by each round's worker.
   const kinds = [provisionNamespaceKind(deps), deployRevisionKind(deps), awaitRevisionKind(deps), reassertInstanceKind(deps)];
-  const runWorker = async (concurrency: number) => {
+  const runWorker = async (concurrency: number, processes = false) => {
     await current.worker?.stop();
+    current.worker = null;
+    await stopChildren();
+    if (processes) {
+      deps.kickWorker = () => {};
+      await Promise.all(Array.from({ length: concurrency }, (_, i) => startChild(i)));
+      return;
+    }
     const w = startWorker({ db: runtime.db, logger: createLogger(() => {}, 'error'), kinds, leaseSeconds: LEASE_SECONDS, concurrency });
     current.worker = w;
     deps.kickWorker = () => w.kick();
   };
   const quiesce = async () => {
     await current.worker?.drain();
+    // Worker processes: their items are done when none is due or running (for a minute at most).
+    const until = Date.now() + 60_000;
+    const busy = async () => (await query<{ n: number }>(`SELECT count(*)::int AS n FROM "WorkItem" WHERE state::text = 'RUNNING' OR (state::text = 'PENDING' AND "nextAttemptAt" <= now())`, []))[0]!.n > 0;
+    while (children.length > 0 && Date.now() < until && (await busy())) await sleep(100);
     await runtime.instances.idle();
     await sleep(30);
     await runtime.instances.idle();
@@ -255,7 +317,7 @@ try {
 
   const rounds: Round[] = [];
   for (const concurrency of CONCURRENCIES) {
-    await runWorker(concurrency);
+    await runWorker(concurrency, PROCESSES);
     const set = await setUp(`c${concurrency}`, BURST);
     await quiesce();
     progress(`concurrency ${concurrency}: ${BURST} agents ready`);
@@ -304,8 +366,8 @@ try {
   const one = rounds[0]!;
   out.push(
     table(
-      `A burst of ${BURST} deploys (deployAgent over GraphQL, all at once) → every revision ACTIVE, one in-process worker at concurrency 1, 2, 4, against a bare client-node loop at the same parallelism, ${database ? 'PostgreSQL' : 'PGlite'} (${new Date().toISOString()})`,
-      ['concurrency', 'product: all ACTIVE', 'bare: all rolled out', 'product / bare', 'speed-up vs 1 (product)', 'speed-up vs 1 (bare)', 'queue age p50', 'queue age p95', 'requests per deploy (product)', 'requests per deploy (bare)'],
+      `A burst of ${BURST} deploys (deployAgent over GraphQL, all at once) → every revision ACTIVE, ${PROCESSES ? '1, 2, 4 standalone worker processes at concurrency 1 each' : 'one in-process worker at concurrency 1, 2, 4'}, against a bare client-node loop at the same parallelism, ${database ? 'PostgreSQL' : 'PGlite'} (${new Date().toISOString()})`,
+      [PROCESSES ? 'worker processes' : 'concurrency', 'product: all ACTIVE', 'bare: all rolled out', 'product / bare', 'speed-up vs 1 (product)', 'speed-up vs 1 (bare)', 'queue age p50', 'queue age p95', 'requests per deploy (product)', 'requests per deploy (bare)'],
       rounds.map((r) => {
         const ages = r.ages.map((a) => a.ms);
         return [
@@ -357,6 +419,7 @@ try {
   process.stdout.write(`${out.join('\n')}\n`);
 } finally {
   await current.worker?.stop();
+  await stopChildren();
   await poller?.end();
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
