@@ -82,6 +82,23 @@ describe('configuration (R1)', () => {
     ]);
   });
 
+  it('SC5 R1 OCC_WEBHOOK_SERVICE names the Service the product makes its webhook certificate for; not with certificate files; a bad name or configuration is a named problem', () => {
+    expect(readEnv({})).toMatchObject({ webhookService: null, webhookConfiguration: 'openclaw-selfconfig' });
+    expect(readEnv({ OCC_WEBHOOK_SERVICE: 'occ-system/occ-api', OCC_WEBHOOK_CONFIGURATION: 'other-hooks' })).toMatchObject({
+      webhookService: { namespace: 'occ-system', name: 'occ-api' },
+      webhookConfiguration: 'other-hooks',
+      webhookTls: null,
+    });
+    const here = path.join(REPO_ROOT, 'package.json');
+    expect(problemsOf({ OCC_WEBHOOK_SERVICE: 'occ-system/occ-api', OCC_WEBHOOK_TLS_CERT_FILE: here, OCC_WEBHOOK_TLS_KEY_FILE: here })).toEqual([
+      'OCC_WEBHOOK_SERVICE (certificates the product makes) and OCC_WEBHOOK_TLS_CERT_FILE/KEY_FILE (certificates from files) cannot both be set',
+    ]);
+    expect(problemsOf({ OCC_WEBHOOK_SERVICE: 'occ-api', OCC_WEBHOOK_CONFIGURATION: 'Not A Name' })).toEqual([
+      'OCC_WEBHOOK_SERVICE must be namespace/name (Kubernetes names)',
+      'OCC_WEBHOOK_CONFIGURATION must be a Kubernetes name',
+    ]);
+  });
+
   it('P7 R1 the GraphQL budget is configured per principal kind; a budget below one document at the cost limit is a named problem', () => {
     expect(readEnv({}).requestBudget).toEqual({
       HUMAN: { points: 30_000, windowSeconds: 20, concurrency: 8 },

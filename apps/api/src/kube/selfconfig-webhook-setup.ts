@@ -118,7 +118,13 @@ async function startManagedWebhook(
   const logger = options.logger.child({ component: 'webhook-certificates' });
   const now = managed.now ?? (() => new Date());
   const secret = `${managed.service.namespace}/${managed.service.name}-webhook-tls`;
-  let served = (await ensureWebhookCertificates(kubeConfig, managed.service, now())).material;
+  // Without a certificate there is nothing to listen with: a start that cannot read or write the
+  // Secret fails, naming it (a missing permission, the namespace missing).
+  let served = (
+    await ensureWebhookCertificates(kubeConfig, managed.service, now()).catch((error: unknown) => {
+      throw new Error(`SC5: the webhook certificate Secret ${secret} could not be read or written: ${kubeStatus(error)?.message ?? String(error)}`, { cause: error });
+    })
+  ).material;
   const server = await listenSelfConfigWebhook(handler, served, managed.host, managed.port);
   let readiness = 'not yet checked';
   let warnedUnregistered = false;

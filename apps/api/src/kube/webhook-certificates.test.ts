@@ -264,7 +264,7 @@ describe('SC5 managed webhook certificates in the cluster', () => {
     expect(decisions.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('SC5 a CA bundle changed out of band is put back at the next resync; a replica that may not write it is not ready, and says why', async () => {
+  it('SC5 a CA bundle changed out of band is put back at the next resync; a replica that may not write it is not ready, and says why; one that may not write its Secret does not start, and names it', async () => {
     const foreign = Buffer.from(createCertificateAuthority('out of band').certPem).toString('base64');
     const admissions = stack.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
     const overwrite = async () => {
@@ -276,6 +276,19 @@ describe('SC5 managed webhook certificates in the cluster', () => {
     await replica!.sync();
     expect(await storedBundle()).toBe((await storedSecret())['ca-bundle.crt']);
     expect(replica!.readiness()).toBe('ok');
+
+    // A replica whose service account may do nothing cannot start: it has no certificate to listen with, and says which Secret.
+    const none = `${service.name}-none`;
+    await stack.core.createNamespacedServiceAccount({ namespace: service.namespace, body: { metadata: { name: none } } });
+    const refused = await startReplica(await kubeConfigAsServiceAccount(stack.kubeConfig, service.namespace, none)).then(
+      async (started) => {
+        await started.close();
+        return 'started';
+      },
+      (error: unknown) => String(error),
+    );
+    expect(refused).toMatch(new RegExp(`^Error: SC5: the webhook certificate Secret ${service.namespace}/${webhookSecretName(service)} could not be read or written: .*forbidden`, 'i'));
+    await stack.core.deleteNamespacedServiceAccount({ namespace: service.namespace, name: none });
 
     // A replica whose service account may read and write the Secret and read the configuration, but not update it.
     const rbac = stack.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
