@@ -16,7 +16,7 @@ import {
 } from '../http/selfconfig-webhook.ts';
 import type { Logger } from '../log.ts';
 import { kubeStatus } from './errors.ts';
-import { configurationTrusts, ensureWebhookCertificates, injectCaBundle, type WebhookService } from './webhook-certificates.ts';
+import { configurationTrusts, ensureWebhookCertificates, injectCaBundle, webhookSecretName, type WebhookService } from './webhook-certificates.ts';
 
 // Where the SelfConfig webhook's certificate comes from and who registers it (SC5):
 // - embedded (`npm start` without KUBECONFIG): a CA and a certificate for 127.0.0.1 are made at
@@ -117,7 +117,7 @@ async function startManagedWebhook(
   const { kubeConfig, managed } = options;
   const logger = options.logger.child({ component: 'webhook-certificates' });
   const now = managed.now ?? (() => new Date());
-  const secret = `${managed.service.namespace}/${managed.service.name}-webhook-tls`;
+  const secret = `${managed.service.namespace}/${webhookSecretName(managed.service)}`;
   // Without a certificate there is nothing to listen with: a start that cannot read or write the
   // Secret fails, naming it (a missing permission, the namespace missing).
   let served = (
@@ -151,7 +151,7 @@ async function startManagedWebhook(
       served = material;
       logger.info('webhook serving certificate replaced', { secret });
     }
-    const servedTrusted = served === material ? trusted : await configurationTrusts(kubeConfig, managed.configurationName, managed.service, served.certPem, now());
+    const servedTrusted = served.certPem === material.certPem ? trusted : await configurationTrusts(kubeConfig, managed.configurationName, managed.service, served.certPem, now());
     if (servedTrusted === null && !warnedUnregistered) {
       warnedUnregistered = true;
       logger.warn('no webhook of the ValidatingWebhookConfiguration names this Service: SelfConfig requests made in the cluster are not checked (SC5)', {
