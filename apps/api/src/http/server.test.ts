@@ -96,11 +96,11 @@ describe('authentication', () => {
 });
 
 describe('health and limits', () => {
-  it('/healthz answers and /readyz checks the database and Kubernetes', async () => {
+  it('SC5 /healthz answers and /readyz checks the database, Kubernetes and the SelfConfig webhook (the embedded one registers itself, so it is ok once serving)', async () => {
     expect((await stack.request('/healthz')).status).toBe(200);
     const ready = await stack.request('/readyz');
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', kubernetes: 'ok' } });
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', kubernetes: 'ok', webhook: 'ok' } });
   });
 
   it('GraphiQL is served outside production', async () => {
