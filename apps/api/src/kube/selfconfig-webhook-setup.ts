@@ -139,19 +139,18 @@ async function startManagedWebhook(
   const sync = async (): Promise<void> => {
     const { material, renewed } = await attempt(`the Secret ${secret} could not be read or written`, () => ensureWebhookCertificates(kubeConfig, managed.service, now()));
     if (renewed) logger.info('webhook certificate renewed', { secret, reason: renewed });
-    const injection = await attempt(`the CA bundle could not be written into the ValidatingWebhookConfiguration ${managed.configurationName}`, () =>
+    const { outcome, configuration } = await attempt(`the CA bundle could not be written into the ValidatingWebhookConfiguration ${managed.configurationName}`, () =>
       injectCaBundle(kubeConfig, managed.configurationName, managed.service, material.bundlePem),
     );
-    if (injection === 'written') logger.info('webhook CA bundle written', { configuration: managed.configurationName, secret });
-    const trusted = await attempt(`the ValidatingWebhookConfiguration ${managed.configurationName} could not be read`, () =>
-      configurationTrusts(kubeConfig, managed.configurationName, managed.service, material.certPem, now()),
-    );
+    if (outcome === 'written') logger.info('webhook CA bundle written', { configuration: managed.configurationName, secret });
+    // Judged on the configuration as the bundle's write left it (one read a pass, not three).
+    const trusted = configurationTrusts(configuration, managed.service, material.certPem, now());
     if (trusted !== false && material.certPem !== served.certPem) {
       server.setSecureContext({ cert: material.certPem, key: material.keyPem });
       served = material;
       logger.info('webhook serving certificate replaced', { secret });
     }
-    const servedTrusted = served.certPem === material.certPem ? trusted : await configurationTrusts(kubeConfig, managed.configurationName, managed.service, served.certPem, now());
+    const servedTrusted = served.certPem === material.certPem ? trusted : configurationTrusts(configuration, managed.service, served.certPem, now());
     if (servedTrusted === null && !warnedUnregistered) {
       warnedUnregistered = true;
       logger.warn('no webhook of the ValidatingWebhookConfiguration names this Service: SelfConfig requests made in the cluster are not checked (SC5)', {

@@ -212,13 +212,24 @@ export async function ensureWebhookCertificates(kubeConfig: KubeConfig, service:
 
 export type InjectionOutcome = 'absent' | 'no-webhook' | 'unchanged' | 'written';
 
-function namesService(webhook: NonNullable<V1ValidatingWebhookConfiguration['webhooks']>[number], service: WebhookService): boolean {
+type Webhook = NonNullable<V1ValidatingWebhookConfiguration['webhooks']>[number];
+
+function namesService(webhook: Webhook, service: WebhookService): boolean {
   const target = webhook.clientConfig?.service;
   return target?.namespace === service.namespace && target.name === service.name;
 }
 
-/** Writes `bundlePem` as the caBundle of every webhook in `configurationName` that names `service`. */
-export async function injectCaBundle(kubeConfig: KubeConfig, configurationName: string, service: WebhookService, bundlePem: string): Promise<InjectionOutcome> {
+/**
+ * Writes `bundlePem` as the caBundle of every webhook in `configurationName` that names `service`.
+ * Answers what it did and the configuration as it now stands (null when there is none), which
+ * `configurationTrusts` judges without reading it again.
+ */
+export async function injectCaBundle(
+  kubeConfig: KubeConfig,
+  configurationName: string,
+  service: WebhookService,
+  bundlePem: string,
+): Promise<{ outcome: InjectionOutcome; configuration: V1ValidatingWebhookConfiguration | null }> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const wanted = Buffer.from(bundlePem).toString('base64');
   for (let attempt = 1; ; attempt++) {
@@ -226,14 +237,14 @@ export async function injectCaBundle(kubeConfig: KubeConfig, configurationName: 
       if (kubeStatus(error)?.code === 404) return null;
       throw error;
     });
-    if (!configuration) return 'absent';
+    if (!configuration) return { outcome: 'absent', configuration };
     const ours = (configuration.webhooks ?? []).filter((webhook) => namesService(webhook, service));
-    if (ours.length === 0) return 'no-webhook';
-    if (ours.every((webhook) => webhook.clientConfig.caBundle === wanted)) return 'unchanged';
+    if (ours.length === 0) return { outcome: 'no-webhook', configuration };
+    if (ours.every((webhook) => webhook.clientConfig.caBundle === wanted)) return { outcome: 'unchanged', configuration };
     for (const webhook of ours) webhook.clientConfig.caBundle = wanted;
     try {
-      await api.replaceValidatingWebhookConfiguration({ name: configurationName, body: configuration, fieldManager: FIELD_MANAGER });
-      return 'written';
+      const written = await api.replaceValidatingWebhookConfiguration({ name: configurationName, body: configuration, fieldManager: FIELD_MANAGER });
+      return { outcome: 'written', configuration: written };
     } catch (error) {
       if (kubeStatus(error)?.code !== 409 || attempt >= RACE_ATTEMPTS) throw error;
     }
@@ -241,16 +252,11 @@ export async function injectCaBundle(kubeConfig: KubeConfig, configurationName: 
 }
 
 /**
- * Whether the API server would trust `certPem` when calling `service` through `configurationName`:
+ * Whether the API server would trust `certPem` when calling `service` through `configuration`:
  * every webhook naming the Service has a caBundle that verifies it. With no such webhook (or no
  * configuration) there is nothing to be trusted for, and the answer is `null`.
  */
-export async function configurationTrusts(kubeConfig: KubeConfig, configurationName: string, service: WebhookService, certPem: string, now: Date): Promise<boolean | null> {
-  const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
-  const configuration = await api.readValidatingWebhookConfiguration({ name: configurationName }).catch((error: unknown) => {
-    if (kubeStatus(error)?.code === 404) return null;
-    throw error;
-  });
+export function configurationTrusts(configuration: V1ValidatingWebhookConfiguration | null, service: WebhookService, certPem: string, now: Date): boolean | null {
   const ours = (configuration?.webhooks ?? []).filter((webhook) => namesService(webhook, service));
   if (ours.length === 0) return null;
   return ours.every((webhook) => bundleTrusts(Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString('utf8'), certPem, now));
