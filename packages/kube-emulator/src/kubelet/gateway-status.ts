@@ -57,18 +57,6 @@ export interface GatewayDeployment {
   };
 }
 
-/** Every container's environment problem, `container "name": message` (for callers that want them all). */
-export function missingReferences(deployment: GatewayDeployment, source: ConfigSource): string[] {
-  const namespace = deployment.metadata?.namespace ?? '';
-  const podSpec = deployment.spec?.template?.spec;
-  const problems: string[] = [];
-  for (const container of [...(podSpec?.initContainers ?? []), ...(podSpec?.containers ?? [])]) {
-    const problem = containerConfigError(container, namespace, source);
-    if (problem) problems.push(`container "${container.name ?? ''}": ${problem}`);
-  }
-  return problems;
-}
-
 export interface ContainerStatus {
   name: string;
   image: string;

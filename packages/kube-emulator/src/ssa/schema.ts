@@ -34,11 +34,6 @@ export function fieldSchema(map: MapSchema, key: string): Schema {
   return map.fields?.[key] ?? map.elements ?? DEDUCED;
 }
 
-/** Whether `key` is a declared field (a struct member), not a map entry. */
-export function isNamedField(map: MapSchema, key: string): boolean {
-  return map.fields !== undefined && Object.prototype.hasOwnProperty.call(map.fields, key);
-}
-
 const stringMap: Schema = { type: 'map', elements: SCALAR };
 const atomicMap: Schema = { type: 'map', elements: DEDUCED, atomic: true };
 
