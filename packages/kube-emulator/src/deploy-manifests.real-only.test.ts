@@ -44,6 +44,8 @@ async function canI(as: string, ...args: string[]): Promise<boolean> {
 
 let tenant: string;
 let foreign: string;
+/** deploy/ as beforeAll applied it (rendered, the PodDisruptionBudget as 1.20 takes it). */
+let installed: string;
 
 beforeAll(async () => {
   if (KUBE_TARGET.target !== 'real') throw new Error('this file needs the E8 lane (OCC_KUBE_TARGET=real, KUBECONFIG)');
@@ -57,7 +59,8 @@ beforeAll(async () => {
   // --force-conflicts: the lane's harness applied the same CRDs first (manager occ-test-harness,
   // with L5's string quantities), as an earlier install by another manager would have; taking them
   // over is what the README's install step does on a cluster that has them.
-  await ok(['apply', '--server-side', '--force-conflicts', '--field-manager=occ-deploy', '-f', '-'], for120);
+  installed = for120;
+  await ok(['apply', '--server-side', '--force-conflicts', '--field-manager=occ-deploy', '-f', '-'], installed);
 
   // A tenant namespace as the product provisions it (K1): labelled ours, then the RoleBinding to
   // occ-tenant made by the product's own service account.
@@ -232,5 +235,27 @@ describe('E8 deploy/ applied to a real kube-apiserver', () => {
     }
     const sa = yaml.load(await ok(['get', 'serviceaccount', 'occ-migrate', '-n', 'occ-system', '-o', 'yaml'])) as Obj;
     expect(sa.automountServiceAccountToken).toBe(false);
+  });
+
+  it("R2 E8 a new release as the README's install step 6 gives it: the changed Job is refused (a Job's template cannot change) while the rest applies, and after deleting the finished Job the same apply takes it", async () => {
+    const image = 'registry.example/openclaw-control-plane:release-2';
+    const next = installed.replace(/^(\s+image: )\S+$/gm, `$1${image}`);
+    expect(next.match(/^\s+image: /gm)).toHaveLength(3); // the Job, the API, the worker
+    const apply = ['apply', '--server-side', '--force-conflicts', '--field-manager=occ-deploy', '-f', '-'];
+    const refused = await kubectl(apply, next);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/The Job "occ-migrate" is invalid: spec\.template: Invalid value: .*: field is immutable/s);
+    const imageOf = async (kind: string, name: string) => ok(['get', kind, name, '-n', 'occ-system', '-o', 'jsonpath={.spec.template.spec.containers[0].image}']);
+    expect(await imageOf('deployment', 'occ-api')).toBe(image);
+    expect(await imageOf('job', 'occ-migrate')).not.toBe(image);
+    await ok(['delete', 'job', 'occ-migrate', '-n', 'occ-system', '--wait=true']);
+    await ok(apply, next);
+    expect(await imageOf('job', 'occ-migrate')).toBe(image);
+    expect(await imageOf('deployment', 'occ-worker')).toBe(image);
+    // Back to the install as written, by the same step (later files on this server apply deploy/
+    // as written, and would meet the Job's other template).
+    await ok(['delete', 'job', 'occ-migrate', '-n', 'occ-system', '--wait=true']);
+    await ok(apply, installed);
+    expect(await imageOf('job', 'occ-migrate')).not.toBe(image);
   });
 });

@@ -198,7 +198,7 @@ describe('the production build', () => {
   );
 
   it.runIf(testDatabaseMode() === 'postgres')(
-    'R7 R1 R3 R6 SC5 the containers of `kubectl kustomize deploy/` run as written on the built tree: a replica on an unmigrated database refuses in one JSON line naming the migrations, the Job migrates, the API and the worker pass their probes, serve Prometheus text on their metrics ports, which NetworkPolicies admit, the API serves the SelfConfig webhook with a certificate it made for its Service and the API server calls it through the Service, one names where the bootstrap key went, and both stop on SIGTERM (PostgreSQL only)',
+    'R7 R1 R3 R6 SC5 the containers of `kubectl kustomize deploy/` run as written on the built tree: a replica on an unmigrated database refuses in one JSON line naming the migrations, the Job migrates, the API and the worker pass their probes, serve Prometheus text on their metrics ports, which NetworkPolicies admit, the API serves the SelfConfig webhook with a certificate it made for its Service and the API server calls it through the Service, one names where the bootstrap key went, a replica of a new release waits for its Job while the old one serves (README step 6), and both stop on SIGTERM (PostgreSQL only)',
     async () => {
       const app = await staged();
       const dir = await mkdtemp(path.join(tmpdir(), 'occ-r7-'));
@@ -397,6 +397,25 @@ describe('the production build', () => {
         body: JSON.stringify({ query: '{ viewer { kind } }' }),
       });
       expect(await viewer.json()).toEqual({ data: { viewer: { kind: 'SERVICE' } } });
+
+      // R2, the README's install step 6, a new release: its tree has a migration the database lacks.
+      // A replica of it refuses, naming that one migration, while the old replica goes on serving;
+      // the Job (made again) migrates under it, and then the new replica starts and is ready.
+      const release = '99991231000000_r2_next_release';
+      await mkdir(path.join(app, 'prisma/migrations', release));
+      await writeFile(path.join(app, 'prisma/migrations', release, 'migration.sql'), 'CREATE TABLE "R2NextRelease" ("id" INTEGER PRIMARY KEY);\n');
+      const apiReady = async () => (await fetch(`http://127.0.0.1:${api.port('http')}/readyz`)).status;
+      const behind = await start(workload('occ-api'));
+      expect(await exitWithin(behind, 'a replica of the new release before its Job', 120_000), behind.output()).toBe(1);
+      expect(JSON.parse(behind.output().trim())).toMatchObject({ code: 'SCHEMA_BEHIND', missingMigrations: [release] });
+      expect(await apiReady()).toBe(200);
+      const nextJob = await start(workload('occ-migrate'));
+      expect(await exitWithin(nextJob, "the new release's migration Job", 300_000), nextJob.output()).toBe(0);
+      expect(await apiReady(), 'the old replica serves on the new schema').toBe(200);
+      const nextApi = await start(workload('occ-api'));
+      await probe(nextApi, 'a replica of the new release', workload('occ-api').container.readinessProbe);
+      nextApi.child.kill('SIGTERM');
+      expect(await exitWithin(nextApi, 'the new replica after SIGTERM', 60_000), nextApi.output()).toBe(0);
 
       // R5: both stop cleanly on SIGTERM, within the pod's grace period.
       for (const [name, p] of [['occ-api', api], ['occ-worker', worker]] as const) {
