@@ -52,7 +52,7 @@ export function childDrift(live: Obj, rendered: Obj, manager: string): ChildDrif
     DESIRED_FIELDS.some((f) => rendered[f] !== undefined && !covers(rendered[f], live[f])) ||
     !covers((rendered.metadata as Obj | undefined)?.labels ?? {}, (live.metadata as Obj | undefined)?.labels ?? {}) ||
     !covers((rendered.metadata as Obj | undefined)?.annotations ?? {}, (live.metadata as Obj | undefined)?.annotations ?? {}) ||
-    !covers((rendered.metadata as Obj | undefined)?.ownerReferences ?? [], (live.metadata as Obj | undefined)?.ownerReferences);
+    !covers((rendered.metadata as Obj | undefined)?.ownerReferences ?? [], (live.metadata as Obj | undefined)?.ownerReferences ?? []);
   const foreign: ForeignWriter[] = [];
   const tops = new Set(DESIRED_FIELDS.map((f) => `f:${f}`));
   for (const entry of managerEntries((live.metadata as Obj | undefined)?.managedFields)) {
