@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ConfigurationInUseError,
   ConflictError,
   DomainError,
   ForbiddenError,
@@ -10,23 +11,63 @@ import {
   UnauthenticatedError,
   ValidationError,
 } from './errors.ts';
+import { BackendConflict, BackendFailure, BackendIdentityChanged, BackendNamespaceMissing, BackendObjectMissing, BackendOutcomeUnknown } from './secret-driver.ts';
 
 describe('domain errors carry stable codes', () => {
+  // Each made inside its test: an error built while the file is collected would not be the one a
+  // mutation run changes (StrykerJS switches mutants per test).
   it.each([
-    [new NotFoundError('gone'), 'NOT_FOUND', 'NotFoundError'],
-    [new ForbiddenError(), 'FORBIDDEN', 'ForbiddenError'],
-    [new ConflictError('stale'), 'CONFLICT', 'ConflictError'],
-    [new ConflictError('taken', 'NAME_TAKEN'), 'NAME_TAKEN', 'ConflictError'],
-    [new NamespaceNotReadyError('provisioning'), 'NAMESPACE_NOT_READY', 'NamespaceNotReadyError'],
-    [new SecretInUseError({ total: 1, hiddenCount: 0, items: [] }), 'SECRET_IN_USE', 'SecretInUseError'],
-    [new OutcomeUnknownError('lost'), 'OUTCOME_UNKNOWN', 'OutcomeUnknownError'],
-    [new UnauthenticatedError(), 'UNAUTHENTICATED', 'UnauthenticatedError'],
-    [new ValidationError('INVALID_NAME', 'bad', 'name'), 'INVALID_NAME', 'ValidationError'],
-  ])('%s has code %s', (error, code, name) => {
+    [() => new NotFoundError('gone'), 'NOT_FOUND', 'NotFoundError'],
+    [() => new ForbiddenError(), 'FORBIDDEN', 'ForbiddenError'],
+    [() => new ConflictError('stale'), 'CONFLICT', 'ConflictError'],
+    [() => new ConflictError('taken', 'NAME_TAKEN'), 'NAME_TAKEN', 'ConflictError'],
+    [() => new NamespaceNotReadyError('provisioning'), 'NAMESPACE_NOT_READY', 'NamespaceNotReadyError'],
+    [() => NamespaceNotReadyError.lost('occ-a'), 'NAMESPACE_NOT_READY', 'NamespaceNotReadyError'],
+    [() => new SecretInUseError({ total: 1, hiddenCount: 0, items: [] }), 'SECRET_IN_USE', 'SecretInUseError'],
+    [() => new ConfigurationInUseError({ total: 1, hiddenCount: 0, items: [] }), 'CONFIGURATION_IN_USE', 'ConfigurationInUseError'],
+    [() => new OutcomeUnknownError('lost'), 'OUTCOME_UNKNOWN', 'OutcomeUnknownError'],
+    [() => new UnauthenticatedError(), 'UNAUTHENTICATED', 'UnauthenticatedError'],
+    [() => new ValidationError('INVALID_NAME', 'bad', 'name'), 'INVALID_NAME', 'ValidationError'],
+  ])('%s has code %s', (make, code, name) => {
+    const error = make();
     expect(error).toBeInstanceOf(DomainError);
     expect(error).toBeInstanceOf(Error);
     expect(error.code).toBe(code);
     expect(error.name).toBe(name);
+    expect(error.message).not.toBe('');
+  });
+
+  it.each([
+    [() => new BackendOutcomeUnknown('m'), 'BackendOutcomeUnknown', 'm'],
+    [() => new BackendConflict('m'), 'BackendConflict', 'm'],
+    [() => new BackendNamespaceMissing('occ-a'), 'BackendNamespaceMissing', 'the Kubernetes namespace occ-a does not exist'],
+    [() => new BackendObjectMissing('occ-a', 's-1'), 'BackendObjectMissing', 'the Kubernetes Secret occ-a/s-1 does not exist'],
+    [() => new BackendIdentityChanged('its uid differs'), 'BackendIdentityChanged', 'the Kubernetes Secret is not the one recorded: its uid differs'],
+    [() => new BackendIdentityChanged('it has no managed label', true), 'BackendIdentityChanged', 'the Kubernetes Secret is the recorded one but it has no managed label'],
+    [() => new BackendFailure('m'), 'BackendFailure', 'm'],
+  ])("the secret driver's %s is named and says what happened", (make, name, message) => {
+    const error = make();
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe(name);
+    expect(error.message).toBe(message);
+  });
+
+  it('RC5 a LOST namespace names its Kubernetes namespace and what to do; any other status, or LOST without a name, only the status', () => {
+    const lost = NamespaceNotReadyError.of({ status: 'LOST', k8sName: 'occ-a' });
+    expect(lost.namespaceStatus).toBe('LOST');
+    expect(lost.message).toBe(NamespaceNotReadyError.lost('occ-a').message);
+    expect(lost.message).toMatch(/^The namespace's Kubernetes namespace occ-a was deleted outside the control plane \(status LOST\).*reprovisionNamespace.*updateSecret/);
+    for (const namespace of [{ status: 'LOST' }, { status: 'PROVISIONING', k8sName: 'occ-a' }, { status: 'DELETING', k8sName: 'occ-a' }]) {
+      const error = NamespaceNotReadyError.of(namespace);
+      expect(error.namespaceStatus).toBe(namespace.status);
+      expect(error.message).toBe(`The namespace is not ready (status ${namespace.status}).`);
+    }
+  });
+
+  it('deleteConfiguration in use counts the agents without naming them', () => {
+    const error = new ConfigurationInUseError({ total: 2, hiddenCount: 1, items: [{ id: 'agt_1', name: 'support-bot' }] });
+    expect(error.message).toBe('The configuration is selected by 2 agent(s); select another configuration for them, or delete them, first.');
+    expect(error.agents.total).toBe(2);
   });
 
   it('A3 FORBIDDEN says nothing by default', () => {

@@ -7,6 +7,7 @@ import {
   GATEWAY_COMPONENT,
   GATEWAY_COMPONENT_LABEL,
   INSTANCE_GENERATION_ANNOTATION,
+  isRenderable,
   MODEL_AUTH_CONTAINER,
   PLATFORM_ENV_NAMES,
   renderGateway,
@@ -187,3 +188,18 @@ describe('the gateway rendered from the instance alone (RC2)', () => {
     for (const name of PLATFORM_ENV_NAMES) expect(reservedEnvName(name), name).not.toBeNull();
   });
 });
+
+describe('isRenderable (RC2: the reconciler renders its own installation\'s instances only)', () => {
+  const base = { name: 'agent-x', namespace: 'ns', uid: 'u', generation: 1 };
+  it.each([
+    [{ [INSTALLATION_ID_LABEL]: 'inst-1', [AGENT_ID_LABEL]: 'a1' }, true],
+    [{ [INSTALLATION_ID_LABEL]: 'inst-2', [AGENT_ID_LABEL]: 'a1' }, false],
+    [{ [AGENT_ID_LABEL]: 'a1' }, false],
+    [{ [INSTALLATION_ID_LABEL]: 'inst-1' }, false],
+    [{ [INSTALLATION_ID_LABEL]: 'inst-1', [AGENT_ID_LABEL]: '' }, false],
+    [undefined, false],
+  ])('RC2 labels %j: rendered by installation inst-1 is %s', (labels, expected) => {
+    expect(isRenderable({ metadata: { ...base, ...(labels ? { labels } : {}) }, spec: {} }, 'inst-1')).toBe(expected);
+  });
+});
+

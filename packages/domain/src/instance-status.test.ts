@@ -129,8 +129,9 @@ describe('the instance status the reconciler writes (RC2)', () => {
 });
 
 describe('when the reconciler writes the status (RC2 statusWrite)', () => {
-  // Every kind of status instanceStatus produces, from the observations that make it.
-  const observed: Record<string, InstanceStatus> = {
+  // Every kind of status instanceStatus produces, from the observations that make it. Made inside
+  // each test (not while the file is collected), so a mutation run's changes to instanceStatus reach it.
+  const statuses = (): Record<string, InstanceStatus> => ({
     running: instanceStatus(2, render, { deployment: deployment(), pods: [pod(render.templateHash, 'running')], missingMounts: [], applyError: null }, now),
     'rolling out': instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [pod('old', 'running', { id: 'rev_a', number: 1 })], missingMounts: [], applyError: null }, now),
     missing: instanceStatus(2, render, { deployment: null, pods: [], missingMounts: [], applyError: null }, now),
@@ -144,10 +145,11 @@ describe('when the reconciler writes the status (RC2 statusWrite)', () => {
     ),
     'blocked: FailedMount': instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [pod(render.templateHash, { reason: 'ContainerCreating', message: '' })], missingMounts: ['secret "m" not found'], applyError: null }, now),
     'blocked: ApplyFailed': instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [], missingMounts: [], applyError: 'refused' }, now),
-  };
+  });
   const underWay = new Set(['rolling out', 'missing', 'stopping']);
 
   it('RC2 the matrix of statuses: a settled or blocked one is written at once, one under way only once it has stood the delay, one already written never', () => {
+    const observed = statuses();
     expect(Object.keys(observed).length).toBeGreaterThan(8);
     for (const [name, status] of Object.entries(observed)) {
       const progressing = status.conditions.find((c) => c.type === 'Progressing')?.status === 'True';
@@ -166,6 +168,7 @@ describe('when the reconciler writes the status (RC2 statusWrite)', () => {
   });
 
   it('RC2 W5 a rollout that completes within the delay writes only its outcome, which W5 reads as ready', () => {
+    const observed = statuses();
     let written: unknown = { ...observed.running!, observedGeneration: 1, running: { revision: { id: 'rev_a', number: 1 }, generation: 1, readyReplicas: 1 } };
     let held: number | undefined;
     const writes: string[] = [];
