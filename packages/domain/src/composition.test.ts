@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './content-hash.ts';
-import { describeTakeover, leafPaths, literalsToRelease, plannedTakeovers } from './composition.ts';
+import { describeTakeover, leafPaths, literalsToRelease, plannedTakeovers, yieldingToAgent, type Takeover } from './composition.ts';
 import { configPathString } from './field-ownership.ts';
 import { fieldElement, keyElement, pathOf, toFieldsV1 } from './fieldsv1.ts';
 import { SELF_CONFIG_MANAGER, setAt, valueAt } from './selfconfig.ts';
@@ -78,3 +78,50 @@ describe('what a deploy takes from the agent (RC3)', () => {
     );
   });
 });
+
+describe('yieldingToAgent (RC3 RC4: reapplying a revision leaves what the agent holds)', () => {
+  const take = (kind: Takeover['kind'], name: string, path?: string[]): Takeover => ({ kind, name, ...(path ? { path } : {}), action: 'replace', setAt: null, owners: [] });
+  const related = (a: readonly string[], b: readonly string[]) => a.slice(0, b.length).every((k, i) => k === b[i]) || b.slice(0, a.length).every((k, i) => k === a[i]);
+
+  it('RC3 without takeovers the body is sent as it is, and the body passed in is never changed', () => {
+    const body = { apiVersion: 'v', spec: { env: [{ name: 'A', value: '1' }], workspace: { initialFiles: { 'a.md': 'x' } }, config: { raw: { a: { b: 1 } } } } };
+    const before = structuredClone(body);
+    const out = yieldingToAgent(body, []);
+    expect(out).toEqual(before);
+    expect(out).not.toBe(body);
+    yieldingToAgent(body, [take('envVar', 'A'), take('workspaceFile', 'a.md'), take('config', 'a.b', ['a', 'b'])]);
+    expect(body).toEqual(before);
+  });
+
+  it('RC3 an env or workspace-file takeover removes exactly that item; a body without env, files or config is left alone', () => {
+    const body = { spec: { env: [{ name: 'A', value: '1' }, { name: 'B', valueFrom: {} }, 'odd'], workspace: { initialFiles: { 'a.md': 'x', 'b.md': 'y' } } } };
+    expect(yieldingToAgent(body, [take('envVar', 'A'), take('workspaceFile', 'b.md')])).toEqual({ spec: { env: [{ name: 'B', valueFrom: {} }, 'odd'], workspace: { initialFiles: { 'a.md': 'x' } } } });
+    for (const bare of [{}, { spec: {} }, { spec: { env: 'x', workspace: [], config: { raw: 'y' } } }]) {
+      expect(yieldingToAgent(bare as never, [take('envVar', 'A'), take('workspaceFile', 'a.md'), take('config', 'a', ['a'])])).toEqual(bare);
+    }
+    // A config takeover without its path names nothing to remove.
+    expect(yieldingToAgent({ spec: { config: { raw: { a: 1 } } } }, [take('config', 'a')])).toEqual({ spec: { config: { raw: { a: 1 } } } });
+  });
+
+  it('RC3 RC4 a config takeover removes every leaf at, below or above its key, and the objects that removal empties; every other leaf stays as it was (generated)', () => {
+    const key = fc.constantFrom('a', 'b', 'c', 'd');
+    const raw = fc.letrec((tie) => ({ doc: fc.dictionary(key, fc.oneof({ depthSize: 'small' }, fc.integer(), fc.string(), tie('doc')), { maxKeys: 4 }) })).doc as fc.Arbitrary<Record<string, unknown>>;
+    fc.assert(
+      fc.property(raw, fc.array(key, { minLength: 1, maxLength: 4 }), (doc, path) => {
+        const out = yieldingToAgent({ spec: { config: { raw: doc as never } } }, [take('config', path.join('.'), path)]);
+        const kept = (out.spec as { config: { raw: Record<string, unknown> } }).config.raw;
+        const before = leafPaths(doc as never);
+        const after = leafPaths(kept as never);
+        expect(after).toEqual(before.filter((leaf) => !related(leaf, path)));
+        for (const leaf of after) expect(valueAt(kept as never, leaf)).toEqual(valueAt(doc as never, leaf));
+        // No object left empty by the removal (one empty in the body stays: it held no leaf).
+        const emptied = (node: unknown, orig: unknown): boolean =>
+          typeof node === 'object' && node !== null && !Array.isArray(node)
+            ? (Object.keys(node).length === 0 && Object.keys(orig as object).length > 0) || Object.entries(node).some(([k, v]) => emptied(v, (orig as Record<string, unknown>)[k]))
+            : false;
+        expect(Object.entries(kept).some(([k, v]) => emptied(v, doc[k]))).toBe(false);
+      }),
+    );
+  });
+});
+

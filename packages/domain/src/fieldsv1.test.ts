@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { childrenAt, fromFieldsV1, keyElement, parseElement, parsePath, pathOf, pathString, toFieldsV1, valueElement } from './fieldsv1.ts';
+import { childrenAt, compareElements, difference, fieldElement, fromFieldsV1, intersection, keyElement, ownsAtOrBelow, parseElement, parsePath, pathOf, pathString, toFieldsV1, union, valueElement } from './fieldsv1.ts';
 
 // Vectors are managedFields as kube-apiserver 1.30+ writes them (kubectl apply --server-side,
 // kubectl create, controllers), copied byte for byte: the key order, the "." markers and the JSON
@@ -118,3 +118,55 @@ describe('FieldsV1 (SC7: v: and k: keys are JSON)', () => {
     );
   });
 });
+
+describe('field sets and the order of path elements (SC7: what the server compares)', () => {
+  const element = fc.oneof(
+    fc.string({ maxLength: 3 }).map(fieldElement),
+    fc.oneof(fc.string({ maxLength: 3 }), fc.integer({ min: -5, max: 5 }), fc.boolean(), fc.constant(null)).map(valueElement),
+    fc.record({ name: fc.string({ maxLength: 3 }), port: fc.integer({ min: 0, max: 3 }) }, { requiredKeys: ['name'] }).map((item) => keyElement(item, Object.keys(item))),
+    fc.nat({ max: 12 }).map((i) => `i:${i}`),
+  );
+  const path = fc.array(element, { minLength: 1, maxLength: 3 }).map(pathOf);
+  const set = fc.array(path, { maxLength: 6 }).map((paths) => new Set(paths));
+
+  it('SC7 union, difference and intersection are the set operations on paths (generated)', () => {
+    fc.assert(
+      fc.property(set, set, set, (a, b, c) => {
+        expect([...union(a, b, c)].sort()).toEqual([...new Set([...a, ...b, ...c])].sort());
+        expect([...union()]).toEqual([]);
+        expect([...difference(a, b)].sort()).toEqual([...a].filter((p) => !b.has(p)).sort());
+        expect([...intersection(a, b)].sort()).toEqual([...a].filter((p) => b.has(p)).sort());
+      }),
+    );
+  });
+
+  it('SC7 a set owns at or below a path when it holds the path or a path under it, not one that merely starts with the same text', () => {
+    const spec = pathOf(['f:spec']);
+    const env = pathOf(['f:spec', 'f:env']);
+    expect(ownsAtOrBelow(new Set([spec]), spec)).toBe(true);
+    expect(ownsAtOrBelow(new Set([env]), spec)).toBe(true);
+    expect(ownsAtOrBelow(new Set([spec]), env)).toBe(false);
+    expect(ownsAtOrBelow(new Set([pathOf(['f:specs'])]), spec)).toBe(false);
+    expect(ownsAtOrBelow(new Set(), spec)).toBe(false);
+  });
+
+  it('SC7 elements are ordered as structured-merge-diff orders them: fields, keys, values, indexes; a total order within each (generated)', () => {
+    const rank = (e: string) => 'fkvi'.indexOf(e[0]!);
+    fc.assert(
+      fc.property(element, element, element, (a, b, c) => {
+        expect(Math.sign(compareElements(a, a))).toBe(0);
+        expect(Math.sign(compareElements(a, b)) + Math.sign(compareElements(b, a))).toBe(0);
+        if (rank(a) !== rank(b)) expect(Math.sign(compareElements(a, b))).toBe(Math.sign(rank(a) - rank(b)));
+        if (compareElements(a, b) <= 0 && compareElements(b, c) <= 0) expect(compareElements(a, c)).toBeLessThanOrEqual(0);
+      }),
+    );
+    expect(['i:10', 'i:9', 'i:2'].sort(compareElements)).toEqual(['i:2', 'i:9', 'i:10']);
+    expect([valueElement('b'), valueElement(2), valueElement(true), valueElement(null), valueElement(-1), valueElement('a'), valueElement(false)].sort(compareElements)).toEqual(
+      [valueElement(null), valueElement(false), valueElement(true), valueElement(-1), valueElement(2), valueElement('a'), valueElement('b')],
+    );
+    expect(['f:b', 'f:a', 'f:B'].sort(compareElements)).toEqual(['f:B', 'f:a', 'f:b']);
+    const keys = [{ name: 'b' }, { name: 'a', port: 2 }, { name: 'a', port: 1 }, { name: 'a' }].map((k) => keyElement(k, Object.keys(k)));
+    expect(keys.sort(compareElements)).toEqual([{ name: 'a' }, { name: 'a', port: 1 }, { name: 'a', port: 2 }, { name: 'b' }].map((k) => keyElement(k, Object.keys(k))));
+  });
+});
+
