@@ -70,6 +70,58 @@ describe('SelfConfig spec (SC1)', () => {
     expect('problem' in parsed && parsed.problem.field).toBe(field);
   });
 
+  const many = <T,>(n: number, make: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => make(i));
+  it.each([
+    [{ instanceRef: 5 }, 'instanceRef', 'INVALID_SPEC', 'instanceRef must be a string.'],
+    [{ instanceRef: 'Bad_Name' }, 'instanceRef', 'INVALID_SPEC', 'instanceRef must name an OpenClawInstance (a DNS subdomain).'],
+    [{ instanceRef: 'a'.repeat(254) }, 'instanceRef', 'INVALID_SPEC', 'instanceRef is longer than 253 characters.'],
+    [{ addSkills: 'x' }, 'addSkills', 'INVALID_SPEC', 'addSkills must be a list.'],
+    [{ addSkills: many(11, (i) => `s${i}`) }, 'addSkills', 'TOO_MANY_ITEMS', 'addSkills holds 11 items; at most 10.'],
+    [{ addSkills: ['no spaces'] }, 'addSkills[0]', 'INVALID_SKILL', 'addSkills[0] must match ^(npm:|pack:)?[A-Za-z0-9_/.@-]{1,128}$.'],
+    [{ addSkills: ['a', 'a'] }, 'addSkills[1]', 'DUPLICATE_ITEM', 'addSkills[1] repeats an earlier item.'],
+    [{ removeSkills: many(11, (i) => `s${i}`) }, 'removeSkills', 'TOO_MANY_ITEMS', 'removeSkills holds 11 items; at most 10.'],
+    [{ configPatch: 'x' }, 'configPatch', 'INVALID_SPEC', 'configPatch must be an object.'],
+    [{ addWorkspaceFiles: ['a.md'] }, 'addWorkspaceFiles', 'INVALID_SPEC', 'addWorkspaceFiles must map paths to contents.'],
+    [{ addWorkspaceFiles: Object.fromEntries(many(11, (i) => [`f${i}.md`, ''])) }, 'addWorkspaceFiles', 'TOO_MANY_ITEMS', 'addWorkspaceFiles holds 11 files; at most 10.'],
+    [{ addWorkspaceFiles: { '/etc/passwd': '' } }, 'addWorkspaceFiles[0]', 'INVALID_PATH', 'addWorkspaceFiles[0] must be a relative path inside the workspace (no leading /, no empty or .. segments).'],
+    [{ addWorkspaceFiles: { 'a//b.md': '' } }, 'addWorkspaceFiles[0]', 'INVALID_PATH', undefined],
+    [{ addWorkspaceFiles: { 'a.md': 5 } }, 'addWorkspaceFiles[0].content', 'INVALID_SPEC', 'addWorkspaceFiles[0].content must be a string.'],
+    [{ removeWorkspaceFiles: ['x/../../y'] }, 'removeWorkspaceFiles[0]', 'INVALID_PATH', undefined],
+    [{ removeWorkspaceFiles: many(51, (i) => `f${i}`) }, 'removeWorkspaceFiles', 'TOO_MANY_ITEMS', 'removeWorkspaceFiles holds 51 items; at most 50.'],
+    [{ addEnvVars: {} }, 'addEnvVars', 'INVALID_SPEC', 'addEnvVars must be a list of {name, value}.'],
+    [{ addEnvVars: many(65, (i) => ({ name: `V${i}`, value: '' })) }, 'addEnvVars', 'TOO_MANY_ITEMS', 'addEnvVars holds 65 items; at most 64.'],
+    [{ addEnvVars: [{ name: 'A', valueFrom: {} }] }, 'addEnvVars[0]', 'LITERAL_VALUES_ONLY', 'addEnvVars[0] must be {name, value} with a literal value; references are not accepted.'],
+    [{ addEnvVars: ['A=1'] }, 'addEnvVars[0]', 'LITERAL_VALUES_ONLY', undefined],
+    [{ addEnvVars: [{ name: '1A', value: '' }] }, 'addEnvVars[0].name', 'INVALID_ENV_NAME', 'addEnvVars[0].name must match ^[A-Za-z_][A-Za-z0-9_]{0,252}$.'],
+    [{ addEnvVars: [{ name: 'A', value: 'x'.repeat(128 * 1024 + 1) }] }, 'addEnvVars[0].value', 'INVALID_SPEC', `addEnvVars[0].value is longer than ${128 * 1024} characters.`],
+    [{ addEnvVars: [{ name: 'A', value: 'x' }, { name: 'A', value: 'y' }] }, 'addEnvVars[1].name', 'DUPLICATE_ITEM', 'addEnvVars[1].name repeats an earlier item.'],
+    [{ removeEnvVars: ['A-B'] }, 'removeEnvVars[0]', 'INVALID_ENV_NAME', undefined],
+    [{ addSkills: ['a'], removeSkills: ['a'] }, 'removeSkills[0]', 'ADDED_AND_REMOVED', 'removeSkills[0] is also added by this request.'],
+  ])('SC1 refuses %j naming %s with code %s', (extra, field, code, message) => {
+    const parsed = parseSelfConfigSpec({ instanceRef: 'agent-1', ...extra });
+    expect(parsed).toMatchObject({ problem: { field, code, ...(message ? { message } : {}) } });
+  });
+
+  it('SC1 absent and null lists are empty; every list and map is taken as given', () => {
+    const empty = { addSkills: null, removeSkills: undefined, configPatch: null, addWorkspaceFiles: null, removeWorkspaceFiles: null, addEnvVars: null, removeEnvVars: null };
+    expect(parseSelfConfigSpec({ instanceRef: 'agent-1', ...empty })).toEqual({
+      spec: { instanceRef: 'agent-1', addSkills: [], removeSkills: [], configPatch: null, addWorkspaceFiles: {}, removeWorkspaceFiles: [], addEnvVars: [], removeEnvVars: [] },
+    });
+    const full = parseSelfConfigSpec({
+      instanceRef: 'agent-1',
+      addSkills: ['npm:x', 'y'],
+      removeSkills: ['z'],
+      configPatch: { a: { b: 1 } },
+      addWorkspaceFiles: { 'notes/a.md': 'hi' },
+      removeWorkspaceFiles: ['old.md'],
+      addEnvVars: [{ name: 'MY_FLAG', value: 'on' }],
+      removeEnvVars: ['OLD'],
+    });
+    expect(full).toEqual({
+      spec: { instanceRef: 'agent-1', addSkills: ['npm:x', 'y'], removeSkills: ['z'], configPatch: { a: { b: 1 } }, addWorkspaceFiles: { 'notes/a.md': 'hi' }, removeWorkspaceFiles: ['old.md'], addEnvVars: [{ name: 'MY_FLAG', value: 'on' }], removeEnvVars: ['OLD'] },
+    });
+  });
+
   it('SC1 refuses a request without an instanceRef', () => {
     expect(parseSelfConfigSpec({ addSkills: ['x'] })).toMatchObject({ problem: { field: 'instanceRef' } });
   });
