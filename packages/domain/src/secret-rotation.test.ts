@@ -12,6 +12,7 @@ import {
   ROLLOUT_STATES,
   stateAfterRotation,
   type MemberRevisionState,
+  type OpenBatch,
   type RotationPolicy,
   type RolloutSnapshot,
   type RolloutState,
@@ -180,6 +181,23 @@ describe('V4 the next step of a rollout', () => {
         else expect(action).toEqual({ kind: 'wait', untilMs: nowMs - elapsed + policy.readySeconds * 1000, why: 'batch 3 becoming Ready' });
       }),
     );
+  });
+
+  it('V4 a failed batch says which agent and why: a refusal, a failed revision with or without its code and message, or the members not Ready by the deadline', () => {
+    const policy = auto({ readySeconds: 60 });
+    const nowMs = 1_000_000;
+    const revision = (state: MemberRevisionState, failureCode: string | null = null, failureMessage: string | null = null) => ({ state, failureCode, failureMessage });
+    const batch = (members: OpenBatch['members'], elapsed = 0) => nextRolloutAction(snapshot({ policy, nowMs, openBatch: { index: 2, startedAtMs: nowMs - elapsed, members } }));
+    expect(batch([{ agentId: 'a', revision: null, refusal: { code: 'FORBIDDEN', message: 'may not deploy' } }])).toEqual({ kind: 'batch-failed', code: 'FORBIDDEN', message: 'Agent a was not deployed: may not deploy' });
+    expect(batch([{ agentId: 'a', revision: revision('failed'), refusal: null }])).toEqual({ kind: 'batch-failed', code: 'REVISION_FAILED', message: "Agent a's revision failed." });
+    expect(batch([{ agentId: 'a', revision: revision('active'), refusal: null }, { agentId: 'b', revision: revision('failed', 'GATEWAY_NOT_READY', 'CrashLoopBackOff'), refusal: null }])).toEqual({
+      kind: 'batch-failed',
+      code: 'GATEWAY_NOT_READY',
+      message: "Agent b's revision failed: CrashLoopBackOff",
+    });
+    const slow = [{ agentId: 'a', revision: revision('active'), refusal: null }, { agentId: 'b', revision: revision('activating'), refusal: null }, { agentId: 'c', revision: revision('queued'), refusal: null }];
+    expect(batch(slow, 60_000)).toEqual({ kind: 'batch-failed', code: 'BATCH_NOT_READY', message: 'Batch 3 was not Ready within 60 s: b, c not Ready.' });
+    expect(batch(slow, 59_999)).toEqual({ kind: 'wait', untilMs: nowMs + 1, why: 'batch 3 becoming Ready' });
   });
 
   /**
