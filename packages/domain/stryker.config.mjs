@@ -12,7 +12,7 @@ export default {
   // suite run again: a quarter of the mutants and two thirds of the time. Left out, and said so in
   // the score's line in the README.
   ignoreStatic: true,
-  reporters: ['clear-text', 'progress', 'html'],
+  reporters: ['clear-text', 'progress', 'html', 'json'],
   clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0 },
   concurrency: 2,
   tempDirName: '.stryker-tmp',

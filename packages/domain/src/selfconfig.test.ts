@@ -97,7 +97,7 @@ describe('SelfConfig spec (SC1)', () => {
     [{ addEnvVars: [{ name: 'A', value: 'x' }, { name: 'A', value: 'y' }] }, 'addEnvVars[1].name', 'DUPLICATE_ITEM', 'addEnvVars[1].name repeats an earlier item.'],
     [{ removeEnvVars: ['A-B'] }, 'removeEnvVars[0]', 'INVALID_ENV_NAME', undefined],
     [{ addSkills: ['a'], removeSkills: ['a'] }, 'removeSkills[0]', 'ADDED_AND_REMOVED', 'removeSkills[0] is also added by this request.'],
-  ])('SC1 refuses %j naming %s with code %s', (extra, field, code, message) => {
+  ])('SC1 refusal %# names %s with code %s', (extra, field, code, message) => {
     const parsed = parseSelfConfigSpec({ instanceRef: 'agent-1', ...extra });
     expect(parsed).toMatchObject({ problem: { field, code, ...(message ? { message } : {}) } });
   });
