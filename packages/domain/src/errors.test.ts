@@ -17,18 +17,18 @@ describe('domain errors carry stable codes', () => {
   // Each made inside its test: an error built while the file is collected would not be the one a
   // mutation run changes (StrykerJS switches mutants per test).
   it.each([
-    [() => new NotFoundError('gone'), 'NOT_FOUND', 'NotFoundError'],
-    [() => new ForbiddenError(), 'FORBIDDEN', 'ForbiddenError'],
-    [() => new ConflictError('stale'), 'CONFLICT', 'ConflictError'],
-    [() => new ConflictError('taken', 'NAME_TAKEN'), 'NAME_TAKEN', 'ConflictError'],
-    [() => new NamespaceNotReadyError('provisioning'), 'NAMESPACE_NOT_READY', 'NamespaceNotReadyError'],
-    [() => NamespaceNotReadyError.lost('occ-a'), 'NAMESPACE_NOT_READY', 'NamespaceNotReadyError'],
-    [() => new SecretInUseError({ total: 1, hiddenCount: 0, items: [] }), 'SECRET_IN_USE', 'SecretInUseError'],
-    [() => new ConfigurationInUseError({ total: 1, hiddenCount: 0, items: [] }), 'CONFIGURATION_IN_USE', 'ConfigurationInUseError'],
-    [() => new OutcomeUnknownError('lost'), 'OUTCOME_UNKNOWN', 'OutcomeUnknownError'],
-    [() => new UnauthenticatedError(), 'UNAUTHENTICATED', 'UnauthenticatedError'],
-    [() => new ValidationError('INVALID_NAME', 'bad', 'name'), 'INVALID_NAME', 'ValidationError'],
-  ])('%s has code %s', (make, code, name) => {
+    ['NotFoundError', 'NOT_FOUND', () => new NotFoundError('gone')],
+    ['ForbiddenError', 'FORBIDDEN', () => new ForbiddenError()],
+    ['ConflictError', 'CONFLICT', () => new ConflictError('stale')],
+    ['ConflictError', 'NAME_TAKEN', () => new ConflictError('taken', 'NAME_TAKEN')],
+    ['NamespaceNotReadyError', 'NAMESPACE_NOT_READY', () => new NamespaceNotReadyError('provisioning')],
+    ['NamespaceNotReadyError', 'NAMESPACE_NOT_READY', () => NamespaceNotReadyError.lost('occ-a')],
+    ['SecretInUseError', 'SECRET_IN_USE', () => new SecretInUseError({ total: 1, hiddenCount: 0, items: [] })],
+    ['ConfigurationInUseError', 'CONFIGURATION_IN_USE', () => new ConfigurationInUseError({ total: 1, hiddenCount: 0, items: [] })],
+    ['OutcomeUnknownError', 'OUTCOME_UNKNOWN', () => new OutcomeUnknownError('lost')],
+    ['UnauthenticatedError', 'UNAUTHENTICATED', () => new UnauthenticatedError()],
+    ['ValidationError', 'INVALID_NAME', () => new ValidationError('INVALID_NAME', 'bad', 'name')],
+  ])('%s has code %s (case %#)', (name, code, make) => {
     const error = make();
     expect(error).toBeInstanceOf(DomainError);
     expect(error).toBeInstanceOf(Error);
@@ -38,14 +38,14 @@ describe('domain errors carry stable codes', () => {
   });
 
   it.each([
-    [() => new BackendOutcomeUnknown('m'), 'BackendOutcomeUnknown', 'm'],
-    [() => new BackendConflict('m'), 'BackendConflict', 'm'],
-    [() => new BackendNamespaceMissing('occ-a'), 'BackendNamespaceMissing', 'the Kubernetes namespace occ-a does not exist'],
-    [() => new BackendObjectMissing('occ-a', 's-1'), 'BackendObjectMissing', 'the Kubernetes Secret occ-a/s-1 does not exist'],
-    [() => new BackendIdentityChanged('its uid differs'), 'BackendIdentityChanged', 'the Kubernetes Secret is not the one recorded: its uid differs'],
-    [() => new BackendIdentityChanged('it has no managed label', true), 'BackendIdentityChanged', 'the Kubernetes Secret is the recorded one but it has no managed label'],
-    [() => new BackendFailure('m'), 'BackendFailure', 'm'],
-  ])("the secret driver's %s is named and says what happened", (make, name, message) => {
+    ['BackendOutcomeUnknown', 'm', () => new BackendOutcomeUnknown('m')],
+    ['BackendConflict', 'm', () => new BackendConflict('m')],
+    ['BackendNamespaceMissing', 'the Kubernetes namespace occ-a does not exist', () => new BackendNamespaceMissing('occ-a')],
+    ['BackendObjectMissing', 'the Kubernetes Secret occ-a/s-1 does not exist', () => new BackendObjectMissing('occ-a', 's-1')],
+    ['BackendIdentityChanged', 'the Kubernetes Secret is not the one recorded: its uid differs', () => new BackendIdentityChanged('its uid differs')],
+    ['BackendIdentityChanged', 'the Kubernetes Secret is the recorded one but it has no managed label', () => new BackendIdentityChanged('it has no managed label', true)],
+    ['BackendFailure', 'm', () => new BackendFailure('m')],
+  ])("the secret driver's %s is named and says what happened (case %#)", (name, message, make) => {
     const error = make();
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe(name);
