@@ -1,6 +1,6 @@
 // Mutation testing of the domain: `npm run mutate` at the root.
 // Each mutant is run against only the tests that cover it (perTest coverage through vitest's
-// runner); the score and every survivor are printed, and the HTML report is written to
+// runner); the score and every survivor are printed, and HTML and JSON reports are written to
 // reports/mutation/ (ignored by git). Not part of CI: a full run takes minutes on two cores.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {

@@ -14,6 +14,8 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 const SA = 'system:serviceaccount:occ-system:occ-api';
 const MIGRATE_SA = 'system:serviceaccount:occ-system:occ-migrate';
+/** The install step's apply (see beforeAll for why it forces conflicts). */
+const APPLY = ['apply', '--server-side', '--force-conflicts', '--field-manager=occ-deploy', '-f', '-'];
 
 let kubectlPath: string;
 let kubeconfig: string;
@@ -60,7 +62,7 @@ beforeAll(async () => {
   // with L5's string quantities), as an earlier install by another manager would have; taking them
   // over is what the README's install step does on a cluster that has them.
   installed = for120;
-  await ok(['apply', '--server-side', '--force-conflicts', '--field-manager=occ-deploy', '-f', '-'], installed);
+  await ok(APPLY, installed);
 
   // A tenant namespace as the product provisions it (K1): labelled ours, then the RoleBinding to
   // occ-tenant made by the product's own service account.
@@ -241,21 +243,20 @@ describe('E8 deploy/ applied to a real kube-apiserver', () => {
     const image = 'registry.example/openclaw-control-plane:release-2';
     const next = installed.replace(/^(\s+image: )\S+$/gm, `$1${image}`);
     expect(next.match(/^\s+image: /gm)).toHaveLength(3); // the Job, the API, the worker
-    const apply = ['apply', '--server-side', '--force-conflicts', '--field-manager=occ-deploy', '-f', '-'];
-    const refused = await kubectl(apply, next);
+    const refused = await kubectl(APPLY, next);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/The Job "occ-migrate" is invalid: spec\.template: Invalid value: .*: field is immutable/s);
     const imageOf = async (kind: string, name: string) => ok(['get', kind, name, '-n', 'occ-system', '-o', 'jsonpath={.spec.template.spec.containers[0].image}']);
     expect(await imageOf('deployment', 'occ-api')).toBe(image);
     expect(await imageOf('job', 'occ-migrate')).not.toBe(image);
     await ok(['delete', 'job', 'occ-migrate', '-n', 'occ-system', '--wait=true']);
-    await ok(apply, next);
+    await ok(APPLY, next);
     expect(await imageOf('job', 'occ-migrate')).toBe(image);
     expect(await imageOf('deployment', 'occ-worker')).toBe(image);
     // Back to the install as written, by the same step (later files on this server apply deploy/
     // as written, and would meet the Job's other template).
     await ok(['delete', 'job', 'occ-migrate', '-n', 'occ-system', '--wait=true']);
-    await ok(apply, installed);
+    await ok(APPLY, installed);
     expect(await imageOf('job', 'occ-migrate')).not.toBe(image);
   });
 });

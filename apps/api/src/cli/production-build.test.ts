@@ -293,10 +293,13 @@ describe('the production build', () => {
         return { ...started, port };
       }
 
+      /** Where the kubelet would GET an httpGet probe of this process. */
+      const probeUrl = (p: Awaited<ReturnType<typeof start>>, spec: Obj) => `http://127.0.0.1:${p.port(spec.httpGet.port)}${spec.httpGet.path}`;
+
       /** GETs the probe until it answers 200, as the kubelet would; fails when the process exits first. */
       async function probe(p: Awaited<ReturnType<typeof start>>, what: string, spec: Obj) {
         expect(spec?.httpGet, `${what} is an httpGet probe`).toBeDefined();
-        const url = `http://127.0.0.1:${p.port(spec.httpGet.port)}${spec.httpGet.path}`;
+        const url = probeUrl(p, spec);
         return waitFor(
           async () => {
             if (p.child.exitCode !== null) throw new Error(`${what}: the process exited (${p.child.exitCode}):\n${p.output()}`);
@@ -328,8 +331,7 @@ describe('the production build', () => {
         for (const kind of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
           if (kind !== 'startupProbe' || w.container[kind]) await probe(p, `${name} ${kind}`, w.container[kind]);
         }
-        const readiness = await (await fetch(`http://127.0.0.1:${p.port(w.container.readinessProbe.httpGet.port)}${w.container.readinessProbe.httpGet.path}`)).json();
-        expect(readiness, name).toMatchObject({ status: 'ready', checks: { database: 'ok', kubernetes: 'ok', ...(name === 'occ-api' ? { webhook: 'ok' } : {}) } });
+        expect(await (await fetch(probeUrl(p, w.container.readinessProbe))).json(), name).toMatchObject({ status: 'ready', checks: { database: 'ok', kubernetes: 'ok', ...(name === 'occ-api' ? { webhook: 'ok' } : {}) } });
         const metrics = await fetch(`http://127.0.0.1:${p.port('metrics')}/metrics`);
         expect(metrics.status, name).toBe(200);
         expect(metrics.headers.get('content-type'), name).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -404,7 +406,7 @@ describe('the production build', () => {
       const release = '99991231000000_r2_next_release';
       await mkdir(path.join(app, 'prisma/migrations', release));
       await writeFile(path.join(app, 'prisma/migrations', release, 'migration.sql'), 'CREATE TABLE "R2NextRelease" ("id" INTEGER PRIMARY KEY);\n');
-      const apiReady = async () => (await fetch(`http://127.0.0.1:${api.port('http')}/readyz`)).status;
+      const apiReady = async () => (await fetch(probeUrl(api, workload('occ-api').container.readinessProbe))).status;
       const behind = await start(workload('occ-api'));
       expect(await exitWithin(behind, 'a replica of the new release before its Job', 120_000), behind.output()).toBe(1);
       expect(JSON.parse(behind.output().trim())).toMatchObject({ code: 'SCHEMA_BEHIND', missingMigrations: [release] });
