@@ -1,6 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canTransition, freezeRevision, gatewayBindings, REVISION_STATES, revisionSecretIds, TERMINAL_REVISION_STATES, type FreezeInput } from './revision.ts';
+import {
+  freezeRevision,
+  gatewayBindings,
+  REVISION_EVENTS,
+  REVISION_STATES,
+  revisionMove,
+  revisionSecretIds,
+  revisionTransition,
+  TERMINAL_REVISION_STATES,
+  type FreezeInput,
+  type RevisionEvent,
+  type RevisionState,
+} from './revision.ts';
 
 const ns = 'ns_00000000-0000-4000-8000-000000000001';
 const sec = (n: number) => `sec_00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -89,12 +101,73 @@ describe('freezeRevision', () => {
   });
 });
 
-describe('revision states', () => {
-  it('W1 terminal states have no way out, and the happy path is queued → preparing → prepared → activating → active', () => {
-    for (const from of TERMINAL_REVISION_STATES) for (const to of REVISION_STATES) expect(canTransition(from, to)).toBe(false);
-    const path = ['queued', 'preparing', 'prepared', 'activating', 'active'] as const;
-    for (let i = 0; i + 1 < path.length; i++) expect(canTransition(path[i]!, path[i + 1]!)).toBe(true);
-    expect(canTransition('active', 'superseded')).toBe(true);
-    expect(canTransition('queued', 'active')).toBe(false);
+// The lifecycle written out as a grid, not read from the code's table (a test that loops over the
+// code's own table passes whatever it says): a row per state, a column per event, the state the
+// event moves a revision to, or "-" where it is refused.
+const EVENTS_COLUMNS: RevisionEvent[] = ['checked', 'prepared', 'activationCommitted', 'gatewayReady', 'failed', 'newerDeployed', 'newerActivated', 'stopped'];
+const GRID = `
+  queued      preparing  -         -          -       failed  superseded  -           stopped
+  preparing   -          prepared  -          -       failed  -           -           stopped
+  prepared    -          -         activating -       failed  -           -           stopped
+  activating  -          -         -          active  failed  -           superseded  stopped
+  active      -          -         -          -       -       -           superseded  stopped
+  failed      -          -         -          -       -       -           -           -
+  superseded  -          -         -          -       -       -           -           -
+  stopped     -          -         -          -       -       -           -           -
+`;
+const EXPECTED = new Map<string, RevisionState | null>(
+  GRID.trim()
+    .split('\n')
+    .flatMap((line) => {
+      const [state, ...cells] = line.trim().split(/\s+/);
+      return cells.map((cell, i) => [`${state} ${EVENTS_COLUMNS[i]}`, cell === '-' ? null : (cell as RevisionState)] as const);
+    }),
+);
+
+describe('revision lifecycle', () => {
+  it('D4 W1 the grid names every state and every event exactly once', () => {
+    expect([...EVENTS_COLUMNS].sort()).toEqual([...REVISION_EVENTS].sort());
+    expect(EXPECTED.size).toBe(REVISION_STATES.length * REVISION_EVENTS.length);
+  });
+
+  const pairs = REVISION_STATES.flatMap((state) => REVISION_EVENTS.map((event) => [state, event] as const));
+  it.each(pairs)('W1 W6 RC8 %s × %s', (state, event) => {
+    const expected = EXPECTED.get(`${state} ${event}`);
+    expect(expected).not.toBeUndefined();
+    const t = revisionTransition(state, event);
+    if (expected === null) {
+      expect(t).toMatchObject({ ok: false, from: state, code: 'REVISION_STATE_CONFLICT' });
+      if (!t.ok) expect(t.message).toContain(`that is ${state} cannot take the event ${event}`);
+      expect(revisionMove(event).from).not.toContain(state);
+    } else {
+      expect(t).toMatchObject({ ok: true, from: state, to: expected });
+      expect(revisionMove(event)).toMatchObject({ to: expected });
+      expect(revisionMove(event).from).toContain(state);
+    }
+  });
+
+  it('W1 terminal states take no event; from queued every state is reachable, and every state reaches a terminal one', () => {
+    for (const state of TERMINAL_REVISION_STATES) for (const event of REVISION_EVENTS) expect(revisionTransition(state, event).ok).toBe(false);
+    const next = (state: RevisionState) => REVISION_EVENTS.map((e) => revisionTransition(state, e)).flatMap((t) => (t.ok ? [t.to] : []));
+    const reached = new Set<RevisionState>(['queued']);
+    const frontier: RevisionState[] = ['queued'];
+    while (frontier.length) {
+      for (const to of next(frontier.pop()!)) {
+        if (!reached.has(to)) frontier.push(to);
+        reached.add(to);
+      }
+    }
+    expect([...reached].sort()).toEqual([...REVISION_STATES].sort());
+    for (const state of REVISION_STATES) if (!TERMINAL_REVISION_STATES.includes(state)) expect(next(state).some((to) => TERMINAL_REVISION_STATES.includes(to))).toBe(true);
+  });
+
+  it('RC8 W6 each reason says why: a stop, a newer deploy, a newer activation, a failure', () => {
+    expect(revisionTransition('queued', 'newerDeployed')).toMatchObject({ reason: 'SupersededBeforePreparation' });
+    expect(revisionTransition('active', 'newerActivated')).toMatchObject({ reason: 'SupersededByActivation' });
+    expect(revisionTransition('activating', 'stopped')).toMatchObject({ reason: 'AgentStopped' });
+    expect(revisionTransition('preparing', 'failed')).toMatchObject({ reason: 'StepFailed' });
+    expect(revisionTransition('activating', 'gatewayReady')).toMatchObject({ reason: 'GatewayReady' });
+    const refused = revisionTransition('active', 'failed');
+    expect(refused.ok ? '' : refused.message).toBe('A revision that is active cannot take the event failed; it applies to one that is queued, preparing, prepared or activating.');
   });
 });

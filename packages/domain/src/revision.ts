@@ -1,4 +1,5 @@
 import { MODEL_CREDENTIAL_ENV, type SecretRef } from './configuration.ts';
+import { orList, type Transition } from './lifecycle.ts';
 
 // AgentRevision (D4): what one deploy admitted, frozen. Pure: ids, the caller and the current
 // rows come in as parameters. A revision holds references (secret ids, the SecretDriver id) and
@@ -13,22 +14,51 @@ export const PENDING_REVISION_STATES: readonly RevisionState[] = ['queued', 'pre
 /** States that end a revision's life; nothing moves a revision out of them. */
 export const TERMINAL_REVISION_STATES: readonly RevisionState[] = ['failed', 'superseded', 'stopped'];
 
-const NEXT: Readonly<Record<RevisionState, readonly RevisionState[]>> = {
-  // RC8: a queued revision a newer deploy followed is superseded before preparation; W6: a stop ends any revision on its way.
-  queued: ['preparing', 'failed', 'superseded', 'stopped'],
-  preparing: ['prepared', 'failed', 'stopped'],
-  prepared: ['activating', 'failed', 'stopped'],
-  // RC8: the next revision's activation supersedes an activating one as well as an active one.
-  activating: ['active', 'failed', 'superseded', 'stopped'],
-  active: ['superseded', 'stopped'],
-  failed: [],
-  superseded: [],
-  stopped: [],
+/**
+ * What moves a revision (W1's steps, RC8's supersedes, W6's stop). Each event has one target and
+ * the states it applies in; the worker and stopAgent write a move only through revisionTransition,
+ * as a compare-and-set on those states.
+ */
+export const REVISION_EVENTS = ['checked', 'prepared', 'activationCommitted', 'gatewayReady', 'failed', 'newerDeployed', 'newerActivated', 'stopped'] as const;
+export type RevisionEvent = (typeof REVISION_EVENTS)[number];
+
+/** Why a revision is in the state it moved to (the audit's and a failure's vocabulary). */
+export type RevisionReason =
+  | 'RecheckPassed'
+  | 'Prepared'
+  | 'ActivationCommitted'
+  | 'GatewayReady'
+  | 'StepFailed'
+  | 'SupersededBeforePreparation'
+  | 'SupersededByActivation'
+  | 'AgentStopped';
+
+const REVISION_MOVES: Readonly<Record<RevisionEvent, { from: readonly RevisionState[]; to: RevisionState; reason: RevisionReason }>> = {
+  // W1: queued → preparing → prepared → activating → active, one step each, each after its re-check.
+  checked: { from: ['queued'], to: 'preparing', reason: 'RecheckPassed' },
+  prepared: { from: ['preparing'], to: 'prepared', reason: 'Prepared' },
+  activationCommitted: { from: ['prepared'], to: 'activating', reason: 'ActivationCommitted' },
+  gatewayReady: { from: ['activating'], to: 'active', reason: 'GatewayReady' },
+  // W1: a step that failed for good ends the revision wherever it was on its way; an active one has nothing left to fail.
+  failed: { from: PENDING_REVISION_STATES, to: 'failed', reason: 'StepFailed' },
+  // RC8: a queued revision a newer deploy followed is never prepared; the next activation supersedes an activating or active one.
+  newerDeployed: { from: ['queued'], to: 'superseded', reason: 'SupersededBeforePreparation' },
+  newerActivated: { from: ['activating', 'active'], to: 'superseded', reason: 'SupersededByActivation' },
+  // W6: a stop ends any revision that runs or is on its way.
+  stopped: { from: [...PENDING_REVISION_STATES, 'active'], to: 'stopped', reason: 'AgentStopped' },
 };
 
-/** Whether a revision may move from `from` to `to` (the worker's compare-and-set checks it too). */
-export function canTransition(from: RevisionState, to: RevisionState): boolean {
-  return NEXT[from].includes(to);
+/** D4 W1 W6 RC8: where `event` moves a revision in `state`, or why it does not. */
+export function revisionTransition(state: RevisionState, event: RevisionEvent): Transition<RevisionState, RevisionReason> {
+  const move = REVISION_MOVES[event];
+  if (move.from.includes(state)) return { ok: true, from: state, to: move.to, reason: move.reason };
+  return { ok: false, from: state, code: 'REVISION_STATE_CONFLICT', message: `A revision that is ${state} cannot take the event ${event}; it applies to one that is ${orList(move.from)}.` };
+}
+
+/** The states `event` moves a revision out of, and the one it moves it to (a compare-and-set's two halves). */
+export function revisionMove(event: RevisionEvent): { from: RevisionState[]; to: RevisionState } {
+  const from = REVISION_STATES.filter((state) => revisionTransition(state, event).ok);
+  return { from, to: REVISION_MOVES[event].to };
 }
 
 export type RevisionSecretPurpose = 'binding' | 'harnessAuth';

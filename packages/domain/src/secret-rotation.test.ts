@@ -9,9 +9,17 @@ import {
   nextRolloutAction,
   parseRotationPolicy,
   POLICY_BOUNDS,
+  ROLLOUT_BATCH_EVENTS,
+  ROLLOUT_BATCH_STATES,
+  ROLLOUT_EVENT_KINDS,
   ROLLOUT_STATES,
-  stateAfterRotation,
+  rolloutBatchMove,
+  rolloutBatchTransition,
+  rolloutTransition,
   type MemberRevisionState,
+  type RolloutBatchState,
+  type RolloutEvent,
+  type RolloutEventKind,
   type OpenBatch,
   type RotationPolicy,
   type RolloutSnapshot,
@@ -97,16 +105,136 @@ describe('V4 rotation policy', () => {
     expect(effectiveRotationPolicy({ batchSize: -1 }, auto()).source).toBe('NAMESPACE');
   });
 
-  it('V4 approval: a rotation of a rollout needing approval waits for it (again after a new rotation); OTHER_ADMINISTRATOR refuses the rotator', () => {
-    for (const current of [null, ...ROLLOUT_STATES] as Array<RolloutState | null>) {
-      const state = stateAfterRotation(auto({ approval: 'ANY_ADMINISTRATOR' }), current);
-      if (current === 'PAUSED' || current === 'ROLLING_BACK') expect(state).toBe(current);
-      else expect(state).toBe('AWAITING_APPROVAL');
-      expect(stateAfterRotation(auto({ approval: 'NONE' }), current)).toBe(current === 'PAUSED' || current === 'ROLLING_BACK' ? current : 'ROLLING');
-    }
+  it('V4 approval: OTHER_ADMINISTRATOR refuses the rotator; the others do not', () => {
     expect(approvalRefusal(auto({ approval: 'OTHER_ADMINISTRATOR' }), 'prn_a', 'prn_a')).toMatch(/other than/);
     expect(approvalRefusal(auto({ approval: 'OTHER_ADMINISTRATOR' }), 'prn_a', 'prn_b')).toBeNull();
     expect(approvalRefusal(auto({ approval: 'ANY_ADMINISTRATOR' }), 'prn_a', 'prn_a')).toBeNull();
+  });
+});
+
+// The rollout's lifecycle written out as grids (a row per state, "open" for none open yet; a
+// column per event; the state it moves to, or "-" where it is refused), not read from the code.
+// The first is for a policy that needs no approval; the second for one that does, where only the
+// rotation and resume columns differ.
+const ROLLOUT_COLUMNS: RolloutEventKind[] = ['rotated', 'approve', 'pause', 'resume', 'abort', 'batchStarted', 'batchFailed', 'rolledBack', 'succeeded'];
+const NO_APPROVAL = `
+  open               ROLLING       -        -       -        -        -        -             -            -
+  AWAITING_APPROVAL  ROLLING       ROLLING  PAUSED  -        ABORTED  -        ROLLING_BACK  -            -
+  ROLLING            ROLLING       -        PAUSED  -        ABORTED  ROLLING  ROLLING_BACK  -            SUCCEEDED
+  PAUSED             PAUSED        -        -       ROLLING  ABORTED  -        ROLLING_BACK  -            -
+  ROLLING_BACK       ROLLING_BACK  -        -       -        -        -        -             ROLLED_BACK  -
+  SUCCEEDED          -             -        -       -        -        -        -             -            -
+  ROLLED_BACK        -             -        -       -        -        -        -             -            -
+  ABORTED            -             -        -       -        -        -        -             -            -
+`;
+const WITH_APPROVAL = `
+  open               AWAITING_APPROVAL  -        -       -                  -        -        -             -            -
+  AWAITING_APPROVAL  AWAITING_APPROVAL  ROLLING  PAUSED  -                  ABORTED  -        ROLLING_BACK  -            -
+  ROLLING            AWAITING_APPROVAL  -        PAUSED  -                  ABORTED  ROLLING  ROLLING_BACK  -            SUCCEEDED
+  PAUSED             PAUSED             -        -       AWAITING_APPROVAL  ABORTED  -        ROLLING_BACK  -            -
+  ROLLING_BACK       ROLLING_BACK       -        -       -                  -        -        -             ROLLED_BACK  -
+  SUCCEEDED          -                  -        -       -                  -        -        -             -            -
+  ROLLED_BACK        -                  -        -       -                  -        -        -             -            -
+  ABORTED            -                  -        -       -                  -        -        -             -            -
+`;
+function grid(text: string): Map<string, RolloutState | null> {
+  return new Map(
+    text
+      .trim()
+      .split('\n')
+      .flatMap((line) => {
+        const [state, ...cells] = line.trim().split(/\s+/);
+        return cells.map((cell, i) => [`${state} ${ROLLOUT_COLUMNS[i]}`, cell === '-' ? null : (cell as RolloutState)] as const);
+      }),
+  );
+}
+const event = (kind: RolloutEventKind, policy: RotationPolicy): RolloutEvent =>
+  kind === 'rotated'
+    ? { kind, policy }
+    : kind === 'approve'
+      ? { kind, policy, rotatorId: 'prn_rotator', approverId: 'prn_other' }
+      : kind === 'resume'
+        ? { kind, policy, approved: false }
+        : { kind };
+const ROLLOUT_ROWS: Array<RolloutState | null> = [null, ...ROLLOUT_STATES];
+const rolloutPairs = (['NONE', 'ANY_ADMINISTRATOR'] as const).flatMap((approval) => ROLLOUT_ROWS.flatMap((state) => ROLLOUT_COLUMNS.map((kind) => [approval, state ?? 'open', kind] as const)));
+
+describe('V4 rollout lifecycle', () => {
+  it('V4 the grids name every state and every event exactly once', () => {
+    expect([...ROLLOUT_COLUMNS].sort()).toEqual([...ROLLOUT_EVENT_KINDS].sort());
+    for (const g of [NO_APPROVAL, WITH_APPROVAL]) expect(grid(g).size).toBe(ROLLOUT_ROWS.length * ROLLOUT_EVENT_KINDS.length);
+  });
+
+  it.each(rolloutPairs)('V4 approval %s: %s × %s', (approval, row, kind) => {
+    const state = row === 'open' ? null : (row as RolloutState);
+    const expected = grid(approval === 'NONE' ? NO_APPROVAL : WITH_APPROVAL).get(`${row} ${kind}`);
+    expect(expected).not.toBeUndefined();
+    const t = rolloutTransition(state, event(kind, auto({ approval })));
+    if (expected === null) {
+      expect(t).toMatchObject({ ok: false, from: state, code: 'ROLLOUT_STATE_CONFLICT' });
+      if (!t.ok) expect(t.message).toMatch(new RegExp(`^The rollout is ${state ?? 'not open'}; .* applies only to a rollout that is `));
+    } else {
+      expect(t).toMatchObject({ ok: true, from: state, to: expected });
+    }
+  });
+
+  it('V4 a person decision refused names the rollout state and the states it applies in', () => {
+    const refused = (state: RolloutState, e: RolloutEvent) => {
+      const t = rolloutTransition(state, e);
+      return t.ok ? null : t.message;
+    };
+    expect(refused('ROLLING', event('approve', auto()))).toBe('The rollout is ROLLING; approve applies only to a rollout that is AWAITING_APPROVAL.');
+    expect(refused('ROLLING_BACK', { kind: 'abort' })).toBe('The rollout is ROLLING_BACK; abort applies only to a rollout that is AWAITING_APPROVAL, ROLLING or PAUSED.');
+    expect(refused('SUCCEEDED', { kind: 'pause' })).toBe('The rollout is SUCCEEDED; pause applies only to a rollout that is AWAITING_APPROVAL or ROLLING.');
+    expect(refused('ABORTED', { kind: 'batchStarted' })).toBe('The rollout is ABORTED; the event batchStarted applies only to a rollout that is ROLLING.');
+  });
+
+  it('V4 approve: OTHER_ADMINISTRATOR refuses the rotator with its own code; resume of an approved rollout rolls; each move says why', () => {
+    const policy = auto({ approval: 'OTHER_ADMINISTRATOR' });
+    expect(rolloutTransition('AWAITING_APPROVAL', { kind: 'approve', policy, rotatorId: 'prn_a', approverId: 'prn_a' })).toMatchObject({ ok: false, code: 'ROLLOUT_APPROVER_IS_ROTATOR', message: expect.stringMatching(/other than/) });
+    expect(rolloutTransition('AWAITING_APPROVAL', { kind: 'approve', policy, rotatorId: 'prn_a', approverId: 'prn_b' })).toMatchObject({ ok: true, to: 'ROLLING', reason: 'Approved' });
+    expect(rolloutTransition('PAUSED', { kind: 'resume', policy, approved: true })).toMatchObject({ ok: true, to: 'ROLLING', reason: 'Resumed' });
+    expect(rolloutTransition('PAUSED', { kind: 'resume', policy, approved: false })).toMatchObject({ ok: true, to: 'AWAITING_APPROVAL', reason: 'Resumed' });
+    expect(rolloutTransition(null, { kind: 'rotated', policy })).toMatchObject({ reason: 'Opened' });
+    expect(rolloutTransition('ROLLING', { kind: 'rotated', policy })).toMatchObject({ reason: 'RotatedAgain' });
+    expect(rolloutTransition('ROLLING', { kind: 'batchFailed' })).toMatchObject({ reason: 'BatchFailed' });
+    expect(rolloutTransition('ROLLING_BACK', { kind: 'rolledBack' })).toMatchObject({ reason: 'RolledBack' });
+    expect(rolloutTransition('ROLLING', { kind: 'succeeded' })).toMatchObject({ reason: 'Succeeded' });
+  });
+
+  it('V4 generated: every open rollout ends (some path of events reaches an ended state), and an ended one takes no event', () => {
+    fc.assert(
+      fc.property(policyArb, fc.constantFrom(...ROLLOUT_STATES), fc.boolean(), (policy, state, approved) => {
+        const moves = ROLLOUT_EVENT_KINDS.map((kind) => rolloutTransition(state, kind === 'resume' ? { kind, policy, approved } : event(kind, policy)));
+        if (isOpenRollout(state)) expect(moves.some((t) => t.ok && t.to !== null && !isOpenRollout(t.to))).toBe(true);
+        else expect(moves.every((t) => !t.ok)).toBe(true);
+        // Whatever moved stayed a rollout: nothing moves one back to "none open".
+        for (const t of moves) if (t.ok) expect(ROLLOUT_STATES).toContain(t.to);
+      }),
+    );
+  });
+});
+
+const BATCH_GRID: Record<RolloutBatchState, Record<(typeof ROLLOUT_BATCH_EVENTS)[number], RolloutBatchState | null>> = {
+  ROLLING: { ready: 'READY', failed: 'FAILED', rolledBack: null, rolloutAborted: 'ABORTED' },
+  READY: { ready: null, failed: null, rolledBack: null, rolloutAborted: null },
+  FAILED: { ready: null, failed: null, rolledBack: 'ROLLED_BACK', rolloutAborted: null },
+  ROLLED_BACK: { ready: null, failed: null, rolledBack: null, rolloutAborted: null },
+  ABORTED: { ready: null, failed: null, rolledBack: null, rolloutAborted: null },
+};
+
+describe('V4 rollout batch lifecycle', () => {
+  const pairs = ROLLOUT_BATCH_STATES.flatMap((state) => ROLLOUT_BATCH_EVENTS.map((e) => [state, e] as const));
+  it.each(pairs)('V4 batch %s × %s', (state, e) => {
+    const expected = BATCH_GRID[state][e];
+    const t = rolloutBatchTransition(state, e);
+    if (expected === null) {
+      expect(t).toMatchObject({ ok: false, from: state, code: 'ROLLOUT_BATCH_STATE_CONFLICT' });
+      expect(rolloutBatchMove(e).from).not.toBe(state);
+    } else {
+      expect(t).toMatchObject({ ok: true, from: state, to: expected, reason: e });
+      expect(rolloutBatchMove(e)).toEqual({ from: state, to: expected });
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { ValidationError } from './errors.ts';
+import { orList, type Transition } from './lifecycle.ts';
 
 // V4 rotation rollouts. A secret's policy (else its namespace's default, else manual) says what a
 // rotation does: nothing more (manual, "stored, not delivered"), or a rollout that delivers the
@@ -85,19 +86,128 @@ export function isOpenRollout(state: string): boolean {
 }
 
 /**
- * The state a rollout starts in, or moves to on a later rotation: one needing approval waits for
- * it (again, after a new rotation: the approver approves what will be delivered); else it rolls. A
- * paused one stays paused, and one rolling back finishes its rollback.
+ * What moves a rollout: a rotation of its secret, a person's decision (V4: approve, pause, resume,
+ * abort), or what the rollout worker found (a batch started, failed or rolled back, the last
+ * consumer delivered).
  */
-export function stateAfterRotation(policy: RotationPolicy, current: RolloutState | null): RolloutState {
-  if (current === 'PAUSED' || current === 'ROLLING_BACK') return current;
-  return policy.approval === 'NONE' ? 'ROLLING' : 'AWAITING_APPROVAL';
+export type RolloutEvent =
+  | { kind: 'rotated'; policy: RotationPolicy }
+  | { kind: 'approve'; policy: RotationPolicy; rotatorId: string; approverId: string }
+  | { kind: 'pause' }
+  | { kind: 'resume'; policy: RotationPolicy; approved: boolean }
+  | { kind: 'abort' }
+  | { kind: 'batchStarted' }
+  | { kind: 'batchFailed' }
+  | { kind: 'rolledBack' }
+  | { kind: 'succeeded' };
+export type RolloutEventKind = RolloutEvent['kind'];
+export const ROLLOUT_EVENT_KINDS: readonly RolloutEventKind[] = ['rotated', 'approve', 'pause', 'resume', 'abort', 'batchStarted', 'batchFailed', 'rolledBack', 'succeeded'];
+
+/** Why a rollout is in the state it moved to. */
+export type RolloutReason =
+  | 'Opened'
+  | 'RotatedAgain'
+  | 'Approved'
+  | 'Paused'
+  | 'Resumed'
+  | 'Aborted'
+  | 'BatchStarted'
+  | 'BatchFailed'
+  | 'RolledBack'
+  | 'Succeeded';
+
+export type RolloutRefusal = 'ROLLOUT_STATE_CONFLICT' | 'ROLLOUT_APPROVER_IS_ROTATOR';
+
+/** The states each event applies in; `null` is "no rollout open for the secret" (a rotation opens one). */
+const ROLLOUT_FROM: Readonly<Record<RolloutEventKind, ReadonlyArray<RolloutState | null>>> = {
+  rotated: [null, ...OPEN_ROLLOUT_STATES],
+  approve: ['AWAITING_APPROVAL'],
+  pause: ['AWAITING_APPROVAL', 'ROLLING'],
+  resume: ['PAUSED'],
+  // Rolling back is finished, not aborted: the rollback is what undoes a failed batch.
+  abort: ['AWAITING_APPROVAL', 'ROLLING', 'PAUSED'],
+  batchStarted: ['ROLLING'],
+  // A batch already started finishes while the rollout is paused or awaits a new approval.
+  batchFailed: ['AWAITING_APPROVAL', 'ROLLING', 'PAUSED'],
+  rolledBack: ['ROLLING_BACK'],
+  succeeded: ['ROLLING'],
+};
+
+/** Where a rollout needing no (further) approval rolls, else waits for one. */
+function rollingOrAwaiting(policy: RotationPolicy, approved: boolean): RolloutState {
+  return policy.approval === 'NONE' || approved ? 'ROLLING' : 'AWAITING_APPROVAL';
+}
+
+/**
+ * V4: where `event` moves a rollout in `state` (null: none is open), and why; or, refused, the
+ * code and the message a person's decision answers with. A rotation opens a rollout that rolls or
+ * waits for approval, and moves an open one's target: one needing approval waits for it again
+ * (the approver approves what will be delivered), a paused one stays paused, one rolling back
+ * finishes its rollback. Pure; the services write what it says as a compare-and-set.
+ */
+export function rolloutTransition(state: RolloutState | null, event: RolloutEvent): Transition<RolloutState | null, RolloutReason> {
+  const from = ROLLOUT_FROM[event.kind];
+  if (!from.includes(state)) {
+    const verb = event.kind === 'approve' || event.kind === 'pause' || event.kind === 'resume' || event.kind === 'abort' ? event.kind : `the event ${event.kind}`;
+    return { ok: false, from: state, code: 'ROLLOUT_STATE_CONFLICT' satisfies RolloutRefusal, message: `The rollout is ${state ?? 'not open'}; ${verb} applies only to a rollout that is ${orList(from.map((s) => s ?? 'not open'))}.` };
+  }
+  const to = (target: RolloutState, reason: RolloutReason) => ({ ok: true as const, from: state, to: target, reason });
+  switch (event.kind) {
+    case 'rotated':
+      if (state === null) return to(rollingOrAwaiting(event.policy, false), 'Opened');
+      return to(state === 'PAUSED' || state === 'ROLLING_BACK' ? state : rollingOrAwaiting(event.policy, false), 'RotatedAgain');
+    case 'approve': {
+      const refusal = approvalRefusal(event.policy, event.rotatorId, event.approverId);
+      if (refusal) return { ok: false, from: state, code: 'ROLLOUT_APPROVER_IS_ROTATOR' satisfies RolloutRefusal, message: refusal };
+      return to('ROLLING', 'Approved');
+    }
+    case 'pause':
+      return to('PAUSED', 'Paused');
+    case 'resume':
+      return to(rollingOrAwaiting(event.policy, event.approved), 'Resumed');
+    case 'abort':
+      return to('ABORTED', 'Aborted');
+    case 'batchStarted':
+      return to('ROLLING', 'BatchStarted');
+    case 'batchFailed':
+      return to('ROLLING_BACK', 'BatchFailed');
+    case 'rolledBack':
+      return to('ROLLED_BACK', 'RolledBack');
+    case 'succeeded':
+      return to('SUCCEEDED', 'Succeeded');
+  }
 }
 
 /** Whether `approver` may approve a rollout `rotator` started (the administrator check is the caller's). */
 export function approvalRefusal(policy: RotationPolicy, rotatorId: string, approverId: string): string | null {
   if (policy.approval === 'OTHER_ADMINISTRATOR' && rotatorId === approverId) return 'This rollout needs an administrator other than the one who rotated the secret.';
   return null;
+}
+
+export type RolloutBatchState = 'ROLLING' | 'READY' | 'FAILED' | 'ROLLED_BACK' | 'ABORTED';
+export const ROLLOUT_BATCH_STATES: readonly RolloutBatchState[] = ['ROLLING', 'READY', 'FAILED', 'ROLLED_BACK', 'ABORTED'];
+export type RolloutBatchEvent = 'ready' | 'failed' | 'rolledBack' | 'rolloutAborted';
+export const ROLLOUT_BATCH_EVENTS: readonly RolloutBatchEvent[] = ['ready', 'failed', 'rolledBack', 'rolloutAborted'];
+
+const BATCH_MOVES: Readonly<Record<RolloutBatchEvent, { from: RolloutBatchState; to: RolloutBatchState }>> = {
+  ready: { from: 'ROLLING', to: 'READY' },
+  failed: { from: 'ROLLING', to: 'FAILED' },
+  // Only a failed batch is rolled back; an aborted rollout leaves what its batch delivered.
+  rolledBack: { from: 'FAILED', to: 'ROLLED_BACK' },
+  rolloutAborted: { from: 'ROLLING', to: 'ABORTED' },
+};
+
+/** V4: where `event` moves a batch in `state`, or why not (a batch is created ROLLING). */
+export function rolloutBatchTransition(state: RolloutBatchState, event: RolloutBatchEvent): Transition<RolloutBatchState, RolloutBatchEvent> {
+  const move = BATCH_MOVES[event];
+  if (move.from === state) return { ok: true, from: state, to: move.to, reason: event };
+  return { ok: false, from: state, code: 'ROLLOUT_BATCH_STATE_CONFLICT', message: `A batch that is ${state} cannot take the event ${event}; it applies to one that is ${move.from}.` };
+}
+
+/** The batch state `event` moves out of, and the one it moves into (a compare-and-set's two halves). */
+export function rolloutBatchMove(event: RolloutBatchEvent): { from: RolloutBatchState; to: RolloutBatchState } {
+  const from = ROLLOUT_BATCH_STATES.find((state) => rolloutBatchTransition(state, event).ok)!;
+  return { from, to: BATCH_MOVES[event].to };
 }
 
 /** A revision state as the rollout reads it (lower case, as RevisionView has it). */

@@ -122,9 +122,9 @@ async function prepared(deps: Deps, revision: RevisionView, context: ComputeRevi
   }
 }
 
-/** Moves a revision from one state to the next only if it is still in the first (compare-and-set). */
-async function transition(tx: Tx, revisionId: string, from: (typeof PENDING)[number], to: 'PREPARING' | 'PREPARED' | 'ACTIVATING' | 'ACTIVE' | 'SUPERSEDED'): Promise<boolean> {
-  return (await moveRevisions(tx, { id: revisionId }, [from], to)) === 1;
+/** Applies one of W1's step events to a revision; false when it was no longer in the step's state (compare-and-set). */
+async function transition(tx: Tx, revisionId: string, event: 'checked' | 'prepared' | 'activationCommitted' | 'gatewayReady'): Promise<boolean> {
+  return (await moveRevisions(tx, { id: revisionId }, event)) === 1;
 }
 
 /** RC8: a newer revision of the agent that is on its way or running, if any. */
@@ -153,7 +153,7 @@ export interface DeployWorkOptions {
 }
 
 async function failRevision(tx: Tx, payload: Pick<DeployRevisionPayload, 'revisionId' | 'agentId' | 'namespaceId' | 'actorId'>, failure: { code: string; message: string }): Promise<void> {
-  const failed = await moveRevisions(tx, { id: payload.revisionId }, PENDING, 'FAILED', {
+  const failed = await moveRevisions(tx, { id: payload.revisionId }, 'failed', {
     failureCode: failure.code,
     failureMessage: withoutBackendNames(failure.message).slice(0, 2000),
   });
@@ -215,7 +215,7 @@ export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}):
         const newer = await newerRevision(deps.db, revision);
         if (newer) {
           await ctx.commit(async (tx) => {
-            const superseded = await moveRevisions(tx, { id: revision.id }, ['QUEUED'], 'SUPERSEDED', {
+            const superseded = await moveRevisions(tx, { id: revision.id }, 'newerDeployed', {
               failureCode: 'SUPERSEDED_BEFORE_PREPARATION',
               failureMessage: `Revision ${newer.number} was deployed before this one was prepared; this one was never rolled out.`,
             });
@@ -234,7 +234,7 @@ export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}):
           return;
         }
         await recheck(deps.db, revision, 'before preparation');
-        await ctx.commit((tx) => transition(tx, revision.id, 'QUEUED', 'PREPARING'));
+        await ctx.commit((tx) => transition(tx, revision.id, 'checked'));
       },
     },
     {
@@ -246,7 +246,7 @@ export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}):
         await verified(deps, context);
         if (ctx.signal.aborted) return;
         await prepared(deps, revision, context);
-        await ctx.commit((tx) => transition(tx, revision.id, 'PREPARING', 'PREPARED'));
+        await ctx.commit((tx) => transition(tx, revision.id, 'prepared'));
       },
     },
     {
@@ -269,8 +269,8 @@ export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}):
           }
           // RC8: whatever was the agent's active revision, activating or active, is superseded now;
           // the partial unique index holds at most one of them per agent.
-          await moveRevisions(tx, { agentId: revision.agentId, id: { not: revision.id } }, ['ACTIVATING', 'ACTIVE'], 'SUPERSEDED');
-          if (!(await transition(tx, revision.id, 'PREPARED', 'ACTIVATING'))) return;
+          await moveRevisions(tx, { agentId: revision.agentId, id: { not: revision.id } }, 'newerActivated');
+          if (!(await transition(tx, revision.id, 'activationCommitted'))) return;
           await tx.agent.update({ where: { id: revision.agentId }, data: { activeRevisionId: revision.id } });
           await audit(tx, {
             actorId: null,
@@ -355,7 +355,7 @@ export function awaitRevisionKind(deps: Deps): WorkKind<AwaitRevisionPayload> {
             if (ctx.signal.aborted) return;
             if (readiness.state === 'ready') {
               await ctx.commit(async (tx) => {
-                if (!(await transition(tx, revision.id, 'ACTIVATING', 'ACTIVE'))) return;
+                if (!(await transition(tx, revision.id, 'gatewayReady'))) return;
                 await audit(tx, {
                   actorId: null,
                   action: 'revision.ready',

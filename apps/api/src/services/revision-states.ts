@@ -1,39 +1,33 @@
-import { canTransition, type RevisionState } from '@occ/domain/revision';
+import { revisionMove, type RevisionEvent, type RevisionState } from '@occ/domain/revision';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Tx } from '../db/client.ts';
 
-// D4, W1, W6, RC8: every change of a revision's state goes through here, as a compare-and-set
-// (only rows still in one of `from` move) that the domain's state machine allows: a move it
-// forbids is a programming error, thrown before any row is touched, whichever rows would match.
+// D4, W1, W6, RC8: every change of a revision's state goes through here. The caller names the
+// event (a step done, a failure, a newer deploy, a stop); the domain's lifecycle says which
+// states it moves a revision out of and into which one, and the write is a compare-and-set on
+// those states: a row that moved meanwhile is left as it is, and no call site picks a state.
 
 export type StoredRevisionState = Uppercase<RevisionState>;
 
-export class ForbiddenRevisionTransition extends Error {
-  constructor(from: StoredRevisionState, to: StoredRevisionState) {
-    super(`a revision may not move from ${from} to ${to} (packages/domain/src/revision.ts)`);
-    this.name = 'ForbiddenRevisionTransition';
-  }
-}
+const stored = (state: RevisionState) => state.toUpperCase() as StoredRevisionState;
 
-const domain = (state: StoredRevisionState) => state.toLowerCase() as RevisionState;
-
-/** Throws unless the state machine allows each of `from` to move to `to`. */
-export function assertTransitions(from: readonly StoredRevisionState[], to: StoredRevisionState): void {
-  for (const state of from) if (!canTransition(domain(state), domain(to))) throw new ForbiddenRevisionTransition(state, to);
+/** The stored states `event` moves a revision out of, and the stored state it moves it to. */
+export function storedMove(event: RevisionEvent): { from: StoredRevisionState[]; to: StoredRevisionState } {
+  const { from, to } = revisionMove(event);
+  return { from: from.map(stored), to: stored(to) };
 }
 
 /**
- * Moves the revisions `where` selects that are in one of `from` to `to` (with `data` besides);
- * answers how many moved. Rows in any other state are left as they are.
+ * Applies `event` to the revisions `where` selects (with `data` besides): those in a state the
+ * event applies to move; answers how many did. Rows in any other state are left as they are.
  */
 export async function moveRevisions(
   tx: Tx,
   where: Prisma.AgentRevisionWhereInput,
-  from: readonly StoredRevisionState[],
-  to: StoredRevisionState,
+  event: RevisionEvent,
   data: Omit<Prisma.AgentRevisionUpdateManyMutationInput, 'state'> = {},
 ): Promise<number> {
-  assertTransitions(from, to);
-  const moved = await tx.agentRevision.updateMany({ where: { ...where, state: { in: [...from] } }, data: { ...data, state: to } });
+  const { from, to } = storedMove(event);
+  const moved = await tx.agentRevision.updateMany({ where: { ...where, state: { in: from } }, data: { ...data, state: to } });
   return moved.count;
 }

@@ -2,15 +2,17 @@ import { z } from 'zod';
 import { ConflictError, DomainError, NotFoundError } from '@occ/domain/errors';
 import { isId } from '@occ/domain/ids';
 import {
-  approvalRefusal,
   effectiveRotationPolicy,
-  isOpenRollout,
   nextRolloutAction,
   OPEN_ROLLOUT_STATES,
   parseRotationPolicy,
-  stateAfterRotation,
+  rolloutBatchMove,
+  rolloutTransition,
   type MemberRevisionState,
   type OpenBatch,
+  type RolloutBatchEvent,
+  type RolloutBatchState,
+  type RolloutEvent,
   type RotationPolicy,
   type RotationPolicySource,
   type RolloutState,
@@ -61,7 +63,7 @@ export interface RolloutMemberView {
 
 export interface RolloutBatchView {
   index: number;
-  state: 'ROLLING' | 'READY' | 'FAILED' | 'ROLLED_BACK' | 'ABORTED';
+  state: RolloutBatchState;
   targetVersion: number;
   startedAt: Date;
   endedAt: Date | null;
@@ -189,8 +191,9 @@ export async function rolloutOnRotation(tx: Tx, actor: Actor, secret: { id: stri
   const now = new Date();
   if (open[0]) {
     const current = open[0];
-    const policy = parseRotationPolicy(current.policy);
-    const state = stateAfterRotation(policy, current.state as RolloutState);
+    const moved = rolloutTransition(current.state as RolloutState, { kind: 'rotated', policy: parseRotationPolicy(current.policy) });
+    if (!moved.ok) throw new Error(`unreachable: an open rollout refused a rotation (${moved.message})`);
+    const state = moved.to!;
     const reapprove = state === 'AWAITING_APPROVAL';
     await tx.secretRollout.update({
       where: { id: current.id },
@@ -203,13 +206,15 @@ export async function rolloutOnRotation(tx: Tx, actor: Actor, secret: { id: stri
       resourceId: secret.id,
       namespaceId: secret.namespaceId,
       outcome: 'SUCCESS',
-      details: { rolloutId: current.id, targetVersion: secret.version, state },
+      details: { rolloutId: current.id, targetVersion: secret.version, state, reason: moved.reason },
     });
     await wake(tx, rolloutKey(current.id));
     return { id: current.id, state, opened: false };
   }
   const id = newId('secretRollout');
-  const state = stateAfterRotation(effective.policy, null);
+  const opened = rolloutTransition(null, { kind: 'rotated', policy: effective.policy });
+  if (!opened.ok) throw new Error(`unreachable: a rotation refused to open a rollout (${opened.message})`);
+  const state = opened.to!;
   await tx.secretRollout.create({
     data: { id, secretId: secret.id, namespaceId: secret.namespaceId, state, policy: { ...effective.policy }, targetVersion: secret.version, lastRotatedAt: now, rotatedById: actor.principalId },
   });
@@ -221,7 +226,7 @@ export async function rolloutOnRotation(tx: Tx, actor: Actor, secret: { id: stri
     resourceId: secret.id,
     namespaceId: secret.namespaceId,
     outcome: 'SUCCESS',
-    details: { rolloutId: id, targetVersion: secret.version, state, policy: { ...effective.policy }, policySource: effective.source },
+    details: { rolloutId: id, targetVersion: secret.version, state, reason: opened.reason, policy: { ...effective.policy }, policySource: effective.source },
   });
   return { id, state, opened: true };
 }
@@ -303,35 +308,21 @@ export async function decideRollout(deps: Deps, actor: Actor, input: { rolloutId
     const state = row.state as RolloutState;
     const policy = parseRotationPolicy(row.policy);
     const now = new Date();
-    const refuse = (allowed: string): never => {
-      throw new ConflictError(`The rollout is ${state}; ${input.decision} applies only to a rollout that is ${allowed}.`, 'ROLLOUT_STATE_CONFLICT');
-    };
-    let data: Record<string, unknown>;
-    switch (input.decision) {
-      case 'approve': {
-        if (state !== 'AWAITING_APPROVAL') refuse('AWAITING_APPROVAL');
-        const refusal = approvalRefusal(policy, row.rotatedById, actor.principalId);
-        if (refusal) throw new ConflictError(refusal, 'ROLLOUT_APPROVER_IS_ROTATOR');
-        data = { state: 'ROLLING', approvedById: actor.principalId, approvedAt: now };
-        break;
-      }
-      case 'pause':
-        if (state !== 'ROLLING' && state !== 'AWAITING_APPROVAL') refuse('ROLLING or AWAITING_APPROVAL');
-        data = { state: 'PAUSED' };
-        break;
-      case 'resume':
-        if (state !== 'PAUSED') refuse('PAUSED');
-        data = { state: policy.approval !== 'NONE' && !row.approvedById ? 'AWAITING_APPROVAL' : 'ROLLING' };
-        break;
-      case 'abort':
-        if (!isOpenRollout(state) || state === 'ROLLING_BACK') refuse('AWAITING_APPROVAL, ROLLING or PAUSED');
-        data = { state: 'ABORTED', endedAt: now, reasonCode: 'ABORTED', reasonMessage: 'Aborted by an administrator: no further batch starts; what was delivered stays.' };
-        break;
-    }
+    const event: RolloutEvent =
+      input.decision === 'approve'
+        ? { kind: 'approve', policy, rotatorId: row.rotatedById, approverId: actor.principalId }
+        : input.decision === 'resume'
+          ? { kind: 'resume', policy, approved: row.approvedById !== null }
+          : { kind: input.decision };
+    const moved = rolloutTransition(state, event);
+    if (!moved.ok) throw new ConflictError(moved.message, moved.code);
+    const data: Record<string, unknown> = { state: moved.to };
+    if (input.decision === 'approve') Object.assign(data, { approvedById: actor.principalId, approvedAt: now });
+    if (input.decision === 'abort') Object.assign(data, { endedAt: now, reasonCode: 'ABORTED', reasonMessage: 'Aborted by an administrator: no further batch starts; what was delivered stays.' });
     await tx.secretRollout.update({ where: { id: rollout.id }, data });
     // The batch in flight ends with the rollout: its deploys were admitted and go on, but nothing watches it any more.
     if (input.decision === 'abort') {
-      await tx.secretRolloutBatch.updateMany({ where: { rolloutId: rollout.id, state: 'ROLLING' }, data: { state: 'ABORTED', endedAt: now, reasonCode: 'ABORTED', reasonMessage: 'The rollout was aborted while this batch ran; its deploys went on unwatched.' } });
+      await moveBatches(tx, { rolloutId: rollout.id }, 'rolloutAborted', { endedAt: now, reasonCode: 'ABORTED', reasonMessage: 'The rollout was aborted while this batch ran; its deploys went on unwatched.' });
     }
     await audit(tx, {
       actorId: actor.principalId,
@@ -340,7 +331,7 @@ export async function decideRollout(deps: Deps, actor: Actor, input: { rolloutId
       resourceId: rollout.secretId,
       namespaceId: rollout.namespaceId,
       outcome: 'SUCCESS',
-      details: { rolloutId: rollout.id, from: state, to: data.state as string },
+      details: { rolloutId: rollout.id, from: state, to: moved.to, reason: moved.reason },
     });
     await wake(tx, rolloutKey(rollout.id));
   });
@@ -384,10 +375,23 @@ async function snapshotOf(db: Db, view: RolloutView, now: Date) {
   };
 }
 
-/** Moves the rollout from `from` only: a person's decision committed meanwhile wins (the step reads again). */
-async function moveRollout(tx: Tx, id: string, from: RolloutState, data: Record<string, unknown>): Promise<boolean> {
-  const moved = await tx.secretRollout.updateMany({ where: { id, state: from }, data });
-  return moved.count === 1;
+/**
+ * Applies one of the worker's events to the rollout as it is now (its row locked), with `data`
+ * besides; false when the event no longer applies: a person's decision committed meanwhile wins,
+ * and the step reads again.
+ */
+async function advanceRollout(tx: Tx, id: string, event: RolloutEvent, data: Record<string, unknown> = {}): Promise<boolean> {
+  const [row] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM "SecretRollout" WHERE id = ${id} FOR UPDATE`;
+  const moved = row ? rolloutTransition(row.state as RolloutState, event) : null;
+  if (!moved?.ok) return false;
+  await tx.secretRollout.update({ where: { id }, data: { ...data, state: moved.to! } });
+  return true;
+}
+
+/** Applies `event` to the batches `where` selects that are in the state it applies to; answers how many moved. */
+async function moveBatches(tx: Tx, where: { rolloutId: string; index?: number }, event: RolloutBatchEvent, data: Record<string, unknown> = {}): Promise<number> {
+  const { from, to } = rolloutBatchMove(event);
+  return (await tx.secretRolloutBatch.updateMany({ where: { ...where, state: from }, data: { ...data, state: to } })).count;
 }
 
 export interface RolloutWorkOptions {
@@ -419,7 +423,7 @@ export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}):
           const members: StoredMember[] = action.agentIds.map((agentId) => ({ agentId, fromRevisionId: snap.staleRevisionOf.get(agentId)! }));
           await ctx.checkpoint(async (tx) => {
             // Written before any deploy: a resumed rollout finds the batch and deploys only what it lacks.
-            if (!(await moveRollout(tx, view.id, 'ROLLING', { updatedAt: now }))) return;
+            if (!(await advanceRollout(tx, view.id, { kind: 'batchStarted' }, { updatedAt: now }))) return;
             const target = await tx.secret.findUnique({ where: { id: view.secretId }, select: { version: true } });
             await tx.secretRolloutBatch.create({ data: { rolloutId: view.id, index, state: 'ROLLING', targetVersion: target?.version ?? view.targetVersion, startedAt: now, members: members as unknown as object } });
             await audit(tx, { actorId: null, action: 'secret.rollout.batch', ...secretAudit, outcome: 'SUCCESS', details: { rolloutId: view.id, batch: index, agents: action.agentIds } });
@@ -454,16 +458,17 @@ export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}):
         }
         case 'batch-ready':
           await ctx.checkpoint(async (tx) => {
-            await tx.secretRolloutBatch.updateMany({ where: { rolloutId: view.id, index: open!.index, state: 'ROLLING' }, data: { state: 'READY', endedAt: now } });
+            await moveBatches(tx, { rolloutId: view.id, index: open!.index }, 'ready', { endedAt: now });
             await tx.secretRollout.update({ where: { id: view.id }, data: { lastBatchEndedAt: now } });
             await audit(tx, { actorId: null, action: 'secret.rollout.batchReady', ...secretAudit, outcome: 'SUCCESS', details: { rolloutId: view.id, batch: open!.index } });
           });
           continue;
         case 'batch-failed':
           await ctx.checkpoint(async (tx) => {
-            await tx.secretRolloutBatch.updateMany({ where: { rolloutId: view.id, index: open!.index, state: 'ROLLING' }, data: { state: 'FAILED', endedAt: now, reasonCode: action.code, reasonMessage: action.message.slice(0, 2000) } });
             // The rollback's intent is recorded before any of it runs; a resumed rollout finishes it.
-            await tx.secretRollout.updateMany({ where: { id: view.id, state: { in: [...OPEN_ROLLOUT_STATES] } }, data: { state: 'ROLLING_BACK', reasonCode: action.code, reasonMessage: action.message.slice(0, 2000) } });
+            // An abort committed meanwhile wins: the batch is ABORTED then, and nothing is rolled back.
+            if (!(await advanceRollout(tx, view.id, { kind: 'batchFailed' }, { reasonCode: action.code, reasonMessage: action.message.slice(0, 2000) }))) return;
+            await moveBatches(tx, { rolloutId: view.id, index: open!.index }, 'failed', { endedAt: now, reasonCode: action.code, reasonMessage: action.message.slice(0, 2000) });
             await audit(tx, { actorId: null, action: 'secret.rollout.batchFailed', ...secretAudit, outcome: 'FAILURE', reason: action.code, details: { rolloutId: view.id, batch: open!.index } });
           });
           continue;
@@ -495,9 +500,9 @@ export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}):
             }
           }
           await ctx.checkpoint(async (tx) => {
-            if (failed) await tx.secretRolloutBatch.updateMany({ where: { rolloutId: view.id, index: failed.index, state: 'FAILED' }, data: { state: 'ROLLED_BACK' } });
+            if (failed) await moveBatches(tx, { rolloutId: view.id, index: failed.index }, 'rolledBack');
             const message = `${view.reason?.message ?? 'A batch failed.'}${notes.length ? ` ${notes.join('; ')}.` : ''}`.slice(0, 2000);
-            if (await moveRollout(tx, view.id, 'ROLLING_BACK', { state: 'ROLLED_BACK', endedAt: now, reasonMessage: message })) {
+            if (await advanceRollout(tx, view.id, { kind: 'rolledBack' }, { endedAt: now, reasonMessage: message })) {
               await audit(tx, { actorId: null, action: 'secret.rollout.rolledBack', ...secretAudit, outcome: 'FAILURE', reason: view.reason?.code ?? 'BATCH_FAILED', details: { rolloutId: view.id, batch: failed?.index ?? null } });
             }
           });
@@ -505,7 +510,7 @@ export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}):
         }
         case 'succeed':
           await ctx.checkpoint(async (tx) => {
-            if (await moveRollout(tx, view.id, 'ROLLING', { state: 'SUCCEEDED', endedAt: now })) {
+            if (await advanceRollout(tx, view.id, { kind: 'succeeded' }, { endedAt: now })) {
               await audit(tx, { actorId: null, action: 'secret.rollout.succeeded', ...secretAudit, outcome: 'SUCCESS', details: { rolloutId: view.id, targetVersion: view.targetVersion, batches: view.batches.length } });
             }
           });

@@ -4,7 +4,7 @@ import { transaction } from '../db/client.ts';
 import { authorize } from './access.ts';
 import { getAgent, type AgentView } from './agents.ts';
 import { audit } from './audit.ts';
-import { moveRevisions } from './revision-states.ts';
+import { moveRevisions, storedMove } from './revision-states.ts';
 import { requireReadableAgentRow } from './deploy-agent.ts';
 import { DEPLOY_WORK_KINDS } from './deploy-work-payload.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -17,7 +17,8 @@ export interface StopAgentResult {
   gateway: 'scaled' | 'missing';
 }
 
-const RUNNING_OR_ON_ITS_WAY = ['QUEUED', 'PREPARING', 'PREPARED', 'ACTIVATING', 'ACTIVE'] as const;
+/** The revisions a stop ends: those running or on their way (the states W6's event applies to). */
+const RUNNING_OR_ON_ITS_WAY = storedMove('stopped').from;
 
 /**
  * W6: the gateway scaled to zero, the desired state stopped, and the agent's revisions stopped:
@@ -40,8 +41,8 @@ export async function stopAgent(deps: Deps, actor: Actor, input: { agentId: stri
     const rows = await tx.$queryRaw<Array<{ desiredState: string }>>`SELECT "desiredState" FROM "Agent" WHERE id = ${agent.id} FOR UPDATE`;
     if (!rows[0]) throw new NotFoundError('No such agent.');
     target = { k8sNamespace: ns.k8sName, namespaceId: agent.namespaceId, agentId: agent.id };
-    const stopping = await tx.agentRevision.findMany({ where: { agentId: agent.id, state: { in: [...RUNNING_OR_ON_ITS_WAY] } }, select: { id: true }, orderBy: { number: 'asc' } });
-    await moveRevisions(tx, { id: { in: stopping.map((r) => r.id) } }, RUNNING_OR_ON_ITS_WAY, 'STOPPED');
+    const stopping = await tx.agentRevision.findMany({ where: { agentId: agent.id, state: { in: RUNNING_OR_ON_ITS_WAY } }, select: { id: true }, orderBy: { number: 'asc' } });
+    await moveRevisions(tx, { id: { in: stopping.map((r) => r.id) } }, 'stopped');
     await tx.agent.update({ where: { id: agent.id }, data: { desiredState: 'stopped', activeRevisionId: null } });
     // Inside the transaction: a failed scale records nothing, and the stop can be retried.
     const gateway = await scale(deps, target);
