@@ -9,9 +9,10 @@ import {
   planSelfConfig,
   skippedRemovalsStatus,
   TERMINAL_PHASES,
+  type SelfConfigPhase,
   type SkippedRemoval,
-  type TerminalPhase,
 } from '@occ/domain/selfconfig';
+import { phaseOf, selfConfigTransition, type ConcludingEvent, type SelfConfigEvent } from '@occ/domain/selfconfig-lifecycle';
 import type { Db } from '../db/client.ts';
 import { ApiException } from '@kubernetes/client-node';
 import { validateConfigurationValues } from '@occ/domain/configuration';
@@ -90,7 +91,8 @@ export interface ReconcileResult {
 }
 
 interface Outcome {
-  phase: TerminalPhase;
+  /** What ends the request; the phase it ends in is the lifecycle's (selfConfigTransition). */
+  event: ConcludingEvent;
   /** Why, in one word (the planner's reason, a budget's); kept in history. */
   reason?: string;
   message: string;
@@ -107,12 +109,22 @@ interface Outcome {
 
 /** SG3: a request that would apply, held for an administrator with the change it would make. */
 interface Awaiting {
-  phase: 'AwaitingApproval';
+  event: 'held';
   /** The categories that need approval. */
   needed: string[];
   skipped: SkippedRemoval[];
   changes: SpecChange[];
   instance: InstanceObject;
+}
+
+/**
+ * The phase `event` moves the request to, from the phase its copy holds (the domain's lifecycle);
+ * a move the lifecycle refuses is a bug here, thrown before anything is written.
+ */
+function nextPhase(request: SelfConfigObject, event: SelfConfigEvent): SelfConfigPhase {
+  const moved = selfConfigTransition(phaseOf(request.status), event);
+  if (!moved.ok) throw new Error(`unreachable: ${moved.message}`);
+  return moved.to as SelfConfigPhase;
 }
 
 function involvedRequest(request: SelfConfigObject) {
@@ -150,7 +162,7 @@ export async function reconcile(deps: ReconcileDeps, namespace: string, name: st
     try {
       // A request waiting for another's gate keeps saying so (SG1): its message is not written twice.
       const message = request.status?.message === WAITING_FOR_GATE ? WAITING_FOR_GATE : 'validating';
-      const pending = await cluster.patchRequestStatus(namespace, name, { phase: 'Pending', message }, request.metadata.resourceVersion);
+      const pending = await cluster.patchRequestStatus(namespace, name, { phase: nextPhase(request, 'observed'), message }, request.metadata.resourceVersion);
       requests.wrote(request, pending);
       if (phase !== 'Pending') await recordPending(db, request.metadata.uid, deps.clock());
       request = pending;
@@ -172,7 +184,7 @@ export async function reconcile(deps: ReconcileDeps, namespace: string, name: st
   const pending = request;
   return inTurn(deps, pending, async () => {
     const outcome = await decide(deps, pending, context, false);
-    if (outcome.phase === 'AwaitingApproval') return hold(deps, pending, outcome);
+    if (outcome.event === 'held') return hold(deps, pending, outcome);
     return conclude(deps, pending, outcome);
   });
 }
@@ -194,7 +206,7 @@ async function inTurn(deps: ReconcileDeps, request: SelfConfigObject, run: () =>
   try {
     if (await verifyingRequestOf(deps.db, { k8sNamespace: namespace, instanceRef, uid })) {
       if (request.status?.phase === 'Pending' && request.status.message !== WAITING_FOR_GATE) {
-        deps.requests.wrote(request, await deps.cluster.patchRequestStatus(namespace, name, { phase: 'Pending', message: WAITING_FOR_GATE }));
+        deps.requests.wrote(request, await deps.cluster.patchRequestStatus(namespace, name, { phase: nextPhase(request, 'waitingForGate'), message: WAITING_FOR_GATE }));
       }
       // Woken when that gate ends (gateEnded); the long look is a safety net, not the way on.
       return { requeueAfterMs: WAITING_LOOK_MS };
@@ -217,7 +229,7 @@ const CLAIM_RETRY_MS = 100;
 
 /** An outcome ends the request, except an apply the health gate holds (SG1). */
 async function conclude(deps: ReconcileDeps, request: SelfConfigObject, outcome: Outcome): Promise<ReconcileResult> {
-  if (outcome.phase === 'Applied' && outcome.instance && outcome.previous) {
+  if (outcome.event === 'applied' && outcome.instance && outcome.previous) {
     const seconds = healthGateSeconds(outcome.instance.spec, deps.healthGate.defaultSeconds);
     const notGated = notGatedBecause(seconds, outcome.instance.status as GatedInstanceStatus | undefined);
     if (notGated === null) return startGate(deps, request, outcome, seconds);
@@ -249,6 +261,7 @@ async function writeEvents(deps: ReconcileDeps, events: readonly EventInput[], n
 async function startGate(deps: ReconcileDeps, request: SelfConfigObject, outcome: Outcome, seconds: number): Promise<ReconcileResult> {
   const { namespace, name, uid } = request.metadata;
   const instance = outcome.instance!;
+  const phase = nextPhase(request, 'gateOpened');
   const now = deps.clock();
   const generation = instance.metadata.generation ?? 0;
   const deadline = new Date(now.getTime() + seconds * 1000);
@@ -259,7 +272,7 @@ async function startGate(deps: ReconcileDeps, request: SelfConfigObject, outcome
   await recordVerifying(deps.db, uid, { message, skipped: outcome.skipped, changes: outcome.changes ?? [], events: recorded });
   const gate: GateStatus = { stage: 'Verifying', generation, appliedGeneration: generation, deadline: deadline.toISOString(), appliedMessage: outcome.message, previous: outcome.previous! };
   const written = await deps.cluster.patchRequestStatus(namespace, name, {
-    phase: 'Verifying',
+    phase,
     message,
     skippedRemovals: skippedRemovalsStatus(outcome.skipped),
     changes: (outcome.changes ?? []).map(describeChange),
@@ -293,7 +306,7 @@ async function verify(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
   if (!gate || typeof previous !== 'object' || previous === null || !instance) {
     const { carried } = await recordedAtApply();
     const message = !instance ? 'the instance was deleted while the health gate waited' : 'the health gate\'s state in status.healthGate is unreadable; the change stays applied';
-    await finish(deps, request, { phase: 'Failed', reason: 'HealthGateLost', message, ...carried, events: [{ involved: involvedRequest(request), type: 'Warning', reason: 'Failed', message }], instance });
+    await finish(deps, request, { event: 'gateLost', reason: 'HealthGateLost', message, ...carried, events: [{ involved: involvedRequest(request), type: 'Warning', reason: 'Failed', message }], instance });
     deps.gateEnded?.(namespace, instanceRef);
     return { requeueAfterMs: deps.ttlMs };
   }
@@ -314,7 +327,7 @@ async function verify(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
   if (gate.stage === 'Verifying' && verdict.kind === 'ready') {
     const message = `${gate.appliedMessage ?? appliedMessage(record.skipped)}; the gateway running generation ${gate.generation} is Ready`;
     await finish(deps, request, {
-      phase: 'Applied',
+      event: 'verified',
       reason: 'Applied',
       message,
       ...carried,
@@ -349,7 +362,7 @@ async function verify(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
   const restored = verdict.kind === 'ready' ? ', which is Ready' : `, which is not Ready either (${verdict.kind === 'failed' ? `${verdict.reason}: ${verdict.message}` : ''})`;
   const message = `rolled back: generation ${gate.appliedGeneration} did not become Ready (${failure.reason}: ${failure.message}); what openclaw-selfconfig owned before it is restored as generation ${gate.generation}${restored}`;
   await finish(deps, request, {
-    phase: 'RolledBack',
+    event: 'rolledBack',
     reason: failure.reason,
     message,
     ...carried,
@@ -370,6 +383,7 @@ async function verify(deps: ReconcileDeps, request: SelfConfigObject): Promise<R
  */
 async function hold(deps: ReconcileDeps, request: SelfConfigObject, awaiting: Awaiting): Promise<ReconcileResult> {
   const { namespace, name, uid } = request.metadata;
+  const phase = nextPhase(request, 'held');
   const now = deps.clock();
   const expiresAt = approvalExpiresAt(now, deps.approvalTtlMs);
   const message = `awaiting approval: ${awaiting.needed.join(', ')} need(s) an administrator's approval (approveSelfConfig or rejectSelfConfig); the request expires at ${expiresAt.toISOString()}`;
@@ -380,7 +394,7 @@ async function hold(deps: ReconcileDeps, request: SelfConfigObject, awaiting: Aw
   for (const event of events) await deps.cluster.createEvent(event, now);
   await recordAwaiting(deps.db, uid, { message, changes: awaiting.changes, at: now });
   const written = await deps.cluster.patchRequestStatus(namespace, name, {
-    phase: 'AwaitingApproval',
+    phase,
     message,
     skippedRemovals: skippedRemovalsStatus(awaiting.skipped),
     changes: awaiting.changes.map(describeChange),
@@ -408,7 +422,7 @@ async function awaitApproval(deps: ReconcileDeps, request: SelfConfigObject, con
     const message = `rejected${state.byId ? ` by ${state.byId}` : ''}${state.reason ? `: ${state.reason}` : ''}`;
     const live = await instance();
     await finish(deps, request, {
-      phase: 'Rejected',
+      event: 'rejected',
       reason: 'Rejected',
       message,
       skipped: [],
@@ -426,7 +440,7 @@ async function awaitApproval(deps: ReconcileDeps, request: SelfConfigObject, con
   const message = `expired: no administrator approved or rejected it within ${Math.round(deps.approvalTtlMs / 1000)}s (waiting since ${since.toISOString()})`;
   const live = await instance();
   await finish(deps, request, {
-    phase: 'Expired',
+    event: 'expired',
     reason: 'ApprovalExpired',
     message,
     skipped: [],
@@ -438,9 +452,9 @@ async function awaitApproval(deps: ReconcileDeps, request: SelfConfigObject, con
 
 async function decideApproved(deps: ReconcileDeps, request: SelfConfigObject, context: AgentContext | null, state: ApprovalState): Promise<ReconcileResult> {
   const outcome = await decide(deps, request, context, true);
-  if (outcome.phase === 'AwaitingApproval') throw new Error('unreachable: an approved request is not held again');
+  if (outcome.event === 'held') throw new Error('unreachable: an approved request is not held again');
   const by = state.byId ? ` by ${state.byId}` : '';
-  if (outcome.phase === 'Applied') {
+  if (outcome.event === 'applied') {
     const note = sameChanges(outcome.changes ?? [], state.changes) ? `approved${by}` : `approved${by}; re-validated: the change differs from the preview approved (now ${(outcome.changes ?? []).map(describeChange).join(', ') || 'none'})`;
     outcome.message = `${outcome.message} (${note})`;
     for (const e of outcome.events) if (e.reason === 'Applied' || e.reason === 'SelfConfigApplied') e.message = `${e.message} (${note})`;
@@ -456,7 +470,7 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
   const namespace = request.metadata.namespace;
   const parsed = parseSelfConfigSpec(request.spec);
   if ('problem' in parsed) {
-    return { phase: 'Failed', message: `invalid request: ${parsed.problem.message}`, skipped: [], events: [], instance: null };
+    return { event: 'failed', message: `invalid request: ${parsed.problem.message}`, skipped: [], events: [], instance: null };
   }
   const spec = parsed.spec;
   const read = () => cluster.getInstance(namespace, spec.instanceRef);
@@ -488,7 +502,7 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
         events.push({ involved: involvedInstance(instance), type: 'Warning', reason: 'SelfConfigDenied', message: `${request.metadata.name}: ${decision.message}` });
       }
       events.push({ involved: involvedRequest(request), type: 'Warning', reason: decision.phase, message: decision.message });
-      return { phase: decision.phase, reason: decision.reason, message: decision.message, skipped: [], events, instance };
+      return { event: decision.phase === 'Denied' ? 'denied' : 'failed', reason: decision.reason, message: decision.message, skipped: [], events, instance };
     }
     if (!instance) throw new Error('unreachable: an apply decision needs an instance');
     // SG4: a request that would apply is held to the instance's budget first (pause, requests an
@@ -506,7 +520,7 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
         continue;
       }
       return {
-        phase: 'Denied',
+        event: 'denied',
         reason: overBudget.reason,
         message: overBudget.message,
         skipped: [],
@@ -534,7 +548,7 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
           fresh = true;
           continue;
         }
-        return { phase: 'AwaitingApproval', needed, skipped: decision.skipped, changes, instance };
+        return { event: 'held', needed, skipped: decision.skipped, changes, instance };
       }
       applied = await cluster.applyInstance(decision.body);
     } catch (error) {
@@ -547,10 +561,10 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
         continue;
       }
       if (failure.kind === 'conflict') {
-        return { phase: 'Failed', message: `the instance kept changing: ${retries + 1} conflicting writes; submit the request again`, skipped: [], events: [], instance };
+        return { event: 'failed', message: `the instance kept changing: ${retries + 1} conflicting writes; submit the request again`, skipped: [], events: [], instance };
       }
       if (failure.kind === 'refused' && failure.code === 422) {
-        return { phase: 'Failed', message: `the instance refused the change (422 Invalid): ${refusedFields(error)}`, skipped: [], events: [], instance };
+        return { event: 'failed', message: `the instance refused the change (422 Invalid): ${refusedFields(error)}`, skipped: [], events: [], instance };
       }
       throw error;
     }
@@ -575,7 +589,7 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
     events.push({ involved: involvedRequest(request), type: 'Normal', reason: 'Applied', message });
     // SG1: the apply carried `instance`'s resourceVersion, so that copy is what the agent owned just before it.
     const previous = ownedBody({ name: instance.metadata.name, namespace, resourceVersion: instance.metadata.resourceVersion, spec: instance.spec ?? {}, managedFields: instance.metadata.managedFields });
-    return { phase: 'Applied', reason: 'Applied', message, skipped: decision.skipped, changes, events, instance: applied, previous };
+    return { event: 'applied', reason: 'Applied', message, skipped: decision.skipped, changes, events, instance: applied, previous };
   }
 }
 
@@ -586,14 +600,15 @@ async function decide(deps: ReconcileDeps, request: SelfConfigObject, context: A
 async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: Outcome): Promise<void> {
   const { cluster, requests } = deps;
   const { namespace, name, uid } = request.metadata;
+  const phase = nextPhase(request, outcome.event);
   let latest = request;
   const ownedAlready = (request.metadata.ownerReferences ?? []).some((o) => o.uid === outcome.instance?.metadata.uid);
-  if (outcome.phase === 'Applied' && outcome.instance && !ownedAlready) {
+  if (phase === 'Applied' && outcome.instance && !ownedAlready) {
     const owned = await cluster.setRequestOwner(namespace, name, outcome.instance);
     requests.wrote(latest, owned);
     latest = owned;
   }
-  if (outcome.phase !== 'Applied') {
+  if (phase !== 'Applied') {
     const redaction = literalsRedaction(request.spec);
     if (redaction) {
       try {
@@ -612,9 +627,9 @@ async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: O
   // History before the terminal phase: whoever sees the phase (an auditor, the budget of the
   // agent's next request) finds the row that says it. A crash between the two decides again and
   // writes the row again.
-  await recordOutcome(deps.db, uid, { phase: outcome.phase, reason: outcome.reason ?? null, message: outcome.message, skipped: outcome.skipped, changes: outcome.changes ?? [], events: recorded, at: now });
+  await recordOutcome(deps.db, uid, { phase, reason: outcome.reason ?? null, message: outcome.message, skipped: outcome.skipped, changes: outcome.changes ?? [], events: recorded, at: now });
   const terminal = await cluster.patchRequestStatus(namespace, name, {
-    phase: outcome.phase,
+    phase,
     message: outcome.message,
     completionTime: now.toISOString(),
     skippedRemovals: skippedRemovalsStatus(outcome.skipped),
@@ -622,7 +637,7 @@ async function finish(deps: ReconcileDeps, request: SelfConfigObject, outcome: O
     healthGate: null,
   });
   requests.wrote(latest, terminal);
-  deps.logger.info('selfconfig request finished', { namespace, name, phase: outcome.phase, skipped: outcome.skipped.length });
+  deps.logger.info('selfconfig request finished', { namespace, name, phase, skipped: outcome.skipped.length });
 }
 
 /** SC9: a terminal request goes once its TTL has passed; its history row stays. */
