@@ -187,6 +187,8 @@ describe('V4 rollout lifecycle', () => {
     expect(refused('ROLLING_BACK', { kind: 'abort' })).toBe('The rollout is ROLLING_BACK; abort applies only to a rollout that is AWAITING_APPROVAL, ROLLING or PAUSED.');
     expect(refused('SUCCEEDED', { kind: 'pause' })).toBe('The rollout is SUCCEEDED; pause applies only to a rollout that is AWAITING_APPROVAL or ROLLING.');
     expect(refused('ABORTED', { kind: 'batchStarted' })).toBe('The rollout is ABORTED; the event batchStarted applies only to a rollout that is ROLLING.');
+    expect(refused('ROLLING', event('resume', auto()))).toBe('The rollout is ROLLING; resume applies only to a rollout that is PAUSED.');
+    expect(refused('SUCCEEDED', event('rotated', auto()))).toBe('The rollout is SUCCEEDED; the event rotated applies only to a rollout that is not open, AWAITING_APPROVAL, ROLLING, PAUSED or ROLLING_BACK.');
   });
 
   it('V4 approve: OTHER_ADMINISTRATOR refuses the rotator with its own code; resume of an approved rollout rolls; each move says why', () => {
@@ -200,6 +202,9 @@ describe('V4 rollout lifecycle', () => {
     expect(rolloutTransition('ROLLING', { kind: 'batchFailed' })).toMatchObject({ reason: 'BatchFailed' });
     expect(rolloutTransition('ROLLING_BACK', { kind: 'rolledBack' })).toMatchObject({ reason: 'RolledBack' });
     expect(rolloutTransition('ROLLING', { kind: 'succeeded' })).toMatchObject({ reason: 'Succeeded' });
+    expect(rolloutTransition('ROLLING', { kind: 'pause' })).toMatchObject({ reason: 'Paused' });
+    expect(rolloutTransition('PAUSED', { kind: 'abort' })).toMatchObject({ reason: 'Aborted' });
+    expect(rolloutTransition('ROLLING', { kind: 'batchStarted' })).toMatchObject({ reason: 'BatchStarted' });
   });
 
   it('V4 generated: every open rollout ends (some path of events reaches an ended state), and an ended one takes no event', () => {
