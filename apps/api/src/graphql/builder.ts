@@ -8,6 +8,7 @@ import type { Actor, Deps } from '../services/deps.ts';
 import type { LiveStreams } from './live.ts';
 import type { Loaders } from './loaders.ts';
 import { parseJsonLiteral, parseJsonValue } from './json-scalar.ts';
+import { kinds, RESOURCE_KINDS, type RegisteredKind } from '../services/resource-kinds.ts';
 
 export interface GraphQLContext {
   deps: Deps;
@@ -79,14 +80,12 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-const TYPENAMES: Record<string, string> = { ns: 'Namespace', sec: 'Secret', cfg: 'Configuration', agt: 'Agent', rev: 'AgentRevision' };
-
 const UNKNOWN_TYPENAME = 'Unknown';
 
+/** The object type an id names, by its prefix, from the registry of kinds (services/resource-kinds.ts). */
 function typenameOf(id: string): string {
-  const prefix = id.slice(0, id.indexOf('_'));
-  // hasOwn: "constructor_…" must not find Object.prototype.constructor.
-  return Object.hasOwn(TYPENAMES, prefix) ? TYPENAMES[prefix]! : UNKNOWN_TYPENAME;
+  const kind = kinds.kindOfId(id);
+  return kind ? RESOURCE_KINDS[kind].typename : UNKNOWN_TYPENAME;
 }
 
 builder.scalarType('DateTime', {
@@ -104,3 +103,16 @@ builder.scalarType('JSON', {
   parseValue: parseJsonValue,
   parseLiteral: parseJsonLiteral,
 });
+
+/**
+ * What node(id:) needs of a registered kind (services/resource-kinds.ts): its id, the read by id
+ * (one the caller may read, else null) and the type check by the id's prefix. Spread into the
+ * kind's `builder.node`.
+ */
+export function kindNode<K extends RegisteredKind>(kind: K) {
+  return {
+    id: { resolve: (view: { id: string }) => view.id },
+    loadOne: (id: string, ctx: GraphQLContext) => (ctx.actor ? kinds.get(ctx.deps, ctx.actor, kind, id) : null),
+    isTypeOf: (value: unknown) => typeof value === 'object' && value !== null && kinds.kindOfId(String((value as { id?: unknown }).id)) === kind,
+  };
+}

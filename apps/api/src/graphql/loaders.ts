@@ -1,10 +1,11 @@
 import { effectiveRotationPolicy } from '@occ/domain/secret-rotation';
 import { rolloutsOfSecrets, type RolloutView } from '../services/secret-rollouts.ts';
 import DataLoader from 'dataloader';
-import { covers, type AccessRequest, type Action, type Decision, type ReadableSet, type ResourceKind } from '@occ/domain/access';
+import { type AccessRequest, type Action, type Decision, type ReadableSet, type ResourceKind } from '@occ/domain/access';
 import type { MissingGrant } from '@occ/domain/errors';
 import type { SecretConsumers } from '@occ/domain/errors';
-import { raw, sql, sqlRows } from '../db/sql.ts';
+import { sql, sqlRows } from '../db/sql.ts';
+import { kinds, RESOURCE_KINDS, type RegisteredKind, type ViewOf } from '../services/resource-kinds.ts';
 import { decider, permissionSets } from '../services/access.ts';
 import { canSeeBinding } from '../services/access-queries.ts';
 import { findBindings, type AccessBindingView } from '../services/access-scope.ts';
@@ -12,30 +13,27 @@ import { agentRuntimes, type AgentRuntimeView } from '../services/agent-runtime.
 import { agentInstances, instanceFieldOwnership, type InstanceFieldOwnership } from '../services/instance-field-ownership.ts';
 import { selfConfigBudgets, type SelfConfigBudgetView } from '../services/selfconfig-budget-view.ts';
 import type { InstanceObject } from '../selfconfig/cluster.ts';
-import { agentRowsByIds, agentsMissingGrants, toAgentView, type AgentView } from '../services/agents.ts';
-import { configurationsById, type ConfigurationView } from '../services/configurations.ts';
+import { agentsMissingGrants, type AgentView } from '../services/agents.ts';
 import { firstGenerationPages, type ConfigurationGenerationView, type FirstGenerationPageRequest } from '../services/configuration-generations.ts';
 import type { Actor, Deps } from '../services/deps.ts';
-import type { NamespaceView } from '../services/namespaces.ts';
 import { staleRevisionsOf, visibleStaleConsumers, type StaleConsumers } from '../services/secret-drift.ts';
 import { exposureOfSecrets, versionsOfSecrets, type SecretExposure, type SecretVersionView } from '../services/secret-versions.ts';
 import { secretReferenceGraphs, type SecretReferenceGraph } from '../services/secret-references.ts';
 import { configurationBlastRadii, secretBlastRadii, type BlastRadius } from '../services/blast-radius.ts';
 import type { PageOf } from '../services/pagination.ts';
-import { firstRevisionPages, toRevisionView, withRevisionSecrets, type FirstRevisionPageRequest, type RevisionView } from '../services/revisions.ts';
-import { consumersOfSecrets, toSecretView, type SecretRow, type SecretView } from '../services/secrets.ts';
+import { firstRevisionPages, type FirstRevisionPageRequest, type RevisionView } from '../services/revisions.ts';
+import { consumersOfSecrets, type SecretView } from '../services/secrets.ts';
 
 // Per-request batching: fields that point at other records (Agent.configuration, a binding's
 // secret, Agent.servicePrincipal …) load through these, so reading N agents costs a constant
 // number of SQL statements, not N of each. Reads filter by the caller's access, decided in memory
 // from the bindings loaded once per request.
 
-export interface Loaders {
+/** One loader per registered kind (services/resource-kinds.ts): by id, those the caller may read. */
+export type KindLoaders = { [K in RegisteredKind]: DataLoader<string, ViewOf<K> | null> };
+
+export interface Loaders extends KindLoaders {
   may(request: Omit<AccessRequest, 'subjectId'>): Promise<Decision>;
-  namespace: DataLoader<string, NamespaceView | null>;
-  secret: DataLoader<string, SecretView | null>;
-  configuration: DataLoader<string, ConfigurationView | null>;
-  agent: DataLoader<string, AgentView | null>;
   principal: DataLoader<string, { principalId: string; kind: 'HUMAN' | 'SERVICE'; name: string; disabledAt: Date | null; createdAt: Date } | null>;
   /** A3: per agent, the grants its service principal still needs (two statements for a page). */
   missingGrants: DataLoader<AgentView, MissingGrant[], string>;
@@ -57,8 +55,6 @@ export interface Loaders {
   /** V6: per secret and per configuration, what a rotate, update or delete would touch (three statements per page). */
   secretBlastRadius: DataLoader<{ id: string; version: number }, BlastRadius, string>;
   configurationBlastRadius: DataLoader<{ id: string; name: string; generation: number }, BlastRadius, string>;
-  /** Revisions by id (Agent.activeRevision), those the caller may read. */
-  revision: DataLoader<string, RevisionView | null>;
   /** The first page of each agent's revisions (Agent.revisions without a cursor), for a page of agents at once. */
   revisionPages: DataLoader<FirstRevisionPageRequest, PageOf<RevisionView>, string>;
   /** The first page of each configuration's generations (Configuration.generations without a cursor), for a page of configurations at once. */
@@ -81,8 +77,6 @@ function byId<T extends { id: string }>(ids: readonly string[], rows: T[]): Arra
 }
 
 export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
-  const rowsWithIds = <Row>(table: 'Namespace' | 'Secret', ids: readonly string[]) =>
-    sqlRows<Row>(deps.db, sql`SELECT * FROM ${raw(`"public"."${table}"`)} WHERE "id" = ANY(${[...ids]}::text[])`);
   let deciding: Promise<(r: Omit<AccessRequest, 'subjectId'>) => Decision> | null = null;
   /** Whether the caller may make each request: the request's one decider, or no to everything for an anonymous caller. */
   const mayRead = async (): Promise<(request: Omit<AccessRequest, 'subjectId'>) => boolean> => {
@@ -100,26 +94,12 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
   // the domain package), without an awaited decision and its evidence for each of a page's rows.
   let sets: Promise<(action: Action, kind: ResourceKind) => ReadableSet> | null = null;
   const readSet = async (kind: ResourceKind): Promise<ReadableSet | null> => (actor ? (await (sets ??= permissionSets(deps.db, actor)))('read', kind) : null);
-  const readable = <T extends { id: string; namespaceId: string }>(kind: 'secret' | 'configuration' | 'agent' | 'agentRevision') =>
-    async (rows: Array<T | null>): Promise<Array<T | null>> => {
-      const set = await readSet(kind);
-      return rows.map((r) => (r && set && covers(set, r) ? r : null));
-    };
+  const kindLoader = <K extends RegisteredKind>(kind: K) => new DataLoader<string, ViewOf<K> | null>((ids) => kinds.readableByIds(deps.db, kind, ids, readSet));
+  const kindLoaders = Object.fromEntries(Object.keys(RESOURCE_KINDS).map((kind) => [kind, kindLoader(kind as RegisteredKind)])) as KindLoaders;
 
   const loaders: Loaders = {
+    ...kindLoaders,
     may,
-    namespace: new DataLoader(async (ids) => {
-      const set = await readSet('namespace');
-      // A namespace holds itself.
-      return byId(ids, await rowsWithIds<NamespaceView>('Namespace', ids)).map((r) => (r && set && covers(set, { id: r.id, namespaceId: r.id }) ? r : null));
-    }),
-    secret: new DataLoader(async (ids) => readable<SecretView>('secret')(byId(ids, (await rowsWithIds<SecretRow>('Secret', ids)).map(toSecretView)))),
-    configuration: new DataLoader(async (ids) =>
-      readable<ConfigurationView>('configuration')(
-        byId(ids, await configurationsById(deps.db, ids)),
-      ),
-    ),
-    agent: new DataLoader(async (ids) => readable<AgentView>('agent')(byId(ids, (await agentRowsByIds(deps.db, ids)).map(toAgentView)))),
     principal: new DataLoader(async (ids) => {
       const rows = await sqlRows<{ id: string; kind: 'HUMAN' | 'SERVICE'; name: string; disabledAt: Date | null; createdAt: Date }>(
         deps.db,
@@ -180,10 +160,6 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       },
       { cacheKeyFn: (s) => s.id },
     ),
-    revision: new DataLoader(async (ids) => {
-      const rows = (await deps.db.agentRevision.findMany({ where: { id: { in: [...ids] } }, include: withRevisionSecrets })).map(toRevisionView);
-      return readable<RevisionView>('agentRevision')(byId(ids, rows));
-    }),
     revisionPages: new DataLoader(async (requests) => (actor ? firstRevisionPages(deps, actor, requests) : requests.map(() => ({ edges: [], hasNextPage: false, hasPreviousPage: false, totalCount: async () => 0 }))), {
       cacheKeyFn: (r) => `${r.agentId}|${r.size}|${r.state ?? ''}`,
     }),

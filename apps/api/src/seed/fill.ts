@@ -4,8 +4,9 @@ import { grantAccess } from '../services/access-grants.ts';
 import { createAgent } from '../services/agents.ts';
 import { createConfiguration } from '../services/configurations.ts';
 import type { Actor, Deps } from '../services/deps.ts';
-import { createNamespace, getNamespace } from '../services/namespaces.ts';
+import { createNamespace } from '../services/namespaces.ts';
 import { createSecret } from '../services/secrets.ts';
+import { kinds } from '../services/resource-kinds.ts';
 
 // Fills one namespace through the application services, so every row is one the product itself
 // would write (authorization, locks, the Kubernetes Secret, audit events): for benchmarks, the
@@ -84,7 +85,7 @@ export async function fillNamespace(
   deps.kickWorker?.();
   const deadline = Date.now() + (options.waitReadyMs ?? 60_000);
   for (;;) {
-    const current = await getNamespace(deps, actor, namespace.id);
+    const current = await kinds.get(deps, actor, 'namespace', namespace.id);
     if (current?.status === 'READY') break;
     if (current?.status === 'FAILED') throw new FillError(`namespace ${plan.namespace} failed to provision`);
     if (Date.now() > deadline) throw new FillError(`namespace ${plan.namespace} was not ready in time: is the worker running?`);

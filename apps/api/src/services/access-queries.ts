@@ -7,7 +7,7 @@ import { auditHiddenDenial, decider, loadBindings, permissionSets } from './acce
 import { authorizeAny, bindingsPage, findBindings, isAction, isResourceKind, readBindingsRequests, type AccessBindingView, type Request } from './access-scope.ts';
 import type { Actor, Deps } from './deps.ts';
 import type { PageOf, PageRequest } from './pagination.ts';
-import { resourceExists } from './resource-lookup.ts';
+import { resourceExists } from './resource-kinds.ts';
 
 // Reading bindings: a caller sees the bindings at scopes where it may read or administer them
 // (readBindingsRequests), and always its own.

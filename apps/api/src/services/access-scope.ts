@@ -7,7 +7,7 @@ import type { Db, Tx } from '../db/client.ts';
 import { sql, type Sql } from '../db/sql.ts';
 import { auditHiddenDenial, decider, deny, scopeOf } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
-import { resourceExists } from './resource-lookup.ts';
+import { resourceExists } from './resource-kinds.ts';
 import { toPrincipalView, type PrincipalView } from './users.ts';
 import { sqlKeysetPage, type PageOf, type PageRequest } from './pagination.ts';
 

@@ -7,13 +7,13 @@ import { validateResourceName } from '@occ/domain/validation';
 import { transaction, type Db, type Tx } from '../db/client.ts';
 import { and, raw, sql, sqlRows, type Sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
-import { authorize, check, loadBindingsOf, readableBy, requireVisible } from './access.ts';
+import { authorize, loadBindingsOf, readableBy } from './access.ts';
 import { sqlKeysetPage, namePrefixSql, readableScopes, visibleWithin, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { configurationJoin, requireOperableSecrets, type ConfigurationView, type JoinedConfigurationReads } from './configurations.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
-import { requireNamespace } from './namespaces.ts';
+import { kinds } from './resource-kinds.ts';
 
 /** What create and update take as selfConfigure; approval (SG3) absent is none for every category. */
 export interface SelfConfigureInput {
@@ -167,7 +167,7 @@ export async function createAgent(
   const invalid = validateResourceName(input.name, 'agent') ?? (input.selfConfigure ? validateSelfConfigure(input.selfConfigure) : null);
   if (invalid) throw invalid;
   const harness = checkHarnessAuth(input.namespaceId, input.harnessAuth);
-  await requireNamespace(deps, actor, input.namespaceId);
+  await kinds.require(deps, actor, 'namespace', input.namespaceId);
   const request = { action: 'create', resourceKind: 'agent', namespaceId: input.namespaceId, resourceId: null } as const;
   await authorize(deps, actor, request);
   const id = newId('agent');
@@ -222,7 +222,7 @@ export async function updateAgent(
     selfConfigure?: SelfConfigureInput | null;
   },
 ): Promise<AgentView> {
-  const existing = await requireReadableAgent(deps, actor, input.id);
+  const existing = await kinds.require(deps, actor, 'agent', input.id);
   if (input.selfConfigure) {
     const invalid = validateSelfConfigure(input.selfConfigure);
     if (invalid) throw invalid;
@@ -262,20 +262,6 @@ export async function updateAgent(
     });
     return toAgentView(row);
   });
-}
-
-export async function getAgent(deps: Deps, actor: Actor, id: string): Promise<AgentView | null> {
-  if (!isId('agent', id)) return null;
-  const [row] = await agentRowsByIds(deps.db, [id]);
-  if (!row) return null;
-  const d = await check(deps.db, actor, { action: 'read', resourceKind: 'agent', namespaceId: row.namespaceId, resourceId: row.id });
-  return d.allowed ? toAgentView(row) : null;
-}
-
-async function requireReadableAgent(deps: Deps, actor: Actor, id: string): Promise<AgentView> {
-  return requireVisible(deps, actor, { kind: 'agent', id }, await getAgent(deps, actor, id), async () =>
-    isId('agent', id) ? deps.db.agent.findUnique({ where: { id }, select: { namespaceId: true } }) : null,
-  );
 }
 
 /** What a page of agents reads with them in its one statement: each agent's configuration (and what of it), or nothing else. */

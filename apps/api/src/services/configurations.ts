@@ -11,14 +11,14 @@ import { transaction, type Db, type Tx } from '../db/client.ts';
 import { covers, type ReadableSet } from '@occ/domain/access';
 import { and, empty, join, prefixed, sql, sqlRows, unprefixed, type Sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
-import { authorize, authorizeVisible, check, readableBy, requireVisible } from './access.ts';
+import { authorize, authorizeVisible, readableBy } from './access.ts';
 import { sqlKeysetPage, namePrefixSql, readableScopes, visibleWithin, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { recordGeneration } from './configuration-generations.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
-import { requireNamespace } from './namespaces.ts';
 import { SECRET_COLUMNS, toPartialSecretView, type SecretRow, type SecretView } from './secrets.ts';
+import { kinds } from './resource-kinds.ts';
 
 export interface ConfigurationView {
   id: string;
@@ -191,7 +191,7 @@ export async function createConfiguration(
   const invalid = validateResourceName(input.name, 'configuration') ?? validateConfigurationValues(input.values);
   if (invalid) throw invalid;
   const bindings = bindingsOrThrow(input.namespaceId, input.secretBindings ?? []);
-  await requireNamespace(deps, actor, input.namespaceId);
+  await kinds.require(deps, actor, 'namespace', input.namespaceId);
   const request = { action: 'create', resourceKind: 'configuration', namespaceId: input.namespaceId, resourceId: null } as const;
   await authorize(deps, actor, request);
   const id = newId('configuration');
@@ -236,7 +236,7 @@ export async function updateConfiguration(
   actor: Actor,
   input: { id: string; expectedGeneration: number; values?: unknown; secretBindings?: readonly SecretBindingInput[] | null },
 ): Promise<ConfigurationView> {
-  const existing = await requireReadableConfiguration(deps, actor, input.id);
+  const existing = await kinds.require(deps, actor, 'configuration', input.id);
   if (input.values !== undefined && input.values !== null) {
     const invalid = validateConfigurationValues(input.values);
     if (invalid) throw invalid;
@@ -278,20 +278,6 @@ export async function updateConfiguration(
     });
     return toConfigurationView(row);
   });
-}
-
-export async function getConfiguration(deps: Deps, actor: Actor, id: string): Promise<ConfigurationView | null> {
-  if (!isId('configuration', id)) return null;
-  const row = await deps.db.configuration.findUnique({ where: { id }, include: withBindings });
-  if (!row) return null;
-  const d = await check(deps.db, actor, { action: 'read', resourceKind: 'configuration', namespaceId: row.namespaceId, resourceId: row.id });
-  return d.allowed ? toConfigurationView(row) : null;
-}
-
-async function requireReadableConfiguration(deps: Deps, actor: Actor, id: string): Promise<ConfigurationView> {
-  return requireVisible(deps, actor, { kind: 'configuration', id }, await getConfiguration(deps, actor, id), async () =>
-    isId('configuration', id) ? deps.db.configuration.findUnique({ where: { id }, select: { namespaceId: true } }) : null,
-  );
 }
 
 /**

@@ -1,13 +1,12 @@
-import { isId } from '@occ/domain/ids';
 import { ConflictError, NotFoundError, OutcomeUnknownError } from '@occ/domain/errors';
 import { BackendOutcomeUnknown } from '@occ/domain/secret-driver';
 import type { RemovedObject } from '../drivers/kubernetes-agent-objects.ts';
 import { afterRollback, transaction, type Tx } from '../db/client.ts';
-import { authorize, requireVisible } from './access.ts';
-import { getAgent } from './agents.ts';
+import { authorize } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
+import { kinds } from './resource-kinds.ts';
 
 export interface DeleteAgentResult {
   deletedAgentId: string;
@@ -35,9 +34,7 @@ async function pendingWorkFor(tx: Tx, agentId: string): Promise<string[]> {
  * keys revoked and its grants removed, so nothing can act as the deleted agent.
  */
 export async function deleteAgent(deps: Deps, actor: Actor, input: { id: string }): Promise<DeleteAgentResult> {
-  const existing = await requireVisible(deps, actor, { kind: 'agent', id: input.id }, await getAgent(deps, actor, input.id), async () =>
-    isId('agent', input.id) ? deps.db.agent.findUnique({ where: { id: input.id }, select: { namespaceId: true } }) : null,
-  );
+  const existing = await kinds.require(deps, actor, 'agent', input.id);
   const request = { action: 'delete', resourceKind: 'agent', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
   await authorize(deps, actor, request);
   return transaction(deps.db, async (tx) => {

@@ -1,11 +1,10 @@
-import { isId } from '@occ/domain/ids';
 import { ConfigurationInUseError, NotFoundError } from '@occ/domain/errors';
 import { afterRollback, transaction } from '../db/client.ts';
-import { authorize, decider, requireVisible } from './access.ts';
+import { authorize, decider } from './access.ts';
 import { audit } from './audit.ts';
-import { getConfiguration } from './configurations.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
+import { kinds } from './resource-kinds.ts';
 
 /**
  * Refused with CONFIGURATION_IN_USE while any agent selects the configuration (the agents the
@@ -14,9 +13,7 @@ import { lockNamespace } from './locks.ts';
  * updateAgent, which select configurations under the same lock.
  */
 export async function deleteConfiguration(deps: Deps, actor: Actor, input: { id: string }): Promise<{ deletedConfigurationId: string }> {
-  const existing = await requireVisible(deps, actor, { kind: 'configuration', id: input.id }, await getConfiguration(deps, actor, input.id), async () =>
-    isId('configuration', input.id) ? deps.db.configuration.findUnique({ where: { id: input.id }, select: { namespaceId: true } }) : null,
-  );
+  const existing = await kinds.require(deps, actor, 'configuration', input.id);
   const request = { action: 'delete', resourceKind: 'configuration', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
   await authorize(deps, actor, request);
   return transaction(deps.db, async (tx) => {

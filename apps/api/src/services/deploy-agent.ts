@@ -1,9 +1,8 @@
 import { ConflictError, ForbiddenError, NamespaceNotReadyError, NotFoundError, ValidationError } from '@occ/domain/errors';
-import { isId } from '@occ/domain/ids';
 import { freezeRevision, revisionSecretIds } from '@occ/domain/revision';
 import { afterRollback, transaction, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
-import { authorize, check, deny, requireVisible } from './access.ts';
+import { authorize, deny } from './access.ts';
 import { audit } from './audit.ts';
 import { evaluateDeploy, readSelection, type DeployCheck, type DeploySelection } from './deploy-checks.ts';
 import { DEPLOY_REVISION_KIND, type DeployRevisionPayload } from './deploy-work-payload.ts';
@@ -13,17 +12,12 @@ import { lockNamespace } from './locks.ts';
 import { recordOutsideChange } from './secret-outside-change.ts';
 import { findRevision, type RevisionView } from './revisions.ts';
 import { enqueue } from './work-queue.ts';
+import { kinds } from './resource-kinds.ts';
 
 // deployAgent (D1–D4): admits the Agent's current selection and freezes it as a queued
 // AgentRevision; the worker prepares and activates it (W1–W5). Admission runs under the namespace
 // lock, so bindings, grants on the namespace's secrets and deletions cannot change half-way.
 
-/** The agent's id, or NOT_FOUND when the caller cannot read it (P6), exactly as for one that does not exist. */
-export async function requireReadableAgentRow(deps: Deps, actor: Actor, agentId: string): Promise<{ id: string; namespaceId: string }> {
-  const row = isId('agent', agentId) ? await deps.db.agent.findUnique({ where: { id: agentId }, select: { id: true, namespaceId: true } }) : null;
-  const readable = row && (await check(deps.db, actor, { action: 'read', resourceKind: 'agent', namespaceId: row.namespaceId, resourceId: row.id })).allowed;
-  return requireVisible(deps, actor, { kind: 'agent', id: agentId }, readable ? row : null, async () => row);
-}
 
 /**
  * Answers the first failed check as the error deployAgent returns for it. Denials are audited
@@ -95,7 +89,7 @@ export interface DeploySource {
 const CURRENT_SELECTION: DeploySource = { select: readSelection, auditAction: 'agent.deploy' };
 
 export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: string }, source: DeploySource = CURRENT_SELECTION): Promise<RevisionView> {
-  const agent = await requireReadableAgentRow(deps, actor, input.agentId);
+  const agent = await kinds.require(deps, actor, 'agent', input.agentId);
   // Checked before the lock too, so a caller without deploy never waits on (or learns about) it.
   await authorize(deps, actor, { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id });
   const revisionId = await transaction(deps.db, async (tx) => {

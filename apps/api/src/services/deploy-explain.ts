@@ -1,9 +1,10 @@
 import type { Takeover } from '@occ/domain/composition';
 import { NotFoundError } from '@occ/domain/errors';
 import { freezeRevision } from '@occ/domain/revision';
-import { requireReadableAgentRow } from './deploy-agent.ts';
+
 import { evaluateDeploy, readSelection, type DeployCheck, type DeploySelection } from './deploy-checks.ts';
 import type { Actor, Deps } from './deps.ts';
+import { kinds } from './resource-kinds.ts';
 
 // explainDeploy (D6): the checks deployAgent would apply, each with pass or fail and a fix,
 // without writing anything: no revision, no work item, no audit event, no lock held. RC3: and what
@@ -53,7 +54,7 @@ async function previewTakeovers(deps: Deps, selection: DeploySelection): Promise
 }
 
 export async function explainDeploy(deps: Deps, actor: Actor, input: { agentId: string }): Promise<DeployExplanation> {
-  const agent = await requireReadableAgentRow(deps, actor, input.agentId);
+  const agent = await kinds.require(deps, actor, 'agent', input.agentId);
   const selection = await readSelection(deps.db, agent.id);
   if (!selection) throw new NotFoundError('No such agent.');
   const checks = await evaluateDeploy(deps, deps.db, actor.principalId, selection);

@@ -4,8 +4,9 @@ import { authorize } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
-import { getNamespace, PROVISION_NAMESPACE, requireNamespace, type NamespaceView } from './namespaces.ts';
+import { PROVISION_NAMESPACE, type NamespaceView } from './namespaces.ts';
 import { enqueue } from './work-queue.ts';
+import { kinds } from './resource-kinds.ts';
 
 // RC5: a Namespace whose Kubernetes namespace disappeared outside the product. Its status says so
 // (LOST, with the reason), its agents' runtime says their gateway is gone, work on its way fails
@@ -55,7 +56,7 @@ export interface ReprovisionResult {
  * (the secret values, the gateways) is not restored.
  */
 export async function reprovisionNamespace(deps: Deps, actor: Actor, input: { id: string }): Promise<ReprovisionResult> {
-  const visible = await requireNamespace(deps, actor, input.id);
+  const visible = await kinds.require(deps, actor, 'namespace', input.id);
   const request = { action: 'administer', resourceKind: 'namespace', namespaceId: visible.id, resourceId: visible.id } as const;
   await authorize(deps, actor, request);
   await transaction(deps.db, async (tx) => {
@@ -78,7 +79,7 @@ export async function reprovisionNamespace(deps: Deps, actor: Actor, input: { id
     });
   });
   deps.kickWorker?.();
-  const namespace = await getNamespace(deps, actor, visible.id);
+  const namespace = await kinds.get(deps, actor, 'namespace', visible.id);
   if (!namespace) throw new NotFoundError('No such namespace.');
   return { namespace, note: LOST_VALUES_NOTE };
 }

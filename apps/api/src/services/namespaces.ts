@@ -4,13 +4,12 @@ import { kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
 import { validateNamespaceName } from '@occ/domain/validation';
 import { z } from 'zod';
 import { transaction, type Tx } from '../db/client.ts';
-import { and, sql, sqlRows } from '../db/sql.ts';
+import { and, sql } from '../db/sql.ts';
 import { ForeignNamespaceError } from '../drivers/kubernetes-namespaces.ts';
 import { newId } from '../ids.ts';
 import { defineWorkKind, PermanentWorkError, type WorkKind } from '../worker.ts';
-import { authorize, check, readableBy, requireVisible } from './access.ts';
+import { authorize, readableBy } from './access.ts';
 import { audit } from './audit.ts';
-import { remembered } from './auth-cache.ts';
 import type { Actor, Deps } from './deps.ts';
 import { sqlKeysetPage, namePrefixSql, readableScopes, type PageOf, type PageRequest } from './pagination.ts';
 import { enqueue } from './work-queue.ts';
@@ -116,20 +115,7 @@ export function provisionNamespaceKind(deps: Deps): WorkKind<z.infer<typeof Prov
   });
 }
 
-/** A namespace the caller may not read does not exist for them. */
-export async function getNamespace(deps: Deps, actor: Actor, id: string): Promise<NamespaceView | null> {
-  if (!isId('namespace', id)) return null;
-  const row = await remembered(deps.db, 'namespace', id, async () => (await sqlRows<NamespaceView>(deps.db, sql`SELECT * FROM "public"."Namespace" WHERE "id" = ${id}`))[0] ?? null);
-  if (!row) return null;
-  const decision = await check(deps.db, actor, { action: 'read', resourceKind: 'namespace', namespaceId: id, resourceId: id });
-  return decision.allowed ? row : null;
-}
 
-export async function requireNamespace(deps: Deps, actor: Actor, id: string): Promise<NamespaceView> {
-  return requireVisible(deps, actor, { kind: 'namespace', id }, await getNamespace(deps, actor, id), async () =>
-    isId('namespace', id) ? deps.db.namespace.findUnique({ where: { id }, select: { id: true } }).then((r) => r && { namespaceId: r.id }) : null,
-  );
-}
 
 /** A page of the namespaces the actor may read, filtered and ordered in SQL. */
 export async function listNamespaces(deps: Deps, actor: Actor, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<NamespaceView>> {

@@ -1,12 +1,12 @@
 import { DomainError } from '@occ/domain/errors';
-import { isId } from '@occ/domain/ids';
 import { audit } from './audit.ts';
-import { decider, requireVisible } from './access.ts';
+import { decider } from './access.ts';
 import { deployAgent } from './deploy-agent.ts';
 import type { Actor, Deps } from './deps.ts';
 import type { RevisionView } from './revisions.ts';
 import { staleRevisionsOf, visibleStaleConsumers } from './secret-drift.ts';
-import { getSecret, type SecretView } from './secrets.ts';
+import { type SecretView } from './secrets.ts';
+import { kinds } from './resource-kinds.ts';
 
 export type ConsumerRedeploy =
   | { agentId: string; agentName: string | null; outcome: 'STARTED'; revision: RevisionView; error: null }
@@ -30,9 +30,7 @@ const IN_FLIGHT = new Set(['queued', 'preparing', 'prepared', 'activating']);
  * revision shows its redeploy's state and drops out once that redeploy is active.
  */
 export async function redeployConsumers(deps: Deps, actor: Actor, input: { secretId: string }): Promise<RedeployConsumersResult> {
-  const secret = await requireVisible(deps, actor, { kind: 'secret', id: input.secretId }, await getSecret(deps, actor, input.secretId), async () =>
-    isId('secret', input.secretId) ? deps.db.secret.findUnique({ where: { id: input.secretId }, select: { namespaceId: true } }) : null,
-  );
+  const secret = await kinds.require(deps, actor, 'secret', input.secretId);
   const may = await decider(deps.db, actor);
   const stale = visibleStaleConsumers((await staleRevisionsOf(deps.db, [secret.id])).get(secret.id) ?? [], (r) => may(r).allowed).items;
   const agents = new Map<string, (typeof stale)[number]>();

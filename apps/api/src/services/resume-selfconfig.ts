@@ -1,10 +1,11 @@
 import { NotFoundError } from '@occ/domain/errors';
 import { transaction } from '../db/client.ts';
 import { authorize } from './access.ts';
-import { getAgent, type AgentView } from './agents.ts';
+import { type AgentView } from './agents.ts';
 import { audit } from './audit.ts';
-import { requireReadableAgentRow } from './deploy-agent.ts';
+
 import type { Actor, Deps } from './deps.ts';
+import { kinds } from './resource-kinds.ts';
 
 export interface ResumeSelfConfigResult {
   agent: AgentView;
@@ -18,7 +19,7 @@ export interface ResumeSelfConfigResult {
  * pause the agent again. Needs `administer` on the agent; audited with the count it cleared.
  */
 export async function resumeSelfConfig(deps: Deps, actor: Actor, input: { agentId: string }): Promise<ResumeSelfConfigResult> {
-  const agent = await requireReadableAgentRow(deps, actor, input.agentId);
+  const agent = await kinds.require(deps, actor, 'agent', input.agentId);
   const request = { action: 'administer', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id } as const;
   await authorize(deps, actor, request);
   const rollbacksResumed = await transaction(deps.db, async (tx) => {
@@ -39,7 +40,7 @@ export async function resumeSelfConfig(deps: Deps, actor: Actor, input: { agentI
     });
     return cleared;
   });
-  const view = await getAgent(deps, actor, agent.id);
+  const view = await kinds.get(deps, actor, 'agent', agent.id);
   if (!view) throw new NotFoundError('No such agent.');
   return { agent: view, rollbacksResumed };
 }

@@ -2,8 +2,9 @@ import { NotFoundError, ValidationError } from '@occ/domain/errors';
 import type { RevisionSecretPurpose } from '@occ/domain/revision';
 import { check } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
-import { getRevision, type RevisionView } from './revisions.ts';
+import { type RevisionView } from './revisions.ts';
 import { toSelfConfigRequestView, type SelfConfigRequestView } from './selfconfig-requests.ts';
+import { kinds } from './resource-kinds.ts';
 
 // V7 AgentRevision.diff(against): what changed from `against` (before) to this revision (after).
 // Configuration values are compared as the frozen document holds them (references, never a
@@ -99,7 +100,7 @@ export function diffRevisions(from: RevisionView, to: RevisionView, selfConfigRe
  * agent's: shown when the caller may read the agent (its history's own rule), else left out.
  */
 export async function revisionDiff(deps: Deps, actor: Actor, revision: RevisionView, againstId: string): Promise<RevisionDiff> {
-  const against = await getRevision(deps, actor, againstId);
+  const against = await kinds.get(deps, actor, 'agentRevision', againstId);
   if (!against) throw new NotFoundError('No such revision.');
   if (against.agentId !== revision.agentId) throw new ValidationError('REVISION_OF_ANOTHER_AGENT', 'Revisions diff only against another revision of the same agent.', 'against');
   const [start, end] = [against.createdAt, revision.createdAt].sort((x, y) => x.getTime() - y.getTime());

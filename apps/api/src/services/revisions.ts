@@ -3,7 +3,7 @@ import type { SecretRef } from '@occ/domain/configuration';
 import type { RevisionSecretPurpose, RevisionState } from '@occ/domain/revision';
 import type { Db, Tx } from '../db/client.ts';
 import { empty, sql, sqlRows, type Sql } from '../db/sql.ts';
-import { check, readableBy } from './access.ts';
+import { readableBy } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
 import { keysetPage, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
 
@@ -121,12 +121,6 @@ export async function findRevision(db: Db | Tx, id: string): Promise<RevisionVie
   return row ? toRevisionView(row) : null;
 }
 
-export async function getRevision(deps: Deps, actor: Actor, id: string): Promise<RevisionView | null> {
-  const revision = await findRevision(deps.db, id);
-  if (!revision) return null;
-  const d = await check(deps.db, actor, { action: 'read', resourceKind: 'agentRevision', namespaceId: revision.namespaceId, resourceId: revision.id });
-  return d.allowed ? revision : null;
-}
 
 /** An agent's revisions the actor may read, newest first, paged in SQL. */
 export async function listRevisions(

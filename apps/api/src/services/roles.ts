@@ -7,7 +7,7 @@ import { authorize, decider } from './access.ts';
 import { isAction, isResourceKind, ROLE_SELECT, toRoleRow, type RoleRow } from './access-scope.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
-import { requireNamespace } from './namespaces.ts';
+import { kinds } from './resource-kinds.ts';
 
 // Custom roles: named permission sets owned by one namespace, bindable only inside it.
 
@@ -34,7 +34,7 @@ export async function createRole(
     throw new ValidationError('INVALID_NAME', 'A role name is 1-63 lowercase letters, digits or dashes, starting with a letter.', 'name');
   }
   const permissions = validatePermissions(input.permissions);
-  const ns = await requireNamespace(deps, actor, input.namespaceId);
+  const ns = await kinds.require(deps, actor, 'namespace', input.namespaceId);
   await authorize(deps, actor, { action: 'administer', resourceKind: 'role', namespaceId: ns.id, resourceId: null });
   if (BUILT_IN_ROLES.some((r) => r.name === input.name)) throw new ConflictError(`${input.name} is a built-in role.`, 'NAME_TAKEN');
   const id = newId('role');

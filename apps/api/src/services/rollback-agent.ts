@@ -2,10 +2,11 @@ import { ConflictError, NotFoundError, ValidationError } from '@occ/domain/error
 import type { RevisionSecretPurpose } from '@occ/domain/revision';
 import type { Tx } from '../db/client.ts';
 import { authorize } from './access.ts';
-import { deployAgent, requireReadableAgentRow } from './deploy-agent.ts';
+import { deployAgent } from './deploy-agent.ts';
 import { readSelection, selectionSecretIds, type ConfigurationRow, type DeploySelection } from './deploy-checks.ts';
 import type { Actor, Deps } from './deps.ts';
-import { getRevision, type RevisionView } from './revisions.ts';
+import { type RevisionView } from './revisions.ts';
+import { kinds } from './resource-kinds.ts';
 
 // V7 rollbackAgent: a NEW revision frozen from an earlier revision's configuration snapshot
 // (values and bindings) and harnessAuth, not from the Configuration as it is now, admitted by
@@ -75,10 +76,10 @@ function frozenSelection(from: RevisionView) {
 }
 
 export async function rollbackAgent(deps: Deps, actor: Actor, input: { agentId: string; toRevision: string }, options: { rolloutStep?: string; auditDetails?: Record<string, unknown> } = {}): Promise<RollbackResult> {
-  const agent = await requireReadableAgentRow(deps, actor, input.agentId);
+  const agent = await kinds.require(deps, actor, 'agent', input.agentId);
   await authorize(deps, actor, { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id });
   // A revision the caller cannot read answers exactly as one that does not exist (P6).
-  const from = await getRevision(deps, actor, input.toRevision);
+  const from = await kinds.get(deps, actor, 'agentRevision', input.toRevision);
   if (!from) throw new NotFoundError('No such revision.');
   if (from.agentId !== agent.id) throw new ValidationError('REVISION_OF_ANOTHER_AGENT', 'The revision belongs to another agent; an agent rolls back only to one of its own revisions.', 'toRevision');
   // Rolling back returns to a state that ran: a revision that failed, or was superseded before it

@@ -29,6 +29,7 @@ import { revisionState } from './revisions.ts';
 import { rollbackAgent } from './rollback-agent.ts';
 import { staleRevisionsOf } from './secret-drift.ts';
 import { enqueue, wake } from './work-queue.ts';
+import { kinds } from './resource-kinds.ts';
 
 // V4 rotation rollouts. A rotation of a secret whose policy is automatic opens a rollout (or, while
 // one is open, moves its target: the debounce), and the rollout worker delivers the secret's
@@ -122,7 +123,7 @@ export async function rolloutsOfSecrets(db: Db | Tx, secretIds: readonly string[
   return result;
 }
 
-async function readRollouts(db: Db | Tx, ids: readonly string[]): Promise<RolloutView[]> {
+export async function readRollouts(db: Db | Tx, ids: readonly string[]): Promise<RolloutView[]> {
   if (ids.length === 0) return [];
   const [rows, revisions] = await Promise.all([
     db.secretRollout.findMany({ where: { id: { in: [...ids] } }, include: { batches: { orderBy: { index: 'asc' } } } }),
@@ -169,14 +170,6 @@ async function readRollouts(db: Db | Tx, ids: readonly string[]): Promise<Rollou
   }));
 }
 
-/** A rollout the caller may read (read on its secret), or null. */
-export async function getRollout(deps: Deps, actor: Actor, id: string): Promise<RolloutView | null> {
-  if (!isId('secretRollout', id)) return null;
-  const [view] = await readRollouts(deps.db, [id]);
-  if (!view) return null;
-  const may = await check(deps.db, actor, { action: 'read', resourceKind: 'secret', namespaceId: view.namespaceId, resourceId: view.secretId });
-  return may.allowed ? view : null;
-}
 
 /**
  * Called by updateSecret in its transaction, after the secret's version moved: opens a rollout
@@ -295,10 +288,7 @@ type Decision = 'approve' | 'pause' | 'resume' | 'abort';
  * and is audited; a decision the rollout's state does not allow is a CONFLICT naming its state.
  */
 export async function decideRollout(deps: Deps, actor: Actor, input: { rolloutId: string; decision: Decision }): Promise<RolloutView> {
-  const visible = await getRollout(deps, actor, input.rolloutId);
-  const rollout = await requireVisible(deps, actor, { kind: 'secret', id: input.rolloutId }, visible, async () =>
-    isId('secretRollout', input.rolloutId) ? deps.db.secretRollout.findUnique({ where: { id: input.rolloutId }, select: { namespaceId: true } }) : null,
-  );
+  const rollout = await kinds.require(deps, actor, 'secretRollout', input.rolloutId);
   const request = { action: 'administer', resourceKind: 'secret', namespaceId: rollout.namespaceId, resourceId: rollout.secretId } as const;
   await authorize(deps, actor, request);
   await transaction(deps.db, async (tx) => {

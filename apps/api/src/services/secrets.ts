@@ -1,5 +1,4 @@
 import type { AccessRequest } from '@occ/domain/access';
-import { isId } from '@occ/domain/ids';
 import {
   ConflictError,
   NamespaceNotReadyError,
@@ -21,14 +20,14 @@ import { transaction, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { and, sql } from '../db/sql.ts';
 import { namePrefixSql, readableScopes, sqlKeysetPage, visibleWithin, type PageOf, type PageRequest } from './pagination.ts';
-import { authorize, check, decider, readableBy, requireVisible } from './access.ts';
+import { authorize, check, decider, readableBy } from './access.ts';
 import { audit } from './audit.ts';
 import { commitOutcome } from './commit-outcome.ts';
 import type { Actor, Deps } from './deps.ts';
 import { rolloutOnRotation } from './secret-rollouts.ts';
 import { lockNamespace, lockSecret } from './locks.ts';
 import { staleRevisionsOf, staleSecretIds, visibleStaleConsumers } from './secret-drift.ts';
-import { requireNamespace } from './namespaces.ts';
+import { kinds } from './resource-kinds.ts';
 
 export interface SecretView {
   id: string;
@@ -125,7 +124,7 @@ function namespaceMissing(error: BackendNamespaceMissing, outcome: string): Name
 export async function createSecret(deps: Deps, actor: Actor, input: { namespaceId: string; name: string; value: string }): Promise<SecretView> {
   const invalid = validateSecretName(input.name) ?? validateSecretValue(input.value);
   if (invalid) throw invalid;
-  await requireNamespace(deps, actor, input.namespaceId);
+  await kinds.require(deps, actor, 'namespace', input.namespaceId);
   const request = { action: 'create', resourceKind: 'secret', namespaceId: input.namespaceId, resourceId: null } as const;
   await authorize(deps, actor, request);
   const secretId = newId('secret');
@@ -216,7 +215,7 @@ export interface SecretUpdateResult {
 export async function updateSecret(deps: Deps, actor: Actor, input: { id: string; value: string }): Promise<SecretUpdateResult> {
   const invalid = validateSecretValue(input.value);
   if (invalid) throw invalid;
-  const existing = await requireReadableSecret(deps, actor, input.id);
+  const existing = await kinds.require(deps, actor, 'secret', input.id);
   const request = { action: 'update', resourceKind: 'secret', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
   await authorize(deps, actor, request);
   const outcome = commitOutcome();
@@ -304,7 +303,7 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
 
 /** S7: refused while referenced; deletes the exact backend object, its metadata and its grants. */
 export async function deleteSecret(deps: Deps, actor: Actor, input: { id: string }): Promise<{ deletedSecretId: string }> {
-  const existing = await requireReadableSecret(deps, actor, input.id);
+  const existing = await kinds.require(deps, actor, 'secret', input.id);
   const request = { action: 'delete', resourceKind: 'secret', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
   await authorize(deps, actor, request);
   return transaction(deps.db, async (tx) => {
@@ -404,21 +403,6 @@ export async function consumersOfSecrets(
     result.set(secretId, { total: all.length, hiddenCount: all.length - items.length, items });
   }
   return result;
-}
-
-export async function getSecret(deps: Deps, actor: Actor, id: string): Promise<SecretView | null> {
-  if (!isId('secret', id)) return null;
-  const row = await deps.db.secret.findUnique({ where: { id } });
-  if (!row) return null;
-  const d = await check(deps.db, actor, { action: 'read', resourceKind: 'secret', namespaceId: row.namespaceId, resourceId: row.id });
-  return d.allowed ? toSecretView(row) : null;
-}
-
-/** A secret the caller may not read (another namespace's, say) is NOT_FOUND, not FORBIDDEN. */
-export async function requireReadableSecret(deps: Deps, actor: Actor, id: string): Promise<SecretView> {
-  return requireVisible(deps, actor, { kind: 'secret', id }, await getSecret(deps, actor, id), async () =>
-    isId('secret', id) ? deps.db.secret.findUnique({ where: { id }, select: { namespaceId: true } }) : null,
-  );
 }
 
 export interface SecretFilter {

@@ -2,13 +2,14 @@ import { NotFoundError, OutcomeUnknownError } from '@occ/domain/errors';
 import { BackendOutcomeUnknown } from '@occ/domain/secret-driver';
 import { transaction } from '../db/client.ts';
 import { authorize } from './access.ts';
-import { getAgent, type AgentView } from './agents.ts';
+import { type AgentView } from './agents.ts';
 import { audit } from './audit.ts';
 import { moveRevisions, storedMove } from './revision-states.ts';
-import { requireReadableAgentRow } from './deploy-agent.ts';
+
 import { DEPLOY_WORK_KINDS } from './deploy-work-payload.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
+import { kinds } from './resource-kinds.ts';
 
 export interface StopAgentResult {
   agent: AgentView;
@@ -30,7 +31,7 @@ const RUNNING_OR_ON_ITS_WAY = storedMove('stopped').from;
  * the stop waits for the agent's running deploy steps to end (bounded) and scales to zero again.
  */
 export async function stopAgent(deps: Deps, actor: Actor, input: { agentId: string }, options: { settleMs?: number } = {}): Promise<StopAgentResult> {
-  const agent = await requireReadableAgentRow(deps, actor, input.agentId);
+  const agent = await kinds.require(deps, actor, 'agent', input.agentId);
   const request = { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id } as const;
   await authorize(deps, actor, request);
   let target = { k8sNamespace: '', namespaceId: agent.namespaceId, agentId: agent.id };
@@ -60,7 +61,7 @@ export async function stopAgent(deps: Deps, actor: Actor, input: { agentId: stri
   if (await settle(deps, agent.id, options.settleMs ?? 15_000)) await scale(deps, target);
   // D5: a stopped revision is retired, and its copy of the model key with it.
   await deps.computeDriver.retireModelAuth(agent.id, target.k8sNamespace, null).catch((error: unknown) => deps.logger.warn('could not retire model-auth Secrets', { error, agentId: agent.id }));
-  const view = await getAgent(deps, actor, agent.id);
+  const view = await kinds.get(deps, actor, 'agent', agent.id);
   if (!view) throw new NotFoundError('No such agent.');
   return { agent: view, ...result };
 }

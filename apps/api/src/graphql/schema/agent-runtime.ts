@@ -17,7 +17,7 @@ const AgentRuntimeRef = builder.objectRef<AgentRuntimeView>('AgentRuntime').impl
     observedGeneration: t.exposeInt('observedGeneration', { description: 'The instance generation the reconciler last rendered.' }),
     runningGeneration: t.exposeInt('runningGeneration', { nullable: true, description: 'The instance generation the ready Pods run; null for Pods of an older rendering.' }),
     runningRevisionId: t.exposeID('runningRevisionId', { nullable: true }),
-    runningRevision: t.field({ type: AgentRevisionRef, nullable: true, resolve: (r, _a, ctx) => (r.runningRevisionId ? ctx.loaders.revision.load(r.runningRevisionId) : null) }),
+    runningRevision: t.field({ type: AgentRevisionRef, nullable: true, resolve: (r, _a, ctx) => (r.runningRevisionId ? ctx.loaders.agentRevision.load(r.runningRevisionId) : null) }),
     observedAt: t.expose('observedAt', { type: 'DateTime' }),
   }),
 });

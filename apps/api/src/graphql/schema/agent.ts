@@ -1,6 +1,6 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
-import { createAgent, getAgent, listAgents, updateAgent, type AgentView } from '../../services/agents.ts';
-import { actorOf, builder } from '../builder.ts';
+import { createAgent, listAgents, updateAgent, type AgentView } from '../../services/agents.ts';
+import { actorOf, builder, kindNode } from '../builder.ts';
 import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { fieldsAt, selects } from '../lookahead.ts';
 import { AccessBindingRef } from './access.ts';
@@ -9,6 +9,7 @@ import { MissingGrantRef } from './errors.ts';
 import { NamespaceRef } from './namespace.ts';
 import { PrincipalRef } from './principal.ts';
 import { SecretRef, SecretReferenceRef, secretColumnsFor } from './secret.ts';
+import { kinds } from '../../services/resource-kinds.ts';
 
 export const AgentRef = builder.objectRef<AgentView>('Agent');
 
@@ -47,9 +48,7 @@ const SelfConfigureRef = builder.objectRef<AgentView['selfConfigure']>('SelfConf
 });
 
 builder.node(AgentRef, {
-  id: { resolve: (a) => a.id },
-  loadOne: (id, ctx) => (ctx.actor ? getAgent(ctx.deps, ctx.actor, id) : null),
-  isTypeOf: (value) => typeof value === 'object' && value !== null && String((value as { id?: unknown }).id).startsWith('agt_'),
+  ...kindNode('agent'),
   fields: (t) => ({
     name: t.exposeString('name'),
     namespace: t.field({ type: NamespaceRef, nullable: true, resolve: (a, _x, ctx) => ctx.loaders.namespace.load(a.namespaceId) }),
@@ -105,7 +104,7 @@ builder.queryField('agent', (t) =>
     nullable: true,
     authScopes: { authenticated: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => getAgent(ctx.deps, actorOf(ctx), id),
+    resolve: (_root, { id }, ctx) => kinds.get(ctx.deps, actorOf(ctx), 'agent', id),
   }),
 );
 

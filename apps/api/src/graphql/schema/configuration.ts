@@ -1,22 +1,16 @@
 import { ConfigurationInUseError, ConflictError, ForbiddenError, NotFoundError, ValidationError, type ConfigurationConsumers } from '@occ/domain/errors';
 import type { SecretBinding } from '@occ/domain/configuration';
-import {
-  createConfiguration,
-  getConfiguration,
-  listConfigurations,
-  updateConfiguration,
-  type BindingView,
-  type ConfigurationView,
-} from '../../services/configurations.ts';
+import { createConfiguration, listConfigurations, updateConfiguration, type BindingView, type ConfigurationView } from '../../services/configurations.ts';
 import { deleteConfiguration } from '../../services/delete-configuration.ts';
 import { listGenerations, type ConfigurationGenerationView } from '../../services/configuration-generations.ts';
-import { actorOf, builder } from '../builder.ts';
+import { actorOf, builder, kindNode } from '../builder.ts';
 import { decodeNumberCursor, encodeNumberCursor, pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { selects } from '../lookahead.ts';
 import { ErrorInterface } from './errors.ts';
 import { NamespaceRef } from './namespace.ts';
 import { PrincipalRef } from './principal.ts';
 import { SecretRef, SecretReferenceRef } from './secret.ts';
+import { kinds } from '../../services/resource-kinds.ts';
 
 export const ConfigurationRef = builder.objectRef<ConfigurationView>('Configuration');
 
@@ -40,9 +34,7 @@ const SecretBindingRef = builder.objectRef<BindingView>('SecretBinding').impleme
 });
 
 builder.node(ConfigurationRef, {
-  id: { resolve: (c) => c.id },
-  loadOne: (id, ctx) => (ctx.actor ? getConfiguration(ctx.deps, ctx.actor, id) : null),
-  isTypeOf: (value) => typeof value === 'object' && value !== null && String((value as { id?: unknown }).id).startsWith('cfg_'),
+  ...kindNode('configuration'),
   fields: (t) => ({
     name: t.exposeString('name'),
     generation: t.exposeInt('generation'),
@@ -111,7 +103,7 @@ builder.queryField('configuration', (t) =>
     nullable: true,
     authScopes: { authenticated: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => getConfiguration(ctx.deps, actorOf(ctx), id),
+    resolve: (_root, { id }, ctx) => kinds.get(ctx.deps, actorOf(ctx), 'configuration', id),
   }),
 );
 

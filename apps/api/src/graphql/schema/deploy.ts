@@ -4,8 +4,8 @@ import { REVISION_STATES, type RevisionState } from '@occ/domain/revision';
 import { deployAgent } from '../../services/deploy-agent.ts';
 import type { DeployCheck } from '../../services/deploy-checks.ts';
 import { explainDeploy, type DeployExplanation } from '../../services/deploy-explain.ts';
-import { getRevision, listRevisions, type RevisionSecretView, type RevisionView } from '../../services/revisions.ts';
-import { actorOf, builder } from '../builder.ts';
+import { listRevisions, type RevisionSecretView, type RevisionView } from '../../services/revisions.ts';
+import { actorOf, builder, kindNode } from '../builder.ts';
 import { pageRequest, toConnection, totalCount } from '../connections.ts';
 import { AgentRef } from './agent.ts';
 import { MissingGrantRef } from './errors.ts';
@@ -48,9 +48,7 @@ const RevisionTakeoverRef = builder.objectRef<RevisionView['takeovers'][number]>
 export const AgentRevisionRef = builder.objectRef<RevisionView>('AgentRevision');
 
 builder.node(AgentRevisionRef, {
-  id: { resolve: (r) => r.id },
-  loadOne: (id, ctx) => (ctx.actor ? getRevision(ctx.deps, ctx.actor, id) : null),
-  isTypeOf: (value) => typeof value === 'object' && value !== null && String((value as { id?: unknown }).id).startsWith('rev_'),
+  ...kindNode('agentRevision'),
   fields: (t) => ({
     number: t.exposeInt('number'),
     agentId: t.exposeID('agentId'),
@@ -89,7 +87,7 @@ builder.objectFields(AgentRef, (t) => ({
   activeRevision: t.field({
     type: AgentRevisionRef,
     nullable: true,
-    resolve: (agent, _a, ctx) => (agent.activeRevisionId ? ctx.loaders.revision.load(agent.activeRevisionId) : null),
+    resolve: (agent, _a, ctx) => (agent.activeRevisionId ? ctx.loaders.agentRevision.load(agent.activeRevisionId) : null),
   }),
 }));
 

@@ -1,18 +1,17 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { reprovisionNamespace, type ReprovisionResult } from '../../services/namespace-lost.ts';
-import { createNamespace, getNamespace, listNamespaces, type NamespaceView } from '../../services/namespaces.ts';
+import { createNamespace, listNamespaces, type NamespaceView } from '../../services/namespaces.ts';
 import { listSecrets } from '../../services/secrets.ts';
-import { actorOf, builder } from '../builder.ts';
+import { actorOf, builder, kindNode } from '../builder.ts';
 import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
 import { NamespaceStatusEnum } from './namespace-status.ts';
 import { SecretRef } from './secret.ts';
+import { kinds } from '../../services/resource-kinds.ts';
 
 export const NamespaceRef = builder.objectRef<NamespaceView>('Namespace');
 
 builder.node(NamespaceRef, {
-  id: { resolve: (ns) => ns.id },
-  loadOne: (id, ctx) => (ctx.actor ? getNamespace(ctx.deps, ctx.actor, id) : null),
-  isTypeOf: (value) => typeof value === 'object' && value !== null && String((value as { id?: unknown }).id).startsWith('ns_'),
+  ...kindNode('namespace'),
   fields: (t) => ({
     name: t.exposeString('name'),
     status: t.field({ type: NamespaceStatusEnum, resolve: (ns) => ns.status }),
@@ -49,7 +48,7 @@ builder.queryFields((t) => ({
     nullable: true,
     authScopes: { authenticated: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => getNamespace(ctx.deps, actorOf(ctx), id),
+    resolve: (_root, { id }, ctx) => kinds.get(ctx.deps, actorOf(ctx), 'namespace', id),
   }),
 }));
 

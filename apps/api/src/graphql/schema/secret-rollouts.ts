@@ -1,12 +1,13 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { effectiveRotationPolicy, type RotationPolicy, type RotationPolicySource } from '@occ/domain/secret-rotation';
-import { decideRollout, getRollout, setNamespaceRotationPolicy, setSecretRotationPolicy, type RolloutBatchView, type RolloutMemberView, type RolloutView } from '../../services/secret-rollouts.ts';
-import { actorOf, builder } from '../builder.ts';
+import { decideRollout, setNamespaceRotationPolicy, setSecretRotationPolicy, type RolloutBatchView, type RolloutMemberView, type RolloutView } from '../../services/secret-rollouts.ts';
+import { actorOf, builder, kindNode } from '../builder.ts';
 import { liveObject } from '../live.ts';
 import { AgentRef } from './agent.ts';
 import { AgentRevisionRef } from './deploy.ts';
 import { NamespaceRef } from './namespace.ts';
 import { SecretDeliveryRef, SecretRef } from './secret.ts';
+import { kinds } from '../../services/resource-kinds.ts';
 
 // V4: rotation policies and rollouts. Names, versions, states and reasons only: a rollout never
 // holds a value, and its members are named by the ids the caller could read anyway (agents it may
@@ -51,9 +52,9 @@ const MemberRef = builder.objectRef<RolloutMemberView>('SecretRolloutMember').im
     agentId: t.exposeID('agentId'),
     agent: t.field({ type: AgentRef, nullable: true, resolve: (m, _a, ctx) => ctx.loaders.agent.load(m.agentId) }),
     fromRevisionId: t.exposeID('fromRevisionId'),
-    revision: t.field({ type: AgentRevisionRef, nullable: true, resolve: (m, _a, ctx) => (m.revisionId ? ctx.loaders.revision.load(m.revisionId) : null) }),
+    revision: t.field({ type: AgentRevisionRef, nullable: true, resolve: (m, _a, ctx) => (m.revisionId ? ctx.loaders.agentRevision.load(m.revisionId) : null) }),
     revisionState: t.field({ type: RevisionStateEnum, nullable: true, resolve: (m) => (m.revisionState ? (m.revisionState.toUpperCase() as never) : null) }),
-    rollbackRevision: t.field({ type: AgentRevisionRef, nullable: true, resolve: (m, _a, ctx) => (m.rollbackRevisionId ? ctx.loaders.revision.load(m.rollbackRevisionId) : null) }),
+    rollbackRevision: t.field({ type: AgentRevisionRef, nullable: true, resolve: (m, _a, ctx) => (m.rollbackRevisionId ? ctx.loaders.agentRevision.load(m.rollbackRevisionId) : null) }),
     refusal: t.field({ type: ReasonRef, nullable: true, description: 'Why its deploy was refused (the rotator may not deploy it, say).', resolve: (m) => m.refusal }),
   }),
 });
@@ -70,10 +71,13 @@ const BatchRef = builder.objectRef<RolloutBatchView>('SecretRolloutBatch').imple
   }),
 });
 
-export const SecretRolloutRef = builder.objectRef<RolloutView>('SecretRollout').implement({
+export const SecretRolloutRef = builder.objectRef<RolloutView>('SecretRollout');
+
+// A registered kind (services/resource-kinds.ts): node(id:) answers it, read with its secret.
+builder.node(SecretRolloutRef, {
+  ...kindNode('secretRollout'),
   description: "V4: a rotation's rollout: the secret's current version delivered to its consumers batch by batch.",
   fields: (t) => ({
-    id: t.exposeID('id'),
     secretId: t.exposeID('secretId'),
     secret: t.field({ type: SecretRef, nullable: true, resolve: (r, _a, ctx) => ctx.loaders.secret.load(r.secretId) }),
     state: t.field({ type: StateEnum, resolve: (r) => r.state }),
@@ -128,7 +132,7 @@ builder.objectField(SecretDeliveryRef, 'rollout', (t) =>
     type: SecretRolloutRef,
     nullable: true,
     description: "V4: the rollout the secret's policy opened (or moved) for this version; null under a manual policy.",
-    resolve: (d, _a, ctx) => (d.rolloutId ? getRollout(ctx.deps, actorOf(ctx), d.rolloutId) : null),
+    resolve: (d, _a, ctx) => (d.rolloutId ? kinds.get(ctx.deps, actorOf(ctx), 'secretRollout', d.rolloutId) : null),
   }),
 );
 
@@ -139,7 +143,7 @@ builder.queryField('secretRollout', (t) =>
     description: 'V4: a rollout, for polling its progress; null when it does not exist or you may not read its secret.',
     authScopes: { authenticated: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => getRollout(ctx.deps, actorOf(ctx), String(id)),
+    resolve: (_root, { id }, ctx) => kinds.get(ctx.deps, actorOf(ctx), 'secretRollout', String(id)),
   }),
 );
 
@@ -156,7 +160,7 @@ builder.subscriptionField('secretRollout', (t) =>
     subscribe: (_root, { id }, ctx) => {
       const actor = actorOf(ctx);
       return liveObject(ctx, actor, {
-        read: () => getRollout(ctx.deps, actor, String(id)),
+        read: () => kinds.get(ctx.deps, actor, 'secretRollout', String(id)),
         fingerprint: (view) => JSON.stringify(view),
         final: (view) => FINAL_ROLLOUT_STATES.has(view.state),
       });

@@ -8,24 +8,14 @@ import {
   ValidationError,
 } from '@occ/domain/errors';
 import type { SecretBackendRef } from '@occ/domain/secret-driver';
-import { requireNamespace } from '../../services/namespaces.ts';
+
 import { deleteOrphanedSecretBackend, type OrphanTarget } from '../../services/delete-orphaned-secret-backend.ts';
 import { listOrphanedSecretBackends, type OrphanedSecretBackend } from '../../services/orphans.ts';
-import {
-  createSecret,
-  deleteSecret,
-  getSecret,
-  isInstallationAdmin,
-  SECRET_COLUMNS,
-  secretReference,
-  updateSecret,
-  type SecretRow,
-  type SecretUpdateResult,
-  type SecretView,
-} from '../../services/secrets.ts';
-import { actorOf, builder } from '../builder.ts';
+import { createSecret, deleteSecret, isInstallationAdmin, SECRET_COLUMNS, secretReference, updateSecret, type SecretRow, type SecretUpdateResult, type SecretView } from '../../services/secrets.ts';
+import { actorOf, builder, kindNode } from '../builder.ts';
 import { NamespaceRef } from './namespace.ts';
 import { SecretConsumersRef } from './secret-consumers.ts';
+import { kinds } from '../../services/resource-kinds.ts';
 
 // A Secret's GraphQL shape has no value field and no way to get one (S3, S4).
 
@@ -79,9 +69,7 @@ export function secretColumnsFor(fields: ReadonlySet<string>): ReadonlyArray<key
 }
 
 builder.node(SecretRef, {
-  id: { resolve: (s) => s.id },
-  loadOne: (id, ctx) => (ctx.actor ? getSecret(ctx.deps, ctx.actor, id) : null),
-  isTypeOf: (value) => typeof value === 'object' && value !== null && String((value as { id?: unknown }).id).startsWith('sec_'),
+  ...kindNode('secret'),
   fields: (t) => ({
     name: t.exposeString('name'),
     version: t.exposeInt('version'),
@@ -92,7 +80,7 @@ builder.node(SecretRef, {
     // one the caller may not read answers as requireNamespace does (NOT_FOUND, P6).
     namespace: t.field({
       type: NamespaceRef,
-      resolve: async (s, _args, ctx) => (await ctx.loaders.namespace.load(s.namespaceId)) ?? requireNamespace(ctx.deps, actorOf(ctx), s.namespaceId),
+      resolve: async (s, _args, ctx) => (await ctx.loaders.namespace.load(s.namespaceId)) ?? kinds.require(ctx.deps, actorOf(ctx), 'namespace', s.namespaceId),
     }),
     consumers: t.field({ type: SecretConsumersRef, resolve: (s, _args, ctx) => ctx.loaders.secretConsumers.load(s.id) }),
     backendLocator: t.field({
@@ -109,7 +97,7 @@ builder.queryField('secret', (t) =>
     nullable: true,
     authScopes: { authenticated: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => getSecret(ctx.deps, actorOf(ctx), id),
+    resolve: (_root, { id }, ctx) => kinds.get(ctx.deps, actorOf(ctx), 'secret', id),
   }),
 );
 
