@@ -30,27 +30,13 @@ export interface PageOf<T, K = Keyset> {
   totalCount: () => Promise<number>;
 }
 
-type Direction = 'asc' | 'desc';
 type TimeField = 'createdAt' | 'at';
 
-/** What a list query receives: the cursor's condition, the order and how many rows to take. */
-export interface KeysetQuery<F extends TimeField = 'createdAt'> {
-  where: object;
-  orderBy: Array<{ [K in F]: Direction } | { id: Direction }>;
-  take: number;
-  /** The same cursor condition, order and row count in SQL, for lists read with sqlRows. */
-  sql: { where: Sql; orderBy: Sql; limit: number };
-}
-
-/**
- * The cursor for the lists still read through Prisma (revisions, SelfConfig requests), which cannot
- * write a row comparison: the OR alone is a filter PostgreSQL applies to every row from the start
- * of the range, so the inclusive bound on the time column is added for it to start the range at.
- */
-function beyond(field: TimeField, key: Keyset, op: 'gt' | 'lt'): object {
-  return {
-    AND: [{ [field]: { [`${op}e`]: key.createdAt } }, { OR: [{ [field]: { [op]: key.createdAt } }, { [field]: key.createdAt, id: { [op]: key.id } }] }],
-  };
+/** What a page statement receives: the cursor's condition, the order and how many rows to take. */
+interface KeysetQuery {
+  where: Sql;
+  orderBy: Sql;
+  limit: number;
 }
 
 /** A column of the list's table, qualified by its alias in a statement that joins others. */
@@ -68,11 +54,6 @@ function beyondSql(field: TimeField, key: Keyset, op: 'gt' | 'lt', table: string
   return sql`(${column(field, table)}, ${column('id', table)}) ${raw(op === 'gt' ? '>' : '<')} (${key.createdAt}::timestamp(3), ${key.id})`;
 }
 
-/**
- * Runs one list query for a page. `fetch` ANDs `query.where` with its own filter (access, name
- * prefix …) and returns the rows; one row more than the page is asked for, to know whether more
- * follow. Backward pages are read in reverse order and turned round.
- */
 /** The list's order: its time column, oldest first unless newestFirst; the id breaks ties. */
 export interface KeysetOrder<F extends TimeField> {
   field: F;
@@ -83,27 +64,26 @@ export interface KeysetOrder<F extends TimeField> {
 
 const CREATION_ORDER: KeysetOrder<'createdAt'> = { field: 'createdAt', newestFirst: false };
 
-export async function keysetPage<Row extends { id: string }, T, F extends TimeField = 'createdAt'>(
+/**
+ * Runs one list query for a page. `fetch` ANDs `query.where` with its own filter (access, name
+ * prefix …) and returns the rows; one row more than the page is asked for, to know whether more
+ * follow. Backward pages are read in reverse order and turned round.
+ */
+async function keysetPage<Row extends { id: string }, T, F extends TimeField = 'createdAt'>(
   page: PageRequest,
-  fetch: (query: KeysetQuery<F>) => Promise<Row[]>,
+  fetch: (query: KeysetQuery) => Promise<Row[]>,
   count: () => Promise<number>,
   view: (row: Row) => T,
   order: KeysetOrder<F> = CREATION_ORDER as KeysetOrder<F>,
 ): Promise<PageOf<T>> {
   const { field, newestFirst, table } = order;
-  const conditions: object[] = [];
-  if (page.after) conditions.push(beyond(field, page.after, newestFirst ? 'lt' : 'gt'));
-  if (page.before) conditions.push(beyond(field, page.before, newestFirst ? 'gt' : 'lt'));
   const ascending = (page.direction === 'forward') !== newestFirst;
-  const dir = ascending ? 'asc' : 'desc';
-  const byTime = { [field]: dir } as { [K in F]: Direction };
-  const sqlDir = raw(ascending ? ' ASC' : ' DESC');
-  const sqlQuery = {
+  const dir = raw(ascending ? ' ASC' : ' DESC');
+  const rows = await fetch({
     where: and([page.after ? beyondSql(field, page.after, newestFirst ? 'lt' : 'gt', table) : null, page.before ? beyondSql(field, page.before, newestFirst ? 'gt' : 'lt', table) : null]),
-    orderBy: sql`${column(field, table)}${sqlDir}, ${column('id', table)}${sqlDir}`,
+    orderBy: sql`${column(field, table)}${dir}, ${column('id', table)}${dir}`,
     limit: page.size + 1,
-  };
-  const rows = await fetch({ where: { AND: conditions }, orderBy: [byTime, { id: dir }], take: page.size + 1, sql: sqlQuery });
+  });
   const more = rows.length > page.size;
   const kept = rows.slice(0, page.size);
   if (page.direction === 'backward') kept.reverse();
@@ -205,7 +185,7 @@ export interface SqlList<Row = unknown> {
  * The page statement: one branch per range of `visible` (each ordered and limited), merged in the
  * page's order and limited again; a single branch is the statement itself.
  */
-function pageStatement(list: SqlList, q: KeysetQuery<TimeField>['sql'], field: TimeField, ascending: boolean, table: string | undefined): Sql {
+function pageStatement(list: SqlList, q: KeysetQuery, field: TimeField, ascending: boolean, table: string | undefined): Sql {
   const branch = (scope: Sql | null) =>
     sql`SELECT ${list.columns} FROM ${list.table} ${list.joins ?? empty} WHERE ${and([list.where, scope, q.where])} ORDER BY ${q.orderBy} LIMIT ${q.limit}`;
   const visible = list.visible;
@@ -245,11 +225,11 @@ export function sqlKeysetPage<Row extends { id: string }, T, F extends TimeField
   return keysetPage(
     page,
     (q) => {
-      const pageSql = pageStatement(list as SqlList, q.sql, field, ascending, order?.table);
+      const pageSql = pageStatement(list as SqlList, q, field, ascending, order?.table);
       if (!joined) return sqlRows<Row>(db, pageSql);
       if (!order?.table) throw new Error('sqlKeysetPage: a list with joined rows names its table alias in its order');
       const alias = raw(order.table);
-      return sqlRows<Record<string, unknown>>(db, sql`WITH ${alias} AS (${pageSql}) SELECT ${alias}.*, ${joined.columns} FROM ${alias} ${joined.from} ORDER BY ${q.sql.orderBy}`).then(joined.group);
+      return sqlRows<Record<string, unknown>>(db, sql`WITH ${alias} AS (${pageSql}) SELECT ${alias}.*, ${joined.columns} FROM ${alias} ${joined.from} ORDER BY ${q.orderBy}`).then(joined.group);
     },
     () => sqlCount(db, sql`SELECT count(*)::int AS n FROM ${list.table} WHERE ${and([list.where, visibleSql(list.visible ?? null, order?.table)])}`),
     view,

@@ -2,10 +2,10 @@ import { isId } from '@occ/domain/ids';
 import type { SecretRef } from '@occ/domain/configuration';
 import type { RevisionSecretPurpose, RevisionState } from '@occ/domain/revision';
 import type { Db, Tx } from '../db/client.ts';
-import { empty, sql, sqlRows, type Sql } from '../db/sql.ts';
+import { and, empty, sql, sqlRows, type Sql } from '../db/sql.ts';
 import { readableBy } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
-import { keysetPage, readableWhere, type PageOf, type PageRequest } from './pagination.ts';
+import { readableScopes, readableWhere, sqlKeysetPage, visibleWithin, type PageOf, type PageRequest } from './pagination.ts';
 
 // Reading AgentRevisions. A revision is readable by whoever may read revisions where it lives
 // (`read` on agentRevision: namespace roles carry it) or holds a grant on it.
@@ -122,7 +122,15 @@ export async function findRevision(db: Db | Tx, id: string): Promise<RevisionVie
 }
 
 
-/** An agent's revisions the actor may read, newest first, paged in SQL. */
+/** A revision's delivered references, read with each row of a page (at most a page of small subqueries). */
+const REVISION_SECRETS = sql`coalesce((SELECT json_agg(json_build_object('purpose', s."purpose", 'envName', s."envName", 'secretId', s."secretId", 'version', s."version"))
+  FROM "public"."AgentRevisionSecret" s WHERE s."revisionId" = r."id"), '[]'::json) AS "secrets"`;
+
+/**
+ * An agent's revisions the actor may read, newest first, paged in SQL: the agent's index range
+ * (agentId, createdAt, id) from the cursor on, all of it where the caller reads the agent's
+ * namespace, else the granted revisions looked up by id.
+ */
 export async function listRevisions(
   deps: Deps,
   actor: Actor,
@@ -131,17 +139,13 @@ export async function listRevisions(
   filter: { state?: RevisionState | null } = {},
 ): Promise<PageOf<RevisionView>> {
   const readable = await readableBy(deps.db, actor, 'agentRevision');
-  // An agent's revisions lie in its namespace: all of them where the caller reads it, else the
-  // granted ones (as an OR on each row, it walked the agent's every revision).
-  const visible = readable.everywhere || readable.namespaceIds.includes(agent.namespaceId) ? {} : { id: { in: readable.resourceIds } };
-  const where = { AND: [{ agentId: agent.id }, visible, filter.state ? { state: dbState(filter.state) } : {}] };
-  return keysetPage(
-    page,
-    (q) => deps.db.agentRevision.findMany({ where: { AND: [where, q.where] }, orderBy: q.orderBy, take: q.take, include: withRevisionSecrets }),
-    () => deps.db.agentRevision.count({ where }),
-    toRevisionView,
-    { field: 'createdAt', newestFirst: true },
-  );
+  const where = and([sql`r."agentId" = ${agent.id}`, filter.state ? sql`r."state"::text = ${dbState(filter.state)}` : null]);
+  const visible = visibleWithin(readableScopes(readable), '"namespaceId"', agent.namespaceId);
+  return sqlKeysetPage(deps.db, page, { columns: sql`r.*, ${REVISION_SECRETS}`, table: sql`"public"."AgentRevision" r`, where, visible }, toRevisionView, {
+    field: 'createdAt',
+    newestFirst: true,
+    table: 'r',
+  });
 }
 
 export interface FirstRevisionPageRequest {
