@@ -14,6 +14,7 @@ import { configurationJoin, requireOperableSecrets, type ConfigurationView, type
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { kinds } from './resource-kinds.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 /** What create and update take as selfConfigure; approval (SG3) absent is none for every category. */
 export interface SelfConfigureInput {
@@ -168,7 +169,7 @@ export async function createAgent(
   if (invalid) throw invalid;
   const harness = checkHarnessAuth(input.namespaceId, input.harnessAuth);
   await kinds.require(deps, actor, 'namespace', input.namespaceId);
-  const request = { action: 'create', resourceKind: 'agent', namespaceId: input.namespaceId, resourceId: null } as const;
+  const request = capabilityRequest('namespace', 'createAgent', { id: input.namespaceId });
   await authorize(deps, actor, request);
   const id = newId('agent');
   const servicePrincipalId = newId('servicePrincipal');
@@ -228,7 +229,7 @@ export async function updateAgent(
     if (invalid) throw invalid;
   }
   const harness = checkHarnessAuth(existing.namespaceId, input.harnessAuth);
-  const request = { action: 'update', resourceKind: 'agent', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
+  const request = capabilityRequest('agent', 'update', existing);
   await authorize(deps, actor, request);
   return transaction(deps.db, async (tx) => {
     await lockNamespace(tx, existing.namespaceId);

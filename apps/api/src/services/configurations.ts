@@ -19,6 +19,7 @@ import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { SECRET_COLUMNS, toPartialSecretView, type SecretRow, type SecretView } from './secrets.ts';
 import { kinds } from './resource-kinds.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 export interface ConfigurationView {
   id: string;
@@ -192,7 +193,7 @@ export async function createConfiguration(
   if (invalid) throw invalid;
   const bindings = bindingsOrThrow(input.namespaceId, input.secretBindings ?? []);
   await kinds.require(deps, actor, 'namespace', input.namespaceId);
-  const request = { action: 'create', resourceKind: 'configuration', namespaceId: input.namespaceId, resourceId: null } as const;
+  const request = capabilityRequest('namespace', 'createConfiguration', { id: input.namespaceId });
   await authorize(deps, actor, request);
   const id = newId('configuration');
   return transaction(deps.db, async (tx) => {
@@ -243,7 +244,7 @@ export async function updateConfiguration(
   }
   const replacing = input.secretBindings !== undefined && input.secretBindings !== null;
   const newBindings = replacing ? bindingsOrThrow(existing.namespaceId, input.secretBindings!) : null;
-  const request = { action: 'update', resourceKind: 'configuration', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
+  const request = capabilityRequest('configuration', 'update', existing);
   await authorize(deps, actor, request);
   return transaction(deps.db, async (tx) => {
     await lockNamespace(tx, existing.namespaceId);

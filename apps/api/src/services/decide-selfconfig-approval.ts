@@ -6,6 +6,7 @@ import { auditHiddenDenial, authorize, check } from './access.ts';
 import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { toSelfConfigRequestView, type SelfConfigRequestView } from './selfconfig-requests.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 // SG3: an administrator approves or rejects a SelfConfig request waiting in AwaitingApproval. The
 // decision is a row change, audited in the same transaction; the controller carries it out (an
@@ -45,7 +46,7 @@ async function decideApproval(deps: Deps, actor: Actor, input: DecideSelfConfigA
     if (agent) await auditHiddenDenial(deps, actor, { kind: 'agent', id: agent.id, namespaceId: agent.namespaceId });
     throw new NotFoundError(NOT_FOUND);
   }
-  const request = { action: 'administer', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id } as const;
+  const request = capabilityRequest('agent', 'administer', agent);
   await authorize(deps, actor, request);
   const decided = await transaction(deps.db, async (tx) => {
     await authorize(deps, actor, request, tx);

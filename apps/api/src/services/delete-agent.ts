@@ -7,6 +7,7 @@ import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { kinds } from './resource-kinds.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 export interface DeleteAgentResult {
   deletedAgentId: string;
@@ -35,7 +36,7 @@ async function pendingWorkFor(tx: Tx, agentId: string): Promise<string[]> {
  */
 export async function deleteAgent(deps: Deps, actor: Actor, input: { id: string }): Promise<DeleteAgentResult> {
   const existing = await kinds.require(deps, actor, 'agent', input.id);
-  const request = { action: 'delete', resourceKind: 'agent', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
+  const request = capabilityRequest('agent', 'delete', existing);
   await authorize(deps, actor, request);
   return transaction(deps.db, async (tx) => {
     const ns = await lockNamespace(tx, existing.namespaceId);

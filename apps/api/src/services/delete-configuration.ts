@@ -5,6 +5,7 @@ import { audit } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { kinds } from './resource-kinds.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 /**
  * Refused with CONFIGURATION_IN_USE while any agent selects the configuration (the agents the
@@ -14,7 +15,7 @@ import { kinds } from './resource-kinds.ts';
  */
 export async function deleteConfiguration(deps: Deps, actor: Actor, input: { id: string }): Promise<{ deletedConfigurationId: string }> {
   const existing = await kinds.require(deps, actor, 'configuration', input.id);
-  const request = { action: 'delete', resourceKind: 'configuration', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
+  const request = capabilityRequest('configuration', 'delete', existing);
   await authorize(deps, actor, request);
   return transaction(deps.db, async (tx) => {
     if (!(await lockNamespace(tx, existing.namespaceId))) throw new NotFoundError('No such configuration.');

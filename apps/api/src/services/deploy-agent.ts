@@ -13,6 +13,7 @@ import { recordOutsideChange } from './secret-outside-change.ts';
 import { findRevision, type RevisionView } from './revisions.ts';
 import { enqueue } from './work-queue.ts';
 import { kinds } from './resource-kinds.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 // deployAgent (D1–D4): admits the Agent's current selection and freezes it as a queued
 // AgentRevision; the worker prepares and activates it (W1–W5). Admission runs under the namespace
@@ -27,7 +28,7 @@ import { kinds } from './resource-kinds.ts';
 async function refuse(deps: Deps, actor: Actor, tx: Tx, agent: { id: string; namespaceId: string }, failed: DeployCheck): Promise<never> {
   switch (failed.id) {
     case 'CALLER_MAY_DEPLOY':
-      return deny(deps, actor, { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id }, tx);
+      return deny(deps, actor, capabilityRequest('agent', 'deploy', agent), tx);
     case 'NAMESPACE_READY': {
       const ns = await tx.namespace.findUnique({ where: { id: agent.namespaceId }, select: { status: true, k8sName: true } });
       throw ns ? NamespaceNotReadyError.of(ns) : new NamespaceNotReadyError('DELETING');
@@ -91,7 +92,7 @@ const CURRENT_SELECTION: DeploySource = { select: readSelection, auditAction: 'a
 export async function deployAgent(deps: Deps, actor: Actor, input: { agentId: string }, source: DeploySource = CURRENT_SELECTION): Promise<RevisionView> {
   const agent = await kinds.require(deps, actor, 'agent', input.agentId);
   // Checked before the lock too, so a caller without deploy never waits on (or learns about) it.
-  await authorize(deps, actor, { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id });
+  await authorize(deps, actor, capabilityRequest('agent', 'deploy', agent));
   const revisionId = await transaction(deps.db, async (tx) => {
     if (!(await lockNamespace(tx, agent.namespaceId))) throw new NotFoundError('No such agent.');
     const selection = await source.select(tx, agent.id);

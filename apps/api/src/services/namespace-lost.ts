@@ -7,6 +7,7 @@ import { lockNamespace } from './locks.ts';
 import { PROVISION_NAMESPACE, type NamespaceView } from './namespaces.ts';
 import { enqueue } from './work-queue.ts';
 import { kinds } from './resource-kinds.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 // RC5: a Namespace whose Kubernetes namespace disappeared outside the product. Its status says so
 // (LOST, with the reason), its agents' runtime says their gateway is gone, work on its way fails
@@ -57,7 +58,7 @@ export interface ReprovisionResult {
  */
 export async function reprovisionNamespace(deps: Deps, actor: Actor, input: { id: string }): Promise<ReprovisionResult> {
   const visible = await kinds.require(deps, actor, 'namespace', input.id);
-  const request = { action: 'administer', resourceKind: 'namespace', namespaceId: visible.id, resourceId: visible.id } as const;
+  const request = capabilityRequest('namespace', 'administer', visible);
   await authorize(deps, actor, request);
   await transaction(deps.db, async (tx) => {
     const ns = await lockNamespace(tx, visible.id);

@@ -6,6 +6,7 @@ import { audit } from './audit.ts';
 
 import type { Actor, Deps } from './deps.ts';
 import { kinds } from './resource-kinds.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 export interface ResumeSelfConfigResult {
   agent: AgentView;
@@ -20,7 +21,7 @@ export interface ResumeSelfConfigResult {
  */
 export async function resumeSelfConfig(deps: Deps, actor: Actor, input: { agentId: string }): Promise<ResumeSelfConfigResult> {
   const agent = await kinds.require(deps, actor, 'agent', input.agentId);
-  const request = { action: 'administer', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id } as const;
+  const request = capabilityRequest('agent', 'administer', agent);
   await authorize(deps, actor, request);
   const rollbacksResumed = await transaction(deps.db, async (tx) => {
     await authorize(deps, actor, request, tx);

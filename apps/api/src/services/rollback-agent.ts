@@ -7,6 +7,7 @@ import { readSelection, selectionSecretIds, type ConfigurationRow, type DeploySe
 import type { Actor, Deps } from './deps.ts';
 import { type RevisionView } from './revisions.ts';
 import { kinds } from './resource-kinds.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 // V7 rollbackAgent: a NEW revision frozen from an earlier revision's configuration snapshot
 // (values and bindings) and harnessAuth, not from the Configuration as it is now, admitted by
@@ -77,7 +78,7 @@ function frozenSelection(from: RevisionView) {
 
 export async function rollbackAgent(deps: Deps, actor: Actor, input: { agentId: string; toRevision: string }, options: { rolloutStep?: string; auditDetails?: Record<string, unknown> } = {}): Promise<RollbackResult> {
   const agent = await kinds.require(deps, actor, 'agent', input.agentId);
-  await authorize(deps, actor, { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id });
+  await authorize(deps, actor, capabilityRequest('agent', 'deploy', agent));
   // A revision the caller cannot read answers exactly as one that does not exist (P6).
   const from = await kinds.get(deps, actor, 'agentRevision', input.toRevision);
   if (!from) throw new NotFoundError('No such revision.');

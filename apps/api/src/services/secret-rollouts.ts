@@ -30,6 +30,7 @@ import { rollbackAgent } from './rollback-agent.ts';
 import { staleRevisionsOf } from './secret-drift.ts';
 import { enqueue, wake } from './work-queue.ts';
 import { kinds } from './resource-kinds.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 // V4 rotation rollouts. A rotation of a secret whose policy is automatic opens a rollout (or, while
 // one is open, moves its target: the debounce), and the rollout worker delivers the secret's
@@ -235,7 +236,7 @@ export async function setSecretRotationPolicy(deps: Deps, actor: Actor, input: {
   const row = isId('secret', input.secretId) ? await deps.db.secret.findUnique({ where: { id: input.secretId }, select: { id: true, namespaceId: true } }) : null;
   const readable = row && (await check(deps.db, actor, { action: 'read', resourceKind: 'secret', namespaceId: row.namespaceId, resourceId: row.id })).allowed;
   const secret = await requireVisible(deps, actor, { kind: 'secret', id: input.secretId }, readable ? row : null, async () => row);
-  await authorize(deps, actor, { action: 'administer', resourceKind: 'secret', namespaceId: secret.namespaceId, resourceId: secret.id });
+  await authorize(deps, actor, capabilityRequest('secret', 'administer', secret));
   return transaction(deps.db, async (tx) => {
     await tx.secret.update({ where: { id: secret.id }, data: { rotationPolicy: policy ? { ...policy } : (null as never) } });
     const effective = (await rotationPolicyOf(tx, secret.id))!;
@@ -258,7 +259,7 @@ export async function setNamespaceRotationPolicy(deps: Deps, actor: Actor, input
   const row = isId('namespace', input.namespaceId) ? await deps.db.namespace.findUnique({ where: { id: input.namespaceId }, select: { id: true } }) : null;
   const readable = row && (await check(deps.db, actor, { action: 'read', resourceKind: 'namespace', namespaceId: row.id, resourceId: row.id })).allowed;
   const ns = await requireVisible(deps, actor, { kind: 'namespace', id: input.namespaceId }, readable ? row : null, async () => (row ? { namespaceId: row.id } : null));
-  await authorize(deps, actor, { action: 'administer', resourceKind: 'namespace', namespaceId: ns.id, resourceId: ns.id });
+  await authorize(deps, actor, capabilityRequest('namespace', 'administer', ns));
   return transaction(deps.db, async (tx) => {
     await tx.namespace.update({ where: { id: ns.id }, data: { secretRotationPolicy: policy ? { ...policy } : (null as never) } });
     await audit(tx, {
@@ -289,7 +290,7 @@ type Decision = 'approve' | 'pause' | 'resume' | 'abort';
  */
 export async function decideRollout(deps: Deps, actor: Actor, input: { rolloutId: string; decision: Decision }): Promise<RolloutView> {
   const rollout = await kinds.require(deps, actor, 'secretRollout', input.rolloutId);
-  const request = { action: 'administer', resourceKind: 'secret', namespaceId: rollout.namespaceId, resourceId: rollout.secretId } as const;
+  const request = capabilityRequest('secret', 'administer', { id: rollout.secretId, namespaceId: rollout.namespaceId });
   await authorize(deps, actor, request);
   await transaction(deps.db, async (tx) => {
     const [row] = await tx.$queryRaw<Array<{ state: string; rotatedById: string; approvedById: string | null; policy: unknown }>>`

@@ -28,6 +28,7 @@ import { rolloutOnRotation } from './secret-rollouts.ts';
 import { lockNamespace, lockSecret } from './locks.ts';
 import { staleRevisionsOf, staleSecretIds, visibleStaleConsumers } from './secret-drift.ts';
 import { kinds } from './resource-kinds.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 export interface SecretView {
   id: string;
@@ -125,7 +126,7 @@ export async function createSecret(deps: Deps, actor: Actor, input: { namespaceI
   const invalid = validateSecretName(input.name) ?? validateSecretValue(input.value);
   if (invalid) throw invalid;
   await kinds.require(deps, actor, 'namespace', input.namespaceId);
-  const request = { action: 'create', resourceKind: 'secret', namespaceId: input.namespaceId, resourceId: null } as const;
+  const request = capabilityRequest('namespace', 'createSecret', { id: input.namespaceId });
   await authorize(deps, actor, request);
   const secretId = newId('secret');
   let backend: SecretBackendRef | null = null;
@@ -216,7 +217,7 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
   const invalid = validateSecretValue(input.value);
   if (invalid) throw invalid;
   const existing = await kinds.require(deps, actor, 'secret', input.id);
-  const request = { action: 'update', resourceKind: 'secret', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
+  const request = capabilityRequest('secret', 'update', existing);
   await authorize(deps, actor, request);
   const outcome = commitOutcome();
   let created: SecretBackendRef | null = null;
@@ -304,7 +305,7 @@ export async function updateSecret(deps: Deps, actor: Actor, input: { id: string
 /** S7: refused while referenced; deletes the exact backend object, its metadata and its grants. */
 export async function deleteSecret(deps: Deps, actor: Actor, input: { id: string }): Promise<{ deletedSecretId: string }> {
   const existing = await kinds.require(deps, actor, 'secret', input.id);
-  const request = { action: 'delete', resourceKind: 'secret', namespaceId: existing.namespaceId, resourceId: existing.id } as const;
+  const request = capabilityRequest('secret', 'delete', existing);
   await authorize(deps, actor, request);
   return transaction(deps.db, async (tx) => {
     const ns = await lockNamespace(tx, existing.namespaceId);

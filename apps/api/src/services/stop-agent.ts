@@ -10,6 +10,7 @@ import { DEPLOY_WORK_KINDS } from './deploy-work-payload.ts';
 import type { Actor, Deps } from './deps.ts';
 import { lockNamespace } from './locks.ts';
 import { kinds } from './resource-kinds.ts';
+import { capabilityRequest } from './capabilities.ts';
 
 export interface StopAgentResult {
   agent: AgentView;
@@ -32,7 +33,7 @@ const RUNNING_OR_ON_ITS_WAY = storedMove('stopped').from;
  */
 export async function stopAgent(deps: Deps, actor: Actor, input: { agentId: string }, options: { settleMs?: number } = {}): Promise<StopAgentResult> {
   const agent = await kinds.require(deps, actor, 'agent', input.agentId);
-  const request = { action: 'deploy', resourceKind: 'agent', namespaceId: agent.namespaceId, resourceId: agent.id } as const;
+  const request = capabilityRequest('agent', 'deploy', agent);
   await authorize(deps, actor, request);
   let target = { k8sNamespace: '', namespaceId: agent.namespaceId, agentId: agent.id };
   const result = await transaction(deps.db, async (tx) => {

@@ -19,6 +19,7 @@ import './rollback.ts';
 import './secret-rollouts.ts';
 import './audit.ts';
 import './selfconfig.ts';
+import './viewer-can.ts';
 
 builder.queryType({});
 builder.mutationType({});
