@@ -17,6 +17,7 @@ export const AgentSummaryFields = gql(`
     configuration { id name generation }
     harnessAuth { provider envName source { id } secret { id name } }
     selfConfigure { enabled allowedActions }
+    viewerCan { update delete deploy }
   }
 `);
 

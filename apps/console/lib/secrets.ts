@@ -31,7 +31,7 @@ export const NamespaceSecretsQuery = gql(`
     namespace(id: $id) {
       ...NamespaceFields
       secrets(first: $first, after: $after, namePrefix: $namePrefix) {
-        edges { node { ...SecretFields consumers { total } staleConsumers { total } } } pageInfo { hasNextPage endCursor } totalCount
+        edges { node { ...SecretFields consumers { total } staleConsumers { total } viewerCan { update delete } } } pageInfo { hasNextPage endCursor } totalCount
       }
     }
   }

@@ -20,6 +20,7 @@ import { SelfConfigBudget } from '../selfconfig/SelfConfigBudget';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { TableSkeleton } from '../ui/Skeleton';
+import { NotAllowedButton } from '../ui/NotAllowedButton';
 
 // One agent (/agents?namespace=…&id=agt_…), loaded on demand by AgentsScreen.
 export default function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: string }) {
@@ -135,7 +136,13 @@ export default function AgentDetail({ namespaceId, agentId }: { namespaceId: str
       <SelfConfigBudget agentId={agent.id} namespaceId={namespaceId} />
       <section aria-labelledby="agent-delete-title" className="section">
         <h2 id="agent-delete-title">Delete</h2>
-        <DeleteAgentButton namespaceId={namespaceId} agent={agent} />
+        {agent.viewerCan.delete ? (
+          <DeleteAgentButton namespaceId={namespaceId} agent={agent} />
+        ) : (
+          <NotAllowedButton label={`Delete ${agent.name}`} reason={`You may read ${agent.name} but not delete it: that needs delete on the agent.`}>
+            Delete
+          </NotAllowedButton>
+        )}
       </section>
     </>
   );

@@ -7,6 +7,7 @@ import { agentRevisionsQueryOptions, deployAgent, deployKeys, explainDeployQuery
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
+import { NotAllowedButton } from '../ui/NotAllowedButton';
 import { TableSkeleton } from '../ui/Skeleton';
 import { DeployChecks } from './DeployChecks';
 import { DeployProgress } from './DeployProgress';
@@ -74,7 +75,12 @@ export function DeploySection({ agent, names }: { agent: Agent; names: ReadonlyM
         >
           {mutation.pending ? 'Deploying…' : running ? 'Deploy again' : 'Deploy'}
         </button>
-        {running ? <StopAgentButton agentId={agent.id} agentName={agent.name} /> : null}
+        {running && agent.viewerCan.deploy ? <StopAgentButton agentId={agent.id} agentName={agent.name} /> : null}
+        {running && !agent.viewerCan.deploy ? (
+          <NotAllowedButton label={`Stop ${agent.name}`} reason={`You may read ${agent.name} but not stop it: that needs deploy on the agent.`}>
+            Stop
+          </NotAllowedButton>
+        ) : null}
       </div>
       {explanation && !explanation.allowed ? (
         <p id="agent-deploy-blocked" className="hint">

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import type { SecretListItem } from '../../lib/secrets';
 import { RedeployConsumersPanel, StaleBadge } from '../deploy/RedeployConsumers';
 import { CopyId } from '../ui/CopyId';
+import { NotAllowedButton } from '../ui/NotAllowedButton';
 import { RelativeTime } from '../ui/RelativeTime';
 import { DeleteSecretButton } from './DeleteSecretPanel';
 import { RotateSecretPanel } from './RotateSecretPanel';
@@ -40,16 +41,22 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
           <Link className="button secondary" href={`/secrets?${new URLSearchParams({ namespace: namespaceId, id: secret.id }).toString()}`} aria-label={`References of ${secret.name}`}>
             References
           </Link>
-          <button
-            type="button"
-            className="button secondary"
-            aria-expanded={rotating}
-            aria-controls={rotating ? panelId : undefined}
-            aria-label={`Rotate ${secret.name}`}
-            onClick={() => setRotating((open) => !open)}
-          >
-            Rotate
-          </button>
+          {secret.viewerCan.update ? (
+            <button
+              type="button"
+              className="button secondary"
+              aria-expanded={rotating}
+              aria-controls={rotating ? panelId : undefined}
+              aria-label={`Rotate ${secret.name}`}
+              onClick={() => setRotating((open) => !open)}
+            >
+              Rotate
+            </button>
+          ) : (
+            <NotAllowedButton label={`Rotate ${secret.name}`} reason={`You may read ${secret.name} but not rotate it: that needs update on the secret.`}>
+              Rotate
+            </NotAllowedButton>
+          )}
           {secret.staleConsumers.total > 0 || redeploying ? (
             <button
               type="button"
@@ -62,7 +69,13 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
               Redeploy consumers
             </button>
           ) : null}
-          <DeleteSecretButton namespaceId={namespaceId} secret={secret} />
+          {secret.viewerCan.delete ? (
+            <DeleteSecretButton namespaceId={namespaceId} secret={secret} />
+          ) : (
+            <NotAllowedButton label={`Delete ${secret.name}`} reason={`You may read ${secret.name} but not delete it: that needs delete on the secret.`}>
+              Delete
+            </NotAllowedButton>
+          )}
         </td>
       </tr>
       {rotating ? (

@@ -1,0 +1,61 @@
+import { expect, test } from '../support/fixtures';
+import { createReadyNamespace, createSecret, signIn } from '../support/console';
+import { createUserWithNamespaceRole, gqlInPage } from '../support/graphql';
+
+// Honest controls (viewerCan): a read-only viewer sees Rotate and Delete on a secret and Delete on
+// an agent as disabled with the reason, in the tab order, and pressing them opens nothing; the
+// administrator who made them has them enabled. The API side (the same decision the mutation
+// makes, for every kind of reader) is apps/api/src/graphql/viewer-can.test.ts.
+
+test('A3 a namespace viewer is shown what it may not do as disabled controls with the reason; the administrator is not', async ({ page, stack, snap }) => {
+  const suffix = Date.now().toString(36);
+  await signIn(page, stack.bootstrapApiKey);
+  const namespaceId = await createReadyNamespace(page, `honest-${suffix}`);
+  const secretName = `key-${suffix}`;
+  await createSecret(page, namespaceId, secretName);
+  const agent = await gqlInPage<{ createAgent: { agent: { id: string } } }>(
+    page,
+    'mutation($input: CreateAgentInput!) { createAgent(input: $input) { ... on CreateAgentSuccess { agent { id } } } }',
+    { input: { namespaceId, name: `agent-${suffix}` } },
+  );
+  const agentId = agent.createAgent.agent.id;
+  const viewerKey = await createUserWithNamespaceRole(page, `viewer-${suffix}`, 'rol_namespace-viewer', namespaceId);
+
+  await test.step('the administrator: Rotate and Delete are enabled', async () => {
+    await page.goto(`/secrets?namespace=${namespaceId}`);
+    const rotate = page.getByRole('button', { name: `Rotate ${secretName}` });
+    await expect(rotate).toBeVisible();
+    await expect(rotate).not.toHaveAttribute('aria-disabled', 'true');
+    await expect(page.getByRole('button', { name: `Delete ${secretName}` })).not.toHaveAttribute('aria-disabled', 'true');
+  });
+
+  await test.step('the viewer: Rotate and Delete are disabled, say why, and open nothing', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await signIn(page, viewerKey);
+    await page.goto(`/secrets?namespace=${namespaceId}`);
+    const rotate = page.getByRole('button', { name: `Rotate ${secretName}` });
+    await expect(rotate).toHaveAttribute('aria-disabled', 'true');
+    await expect(rotate).toHaveAccessibleDescription(`You may read ${secretName} but not rotate it: that needs update on the secret.`);
+    const remove = page.getByRole('button', { name: `Delete ${secretName}` });
+    await expect(remove).toHaveAttribute('aria-disabled', 'true');
+    await expect(remove).toHaveAccessibleDescription(/not delete it: that needs delete on the secret/);
+    // Reachable by keyboard (the reason is read with it), and pressing it does nothing.
+    await rotate.focus();
+    await expect(rotate).toBeFocused();
+    await page.keyboard.press('Enter');
+    await remove.click({ force: true });
+    await expect(page.getByLabel('New value')).toHaveCount(0);
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await snap('viewer-secrets-not-allowed');
+  });
+
+  await test.step('the viewer on the agent page: Delete is disabled with its reason', async () => {
+    await page.goto(`/agents?namespace=${namespaceId}&id=${agentId}`);
+    const remove = page.getByRole('button', { name: `Delete agent-${suffix}` });
+    await expect(remove).toHaveAttribute('aria-disabled', 'true');
+    await expect(remove).toHaveAccessibleDescription(/not delete it: that needs delete on the agent/);
+    await remove.click({ force: true });
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+  });
+});
