@@ -19,6 +19,13 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
     { input: { namespaceId, name: `agent-${suffix}` } },
   );
   const agentId = agent.createAgent.agent.id;
+  const configurationName = `cfg-${suffix}`;
+  const configuration = await gqlInPage<{ createConfiguration: { configuration: { id: string } } }>(
+    page,
+    'mutation($input: CreateConfigurationInput!) { createConfiguration(input: $input) { ... on CreateConfigurationSuccess { configuration { id } } } }',
+    { input: { namespaceId, name: configurationName, values: {} } },
+  );
+  const configurationId = configuration.createConfiguration.configuration.id;
   const viewerKey = await createUserWithNamespaceRole(page, `viewer-${suffix}`, 'rol_namespace-viewer', namespaceId);
 
   await test.step('the administrator: Rotate and Delete are enabled', async () => {
@@ -27,6 +34,9 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
     await expect(rotate).toBeVisible();
     await expect(rotate).not.toHaveAttribute('aria-disabled', 'true');
     await expect(page.getByRole('button', { name: `Delete ${secretName}` })).not.toHaveAttribute('aria-disabled', 'true');
+    await page.goto(`/configurations?namespace=${namespaceId}&id=${configurationId}`);
+    await expect(page.getByRole('heading', { name: `Edit ${configurationName}` })).toBeVisible();
+    await expect(page.getByRole('button', { name: `Delete ${configurationName}` })).not.toHaveAttribute('aria-disabled', 'true');
   });
 
   await test.step('the viewer: Rotate and Delete are disabled, say why, and open nothing', async () => {
@@ -57,5 +67,14 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
     await expect(remove).toHaveAccessibleDescription(/not delete it: that needs delete on the agent/);
     await remove.click({ force: true });
     await expect(page.getByRole('dialog')).toHaveCount(0);
+  });
+
+  await test.step('the viewer on the configuration page: no editor, the reason instead; Delete disabled with its reason', async () => {
+    await page.goto(`/configurations?namespace=${namespaceId}&id=${configurationId}`);
+    await expect(page.getByTestId('configuration-read-only')).toHaveText(`You may read ${configurationName} but not edit it: that needs update on the configuration.`);
+    await expect(page.getByRole('heading', { name: `Edit ${configurationName}` })).toHaveCount(0);
+    const remove = page.getByRole('button', { name: `Delete ${configurationName}` });
+    await expect(remove).toHaveAttribute('aria-disabled', 'true');
+    await expect(remove).toHaveAccessibleDescription(/not delete it: that needs delete on the configuration/);
   });
 });

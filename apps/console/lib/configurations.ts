@@ -15,7 +15,7 @@ export const ConfigurationSummaryFields = gql(`
 `);
 
 export const ConfigurationFields = gql(`
-  fragment ConfigurationFields on Configuration { ...ConfigurationSummaryFields values namespace { id name status } }
+  fragment ConfigurationFields on Configuration { ...ConfigurationSummaryFields values namespace { id name status } viewerCan { update delete } }
 `, [ConfigurationSummaryFields]);
 
 export type ConfigurationSummary = ResultOf<typeof ConfigurationSummaryFields>;

@@ -19,6 +19,7 @@ import { CopyId } from '../ui/CopyId';
 import { ListSearch, Pager } from '../ui/ListControls';
 import { RelativeTime } from '../ui/RelativeTime';
 import { TableSkeleton } from '../ui/Skeleton';
+import { NotAllowedButton } from '../ui/NotAllowedButton';
 
 // A configuration's history is below its editor and read on demand: its chunk loads with the detail
 // page, not with the route, which keeps /configurations inside its first-load budget
@@ -130,13 +131,25 @@ function ConfigurationDetail({ namespaceId, configurationId }: { namespaceId: st
             <h2 id="values-title">Values</h2>
             <pre className="json" tabIndex={0} aria-label="Values">{JSON.stringify(found.values, null, 2)}</pre>
           </section>
-          <EditConfigurationForm key={found.id} namespaceId={namespaceId} configuration={found} />
+          {found.viewerCan.update ? (
+            <EditConfigurationForm key={found.id} namespaceId={namespaceId} configuration={found} />
+          ) : (
+            <p className="hint" data-testid="configuration-read-only">
+              You may read {found.name} but not edit it: that needs update on the configuration.
+            </p>
+          )}
           <Suspense fallback={<TableSkeleton label="Loading history…" rows={3} />}>
             <GenerationHistory configurationId={found.id} />
           </Suspense>
           <section aria-labelledby="configuration-delete-title" className="section">
             <h2 id="configuration-delete-title">Delete</h2>
-            <DeleteConfigurationButton namespaceId={namespaceId} configuration={found} />
+            {found.viewerCan.delete ? (
+              <DeleteConfigurationButton namespaceId={namespaceId} configuration={found} />
+            ) : (
+              <NotAllowedButton label={`Delete ${found.name}`} reason={`You may read ${found.name} but not delete it: that needs delete on the configuration.`}>
+                Delete
+              </NotAllowedButton>
+            )}
           </section>
         </>
       ) : null}
