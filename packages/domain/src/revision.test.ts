@@ -72,6 +72,32 @@ describe('freezeRevision', () => {
     expect(r.configuration!.values).not.toHaveProperty('channels.extra');
   });
 
+  it('D4 bindings are frozen in env-name order whatever order they come in; approval categories sorted', () => {
+    const names = ['DELTA', 'ALPHA', 'CHARLIE', 'BRAVO', 'ECHO'];
+    const bindings = names.map((envName, i) => ({ envName, secretId: sec(10 + i), deliveryType: 'env' }));
+    const versions = new Map([...bindings.map((b) => [b.secretId, 1] as [string, number]), [sec(3), 7]]);
+    for (const order of [bindings, [...bindings].reverse()]) {
+      const r = freezeRevision(input({ configuration: { ...input().configuration!, bindings: order }, secretVersions: versions }));
+      expect(gatewayBindings(r).map((b) => b.envName)).toEqual(['ALPHA', 'BRAVO', 'CHARLIE', 'DELTA', 'ECHO']);
+    }
+    const agent = { ...input().agent, selfConfigure: { enabled: true, allowedActions: ['skills'], approval: ['skills', 'config'] } };
+    expect(freezeRevision(input({ agent })).selfConfigure).toEqual({ enabled: true, allowedActions: ['skills'], approval: ['config', 'skills'] });
+  });
+
+  it('D4 values that are not an object freeze as {}; a delivery other than env and a provider without a secret are handled', () => {
+    for (const values of [null, [1, 2], 'text', 7]) {
+      expect(freezeRevision(input({ configuration: { ...input().configuration!, values } })).configuration!.values).toEqual({});
+    }
+    const file = { ...input().configuration!, bindings: [{ envName: 'A', secretId: sec(1), deliveryType: 'file' }] };
+    expect(() => freezeRevision(input({ configuration: file }))).toThrow('unsupported delivery file');
+    // A provider named without its secret (or a secret without its provider) delivers no model credential.
+    for (const harness of [{ harnessProvider: 'openai', harnessSecretId: null }, { harnessProvider: null, harnessSecretId: sec(3) }]) {
+      const r = freezeRevision(input({ agent: { ...input().agent, ...harness } }));
+      expect(r.harnessAuth).toBeNull();
+      expect(r.secrets.filter((x) => x.purpose === 'harnessAuth')).toEqual([]);
+    }
+  });
+
   it('D4 a revision holds no locator field, whatever the rows it was frozen from carry', () => {
     const r = freezeRevision(input());
     const text = JSON.stringify(r);
