@@ -12,6 +12,7 @@ import {
   ROLLOUT_BATCH_EVENTS,
   ROLLOUT_BATCH_STATES,
   ROLLOUT_EVENT_KINDS,
+  ROLLOUT_RECHECK_MS,
   ROLLOUT_STATES,
   rolloutBatchMove,
   rolloutBatchTransition,
@@ -411,5 +412,66 @@ describe('V4 the next step of a rollout', () => {
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('V4 exact answers (written out, not generated)', () => {
+  const refusal = (input: unknown) => {
+    try {
+      parseRotationPolicy(input);
+    } catch (error) {
+      if (error instanceof ValidationError) return { code: error.code, field: error.field, message: error.message };
+      throw error;
+    }
+    return null;
+  };
+  const bounded = (name: string, min: number, max: number) => ({ field: `policy.${name}`, message: `${name} is a whole number from ${min} to ${max}.` });
+  it.each<[string, unknown, { field: string; message: string } | null]>([
+    ['null', null, { field: 'policy', message: 'A rotation policy is an object.' }],
+    ['an array', [], { field: 'policy', message: 'A rotation policy is an object.' }],
+    ['a string', 'AUTOMATIC', { field: 'policy', message: 'A rotation policy is an object.' }],
+    ['one unknown key', { speed: 1 }, { field: 'policy', message: 'A rotation policy has no field of that name; it has mode, batchSize, pauseSeconds, readySeconds and approval.' }],
+    ['two unknown keys', { speed: 1, colour: 2 }, { field: 'policy', message: 'A rotation policy has no field of those names; it has mode, batchSize, pauseSeconds, readySeconds and approval.' }],
+    ['an unknown mode', { mode: 'SOMETIMES' }, { field: 'policy.mode', message: 'mode is one of MANUAL, AUTOMATIC.' }],
+    ['an unknown approval', { approval: 'ANYONE' }, { field: 'policy.approval', message: 'approval is one of NONE, ANY_ADMINISTRATOR, OTHER_ADMINISTRATOR.' }],
+    ['a batch size as text', { batchSize: '3' }, bounded('batchSize', 1, 500)],
+    ['a fractional batch size', { batchSize: 1.5 }, bounded('batchSize', 1, 500)],
+    ['a batch size below its bound', { batchSize: 0 }, bounded('batchSize', 1, 500)],
+    ['a batch size above its bound', { batchSize: 501 }, bounded('batchSize', 1, 500)],
+    ['a batch size at its upper bound', { batchSize: 500 }, null],
+    ['a pause above its bound', { pauseSeconds: 86_401 }, bounded('pauseSeconds', 0, 86_400)],
+    ['a ready deadline below its bound', { readySeconds: 4 }, bounded('readySeconds', 5, 3_600)],
+    ['a ready deadline at its lower bound', { readySeconds: 5 }, null],
+  ])('V4 a policy with %s', (_name, input, expected) => {
+    expect(refusal(input)).toEqual(expected && { code: 'INVALID_ROTATION_POLICY', ...expected });
+  });
+
+  it('V4 the policy in effect: none stored anywhere is the manual default; an undefined own policy inherits', () => {
+    expect(effectiveRotationPolicy(null, null)).toEqual({ policy: MANUAL_POLICY, source: 'DEFAULT' });
+    expect(effectiveRotationPolicy(undefined, undefined)).toEqual({ policy: MANUAL_POLICY, source: 'DEFAULT' });
+    expect(effectiveRotationPolicy(undefined, auto())).toEqual({ policy: auto(), source: 'NAMESPACE' });
+    expect(effectiveRotationPolicy({}, auto())).toEqual({ policy: MANUAL_POLICY, source: 'SECRET' });
+  });
+
+  it('V4 the next step: what a waiting rollout waits for, the last instant of the pause, and the order of equally old consumers', () => {
+    const stale = [{ agentId: 'a', deliveredVersion: 1, inFlight: false }];
+    expect(nextRolloutAction(snapshot({ state: 'AWAITING_APPROVAL', stale }))).toEqual({ kind: 'wait', untilMs: null, why: 'approval' });
+    expect(nextRolloutAction(snapshot({ state: 'PAUSED', stale }))).toEqual({ kind: 'wait', untilMs: null, why: 'resume' });
+    const policy = auto({ pauseSeconds: 30 });
+    expect(nextRolloutAction(snapshot({ policy, nowMs: 29_999, lastRotatedAtMs: 0, stale }))).toEqual({ kind: 'wait', untilMs: 30_000, why: 'the pause' });
+    expect(nextRolloutAction(snapshot({ policy, nowMs: 30_000, lastRotatedAtMs: 0, stale }))).toEqual({ kind: 'start-batch', agentIds: ['a'] });
+    const tied = ['d', 'b', 'e', 'a', 'c'].map((agentId) => ({ agentId, deliveredVersion: 2, inFlight: false }));
+    expect(nextRolloutAction(snapshot({ policy: auto({ batchSize: 3 }), stale: [...tied, { agentId: 'z', deliveredVersion: 1, inFlight: false }] }))).toEqual({ kind: 'start-batch', agentIds: ['z', 'a', 'b'] });
+    expect(nextRolloutAction(snapshot({ stale: [{ agentId: 'a', deliveredVersion: 1, inFlight: true }] }))).toEqual({ kind: 'wait', untilMs: 1_000_000 + ROLLOUT_RECHECK_MS, why: 'other deploys of the remaining consumers' });
+  });
+
+  it('V4 an open batch: members without a revision are deployed; superseded and stopped members count as settled, activating ones do not', () => {
+    const member = (agentId: string, state: MemberRevisionState | null) => ({ agentId, refusal: null, revision: state && { state, failureCode: null, failureMessage: null } });
+    const open = (members: OpenBatch['members']) => nextRolloutAction(snapshot({ openBatch: { index: 0, startedAtMs: 1_000_000, members } }));
+    expect(open([member('a', 'active'), member('b', null), member('c', null)])).toEqual({ kind: 'deploy-members', agentIds: ['b', 'c'] });
+    expect(open([member('a', 'active'), member('b', 'superseded'), member('c', 'stopped')])).toEqual({ kind: 'batch-ready' });
+    expect(open([member('a', 'active'), member('b', 'activating')])).toMatchObject({ kind: 'wait', why: 'batch 1 becoming Ready' });
+    const refused = rolloutBatchTransition('READY', 'failed');
+    expect(refused.ok ? '' : refused.message).toBe('A batch that is READY cannot take the event failed; it applies to one that is ROLLING.');
   });
 });
