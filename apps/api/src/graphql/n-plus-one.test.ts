@@ -62,6 +62,7 @@ const LISTS: ListCase[] = [
       fieldOwnership { instanceName items { kind name owners { manager operation } } }
       selfConfigBudget { requestsPerHour requestsInLastHour appliedInLastDay rollbacksSinceResume paused refusal { reason } }
       runtime { phase ready reason runningRevision { id number } }
+      viewerCan { update delete deploy administer }
     } } } } }`,
     connection: (data) => data.namespace.agents,
     check(node) {
@@ -74,6 +75,8 @@ const LISTS: ListCase[] = [
       // The principal may operate its model key only; the configuration's secret is missing
       // unless it is the same one.
       expect(node.missingGrants.length).toBeLessThanOrEqual(1);
+      // The bootstrap administrator may do everything (decided from the bindings read once).
+      expect(node.viewerCan).toEqual({ update: true, delete: true, deploy: true, administer: true });
     },
   },
   {
@@ -89,6 +92,7 @@ const LISTS: ListCase[] = [
       exposure { hiddenCount items { agentId revisionId version } }
       blastRadius { total { configurations agents revisions gateways } hidden { agents } agents { id name via } revisions { id number versions } gateways { agentId deploymentName } configurations { id envNames } }
       rotationPolicy { mode batchSize source } rollouts { id state secret { id } batches { index members { agentId agent { id } revision { id } rollbackRevision { id } } } }
+      viewerCan { update delete administer operate }
     } } } } }`,
     connection: (data) => data.namespace.secrets,
     check(node) {
@@ -102,6 +106,7 @@ const LISTS: ListCase[] = [
       // V5 V6 at page size: every secret has its first version, and touches what its references name.
       expect(node.versions.map((v: { number: number }) => v.number)).toContain(1);
       expect(node.blastRadius.total.configurations + node.blastRadius.total.agents).toBe(node.references.configurations.length + node.references.agents.length);
+      expect(node.viewerCan).toEqual({ update: true, delete: true, administer: true, operate: true });
     },
   },
   {
@@ -110,6 +115,7 @@ const LISTS: ListCase[] = [
       id name namespace { id } secretBindings { envName secret { id name version } }
       generations(first: 2) { totalCount pageInfo { hasNextPage } edges { node { generation values createdAt createdBy { id name disabled createdAt } secretBindings { envName secret { id name version } } } } }
       blastRadius { total { agents revisions gateways } agents { id via } configurations { id envNames } gateways { deploymentName } }
+      viewerCan { update delete }
     } } } } }`,
     connection: (data) => data.namespace.configurations,
     check(node) {
@@ -121,6 +127,7 @@ const LISTS: ListCase[] = [
       expect(first.secretBindings[0].secret.name).toBe(node.secretBindings[0].secret.name);
       // V6 at page size: the configuration's radius names its own bindings, read by the loader.
       expect(node.blastRadius.configurations[0].envNames).toEqual(node.secretBindings.map((b: { envName: string }) => b.envName).sort());
+      expect(node.viewerCan).toEqual({ update: true, delete: true });
     },
   },
   {
