@@ -186,3 +186,90 @@ describe('when the reconciler writes the status (RC2 statusWrite)', () => {
     expect(revisionReadiness({ metadata: { generation: 2 }, spec: { revision: { id: 'rev_b' }, replicas: 1 }, status: written as InstanceStatus }, 'rev_b', 2)).toEqual({ state: 'ready', generation: 2 });
   });
 });
+
+describe('RC2 the status, exact answers (written out)', () => {
+  const observe = (over: Partial<Parameters<typeof instanceStatus>[2]> = {}) => ({ deployment: deployment({ available: false }), pods: [] as ObservedPod[], missingMounts: [] as string[], applyError: null, ...over });
+  const crash = (terminated: Record<string, unknown>, name: string | null = 'gateway'): ObservedPod => ({
+    metadata: { name: 'p', annotations: { [TEMPLATE_HASH_ANNOTATION]: render.templateHash } },
+    status: { containerStatuses: [{ ...(name === null ? {} : { name }), ready: false, state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off' } }, lastState: { terminated } }] },
+  });
+  const degradedMessage = (p: ObservedPod) => condition(instanceStatus(2, render, observe({ pods: [p] }), now), 'Degraded').message;
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a message of exactly the limit, whole', { exitCode: 1, message: 'x'.repeat(LAST_EXIT_MESSAGE_LIMIT) }, `container gateway: back-off; last exited with code 1: ${'x'.repeat(LAST_EXIT_MESSAGE_LIMIT)}`],
+    ['a message one over the limit, cut with an ellipsis', { exitCode: 1, message: 'y'.repeat(LAST_EXIT_MESSAGE_LIMIT + 1) }, `container gateway: back-off; last exited with code 1: ${'y'.repeat(LAST_EXIT_MESSAGE_LIMIT)}…`],
+    ['no exit code, no reason, no message', {}, 'container gateway: back-off; last exited with code ?'],
+    ['a reason and a blank message', { exitCode: 137, reason: 'OOMKilled', message: '  \n' }, 'container gateway: back-off; last exited with code 137 (OOMKilled)'],
+  ])('SG1 RC2 a last exit with %s', (_name, terminated, message) => {
+    expect(degradedMessage(crash(terminated))).toBe(message);
+  });
+
+  it('SG1 RC2 a container without a name is still named as a container', () => {
+    expect(degradedMessage(crash({ exitCode: 2 }, null))).toBe('container : back-off; last exited with code 2');
+  });
+
+  it('RC3 RC4 an ignored env entry says who set it (or that nobody known did) and what is delivered; neither is blocking', () => {
+    const withIgnored = {
+      ...render,
+      ignoredEnv: [
+        { name: 'A', reason: 'unadmitted-reference' as const, owners: [{ manager: 'kubectl-edit', operation: 'Update' }, { manager: 'helm', operation: 'Apply' }] },
+        { name: 'B', reason: 'unadmitted-reference' as const, owners: [] },
+        { name: 'C', reason: 'value-and-reference' as const, owners: [] },
+      ],
+    } as typeof render;
+    const s = instanceStatus(2, withIgnored, { deployment: deployment(), pods: [pod(render.templateHash, 'running')], missingMounts: [], applyError: null }, now);
+    expect(condition(s, 'Degraded')).toMatchObject({
+      status: 'True',
+      reason: 'UnadmittedReference',
+      message:
+        'env A takes its value from a reference no revision admitted (set by kubectl-edit (Update), helm (Apply)); it is not delivered; ' +
+        'env B takes its value from a reference no revision admitted (set by an unknown manager); it is not delivered; ' +
+        'env C holds both a literal and a reference; the reference is delivered',
+    });
+    expect(s.phase).toBe('Degraded');
+    expect(condition(s, 'Ready').status).toBe('True');
+    const valueOnly = instanceStatus(2, { ...withIgnored, ignoredEnv: [withIgnored.ignoredEnv[2]!] } as typeof render, { deployment: deployment(), pods: [pod(render.templateHash, 'running')], missingMounts: [], applyError: null }, now);
+    expect(condition(valueOnly, 'Degraded').reason).toBe('ValueAndReference');
+  });
+
+  it('RC4 an exceeded deadline is the template\'s only when the Deployment holds the current one; its message defaults', () => {
+    const stuck = (hash: string) => instanceStatus(2, render, observe({ deployment: deployment({ hash, available: false, progressing: { status: 'False', reason: 'ProgressDeadlineExceeded' } }) }), now);
+    expect(condition(stuck(render.templateHash), 'Degraded')).toMatchObject({ reason: 'ProgressDeadlineExceeded', message: 'the gateway exceeded its progress deadline' });
+    expect(condition(stuck('an-older-template'), 'Degraded').status).toBe('False');
+    const other = instanceStatus(2, render, observe({ deployment: deployment({ available: false, progressing: { status: 'False', reason: 'Something' } }) }), now);
+    expect(condition(other, 'Degraded').status).toBe('False');
+  });
+
+  it('RC4 a missing mount is Degraded only while current Pods exist and none of them is ready', () => {
+    const mounts = ['MountVolume.SetUp failed: secret "m" not found'];
+    const reasonWith = (pods: ObservedPod[]) => condition(instanceStatus(2, render, observe({ pods, missingMounts: mounts }), now), 'Degraded');
+    expect(reasonWith([pod(render.templateHash, { reason: 'ContainerCreating', message: '' })])).toMatchObject({ status: 'True', reason: 'FailedMount', message: mounts[0] });
+    expect(reasonWith([]).status).toBe('False');
+    expect(reasonWith([pod(render.templateHash, 'running')]).status).toBe('False');
+    expect(reasonWith([pod('old-hash', { reason: 'ContainerCreating', message: '' })]).status).toBe('False');
+  });
+
+  it('RC2 Pods being deleted, and Pods without container statuses, are not ready replicas', () => {
+    const leaving = { ...pod(render.templateHash, 'running'), metadata: { ...pod(render.templateHash, 'running').metadata, deletionTimestamp: now } } as ObservedPod;
+    const empty: ObservedPod = { metadata: { name: 'e', annotations: { [TEMPLATE_HASH_ANNOTATION]: render.templateHash } }, status: { containerStatuses: [] } };
+    const bare: ObservedPod = { metadata: { name: 'b', annotations: { [TEMPLATE_HASH_ANNOTATION]: render.templateHash } } };
+    for (const pods of [[leaving], [empty], [bare]]) {
+      const s = instanceStatus(2, render, { deployment: deployment(), pods, missingMounts: [], applyError: null }, now);
+      expect(s.phase).toBe('Progressing');
+      expect(s.running).toBeNull();
+      expect(condition(s, 'Ready')).toMatchObject({ status: 'False', reason: 'RollingOut', message: '0 of 1 gateway Pods of generation 2 ready' });
+    }
+  });
+
+  it('RC2 a Deployment is rolled out only when its controller saw its generation and no old replica is left', () => {
+    const base = deployment();
+    const ready = [pod(render.templateHash, 'running')];
+    const phase = (d: ObservedDeployment) => instanceStatus(2, render, { deployment: d, pods: ready, missingMounts: [], applyError: null }, now).phase;
+    expect(phase(base)).toBe('Running');
+    expect(phase({ ...base, status: { ...base.status, observedGeneration: 4 } })).toBe('Progressing');
+    expect(phase({ ...base, status: { ...base.status, replicas: 2 } })).toBe('Progressing');
+    expect(phase({ ...base, status: { ...base.status, updatedReplicas: 0 } })).toBe('Progressing');
+    expect(phase({ ...base, status: { ...base.status, availableReplicas: 0 } })).toBe('Progressing');
+    expect(phase({ ...base, status: {} })).toBe('Progressing');
+  });
+});
