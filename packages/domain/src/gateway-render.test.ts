@@ -203,3 +203,67 @@ describe('isRenderable (RC2: the reconciler renders its own installation\'s inst
   });
 });
 
+
+describe('RC2 the rendering, exact answers (written out)', () => {
+  const gatewayEnv = (r: ReturnType<typeof renderGateway>): Any[] => (r.deployment as Any).spec.template.spec.containers.find((c: Any) => c.name === 'gateway').env;
+  const specEnvOf = (r: ReturnType<typeof renderGateway>) => gatewayEnv(r).filter((e) => !String(e.name).startsWith('OPENCLAW_'));
+
+  it('RC2 each child is the kind and version Kubernetes expects; the ServiceAccount mounts a token only with selfConfigure on', () => {
+    const off = renderGateway(instance({ image: 'img' }));
+    expect([off.configMap.apiVersion, off.configMap.kind, off.configMap.immutable]).toEqual(['v1', 'ConfigMap', true]);
+    expect([off.serviceAccount.apiVersion, off.serviceAccount.kind, off.serviceAccount.automountServiceAccountToken]).toEqual(['v1', 'ServiceAccount', false]);
+    expect(off.roleBinding).toBeNull();
+    for (const selfConfigure of [{}, { enabled: 'yes' }, { enabled: false }]) expect(renderGateway(instance({ selfConfigure })).serviceAccount.automountServiceAccountToken).toBe(false);
+    const on = renderGateway(instance({ selfConfigure: { enabled: true } }));
+    expect(on.serviceAccount.automountServiceAccountToken).toBe(true);
+    expect([on.roleBinding!.apiVersion, on.roleBinding!.kind]).toEqual(['rbac.authorization.k8s.io/v1', 'RoleBinding']);
+  });
+
+  it('RC2 skills: strings only, sorted; workspace files: strings only, by path, each under its hashed key; the default image', () => {
+    const r = renderGateway(instance({ skills: ['pack:b', 3, 'npm:a', null], workspace: { initialFiles: { 'z/last.md': 'Z', 'a/first.md': 'A', 'bad.md': 7 } } }));
+    const data = r.configMap.data as Record<string, string>;
+    expect(JSON.parse(data['skills.json']!)).toEqual(['npm:a', 'pack:b']);
+    const workspaceKeys = Object.keys(data).filter((k) => k.startsWith('workspace-'));
+    expect(workspaceKeys).toEqual([`workspace-${sha256Hex('a/first.md').slice(0, 20)}`, `workspace-${sha256Hex('z/last.md').slice(0, 20)}`]);
+    expect(workspaceKeys.map((k) => data[k])).toEqual(['A', 'Z']);
+    const gateway = (r.deployment as Any).spec.template.spec.containers.find((c: Any) => c.name === 'gateway');
+    expect(gateway.image).toBe('ghcr.io/openclaw/openclaw:latest');
+    expect(renderGateway(instance({ image: 42 })).deployment).toMatchObject({ spec: { template: { spec: { containers: expect.arrayContaining([expect.objectContaining({ name: 'gateway', image: 'ghcr.io/openclaw/openclaw:latest' })]) } } } });
+  });
+
+  it('RC3 spec.env: an admitted reference is delivered with the default key and optional only when said; a reference that is not one, a nameless or a platform entry is not', () => {
+    const admitted = envEntry(FIELD_MANAGER, 'Apply', [
+      ['DEFAULTS', 'valueFrom'],
+      ['OPTIONAL', 'valueFrom'],
+      ['BROKEN', 'valueFrom'],
+    ]);
+    const r = renderGateway(
+      instance(
+        {
+          env: [
+            { name: 'DEFAULTS', valueFrom: { secretKeyRef: { name: 's1' } } },
+            { name: 'OPTIONAL', valueFrom: { secretKeyRef: { name: 's2', key: 'k', optional: true } } },
+            { name: 'BROKEN', valueFrom: 'not an object' },
+            { value: 'nameless' },
+            { name: 'OPENCLAW_NAMESPACE', value: 'spoofed' },
+            { name: 'PLAIN', value: 'v' },
+            { name: 'NUMBER', value: 7 },
+          ],
+        },
+        [admitted],
+      ),
+    );
+    expect(specEnvOf(r)).toEqual([
+      { name: 'DEFAULTS', valueFrom: { secretKeyRef: { name: 's1', key: 'value', optional: false } } },
+      { name: 'OPTIONAL', valueFrom: { secretKeyRef: { name: 's2', key: 'k', optional: true } } },
+      { name: 'PLAIN', value: 'v' },
+    ]);
+    expect(r.ignoredEnv).toEqual([{ name: 'BROKEN', reason: 'unadmitted-reference', owners: [{ manager: FIELD_MANAGER, operation: 'Apply' }] }]);
+    expect(gatewayEnv(r).filter((e) => e.name === 'OPENCLAW_NAMESPACE')).toEqual([{ name: 'OPENCLAW_NAMESPACE', value: 'occ-ns' }]);
+  });
+
+  it('RC2 the children carry only the labels of ours the instance has', () => {
+    const partial: InstanceObject = { metadata: { name: `agent-${uuid}`, namespace: 'occ-ns', uid: 'u', labels: { [AGENT_ID_LABEL]: uuid, other: 'x' } }, spec: {} };
+    expect((renderGateway(partial).configMap as Any).metadata.labels).toEqual({ [AGENT_ID_LABEL]: uuid });
+  });
+});
