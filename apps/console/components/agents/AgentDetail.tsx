@@ -20,7 +20,7 @@ import { SelfConfigBudget } from '../selfconfig/SelfConfigBudget';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { TableSkeleton } from '../ui/Skeleton';
-import { NotAllowedButton } from '../ui/NotAllowedButton';
+import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';
 
 // One agent (/agents?namespace=…&id=agt_…), loaded on demand by AgentsScreen.
 export default function AgentDetail({ namespaceId, agentId }: { namespaceId: string; agentId: string }) {
@@ -139,7 +139,7 @@ export default function AgentDetail({ namespaceId, agentId }: { namespaceId: str
         {agent.viewerCan.delete ? (
           <DeleteAgentButton namespaceId={namespaceId} agent={agent} />
         ) : (
-          <NotAllowedButton label={`Delete ${agent.name}`} reason={`You may read ${agent.name} but not delete it: that needs delete on the agent.`}>
+          <NotAllowedButton label={`Delete ${agent.name}`} reason={notAllowedReason(agent.name, 'delete', 'delete', 'agent')}>
             Delete
           </NotAllowedButton>
         )}

@@ -19,7 +19,7 @@ import { CopyId } from '../ui/CopyId';
 import { ListSearch, Pager } from '../ui/ListControls';
 import { RelativeTime } from '../ui/RelativeTime';
 import { TableSkeleton } from '../ui/Skeleton';
-import { NotAllowedButton } from '../ui/NotAllowedButton';
+import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';
 
 // A configuration's history is below its editor and read on demand: its chunk loads with the detail
 // page, not with the route, which keeps /configurations inside its first-load budget
@@ -135,7 +135,7 @@ function ConfigurationDetail({ namespaceId, configurationId }: { namespaceId: st
             <EditConfigurationForm key={found.id} namespaceId={namespaceId} configuration={found} />
           ) : (
             <p className="hint" data-testid="configuration-read-only">
-              You may read {found.name} but not edit it: that needs update on the configuration.
+              {notAllowedReason(found.name, 'edit', 'update', 'configuration')}
             </p>
           )}
           <Suspense fallback={<TableSkeleton label="Loading history…" rows={3} />}>
@@ -146,7 +146,7 @@ function ConfigurationDetail({ namespaceId, configurationId }: { namespaceId: st
             {found.viewerCan.delete ? (
               <DeleteConfigurationButton namespaceId={namespaceId} configuration={found} />
             ) : (
-              <NotAllowedButton label={`Delete ${found.name}`} reason={`You may read ${found.name} but not delete it: that needs delete on the configuration.`}>
+              <NotAllowedButton label={`Delete ${found.name}`} reason={notAllowedReason(found.name, 'delete', 'delete', 'configuration')}>
                 Delete
               </NotAllowedButton>
             )}

@@ -7,7 +7,7 @@ import { agentRevisionsQueryOptions, deployAgent, deployKeys, explainDeployQuery
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
-import { NotAllowedButton } from '../ui/NotAllowedButton';
+import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';
 import { TableSkeleton } from '../ui/Skeleton';
 import { DeployChecks } from './DeployChecks';
 import { DeployProgress } from './DeployProgress';
@@ -77,7 +77,7 @@ export function DeploySection({ agent, names }: { agent: Agent; names: ReadonlyM
         </button>
         {running && agent.viewerCan.deploy ? <StopAgentButton agentId={agent.id} agentName={agent.name} /> : null}
         {running && !agent.viewerCan.deploy ? (
-          <NotAllowedButton label={`Stop ${agent.name}`} reason={`You may read ${agent.name} but not stop it: that needs deploy on the agent.`}>
+          <NotAllowedButton label={`Stop ${agent.name}`} reason={notAllowedReason(agent.name, 'stop', 'deploy', 'agent')}>
             Stop
           </NotAllowedButton>
         ) : null}

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import type { SecretListItem } from '../../lib/secrets';
 import { RedeployConsumersPanel, StaleBadge } from '../deploy/RedeployConsumers';
 import { CopyId } from '../ui/CopyId';
-import { NotAllowedButton } from '../ui/NotAllowedButton';
+import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';
 import { RelativeTime } from '../ui/RelativeTime';
 import { DeleteSecretButton } from './DeleteSecretPanel';
 import { RotateSecretPanel } from './RotateSecretPanel';
@@ -53,7 +53,7 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
               Rotate
             </button>
           ) : (
-            <NotAllowedButton label={`Rotate ${secret.name}`} reason={`You may read ${secret.name} but not rotate it: that needs update on the secret.`}>
+            <NotAllowedButton label={`Rotate ${secret.name}`} reason={notAllowedReason(secret.name, 'rotate', 'update', 'secret')}>
               Rotate
             </NotAllowedButton>
           )}
@@ -72,7 +72,7 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
           {secret.viewerCan.delete ? (
             <DeleteSecretButton namespaceId={namespaceId} secret={secret} />
           ) : (
-            <NotAllowedButton label={`Delete ${secret.name}`} reason={`You may read ${secret.name} but not delete it: that needs delete on the secret.`}>
+            <NotAllowedButton label={`Delete ${secret.name}`} reason={notAllowedReason(secret.name, 'delete', 'delete', 'secret')}>
               Delete
             </NotAllowedButton>
           )}
