@@ -46,18 +46,22 @@ export interface KindSpec<View extends { id: string }> {
 
 const spec = <View extends { id: string }>(s: KindSpec<View>) => s;
 
+function namespacesByIds(db: Db | Tx, ids: readonly string[]): Promise<NamespaceView[]> {
+  return sqlRows<NamespaceView>(db, sql`SELECT * FROM "public"."Namespace" WHERE "id" = ANY(${[...ids]}::text[])`);
+}
+
 export const RESOURCE_KINDS = {
   namespace: spec<NamespaceView>({
     idKind: 'namespace',
     typename: 'Namespace',
     table: 'Namespace',
     namespaceColumn: 'id',
-    byIds: (db, ids) => sqlRows<NamespaceView>(db, sql`SELECT * FROM "public"."Namespace" WHERE "id" = ANY(${[...ids]}::text[])`),
+    byIds: namespacesByIds,
     // The authorization cache keeps namespace rows (invalidated by notifications): one read by id
     // costs no statement when warm. The kept row is frozen; the caller gets a copy (node(id:)
     // brands what it returns with its type, which a frozen object refuses).
     byId: async (db, id) => {
-      const row = await remembered(db, 'namespace', id, async () => (await sqlRows<NamespaceView>(db, sql`SELECT * FROM "public"."Namespace" WHERE "id" = ${id}`))[0] ?? null);
+      const row = await remembered(db, 'namespace', id, async () => (await namespacesByIds(db, [id]))[0] ?? null);
       return row && { ...row };
     },
     readKind: 'namespace',
