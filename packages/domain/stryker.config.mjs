@@ -6,7 +6,7 @@
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutate.config.ts' },
-  mutate: ['src/**/*.ts', '!src/**/*.test.ts'],
+  mutate: ['src/**/*.ts', '!src/**/*.test.ts', '!src/**/*.test-support.ts'],
   coverageAnalysis: 'perTest',
   // Static mutants (module-level constants: tables, regular expressions) would each need the whole
   // suite run again: a quarter of the mutants and two thirds of the time. Left out, and said so in

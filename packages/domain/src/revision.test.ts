@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { parseGrid } from './lifecycle-grid.test-support.ts';
 import { describe, expect, it } from 'vitest';
 import {
   freezeRevision,
@@ -141,14 +142,7 @@ const GRID = `
   superseded  -          -         -          -       -       -           -           -
   stopped     -          -         -          -       -       -           -           -
 `;
-const EXPECTED = new Map<string, RevisionState | null>(
-  GRID.trim()
-    .split('\n')
-    .flatMap((line) => {
-      const [state, ...cells] = line.trim().split(/\s+/);
-      return cells.map((cell, i) => [`${state} ${EVENTS_COLUMNS[i]}`, cell === '-' ? null : (cell as RevisionState)] as const);
-    }),
-);
+const EXPECTED = parseGrid<RevisionState>(GRID, EVENTS_COLUMNS);
 
 describe('revision lifecycle', () => {
   it('D4 W1 the grid names every state and every event exactly once', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from './errors.ts';
+import { parseGrid } from './lifecycle-grid.test-support.ts';
 import {
   approvalRefusal,
   effectiveRotationPolicy,
@@ -138,17 +139,7 @@ const WITH_APPROVAL = `
   ROLLED_BACK        -                  -        -       -                  -        -        -             -            -
   ABORTED            -                  -        -       -                  -        -        -             -            -
 `;
-function grid(text: string): Map<string, RolloutState | null> {
-  return new Map(
-    text
-      .trim()
-      .split('\n')
-      .flatMap((line) => {
-        const [state, ...cells] = line.trim().split(/\s+/);
-        return cells.map((cell, i) => [`${state} ${ROLLOUT_COLUMNS[i]}`, cell === '-' ? null : (cell as RolloutState)] as const);
-      }),
-  );
-}
+const grid = (text: string) => parseGrid<RolloutState>(text, ROLLOUT_COLUMNS);
 const event = (kind: RolloutEventKind, policy: RotationPolicy): RolloutEvent =>
   kind === 'rotated'
     ? { kind, policy }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseGrid } from './lifecycle-grid.test-support.ts';
 import { SELF_CONFIG_PHASES, TERMINAL_PHASES, type SelfConfigPhase } from './selfconfig.ts';
 import { phaseOf, SELF_CONFIG_EVENTS, selfConfigTransition, type SelfConfigEvent } from './selfconfig-lifecycle.ts';
 
@@ -18,14 +19,7 @@ const GRID = `
   Expired           -        -        -                 -          -        -       -       -         -        -        -           -
   RolledBack        -        -        -                 -          -        -       -       -         -        -        -           -
 `;
-const EXPECTED = new Map<string, SelfConfigPhase | null>(
-  GRID.trim()
-    .split('\n')
-    .flatMap((line) => {
-      const [phase, ...cells] = line.trim().split(/\s+/);
-      return cells.map((cell, i) => [`${phase} ${COLUMNS[i]}`, cell === '-' ? null : (cell as SelfConfigPhase)] as const);
-    }),
-);
+const EXPECTED = parseGrid<SelfConfigPhase>(GRID, COLUMNS);
 const ROWS = ['new', ...SELF_CONFIG_PHASES] as const;
 
 describe('SelfConfig request lifecycle', () => {
