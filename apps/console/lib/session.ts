@@ -9,6 +9,10 @@ export class SignInError extends Error {
   }
 }
 
+// Signing out is the user's own choice of where to go (/sign-in, with nothing to come back to). A query
+// in flight when the session ends answers 401 too; it must not turn that into /sign-in?next=… .
+let signingOut = false;
+
 export async function signIn(apiKey: string): Promise<void> {
   const response = await fetch('/auth/session', {
     method: 'POST',
@@ -16,7 +20,10 @@ export async function signIn(apiKey: string): Promise<void> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ apiKey }),
   });
-  if (response.status === 204 || response.ok) return;
+  if (response.status === 204 || response.ok) {
+    signingOut = false;
+    return;
+  }
   const body = (await response.json().catch(() => null)) as { code?: string; message?: string } | null;
   if (response.status === 401) {
     throw new SignInError(body?.code ?? 'UNAUTHENTICATED', body?.message ?? 'This API key was not accepted.');
@@ -25,8 +32,14 @@ export async function signIn(apiKey: string): Promise<void> {
 }
 
 export async function signOut(): Promise<void> {
-  const response = await fetch('/auth/session', { method: 'DELETE', credentials: 'same-origin' });
-  if (!response.ok) throw new Error(`Sign-out failed (HTTP ${response.status}).`);
+  signingOut = true;
+  try {
+    const response = await fetch('/auth/session', { method: 'DELETE', credentials: 'same-origin' });
+    if (!response.ok) throw new Error(`Sign-out failed (HTTP ${response.status}).`);
+  } catch (error) {
+    signingOut = false;
+    throw error;
+  }
 }
 
 /** Where to go after signing in: only a path of this console (never another origin, never //host). */
@@ -41,4 +54,13 @@ export function safeNext(next: string | null | undefined): string {
 export function signInHref(path: string): string {
   const next = safeNext(path);
   return next === '/namespaces' || next === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(next)}`;
+}
+
+/**
+ * Where a query or mutation that found no session sends the user: nowhere when already on /sign-in,
+ * plain /sign-in while the user is signing out, else /sign-in remembering the page.
+ */
+export function unauthenticatedRedirect(location: { pathname: string; search: string }): string | null {
+  if (location.pathname === '/sign-in') return null;
+  return signingOut ? '/sign-in' : signInHref(location.pathname + location.search);
 }

@@ -4,7 +4,7 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@ta
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { UnauthenticatedError } from '../../lib/graphql';
-import { signInHref } from '../../lib/session';
+import { unauthenticatedRedirect } from '../../lib/session';
 
 // One place decides what an expired or missing session means: any query or mutation that fails with
 // UnauthenticatedError sends the user to /sign-in, carrying the page they asked for, so screens never
@@ -18,9 +18,9 @@ export function QueryProvider({ children }: { children: ReactNode }) {
 
   const [client] = useState(() => {
     const onError = (error: unknown) => {
-      if (error instanceof UnauthenticatedError && window.location.pathname !== '/sign-in') {
-        routerRef.current.replace(signInHref(window.location.pathname + window.location.search));
-      }
+      if (!(error instanceof UnauthenticatedError)) return;
+      const target = unauthenticatedRedirect(window.location);
+      if (target) routerRef.current.replace(target);
     };
     const client: QueryClient = new QueryClient({
       queryCache: new QueryCache({ onError }),
