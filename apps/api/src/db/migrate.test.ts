@@ -1,4 +1,4 @@
-import { appendFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -40,6 +40,21 @@ async function appliedMigrations(client: pg.Client): Promise<string[] | null> {
 }
 
 describe('R2 migrations', () => {
+  // Seen on 20261206060000: "syntax error at or near "a"" from `migrate deploy`, for a comment that
+  // read "… writes; a row …". The engine cuts the script at every semicolon, comments included, and
+  // runs what follows as SQL; psql, which knows comments, ran the same file.
+  it('R2 no committed migration has a semicolon inside a -- comment (the migration engine cuts the script there)', async () => {
+    const found: string[] = [];
+    for (const name of await committedMigrations()) {
+      const lines = (await readFile(path.join(MIGRATIONS_DIR, name, 'migration.sql'), 'utf8')).split('\n');
+      lines.forEach((line, i) => {
+        const comment = line.indexOf('--');
+        if (comment >= 0 && line.slice(comment).includes(';')) found.push(`${name}:${i + 1}`);
+      });
+    }
+    expect(found).toEqual([]);
+  });
+
   // PGlite is one PostgreSQL session whatever the number of sockets, so an advisory lock never
   // makes a second connection wait there: the lock is only observable on a real server.
   it.runIf(testDatabaseMode() === 'postgres')(

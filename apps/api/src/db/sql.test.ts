@@ -29,7 +29,7 @@ const ZONES = ['UTC', 'Pacific/Kiritimati', 'America/St_Johns', 'Europe/Berlin']
 async function plantEvents(): Promise<{ ids: string[]; action: string }> {
   const action = `test.sql-${randomUUID().slice(0, 8)}`;
   const ids = TIMES.map(() => `aud_${randomUUID()}`);
-  await stack.runtime.db.auditEvent.createMany({ data: TIMES.map((at, i) => ({ id: ids[i]!, at, action, resourceKind: 'secret', outcome: 'SUCCESS' as const, details: { i } })) });
+  await stack.runtime.db.auditEvent.createMany({ data: TIMES.map((at, i) => ({ id: ids[i]!, at, systemActor: 'worker', action, resourceKind: 'secret', outcome: 'SUCCESS' as const, details: { i } })) });
   return { ids, action };
 }
 

@@ -109,6 +109,8 @@ describe('audit log', () => {
     ['a bad outcome', '?outcome=MAYBE', 400, 'outcome'],
     ['a bad time', '?from=yesterday', 400, 'from'],
     ['a NUL in a filter', '?action=a%00b', 400, 'action'],
+    ['a system actor spelt as stored, not as GraphQL spells it', '?systemActor=worker', 400, 'systemActor'],
+    ['an unknown system actor', '?systemActor=CRON', 400, 'systemActor'],
   ])('P4 the export refuses %s with 400 naming the parameter', async (_what, query, status, parameter) => {
     const res = await stack.request(`/audit/events.ndjson${query}`, { headers: { authorization: `Bearer ${stack.bootstrapKey}` } });
     expect(res.status).toBe(status);
@@ -123,5 +125,50 @@ describe('audit log', () => {
     expect(cross.status).toBe(403);
     const same = await stack.request('/audit/events.ndjson?action=bulk.test', { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
     expect(same.status).toBe(200);
+  });
+
+  // System actors: the parts of the control plane that act on their own name themselves.
+  const SYSTEM = `query($filter: AuditEventFilter) { auditEvents(first: 100, filter: $filter) { totalCount edges { node { id action actorId systemActor namespaceId } } } }`;
+  type SystemEvent = { id: string; action: string; actorId: string | null; systemActor: string | null; namespaceId: string | null };
+  async function systemEvents(filter: Record<string, unknown>, key?: string): Promise<SystemEvent[]> {
+    const res = await stack.gql(SYSTEM, { filter }, { key });
+    expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+    return res.body.data!.auditEvents.edges.map((e: { node: SystemEvent }) => e.node);
+  }
+
+  it('every event no principal caused names the part of the control plane that wrote it: the installer its bootstrap, the worker the provisioning', async () => {
+    const rows = await stack.runtime.db.auditEvent.findMany({ where: { actorId: null } });
+    expect(rows.filter((r) => r.action !== 'anonymousRefusals' && r.systemActor === null).map((r) => r.action)).toEqual([]);
+    const events = await systemEvents({});
+    expect(events.find((e) => e.action === 'installation.bootstrap')).toMatchObject({ actorId: null, systemActor: 'INSTALLER' });
+    const provisioned = events.filter((e) => e.action === 'namespace.provision');
+    expect(provisioned.map((e) => e.namespaceId).sort()).toEqual([nsA, nsB].sort());
+    for (const e of provisioned) expect(e).toMatchObject({ actorId: null, systemActor: 'WORKER' });
+    // An event a principal caused names no system actor.
+    const created = events.find((e) => e.action === 'secret.create');
+    expect(created?.actorId).toBeTruthy();
+    expect(created?.systemActor).toBeNull();
+  });
+
+  it.each(['WORKER', 'INSTALLER', 'RECONCILER'])('the filter systemActor: %s holds exactly the rows that part wrote, for the installation administrator and (in its namespace) a namespace administrator', async (system) => {
+    const stored = (await stack.runtime.db.auditEvent.findMany({ where: { systemActor: system.toLowerCase() }, select: { id: true, namespaceId: true } }));
+    const asAdmin = await systemEvents({ systemActor: system });
+    expect(asAdmin.map((e) => e.id).sort()).toEqual(stored.map((r) => r.id).sort());
+    for (const e of asAdmin) expect(e.systemActor).toBe(system);
+    const asNamespaceAdmin = await systemEvents({ systemActor: system }, adminA.apiKey);
+    expect(asNamespaceAdmin.map((e) => e.id).sort()).toEqual(stored.filter((r) => r.namespaceId === nsA).map((r) => r.id).sort());
+    const exported = await stack.request(`/audit/events.ndjson?systemActor=${system}`, { headers: { authorization: `Bearer ${stack.bootstrapKey}` } });
+    const lines = (await exported.text()).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as SystemEvent);
+    expect(lines.map((l) => l.id).sort()).toEqual(stored.map((r) => r.id).sort());
+    for (const l of lines) expect(l.systemActor).toBe(system);
+  });
+
+  it.each([
+    ['no actor at all', { actorId: null, systemActor: null, action: 'test.nobody' }],
+    ['a principal and a system actor both', { actorId: 'usr_x', systemActor: 'worker', action: 'test.both' }],
+    ['a system actor the product does not have', { actorId: null, systemActor: 'cron', action: 'test.cron' }],
+  ])('the database refuses an event with %s', async (_what, who) => {
+    const write = stack.runtime.db.auditEvent.create({ data: { id: `aud_${randomUUID()}`, ...who, resourceKind: 'secret', outcome: 'SUCCESS' as const } });
+    await expect(write).rejects.toThrow(/AuditEvent_(one_actor|systemActor_known)/);
   });
 });

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { textProblem } from '@occ/domain/text';
 import { readableBy } from '../services/access.ts';
+import { SYSTEM_ACTORS } from '../services/audit.ts';
 import { auditEventsPage, type AuditEventFilter, type AuditEventView } from '../services/audit-log.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import type { Keyset } from '../services/pagination.ts';
@@ -27,6 +28,11 @@ export function exportFilter(query: URLSearchParams): AuditEventFilter {
     if ((TEXT_PARAMS as readonly string[]).includes(name)) {
       if (value.length > 253 || textProblem(value)) throw new ExportQueryError(name);
       filter[name as (typeof TEXT_PARAMS)[number]] = value;
+    } else if (name === 'systemActor') {
+      // As GraphQL spells it (WORKER, RECONCILER, INSTALLER), so the console's filter is one link.
+      const system = SYSTEM_ACTORS.find((a) => a.toUpperCase() === value);
+      if (!system) throw new ExportQueryError(name);
+      filter.systemActor = system;
     } else if (name === 'outcome') {
       if (!(OUTCOMES as readonly string[]).includes(value)) throw new ExportQueryError(name);
       filter.outcome = value as AuditEventView['outcome'];
@@ -54,7 +60,9 @@ export async function exportAuditEvents(deps: Deps, actor: Actor, filter: AuditE
   while (!closed) {
     const page = await auditEventsPage(deps, readable, { size: PAGE, direction: 'forward', after, before: null }, filter);
     for (const { node } of page.edges) {
-      if (!res.write(JSON.stringify(node) + '\n')) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+      // The system actor as GraphQL and the filter spell it (WORKER), not as it is stored.
+      const line = JSON.stringify({ ...node, systemActor: node.systemActor?.toUpperCase() ?? null });
+      if (!res.write(line + '\n')) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
       if (closed) return;
     }
     if (!page.hasNextPage) break;

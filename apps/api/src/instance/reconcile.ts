@@ -231,6 +231,7 @@ async function record(deps: InstanceReconcileDeps, instance: InstanceObject, rep
     await transaction(deps.db, (tx) =>
       audit(tx, {
         actorId: null,
+        system: 'reconciler',
         action: 'instance.driftRepaired',
         resourceKind: 'agent',
         resourceId: agentId,

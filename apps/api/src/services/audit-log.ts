@@ -1,5 +1,6 @@
 import type { ReadableSet } from '@occ/domain/access';
 import { readableBy } from './access.ts';
+import type { SystemActor } from './audit.ts';
 import type { Actor, Deps } from './deps.ts';
 import { and, raw, sql, type Sql } from '../db/sql.ts';
 import { sqlKeysetPage, readableScopes, visibleWithin, type PageOf, type PageRequest } from './pagination.ts';
@@ -13,6 +14,8 @@ export interface AuditEventView {
   id: string;
   at: Date;
   actorId: string | null;
+  /** Which part of the control plane acted, when no principal did (audit.ts SYSTEM_ACTORS). */
+  systemActor: SystemActor | null;
   action: string;
   resourceKind: string;
   resourceId: string | null;
@@ -27,6 +30,7 @@ export interface AuditEventView {
 
 export interface AuditEventFilter {
   actorId?: string | null;
+  systemActor?: SystemActor | null;
   action?: string | null;
   resourceKind?: string | null;
   resourceId?: string | null;
@@ -38,7 +42,7 @@ export interface AuditEventFilter {
   to?: Date | null;
 }
 
-const EXACT = ['actorId', 'action', 'resourceKind', 'resourceId', 'namespaceId', 'outcome'] as const;
+const EXACT = ['actorId', 'systemActor', 'action', 'resourceKind', 'resourceId', 'namespaceId', 'outcome'] as const;
 
 function filterWhere(filter: AuditEventFilter): Array<Sql | null> {
   return [
@@ -66,6 +70,7 @@ export async function auditEventsPage(deps: Deps, readable: ReadableSet, page: P
       id: row.id,
       at: row.at,
       actorId: row.actorId,
+      systemActor: row.systemActor,
       action: row.action,
       resourceKind: row.resourceKind,
       resourceId: row.resourceId,

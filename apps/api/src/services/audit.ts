@@ -1,8 +1,19 @@
 import type { Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
 
-export interface AuditInput {
-  actorId: string | null;
+/**
+ * The parts of the control plane that act on their own, named on the events they write instead of
+ * a principal: the worker runs queued work (deploys and their revisions, namespace provisioning,
+ * rollout batches); the reconciler repairs and records what changed outside (drift, a lost
+ * namespace, a secret changed in Kubernetes, retired versions); the installer bootstraps.
+ */
+export const SYSTEM_ACTORS = ['worker', 'reconciler', 'installer'] as const;
+export type SystemActor = (typeof SYSTEM_ACTORS)[number];
+
+/** Who acted: a principal, or (never both) a part of the control plane. */
+export type AuditActor = { actorId: string; system?: never } | { actorId: null; system: SystemActor };
+
+export type AuditInput = AuditActor & {
   action: string;
   resourceKind: string;
   resourceId: string | null;
@@ -11,7 +22,7 @@ export interface AuditInput {
   reason?: string | null;
   /** Metadata only: names, versions, ids. Never a value. */
   details?: Record<string, unknown>;
-}
+};
 
 /** Written in the same transaction as the change it records. */
 export async function audit(tx: Tx, event: AuditInput): Promise<void> {
@@ -19,6 +30,7 @@ export async function audit(tx: Tx, event: AuditInput): Promise<void> {
     data: {
       id: newId('audit'),
       actorId: event.actorId,
+      systemActor: event.actorId === null ? event.system : null,
       action: event.action,
       resourceKind: event.resourceKind,
       resourceId: event.resourceId,

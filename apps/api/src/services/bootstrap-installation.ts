@@ -59,6 +59,7 @@ export async function ensureInstallation(db: Db, delivery: BootstrapKeyDelivery 
       await tx.installation.create({ data: { id: INSTALLATION_ROW_ID, installationId, bootstrapPrincipalId: principalId } });
       await audit(tx, {
         actorId: null,
+        system: 'installer',
         action: 'installation.bootstrap',
         resourceKind: 'installation',
         resourceId: INSTALLATION_ROW_ID,

@@ -160,6 +160,7 @@ async function failRevision(tx: Tx, payload: Pick<DeployRevisionPayload, 'revisi
   if (failed === 0) return;
   await audit(tx, {
     actorId: null,
+    system: 'worker',
     action: 'revision.fail',
     resourceKind: 'agentRevision',
     resourceId: payload.revisionId,
@@ -222,6 +223,7 @@ export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}):
             if (superseded === 1) {
               await audit(tx, {
                 actorId: null,
+                system: 'worker',
                 action: 'revision.supersede',
                 resourceKind: 'agentRevision',
                 resourceId: revision.id,
@@ -274,6 +276,7 @@ export function deployRevisionKind(deps: Deps, options: DeployWorkOptions = {}):
           await tx.agent.update({ where: { id: revision.agentId }, data: { activeRevisionId: revision.id } });
           await audit(tx, {
             actorId: null,
+            system: 'worker',
             action: 'revision.activate',
             resourceKind: 'agentRevision',
             resourceId: revision.id,
@@ -358,6 +361,7 @@ export function awaitRevisionKind(deps: Deps): WorkKind<AwaitRevisionPayload> {
                 if (!(await transition(tx, revision.id, 'gatewayReady'))) return;
                 await audit(tx, {
                   actorId: null,
+                  system: 'worker',
                   action: 'revision.ready',
                   resourceKind: 'agentRevision',
                   resourceId: revision.id,

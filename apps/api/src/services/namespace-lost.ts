@@ -33,6 +33,7 @@ export async function markNamespaceLost(db: Db, namespaceId: string, how: 'delet
     }
     await audit(tx, {
       actorId: null,
+      system: 'reconciler',
       action: 'namespace.lost',
       resourceKind: 'namespace',
       resourceId: namespaceId,

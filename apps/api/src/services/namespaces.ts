@@ -67,6 +67,7 @@ export function provisionNamespaceKind(deps: Deps): WorkKind<z.infer<typeof Prov
   const audited = (tx: Tx, namespaceId: string, k8sName: string, outcome: 'SUCCESS' | 'FAILURE', reason?: string) =>
     audit(tx, {
       actorId: null,
+      system: 'worker',
       action: 'namespace.provision',
       resourceKind: 'namespace',
       resourceId: namespaceId,

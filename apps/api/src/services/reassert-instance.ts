@@ -39,6 +39,7 @@ export async function requestReassert(db: Db, payload: ReassertPayload, observed
     await enqueue(tx, REASSERT_INSTANCE_KIND, key, payload, { concurrencyKey: deployKey(payload.agentId) });
     await audit(tx, {
       actorId: null,
+      system: 'reconciler',
       action: 'instance.driftRepaired',
       resourceKind: 'agent',
       resourceId: payload.agentId,

@@ -38,6 +38,7 @@ export async function recordOutsideChange(tx: Tx, secret: { id: string; namespac
   await tx.secret.update({ where: { id: secret.id }, data: { version, outsideChangeSeenAt: marker } });
   await audit(tx, {
     actorId: null,
+    system: 'reconciler',
     action: 'secret.changedOutside',
     resourceKind: 'secret',
     resourceId: secret.id,

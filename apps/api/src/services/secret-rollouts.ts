@@ -417,7 +417,7 @@ export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}):
             if (!(await advanceRollout(tx, view.id, { kind: 'batchStarted' }, { updatedAt: now }))) return;
             const target = await tx.secret.findUnique({ where: { id: view.secretId }, select: { version: true } });
             await tx.secretRolloutBatch.create({ data: { rolloutId: view.id, index, state: 'ROLLING', targetVersion: target?.version ?? view.targetVersion, startedAt: now, members: members as unknown as object } });
-            await audit(tx, { actorId: null, action: 'secret.rollout.batch', ...secretAudit, outcome: 'SUCCESS', details: { rolloutId: view.id, batch: index, agents: action.agentIds } });
+            await audit(tx, { actorId: null, system: 'worker', action: 'secret.rollout.batch', ...secretAudit, outcome: 'SUCCESS', details: { rolloutId: view.id, batch: index, agents: action.agentIds } });
           });
           continue;
         }
@@ -451,7 +451,7 @@ export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}):
           await ctx.checkpoint(async (tx) => {
             await moveBatches(tx, { rolloutId: view.id, index: open!.index }, 'ready', { endedAt: now });
             await tx.secretRollout.update({ where: { id: view.id }, data: { lastBatchEndedAt: now } });
-            await audit(tx, { actorId: null, action: 'secret.rollout.batchReady', ...secretAudit, outcome: 'SUCCESS', details: { rolloutId: view.id, batch: open!.index } });
+            await audit(tx, { actorId: null, system: 'worker', action: 'secret.rollout.batchReady', ...secretAudit, outcome: 'SUCCESS', details: { rolloutId: view.id, batch: open!.index } });
           });
           continue;
         case 'batch-failed':
@@ -460,7 +460,7 @@ export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}):
             // An abort committed meanwhile wins: the batch is ABORTED then, and nothing is rolled back.
             if (!(await advanceRollout(tx, view.id, { kind: 'batchFailed' }, { reasonCode: action.code, reasonMessage: action.message.slice(0, 2000) }))) return;
             await moveBatches(tx, { rolloutId: view.id, index: open!.index }, 'failed', { endedAt: now, reasonCode: action.code, reasonMessage: action.message.slice(0, 2000) });
-            await audit(tx, { actorId: null, action: 'secret.rollout.batchFailed', ...secretAudit, outcome: 'FAILURE', reason: action.code, details: { rolloutId: view.id, batch: open!.index } });
+            await audit(tx, { actorId: null, system: 'worker', action: 'secret.rollout.batchFailed', ...secretAudit, outcome: 'FAILURE', reason: action.code, details: { rolloutId: view.id, batch: open!.index } });
           });
           continue;
         case 'roll-back': {
@@ -494,7 +494,7 @@ export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}):
             if (failed) await moveBatches(tx, { rolloutId: view.id, index: failed.index }, 'rolledBack');
             const message = `${view.reason?.message ?? 'A batch failed.'}${notes.length ? ` ${notes.join('; ')}.` : ''}`.slice(0, 2000);
             if (await advanceRollout(tx, view.id, { kind: 'rolledBack' }, { endedAt: now, reasonMessage: message })) {
-              await audit(tx, { actorId: null, action: 'secret.rollout.rolledBack', ...secretAudit, outcome: 'FAILURE', reason: view.reason?.code ?? 'BATCH_FAILED', details: { rolloutId: view.id, batch: failed?.index ?? null } });
+              await audit(tx, { actorId: null, system: 'worker', action: 'secret.rollout.rolledBack', ...secretAudit, outcome: 'FAILURE', reason: view.reason?.code ?? 'BATCH_FAILED', details: { rolloutId: view.id, batch: failed?.index ?? null } });
             }
           });
           return;
@@ -502,7 +502,7 @@ export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}):
         case 'succeed':
           await ctx.checkpoint(async (tx) => {
             if (await advanceRollout(tx, view.id, { kind: 'succeeded' }, { endedAt: now })) {
-              await audit(tx, { actorId: null, action: 'secret.rollout.succeeded', ...secretAudit, outcome: 'SUCCESS', details: { rolloutId: view.id, targetVersion: view.targetVersion, batches: view.batches.length } });
+              await audit(tx, { actorId: null, system: 'worker', action: 'secret.rollout.succeeded', ...secretAudit, outcome: 'SUCCESS', details: { rolloutId: view.id, targetVersion: view.targetVersion, batches: view.batches.length } });
             }
           });
           return;

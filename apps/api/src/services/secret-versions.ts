@@ -85,6 +85,7 @@ async function retireOne(deps: Pick<Deps, 'secretDriver' | 'logger'>, tx: Tx, se
   }
   await audit(tx, {
     actorId: null,
+    system: 'reconciler',
     action: 'secret.versionsRetired',
     resourceKind: 'secret',
     resourceId: secret.secretId,

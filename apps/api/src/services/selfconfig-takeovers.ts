@@ -69,6 +69,7 @@ export async function recordTakeovers(
   await tx.agentRevision.update({ where: { id: revision.id }, data: { takeovers: items as Prisma.InputJsonValue } });
   await audit(tx, {
     actorId: null,
+    system: 'worker',
     action: 'revision.takeover',
     resourceKind: 'agentRevision',
     resourceId: revision.id,

@@ -30,7 +30,7 @@ beforeAll(async () => {
   await db.namespace.createMany({ data: namespaces.map((id, i) => ({ id, name: `vis-${i}`, k8sName: `occ-vis-${i}`, createdById: boot, status: 'READY' as const })) });
   // Namespaces hold unequal shares (the first few most rows); audit rows of no namespace too.
   const nsOf = (i: number): string | null => (i % 9 === 8 ? null : namespaces[(i * i) % (i % 3 === 0 ? 3 : NAMESPACES)]!);
-  const audit = Array.from({ length: 240 }, (_, i) => ({ id: `aud_${randomUUID()}`, at: timeOf(i), action: 'vis.test', resourceKind: 'secret', namespaceId: nsOf(i), outcome: 'SUCCESS' as const }));
+  const audit = Array.from({ length: 240 }, (_, i) => ({ id: `aud_${randomUUID()}`, at: timeOf(i), systemActor: 'worker', action: 'vis.test', resourceKind: 'secret', namespaceId: nsOf(i), outcome: 'SUCCESS' as const }));
   await db.auditEvent.createMany({ data: audit });
   rowIds.AuditEvent = audit.map((r) => r.id);
   const secrets = Array.from({ length: 200 }, (_, i) => ({

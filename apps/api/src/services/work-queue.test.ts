@@ -243,7 +243,7 @@ describe('work queue', () => {
               await gate; // the first worker stalls here (a long GC pause, a slow call) past its lease
             }
             await ctx.commit((tx) =>
-              audit(tx, { actorId: null, action: 'test.lease-step', resourceKind: 'work', resourceId: id, namespaceId: null, outcome: 'SUCCESS', details: { owner: ctx.owner } }),
+              audit(tx, { actorId: null, system: 'worker', action: 'test.lease-step', resourceKind: 'work', resourceId: id, namespaceId: null, outcome: 'SUCCESS', details: { owner: ctx.owner } }),
             );
           },
         },

@@ -4,4 +4,4 @@
  * release can name that release and refuse before changing anything. Bump it, and add the
  * CHANGELOG entry, when a release changes what is stored (release.test.ts holds the two together).
  */
-export const RELEASE = '2026.12.04.3';
+export const RELEASE = '2026.12.06.1';

@@ -1,3 +1,4 @@
+import type { SystemActor } from '../../services/audit.ts';
 import { listAuditEvents, type AuditEventView } from '../../services/audit-log.ts';
 import { actorOf, builder } from '../builder.ts';
 import { pageRequest, textFilter, toConnection, totalCount } from '../connections.ts';
@@ -7,11 +8,21 @@ import { PrincipalRef } from './principal.ts';
 
 const AuditOutcomeEnum = builder.enumType('AuditOutcome', { values: ['SUCCESS', 'DENIED', 'FAILURE'] as const });
 
+const SystemActorEnum = builder.enumType('SystemActor', {
+  description: 'A part of the control plane that acts on its own, named on the events it writes instead of a principal.',
+  values: {
+    WORKER: { value: 'worker', description: 'Runs queued work: deploys and their revisions, namespace provisioning, rollout batches.' },
+    RECONCILER: { value: 'reconciler', description: 'Repairs drift and records what changed outside the product (a lost namespace, a secret changed in Kubernetes, retired versions).' },
+    INSTALLER: { value: 'installer', description: 'Bootstraps the installation.' },
+  } satisfies Record<string, { value: SystemActor; description: string }>,
+});
+
 const AuditEventRef = builder.objectRef<AuditEventView>('AuditEvent').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     at: t.expose('at', { type: 'DateTime' }),
-    actorId: t.exposeID('actorId', { nullable: true, description: 'Null for anonymous refusals.' }),
+    actorId: t.exposeID('actorId', { nullable: true, description: 'The principal that acted; null when a part of the control plane did (systemActor) and on anonymous refusals.' }),
+    systemActor: t.field({ type: SystemActorEnum, nullable: true, description: 'Which part of the control plane acted, when no principal did; null with a principal and on anonymous refusals.', resolve: (e) => e.systemActor }),
     actor: t.field({ type: PrincipalRef, nullable: true, resolve: (e, _a, ctx) => (e.actorId ? ctx.loaders.principal.load(e.actorId) : null) }),
     action: t.exposeString('action'),
     resourceKind: t.exposeString('resourceKind'),
@@ -27,6 +38,7 @@ const AuditEventRef = builder.objectRef<AuditEventView>('AuditEvent').implement(
 export const AuditEventFilterInput = builder.inputType('AuditEventFilter', {
   fields: (t) => ({
     actorId: t.id(),
+    systemActor: t.field({ type: SystemActorEnum }),
     action: t.string(),
     resourceKind: t.string(),
     resourceId: t.id(),
@@ -48,6 +60,7 @@ builder.queryField('auditEvents', (t) =>
         const f = args.filter ?? {};
         const filter = {
           actorId: textFilter(f.actorId, 'filter.actorId'),
+          systemActor: f.systemActor ?? null,
           action: textFilter(f.action, 'filter.action'),
           resourceKind: textFilter(f.resourceKind, 'filter.resourceKind'),
           resourceId: textFilter(f.resourceId, 'filter.resourceId'),
