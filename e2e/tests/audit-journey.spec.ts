@@ -90,10 +90,15 @@ test('A2 journey (e): grant secret-operator on one secret, revoke it, then find 
     const from = new Date(startedAt.getTime() - 60_000).toISOString();
     await page.goto(`/audit?actorId=${viewer.viewer.id}&action=accessBinding.create&namespaceId=${namespaceId}&from=${encodeURIComponent(from)}`);
     await expect(page.getByLabel('Action')).toHaveValue('accessBinding.create');
-    await expect(page.getByRole('combobox', { name: 'Actor' })).toHaveValue(viewer.viewer.id);
+    await expect(page.getByRole('combobox', { name: 'Actor', exact: true })).toHaveValue(viewer.viewer.id);
     const rows = page.getByRole('table', { name: 'Audit events' }).locator('tbody tr');
     await expect(rows).toHaveCount(1);
     await expect(rows.first()).toHaveAttribute('data-action', 'accessBinding.create');
+    // Details read as key and value; the subject's id leads to that principal's trail.
+    const subject = rows.first().locator('dl.details > div').filter({ has: page.locator('dt', { hasText: /^subjectId$/ }) });
+    await expect(subject.locator('dd')).toHaveText(userId);
+    await expect(subject.getByRole('link', { name: userId })).toHaveAttribute('href', `/audit?actorId=${userId}`);
+    await expect(rows.first().locator('dl.details dt', { hasText: /^role$/ }).locator('xpath=following-sibling::dd')).toHaveText('secret-operator');
     // A window that ends before the journey began holds none of it.
     await page.goto(`/audit?action=accessBinding.create&namespaceId=${namespaceId}&to=${encodeURIComponent(new Date(startedAt.getTime() - 60_000).toISOString())}`);
     await expect(page.getByText('No events match this filter.')).toBeVisible();
@@ -116,5 +121,23 @@ test('A2 journey (e): grant secret-operator on one secret, revoke it, then find 
       await expect(range).toContainText(/^26–/);
       expect(await events.locator('tbody tr').first().innerText()).not.toBe(first);
     }
+  });
+
+  await test.step('what the control plane did by itself names the part that did it: the worker provisioned the namespace', async () => {
+    await page.goto(`/audit?namespaceId=${namespaceId}`);
+    await page.getByLabel('System actor').selectOption('WORKER');
+    await page.getByRole('button', { name: 'Apply filter' }).click();
+    await expect(page).toHaveURL(/systemActor=WORKER/);
+    const rows = page.getByRole('table', { name: 'Audit events' }).locator('tbody tr');
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toHaveAttribute('data-action', 'namespace.provision');
+    await expect(rows.first().getByRole('rowheader')).toHaveText('worker system');
+    await expect(rows.first().locator('dl.details dt')).toHaveText(['k8sName']);
+    expect(new URL((await page.getByTestId('audit-export').getAttribute('href'))!, stack.consoleUrl).searchParams.get('systemActor')).toBe('WORKER');
+    // Unfiltered, nothing in this namespace is "anonymous": every event names a principal or a part.
+    await page.goto(`/audit?namespaceId=${namespaceId}`);
+    await expect(page.getByRole('table', { name: 'Audit events' }).locator('tbody tr').first()).toBeVisible();
+    await expect(page.getByRole('table', { name: 'Audit events' }).getByText('anonymous')).toHaveCount(0);
+    await snap('audit-system-actor');
   });
 });

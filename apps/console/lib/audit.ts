@@ -7,8 +7,17 @@ import { toPage } from './paging';
 export const AUDIT_OUTCOMES = ['SUCCESS', 'DENIED', 'FAILURE'] as const satisfies readonly AuditEvent['outcome'][];
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
+/** The parts of the control plane that act on their own (AuditEvent.systemActor), as people call them. */
+export const SYSTEM_ACTORS = {
+  WORKER: { label: 'worker', description: 'Runs queued work: deploys and their revisions, namespace provisioning, rollout batches.' },
+  RECONCILER: { label: 'reconciler', description: 'Repairs drift and records what changed outside the product.' },
+  INSTALLER: { label: 'installer', description: 'Bootstraps the installation.' },
+} as const satisfies Record<NonNullable<AuditEvent['systemActor']>, { label: string; description: string }>;
+export type SystemActor = keyof typeof SYSTEM_ACTORS;
+
 export type AuditFilter = {
   actorId?: string;
+  systemActor?: SystemActor;
   action?: string;
   resourceKind?: string;
   resourceId?: string;
@@ -18,14 +27,14 @@ export type AuditFilter = {
   to?: string;
 };
 
-export const AUDIT_FILTER_KEYS = ['actorId', 'action', 'resourceKind', 'resourceId', 'namespaceId', 'outcome', 'from', 'to'] as const;
+export const AUDIT_FILTER_KEYS = ['actorId', 'systemActor', 'action', 'resourceKind', 'resourceId', 'namespaceId', 'outcome', 'from', 'to'] as const;
 
 export const AUDIT_PAGE_SIZE = 25;
 
 export const AuditEventsQuery = gql(`
   query AuditEvents($first: Int, $after: String, $filter: AuditEventFilter) {
     auditEvents(first: $first, after: $after, filter: $filter) {
-      edges { node { id at actorId actor { id name kind } action resourceKind resourceId namespaceId outcome reason details count } }
+      edges { node { id at actorId actor { id name kind } systemActor action resourceKind resourceId namespaceId outcome reason details count } }
       pageInfo { hasNextPage endCursor }
       totalCount
     }
@@ -55,6 +64,8 @@ export function auditFilterFrom(params: URLSearchParams): AuditFilter {
     if (!value) continue;
     if (key === 'outcome') {
       if ((AUDIT_OUTCOMES as readonly string[]).includes(value)) filter.outcome = value as AuditOutcome;
+    } else if (key === 'systemActor') {
+      if (Object.hasOwn(SYSTEM_ACTORS, value)) filter.systemActor = value as SystemActor;
     } else {
       filter[key] = value;
     }
@@ -71,4 +82,59 @@ export function auditExportHref(filter: AuditFilter): string {
   }
   const query = params.toString();
   return `/audit/events.ndjson${query ? `?${query}` : ''}`;
+}
+
+/**
+ * Where an object's id leads in the console, from its prefix: namespaces, secrets, configurations
+ * and agents to their pages (those in a namespace need it), principals to their audit trail. Null
+ * for an id with no page of its own (a revision, a rollout, a binding).
+ */
+export function objectHref(id: string, namespaceId: string | null | undefined): string | null {
+  const page = (path: string, params: Record<string, string>) => `${path}?${new URLSearchParams(params)}`;
+  if (id.startsWith('ns_')) return page('/secrets', { namespace: id });
+  if (id.startsWith('prn_') || id.startsWith('spn_')) return page('/audit', { actorId: id });
+  if (!namespaceId) return null;
+  if (id.startsWith('sec_')) return page('/secrets', { namespace: namespaceId, id });
+  if (id.startsWith('cfg_')) return page('/configurations', { namespace: namespaceId, id });
+  if (id.startsWith('agt_')) return page('/agents', { namespace: namespaceId, id });
+  return null;
+}
+
+export type DetailValue = { text: string; href: string | null };
+export type DetailEntry = { key: string; values: DetailValue[] };
+
+const ID = /^[a-z]{2,3}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MAX_ENTRIES = 40;
+
+/**
+ * An event's details (metadata: names, versions, ids) as key–value rows for people: nested objects
+ * by dotted key, lists of plain values on one row, lists of objects by index, ids as links where
+ * they have a page. Bounded: past MAX_ENTRIES rows the rest is counted, not shown.
+ */
+export function detailEntries(details: unknown, namespaceId: string | null): DetailEntry[] {
+  const entries: DetailEntry[] = [];
+  let hidden = 0;
+  const scalar = (value: unknown): DetailValue => {
+    const text = value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value);
+    return { text, href: typeof value === 'string' && ID.test(value) ? objectHref(value, namespaceId) : null };
+  };
+  const isPlain = (value: unknown) => value === null || typeof value !== 'object';
+  const walk = (value: unknown, key: string) => {
+    if (entries.length >= MAX_ENTRIES) {
+      hidden += 1;
+      return;
+    }
+    if (Array.isArray(value) && value.every(isPlain)) entries.push({ key, values: value.length ? value.map(scalar) : [{ text: 'none', href: null }] });
+    else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${key}[${i}]`));
+    else if (value !== null && typeof value === 'object') {
+      const fields = Object.entries(value);
+      if (fields.length === 0) entries.push({ key, values: [{ text: 'none', href: null }] });
+      for (const [k, v] of fields) walk(v, key ? `${key}.${k}` : k);
+    } else entries.push({ key, values: [scalar(value)] });
+  };
+  if (details !== null && typeof details === 'object' && !Array.isArray(details)) {
+    for (const [k, v] of Object.entries(details)) walk(v, k);
+  } else if (details !== null && details !== undefined) walk(details, 'value');
+  if (hidden > 0) entries.push({ key: '…', values: [{ text: `${hidden} more (in the export)`, href: null }] });
+  return entries;
 }

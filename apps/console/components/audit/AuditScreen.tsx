@@ -2,7 +2,8 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useId, useState, type FormEvent } from 'react';
+import Link from 'next/link';
+import { Fragment, useId, useState, type FormEvent } from 'react';
 import { RESOURCE_KINDS } from '../../lib/access';
 import {
   AUDIT_FILTER_KEYS,
@@ -11,6 +12,9 @@ import {
   auditEventsQueryOptions,
   auditExportHref,
   auditFilterFrom,
+  detailEntries,
+  objectHref,
+  SYSTEM_ACTORS,
   type AuditEvent,
   type AuditFilter,
 } from '../../lib/audit';
@@ -135,6 +139,20 @@ function AuditFilterForm({ filter }: { filter: AuditFilter }) {
       <div className="grid-3">
         <SubjectPicker label="Actor" name="actorId" principals={principals} initialValue={filter.actorId ?? ''} hint="A principal id, or pick one." />
         <div className="field">
+          <label htmlFor={`${id}-system`}>System actor</label>
+          <select id={`${id}-system`} name="systemActor" defaultValue={filter.systemActor ?? ''} aria-describedby={`${id}-system-hint`}>
+            <option value="">Any</option>
+            {Object.entries(SYSTEM_ACTORS).map(([value, actor]) => (
+              <option key={value} value={value}>
+                {actor.label}
+              </option>
+            ))}
+          </select>
+          <p className="hint" id={`${id}-system-hint`}>
+            What the control plane did by itself.
+          </p>
+        </div>
+        <div className="field">
           <label htmlFor={`${id}-action`}>Action</label>
           <input id={`${id}-action`} name="action" type="text" defaultValue={filter.action ?? ''} placeholder="accessBinding.create" autoComplete="off" spellCheck={false} />
         </div>
@@ -211,32 +229,102 @@ function AuditTable({ events }: { events: AuditEvent[] }) {
                 <RelativeTime iso={event.at} />
               </td>
               <th scope="row">
-                {event.actor ? event.actor.name : <span className="hint">anonymous</span>}
-                {event.count > 1 ? <span className="hint"> ×{event.count}</span> : null}
+                <AuditActor event={event} />
               </th>
               <td>
-                <code>{event.action}</code>
+                <code className="action">{actionWithBreaks(event.action)}</code>
               </td>
               <td>
-                {event.resourceKind}
-                {event.resourceId ? (
-                  <>
-                    {' '}
-                    <CopyId value={event.resourceId} label={`id of the ${event.resourceKind}`} />
-                  </>
-                ) : null}
+                <AuditResource event={event} />
               </td>
               <td>
                 <span className={`badge badge-${event.outcome.toLowerCase()}`}>{event.outcome}</span>
                 {event.reason ? <span className="status-message">{event.reason}</span> : null}
               </td>
               <td>
-                <code className="details">{JSON.stringify(event.details)}</code>
+                <AuditDetails event={event} />
               </td>
             </tr>
           ))}
         </tbody>
       </table>
     </ScrollTable>
+  );
+}
+
+/** A principal by name, a part of the control plane by what it is, or an anonymous caller. */
+function AuditActor({ event }: { event: AuditEvent }) {
+  if (event.actor) return <>{event.actor.name}</>;
+  if (event.systemActor) {
+    const actor = SYSTEM_ACTORS[event.systemActor];
+    return (
+      <span title={actor.description}>
+        {actor.label} <span className="badge badge-system">system</span>
+      </span>
+    );
+  }
+  return (
+    <>
+      <span className="hint">anonymous</span>
+      {event.count > 1 ? <span className="hint"> ×{event.count}</span> : null}
+    </>
+  );
+}
+
+/** secret.rollout.batchReady may wrap after a dot, never inside a word. */
+function actionWithBreaks(action: string) {
+  return action.split('.').map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 ? (
+        <>
+          .<wbr />
+        </>
+      ) : null}
+      {part}
+    </Fragment>
+  ));
+}
+
+/** The resource's kind, a link to its page where it has one, and its id to copy below it. */
+function AuditResource({ event }: { event: AuditEvent }) {
+  const href = event.resourceId ? objectHref(event.resourceId, event.namespaceId) : null;
+  return (
+    <>
+      {href ? (
+        <Link href={href} className="object-link">
+          <span className="visually-hidden">open the </span>
+          {event.resourceKind}
+        </Link>
+      ) : (
+        event.resourceKind
+      )}
+      {event.resourceId ? (
+        <div className="object-id">
+          <CopyId value={event.resourceId} label={`id of the ${event.resourceKind}`} />
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+function AuditDetails({ event }: { event: AuditEvent }) {
+  const entries = detailEntries(event.details, event.namespaceId);
+  if (entries.length === 0) return <span className="hint">—</span>;
+  return (
+    <dl className="details">
+      {entries.map((entry) => (
+        <div key={entry.key}>
+          <dt>{entry.key}</dt>
+          <dd>
+            {entry.values.map((value, i) => (
+              <Fragment key={i}>
+                {i > 0 ? ', ' : null}
+                {value.href ? <Link href={value.href}>{value.text}</Link> : value.text}
+              </Fragment>
+            ))}
+          </dd>
+        </div>
+      ))}
+    </dl>
   );
 }
