@@ -27,6 +27,7 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
   );
   const configurationId = configuration.createConfiguration.configuration.id;
   const viewerKey = await createUserWithNamespaceRole(page, `viewer-${suffix}`, 'rol_namespace-viewer', namespaceId);
+  const editorKey = await createUserWithNamespaceRole(page, `editor-${suffix}`, 'rol_namespace-editor', namespaceId);
 
   await test.step('the administrator: Rotate and Delete are enabled', async () => {
     await page.goto(`/secrets?namespace=${namespaceId}`);
@@ -76,5 +77,26 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
     const remove = page.getByRole('button', { name: `Delete ${configurationName}` });
     await expect(remove).toHaveAttribute('aria-disabled', 'true');
     await expect(remove).toHaveAccessibleDescription(/not delete it: that needs delete on the configuration/);
+  });
+
+  await test.step('an editor rotates, but is shown the rotation policy editor and the namespace default as an administrator\'s', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await signIn(page, editorKey);
+    await page.goto(`/secrets?namespace=${namespaceId}`);
+    const rotate = page.getByRole('button', { name: `Rotate ${secretName}` });
+    await expect(rotate).not.toHaveAttribute('aria-disabled', 'true');
+    await rotate.click();
+    const policy = page.getByTestId('rotation-policy');
+    await expect(policy).toBeVisible();
+    const edit = policy.getByRole('button', { name: 'Edit rotation policy' });
+    await expect(edit).toHaveAttribute('aria-disabled', 'true');
+    await expect(edit).toHaveAccessibleDescription(`You may read ${secretName} but not set the rotation policy of it: that needs administer on the secret.`);
+    await edit.click({ force: true });
+    await expect(policy.getByRole('button', { name: 'Save rotation policy' })).toHaveCount(0);
+    await page.getByRole('button', { name: 'Show the rotation default' }).click();
+    await expect(page.getByTestId('namespace-rotation-default')).toContainText('A namespace administrator sets it.');
+    await expect(page.getByRole('button', { name: 'Edit the namespace default' })).toHaveCount(0);
+    await snap('editor-policy-not-allowed');
   });
 });

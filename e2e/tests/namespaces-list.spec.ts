@@ -45,10 +45,11 @@ test('a namespace created while the list is still loading appears in the list wi
   await page.getByLabel('Name', { exact: true }).fill(name);
   await page.getByRole('button', { name: 'Create namespace' }).click();
   await expect(page.getByRole('status').filter({ hasText: `Namespace ${name} created` })).toBeVisible();
-  // The list's count must include the new namespace without a reload, whichever page of 20 (oldest
-  // first) it falls on once the suite has made many; then, found by name, it turns READY.
+  // The list's count must include the new namespace without a reload (newest first, it leads page 1
+  // however many the suite has made); then, found by name, it turns READY.
   const { namespaces } = await gqlInPage<{ namespaces: { totalCount: number } }>(page, '{ namespaces(first: 1) { totalCount } }');
-  await expect(page.getByTestId('pager-range')).toHaveText(new RegExp(`of ${namespaces.totalCount} namespaces$`));
+  await expect(page.getByTestId('pager-range')).toHaveText(new RegExp(`of ${namespaces.totalCount} namespaces, newest first$`));
+  await expect(page.getByRole('table', { name: 'Namespaces' }).locator('tbody tr').first()).toContainText(name);
   await page.getByLabel('Search namespaces by name').fill(name);
   const row = page.getByRole('row', { name: new RegExp(name) });
   await expect(row).toContainText('READY', { timeout: 30_000 });

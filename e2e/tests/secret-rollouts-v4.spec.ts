@@ -103,7 +103,7 @@ test('V4 rotation rollouts: a policy set in the console, approval by another adm
   });
 
   const rollout = page.getByTestId('rollout');
-  await test.step('V4 rotate: the rollout opens AWAITING_APPROVAL; the rotator may not approve it (CONFLICT)', async () => {
+  await test.step('V4 A3 rotate: the rollout opens AWAITING_APPROVAL; the rotator is shown Approve disabled with the reason, and pressing it does nothing', async () => {
     await rotateInConsole(page, 'shared-token', `v2-${stamp}`);
     const delivery = page.getByTestId('delivery-rollout');
     await expect(delivery).toContainText('now AWAITING_APPROVAL, delivering version 2');
@@ -115,10 +115,12 @@ test('V4 rotation rollouts: a policy set in the console, approval by another adm
     await expect(rollout.getByRole('status').filter({ hasText: 'Rollout AWAITING_APPROVAL' })).toHaveCount(1);
     // Only the decisions the state allows.
     await expect(rollout.getByRole('button', { name: 'Resume rollout' })).toHaveCount(0);
-    await rollout.getByRole('button', { name: 'Approve rollout' }).click();
-    const refusal = rollout.getByRole('alert');
-    await expect(refusal).toHaveAttribute('data-error-code', 'ROLLOUT_APPROVER_IS_ROTATOR');
-    await expect(refusal).toContainText('Conflict');
+    const approve = rollout.getByRole('button', { name: 'Approve rollout' });
+    await expect(approve).toHaveAttribute('aria-disabled', 'true');
+    await expect(approve).toHaveAccessibleDescription('This rollout needs an administrator other than the one who rotated the secret.');
+    await expect(rollout.getByRole('button', { name: 'Pause rollout' })).not.toHaveAttribute('aria-disabled', 'true');
+    await approve.click({ force: true });
+    await expect(rollout.getByRole('alert')).toHaveCount(0);
     await expect(rollout.getByTestId('rollout-state')).toHaveText('AWAITING_APPROVAL');
     await snap('awaiting-approval');
     await accessibleEverywhere(page, 'rollout-awaiting-approval');
@@ -135,6 +137,7 @@ test('V4 rotation rollouts: a policy set in the console, approval by another adm
       const theirs = second.getByTestId('rollout');
       await expect(theirs.getByTestId('rollout-state')).toHaveText('AWAITING_APPROVAL');
       await accessibleEverywhere(second, 'rollout-second-administrator');
+      await expect(theirs.getByRole('button', { name: 'Approve rollout' })).not.toHaveAttribute('aria-disabled', 'true');
       await theirs.getByRole('button', { name: 'Approve rollout' }).click();
       await expect(theirs.getByTestId('decision-outcome')).toBeVisible();
       await expect(theirs.getByTestId('rollout-state')).toHaveText('SUCCEEDED', { timeout: 120_000 });

@@ -45,7 +45,7 @@ export const NamespaceAgentsQuery = gql(`
   query NamespaceAgents($id: ID!, $first: Int, $after: String, $namePrefix: String) {
     namespace(id: $id) {
       ...NamespaceFields
-      agents(first: $first, after: $after, namePrefix: $namePrefix) {
+      agents(first: $first, after: $after, namePrefix: $namePrefix, order: NEWEST_FIRST) {
         edges { node { ...AgentSummaryFields } } pageInfo { hasNextPage endCursor } totalCount
       }
     }

@@ -38,7 +38,7 @@ export const NamespaceConfigurationsQuery = gql(`
   query NamespaceConfigurations($id: ID!, $first: Int, $after: String, $namePrefix: String) {
     namespace(id: $id) {
       ...NamespaceFields
-      configurations(first: $first, after: $after, namePrefix: $namePrefix) {
+      configurations(first: $first, after: $after, namePrefix: $namePrefix, order: NEWEST_FIRST) {
         edges { node { ...ConfigurationSummaryFields } } pageInfo { hasNextPage endCursor } totalCount
       }
     }

@@ -15,7 +15,7 @@ export const NAMESPACES_PAGE_SIZE = 100;
 
 export const NamespacesQuery = gql(`
   query Namespaces($first: Int, $after: String, $namePrefix: String) {
-    namespaces(first: $first, after: $after, namePrefix: $namePrefix) {
+    namespaces(first: $first, after: $after, namePrefix: $namePrefix, order: NEWEST_FIRST) {
       edges { node { ...NamespaceFields } } pageInfo { hasNextPage endCursor } totalCount
     }
   }

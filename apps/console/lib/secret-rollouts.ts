@@ -14,6 +14,10 @@ export const SecretRolloutFields = gql(`
     id state targetVersion rotations createdAt lastRotatedAt approvedAt endedAt
     reason { code message }
     policy { mode batchSize pauseSeconds readySeconds approval }
+    viewerCan {
+      approve { allowed code message } pause { allowed code message }
+      resume { allowed code message } abort { allowed code message }
+    }
     batches {
       index state targetVersion startedAt endedAt
       reason { code message }
@@ -41,19 +45,16 @@ export function isOpen(state: SecretRolloutState): boolean {
   return OPEN.has(state);
 }
 
-/** The decisions the API takes in each state (README "Rotation rollouts"); others answer CONFLICT. */
-export type RolloutDecision = 'approve' | 'pause' | 'resume' | 'abort';
-export function allowedDecisions(state: SecretRolloutState): RolloutDecision[] {
-  switch (state) {
-    case 'AWAITING_APPROVAL':
-      return ['approve', 'pause', 'abort'];
-    case 'ROLLING':
-      return ['pause', 'abort'];
-    case 'PAUSED':
-      return ['resume', 'abort'];
-    default:
-      return [];
-  }
+export const ROLLOUT_DECISIONS = ['approve', 'pause', 'resume', 'abort'] as const;
+export type RolloutDecision = (typeof ROLLOUT_DECISIONS)[number];
+export type DecisionCheck = SecretRollout['viewerCan'][RolloutDecision];
+
+/**
+ * The decisions to show on a rollout, from its viewerCan (the API's lifecycle and access decisions,
+ * not a copy of them here): those its state takes, each enabled or with the reason it is not.
+ */
+export function shownDecisions(rollout: Pick<SecretRollout, 'viewerCan'>): Array<{ decision: RolloutDecision; check: DecisionCheck }> {
+  return ROLLOUT_DECISIONS.map((decision) => ({ decision, check: rollout.viewerCan[decision] })).filter(({ check }) => check.code !== 'ROLLOUT_STATE_CONFLICT');
 }
 
 // Query: a secret's policy in effect, its own policy, and its newest rollouts -----------------------
@@ -63,6 +64,7 @@ export const SecretRotationQuery = gql(
   query SecretRotation($id: ID!) {
     secret(id: $id) {
       id name version
+      viewerCan { administer }
       rotationPolicy { ...RotationPolicyFields }
       namespace { id secretRotationPolicy { ...RotationPolicyFields } }
       rollouts { id state targetVersion createdAt endedAt reason { code message } }
@@ -127,7 +129,7 @@ export async function setSecretRotationPolicy(input: { secretId: string; policy:
 export const NamespaceRotationPolicyQuery = gql(
   `
   query NamespaceRotationPolicy($id: ID!) {
-    namespace(id: $id) { id name secretRotationPolicy { ...RotationPolicyFields } }
+    namespace(id: $id) { id name secretRotationPolicy { ...RotationPolicyFields } viewerCan { administer } }
   }
 `,
   [RotationPolicyFields],

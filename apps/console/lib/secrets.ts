@@ -30,7 +30,7 @@ export const NamespaceSecretsQuery = gql(`
   query NamespaceSecrets($id: ID!, $first: Int, $after: String, $namePrefix: String) {
     namespace(id: $id) {
       ...NamespaceFields
-      secrets(first: $first, after: $after, namePrefix: $namePrefix) {
+      secrets(first: $first, after: $after, namePrefix: $namePrefix, order: NEWEST_FIRST) {
         edges { node { ...SecretFields consumers { total } staleConsumers { total } viewerCan { update delete } } } pageInfo { hasNextPage endCursor } totalCount
       }
     }

@@ -239,7 +239,7 @@ const SENTENCES: Array<[rule: string, query: string, expected: string, extra?: {
   [
     'ValuesOfCorrectType (input field)',
     `{ auditEvents(filter: { ${X}: 1 }) { totalCount } }`,
-    'Argument "filter" has an invalid value at "filter": AuditEventFilter has a field it does not define; its fields are action, actorId, from, namespaceId, outcome, resourceId, resourceKind, to.',
+    'Argument "filter" has an invalid value at "filter": AuditEventFilter has a field it does not define; its fields are action, actorId, from, namespaceId, outcome, resourceId, resourceKind, systemActor, to.',
   ],
   ['ProvidedRequiredArguments (field)', `{ ${X}: secret { id } }`, 'Query.secret requires id (ID!), which is not given.'],
   ['ProvidedRequiredArguments (directive)', `{ viewer @include { id } }`, '@include requires if (Boolean!), which is not given.'],

@@ -13,6 +13,8 @@ export interface ConnectionArgs {
   last?: number | null;
   after?: string | null;
   before?: string | null;
+  /** Lists that offer it (ORDER_ARG in schema/list-order.ts): newest first, or oldest first (the default). */
+  order?: 'OLDEST_FIRST' | 'NEWEST_FIRST' | null;
 }
 
 function refuse(argument: string, message: string): GraphQLError {
@@ -92,8 +94,9 @@ export function pageRequest<K>(args: ConnectionArgs, decode: (cursor: string, ar
   if (first !== null && last !== null) throw refuse('last', 'Ask for first or last, not both.');
   const after = args.after ? decode(args.after, 'after') : null;
   const before = args.before ? decode(args.before, 'before') : null;
-  if (last !== null) return { size: last, direction: 'backward', after, before };
-  return { size: first ?? DEFAULT_PAGE_SIZE, direction: 'forward', after, before };
+  const newestFirst = args.order === 'NEWEST_FIRST';
+  if (last !== null) return { size: last, direction: 'backward', after, before, newestFirst };
+  return { size: first ?? DEFAULT_PAGE_SIZE, direction: 'forward', after, before, newestFirst };
 }
 
 export interface Connection<T> {

@@ -19,6 +19,12 @@ export interface PageRequest<K = Keyset> {
   direction: 'forward' | 'backward';
   after: K | null;
   before: K | null;
+  /**
+   * Lists in creation order: newest first when true. A cursor is a place in the list whatever the
+   * order: after it means older rows newest first, newer ones oldest first. Lists with an order of
+   * their own (the audit trail, SelfConfig requests: newest first) pass it and ignore this.
+   */
+  newestFirst?: boolean;
 }
 
 export interface PageOf<T, K = Keyset> {
@@ -62,7 +68,10 @@ export interface KeysetOrder<F extends TimeField> {
   table?: string;
 }
 
-const CREATION_ORDER: KeysetOrder<'createdAt'> = { field: 'createdAt', newestFirst: false };
+/** Creation order, oldest first unless the page asks for newest first. */
+export function creationOrder(page: Pick<PageRequest<unknown>, 'newestFirst'>, table?: string): KeysetOrder<'createdAt'> {
+  return { field: 'createdAt', newestFirst: page.newestFirst ?? false, ...(table ? { table } : {}) };
+}
 
 /**
  * Runs one list query for a page. `fetch` ANDs `query.where` with its own filter (access, name
@@ -74,7 +83,7 @@ async function keysetPage<Row extends { id: string }, T, F extends TimeField = '
   fetch: (query: KeysetQuery) => Promise<Row[]>,
   count: () => Promise<number>,
   view: (row: Row) => T,
-  order: KeysetOrder<F> = CREATION_ORDER as KeysetOrder<F>,
+  order: KeysetOrder<F> = creationOrder(page) as KeysetOrder<F>,
 ): Promise<PageOf<T>> {
   const { field, newestFirst, table } = order;
   const ascending = (page.direction === 'forward') !== newestFirst;
@@ -217,21 +226,22 @@ export function sqlKeysetPage<Row extends { id: string }, T, F extends TimeField
   page: PageRequest,
   list: SqlList<Row>,
   view: (row: Row) => T,
-  order?: KeysetOrder<F>,
+  ordered?: KeysetOrder<F>,
 ): Promise<PageOf<T>> {
   const { joined } = list;
-  const field = order?.field ?? 'createdAt';
-  const ascending = (page.direction === 'forward') !== (order?.newestFirst ?? false);
+  const order = ordered ?? (creationOrder(page) as KeysetOrder<F>);
+  const field = order.field;
+  const ascending = (page.direction === 'forward') !== order.newestFirst;
   return keysetPage(
     page,
     (q) => {
-      const pageSql = pageStatement(list as SqlList, q, field, ascending, order?.table);
+      const pageSql = pageStatement(list as SqlList, q, field, ascending, order.table);
       if (!joined) return sqlRows<Row>(db, pageSql);
-      if (!order?.table) throw new Error('sqlKeysetPage: a list with joined rows names its table alias in its order');
+      if (!order.table) throw new Error('sqlKeysetPage: a list with joined rows names its table alias in its order');
       const alias = raw(order.table);
       return sqlRows<Record<string, unknown>>(db, sql`WITH ${alias} AS (${pageSql}) SELECT ${alias}.*, ${joined.columns} FROM ${alias} ${joined.from} ORDER BY ${q.orderBy}`).then(joined.group);
     },
-    () => sqlCount(db, sql`SELECT count(*)::int AS n FROM ${list.table} WHERE ${and([list.where, visibleSql(list.visible ?? null, order?.table)])}`),
+    () => sqlCount(db, sql`SELECT count(*)::int AS n FROM ${list.table} WHERE ${and([list.where, visibleSql(list.visible ?? null, order.table)])}`),
     view,
     order,
   );

@@ -45,6 +45,25 @@ const SECRET_ROLLOUTS = `query($id: ID!) { secret(id: $id) { rotationPolicy { mo
 const decide = (name: string) => `mutation($input: SecretRolloutDecisionInput!) { ${name}(input: $input) { __typename
   ... on SecretRolloutDecisionSuccess { rollout { id state approvedById } } ... on Error { code message } } }`;
 
+const VIEWER_CAN = `query($id: ID!) { secretRollout(id: $id) { viewerCan {
+  approve { allowed code message } pause { allowed code message } resume { allowed code message } abort { allowed code message } } } }`;
+const MUTATION_OF = { approve: 'approveSecretRollout', pause: 'pauseSecretRollout', resume: 'resumeSecretRollout', abort: 'abortSecretRollout' } as const;
+
+/**
+ * A3 viewerCan on a rollout says beforehand what the decision then answers, for this reader: allowed
+ * exactly when it succeeds; else the same code (FORBIDDEN for a ForbiddenError) and, for a conflict,
+ * the same message. Runs the decision for real and answers its payload.
+ */
+async function decideAsForetold(id: string, decision: keyof typeof MUTATION_OF, key?: string) {
+  const told = (await stack.gql(VIEWER_CAN, { id }, { key })).body.data?.secretRollout?.viewerCan?.[decision];
+  const answer = payload(await stack.gql(decide(MUTATION_OF[decision]), { input: { rolloutId: id } }, { key }), MUTATION_OF[decision]);
+  expect(told, `viewerCan.${decision}`).toBeDefined();
+  if (answer.__typename === 'SecretRolloutDecisionSuccess') expect(told).toEqual({ allowed: true, code: null, message: null });
+  else if (answer.__typename === 'ForbiddenError') expect(told).toMatchObject({ allowed: false, code: 'FORBIDDEN' });
+  else expect(told).toEqual({ allowed: false, code: answer.code, message: answer.message });
+  return answer;
+}
+
 async function userWith(role: string): Promise<string> {
   const p = await createHumanPrincipal(stack.runtime.db, `${role}-${randomUUID().slice(0, 8)}`, stack.runtime.installation.bootstrapPrincipalId);
   await grantBuiltInRole(stack.runtime.db, p.principalId, role, { kind: 'namespace', namespaceId }, stack.runtime.installation.bootstrapPrincipalId);
@@ -182,7 +201,7 @@ describe('V4 rotation rollouts', { timeout: 300_000 }, () => {
     expect(await stack.runtime.db.agentRevisionSecret.count({ where: { secretId, version: 2 } })).toBe(0);
   });
 
-  it('V4 approval: waits for an administrator other than the rotator; the rotator, an editor and a viewer cannot approve', async () => {
+  it('V4 A3 approval: waits for an administrator other than the rotator; the rotator, an editor and a viewer cannot approve, and viewerCan says so beforehand', async () => {
     const { secretId, agents } = await fleet('approval', 2);
     await setPolicy(secretId, { mode: 'AUTOMATIC', batchSize: 5, pauseSeconds: 0, approval: 'OTHER_ADMINISTRATOR' });
     const u = await rotate(secretId, 'approval-2');
@@ -190,7 +209,7 @@ describe('V4 rotation rollouts', { timeout: 300_000 }, () => {
     expect(u.delivery.rollout.state).toBe('AWAITING_APPROVAL');
     await new Promise((r) => setTimeout(r, 1500));
     expect((await rollout(id)).batches).toEqual([]);
-    const approve = async (key?: string) => payload(await stack.gql(decide('approveSecretRollout'), { input: { rolloutId: id } }, { key }), 'approveSecretRollout');
+    const approve = (key?: string) => decideAsForetold(id, 'approve', key);
     expect(await approve()).toMatchObject({ __typename: 'ConflictError', code: 'ROLLOUT_APPROVER_IS_ROTATOR' });
     expect(await approve(editor)).toMatchObject({ __typename: 'ForbiddenError' });
     expect(await approve(viewer)).toMatchObject({ __typename: 'ForbiddenError' });
@@ -204,15 +223,20 @@ describe('V4 rotation rollouts', { timeout: 300_000 }, () => {
     expect(trail).toHaveLength(1);
   });
 
-  it('V4 pause, resume and abort: no batch starts while paused; an aborted rollout ends with its reason and starts nothing', async () => {
+  it('V4 A3 pause, resume and abort: no batch starts while paused; an aborted rollout ends with its reason and starts nothing; viewerCan foretells each answer', async () => {
     const { secretId, agents } = await fleet('pausing', 1);
     await setPolicy(secretId, { mode: 'AUTOMATIC', batchSize: 5, pauseSeconds: 2, approval: 'ANY_ADMINISTRATOR' });
     const id = (await rotate(secretId, 'pausing-2')).delivery.rollout.id;
-    const act = async (name: string) => payload(await stack.gql(decide(name), { input: { rolloutId: id } }), name);
-    expect(await act('pauseSecretRollout')).toMatchObject({ rollout: { state: 'PAUSED' } });
-    expect(await act('approveSecretRollout')).toMatchObject({ code: 'ROLLOUT_STATE_CONFLICT' });
-    expect(await act('resumeSecretRollout')).toMatchObject({ rollout: { state: 'AWAITING_APPROVAL' } });
-    expect(await act('abortSecretRollout')).toMatchObject({ rollout: { state: 'ABORTED' } });
+    const act = (decision: keyof typeof MUTATION_OF, key?: string) => decideAsForetold(id, decision, key);
+    expect(await act('resume')).toMatchObject({ code: 'ROLLOUT_STATE_CONFLICT' });
+    expect(await act('pause', viewer)).toMatchObject({ __typename: 'ForbiddenError' });
+    expect(await act('pause')).toMatchObject({ rollout: { state: 'PAUSED' } });
+    expect(await act('approve')).toMatchObject({ code: 'ROLLOUT_STATE_CONFLICT' });
+    expect(await act('pause')).toMatchObject({ code: 'ROLLOUT_STATE_CONFLICT' });
+    expect(await act('abort', editor)).toMatchObject({ __typename: 'ForbiddenError' });
+    expect(await act('resume')).toMatchObject({ rollout: { state: 'AWAITING_APPROVAL' } });
+    expect(await act('abort')).toMatchObject({ rollout: { state: 'ABORTED' } });
+    for (const decision of ['approve', 'pause', 'resume', 'abort'] as const) expect(await act(decision)).toMatchObject({ code: 'ROLLOUT_STATE_CONFLICT' });
     await new Promise((r) => setTimeout(r, 3000));
     const r = await rollout(id);
     expect(r).toMatchObject({ state: 'ABORTED', batches: [], reason: { code: 'ABORTED' } });

@@ -13,6 +13,7 @@ import {
   type RolloutBatchEvent,
   type RolloutBatchState,
   type RolloutEvent,
+  type RolloutRefusal,
   type RotationPolicy,
   type RotationPolicySource,
   type RolloutState,
@@ -280,7 +281,36 @@ export function namespaceRotationPolicy(stored: unknown): RotationPolicy | null 
   return source === 'NAMESPACE' ? policy : null;
 }
 
-type Decision = 'approve' | 'pause' | 'resume' | 'abort';
+export const DECISIONS = ['approve', 'pause', 'resume', 'abort'] as const;
+type Decision = (typeof DECISIONS)[number];
+
+/** A decision as an event of the rollout's lifecycle, as the rollout stands and for whom. */
+function decisionEvent(decision: Decision, rollout: { policy: RotationPolicy; rotatedById: string; approvedById: string | null }, deciderId: string): RolloutEvent {
+  if (decision === 'approve') return { kind: 'approve', policy: rollout.policy, rotatorId: rollout.rotatedById, approverId: deciderId };
+  if (decision === 'resume') return { kind: 'resume', policy: rollout.policy, approved: rollout.approvedById !== null };
+  return { kind: decision };
+}
+
+export interface DecisionCheck {
+  allowed: boolean;
+  /** Why not: the rollout's state does not take it, the decider may not administer the secret, or (approve) rotated it. */
+  code: 'ROLLOUT_STATE_CONFLICT' | 'FORBIDDEN' | 'ROLLOUT_APPROVER_IS_ROTATOR' | null;
+  message: string | null;
+}
+
+/**
+ * Whether `deciderId` may take `decision` on the rollout now: what decideRollout would answer, from
+ * the same lifecycle (secret-rotation.ts rolloutTransition) and the same access request
+ * (`mayAdminister`, decided by the caller). A decision the state does not take is named first, as
+ * nobody may take it; then access; then the policy's second pair of eyes.
+ */
+export function decisionCheck(rollout: RolloutView, decision: Decision, deciderId: string, mayAdminister: boolean): DecisionCheck {
+  const moved = rolloutTransition(rollout.state, decisionEvent(decision, rollout, deciderId));
+  if (!moved.ok && moved.code === 'ROLLOUT_STATE_CONFLICT') return { allowed: false, code: moved.code, message: moved.message };
+  if (!mayAdminister) return { allowed: false, code: 'FORBIDDEN', message: `Deciding on a rollout needs administer on its secret.` };
+  if (!moved.ok) return { allowed: false, code: moved.code as RolloutRefusal, message: moved.message };
+  return { allowed: true, code: null, message: null };
+}
 
 /**
  * V4 a person's decision on an open rollout: approve (before its first batch, or again after a
@@ -297,15 +327,8 @@ export async function decideRollout(deps: Deps, actor: Actor, input: { rolloutId
       SELECT state, "rotatedById", "approvedById", policy FROM "SecretRollout" WHERE id = ${rollout.id} FOR UPDATE`;
     if (!row) throw new NotFoundError('No such rollout.');
     const state = row.state as RolloutState;
-    const policy = parseRotationPolicy(row.policy);
     const now = new Date();
-    const event: RolloutEvent =
-      input.decision === 'approve'
-        ? { kind: 'approve', policy, rotatorId: row.rotatedById, approverId: actor.principalId }
-        : input.decision === 'resume'
-          ? { kind: 'resume', policy, approved: row.approvedById !== null }
-          : { kind: input.decision };
-    const moved = rolloutTransition(state, event);
+    const moved = rolloutTransition(state, decisionEvent(input.decision, { ...row, policy: parseRotationPolicy(row.policy) }, actor.principalId));
     if (!moved.ok) throw new ConflictError(moved.message, moved.code);
     const data: Record<string, unknown> = { state: moved.to };
     if (input.decision === 'approve') Object.assign(data, { approvedById: actor.principalId, approvedAt: now });

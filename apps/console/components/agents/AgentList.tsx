@@ -64,7 +64,7 @@ function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
               <AgentTable namespaceId={namespaceId} agents={data.agents} />
             )
           ) : null}
-          <Pager paging={paging} page={data?.page} noun="agents" />
+          <Pager paging={paging} page={data?.page} noun="agents" newestFirst />
         </section>
       ) : null}
     </>

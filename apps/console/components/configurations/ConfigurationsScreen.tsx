@@ -79,7 +79,7 @@ function NamespaceConfigurations({ namespaceId }: { namespaceId: string }) {
               <ConfigurationTable namespaceId={namespaceId} configurations={data.configurations} />
             )
           ) : null}
-          <Pager paging={paging} page={data?.page} noun="configurations" />
+          <Pager paging={paging} page={data?.page} noun="configurations" newestFirst />
         </section>
       ) : null}
     </>

@@ -44,7 +44,7 @@ export function NamespacesScreen() {
             <NamespaceTable namespaces={data.items} />
           )
         ) : null}
-        <Pager paging={paging} page={data} noun="namespaces" />
+        <Pager paging={paging} page={data} noun="namespaces" newestFirst />
       </section>
     </>
   );

@@ -2,7 +2,6 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { useCan } from '../../lib/can';
 import { namespaceRotationPolicyQueryOptions, setNamespaceSecretRotationPolicy, type PolicyInput } from '../../lib/secret-rollouts';
 import { secretRolloutKeys } from '../../lib/secret-rollout-keys';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
@@ -16,7 +15,8 @@ export default function NamespaceRotationDefault({ namespaceId }: { namespaceId:
   const id = useId();
   const [editing, setEditing] = useState(false);
   const query = useQuery(namespaceRotationPolicyQueryOptions(namespaceId));
-  const mayAdminister = useCan('administer', 'namespace', namespaceId);
+  // The namespace's viewerCan: the decision setNamespaceSecretRotationPolicy makes.
+  const mayAdminister = query.data?.viewerCan.administer ?? false;
   const policy = query.data?.secretRotationPolicy ?? null;
   return (
     <div data-testid="namespace-rotation-default">

@@ -3,10 +3,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import {
-  allowedDecisions,
   decideRollout,
   isOpen,
   secretRolloutQueryOptions,
+  shownDecisions,
   type RolloutDecision,
   type SecretRollout,
   type SecretRolloutBatch,
@@ -16,6 +16,7 @@ import { secretRolloutKeys } from '../../lib/secret-rollout-keys';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
+import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';
 import { TableSkeleton } from '../ui/Skeleton';
@@ -131,22 +132,32 @@ function Decisions({ rollout, secretId }: { rollout: SecretRollout; secretId: st
       queryClient.setQueryData(secretRolloutKeys.rollout(rollout.id), result.rollout);
     },
   });
-  const decisions = allowedDecisions(rollout.state);
+  const decisions = shownDecisions(rollout);
   return (
     <>
       {decisions.length > 0 ? (
         <div className="button-row" role="group" aria-label="Rollout decisions">
-          {decisions.map((decision) => (
-            <button
-              key={decision}
-              type="button"
-              className={`button ${decision === 'approve' || decision === 'resume' ? 'primary' : 'secondary'}`}
-              disabled={mutation.pending}
-              onClick={() => mutation.submit({ decision, rolloutId: rollout.id })}
-            >
-              {DECISION_LABELS[decision]} rollout
-            </button>
-          ))}
+          {decisions.map(({ decision, check }) =>
+            check.allowed ? (
+              <button
+                key={decision}
+                type="button"
+                className={`button ${decision === 'approve' || decision === 'resume' ? 'primary' : 'secondary'}`}
+                disabled={mutation.pending}
+                onClick={() => mutation.submit({ decision, rolloutId: rollout.id })}
+              >
+                {DECISION_LABELS[decision]} rollout
+              </button>
+            ) : (
+              <NotAllowedButton
+                key={decision}
+                label={`${DECISION_LABELS[decision]} rollout`}
+                reason={check.code === 'FORBIDDEN' ? notAllowedReason('this rollout', decision, 'administer', 'secret') : (check.message ?? 'Not allowed now.')}
+              >
+                {DECISION_LABELS[decision]} rollout
+              </NotAllowedButton>
+            ),
+          )}
         </div>
       ) : null}
       <FormOutcome outcome={mutation.outcome} doing="decide on the rollout">

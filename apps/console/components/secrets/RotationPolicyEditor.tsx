@@ -8,6 +8,7 @@ import { setSecretRotationPolicy, type PolicyInput, type RotationPolicy, type Se
 import { secretRolloutKeys } from '../../lib/secret-rollout-keys';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
+import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';
 
 const SOURCE_WORDS: Record<NonNullable<RotationPolicy['source']>, string> = {
   SECRET: 'this secret’s own policy',
@@ -53,16 +54,22 @@ export function RotationPolicyEditor({ rotation }: { rotation: SecretRotation })
           </>
         ) : null}
       </dl>
-      <button
-        type="button"
-        className="button secondary"
-        aria-expanded={editing}
-        aria-controls={editing ? `${id}-editor` : undefined}
-        onClick={() => setEditing((open) => !open)}
-      >
-        Edit rotation policy
-      </button>
-      {editing ? (
+      {rotation.viewerCan.administer ? (
+        <button
+          type="button"
+          className="button secondary"
+          aria-expanded={editing}
+          aria-controls={editing ? `${id}-editor` : undefined}
+          onClick={() => setEditing((open) => !open)}
+        >
+          Edit rotation policy
+        </button>
+      ) : (
+        <NotAllowedButton label="Edit rotation policy" reason={notAllowedReason(rotation.name, 'set the rotation policy of', 'administer', 'secret')}>
+          Edit rotation policy
+        </NotAllowedButton>
+      )}
+      {editing && rotation.viewerCan.administer ? (
         <div id={`${id}-editor`}>
           <PolicyForm
             title="This secret’s rotation policy"

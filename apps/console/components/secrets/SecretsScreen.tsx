@@ -72,7 +72,7 @@ function NamespaceSecrets({ namespaceId }: { namespaceId: string }) {
               <SecretTable namespaceId={namespaceId} secrets={data.secrets} />
             )
           ) : null}
-          <Pager paging={paging} page={data?.page} noun="secrets" />
+          <Pager paging={paging} page={data?.page} noun="secrets" newestFirst />
         </section>
       ) : null}
       {namespace ? <RotationDefaultSection namespaceId={namespaceId} /> : null}

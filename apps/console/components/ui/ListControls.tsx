@@ -29,8 +29,8 @@ export function ListSearch({ paging, noun }: { paging: Paging; noun: string }) {
   );
 }
 
-/** "21–40 of 57" with Previous and Next, below a list. */
-export function Pager<T>({ paging, page, noun }: { paging: Paging; page: Page<T> | undefined; noun: string }) {
+/** "21–40 of 57" (", newest first" for a list read that way) with Previous and Next, below a list. */
+export function Pager<T>({ paging, page, noun, newestFirst = false }: { paging: Paging; page: Page<T> | undefined; noun: string; newestFirst?: boolean }) {
   if (!page) return null;
   const start = paging.pageIndex * paging.pageSize + 1;
   const end = paging.pageIndex * paging.pageSize + page.items.length;
@@ -39,6 +39,7 @@ export function Pager<T>({ paging, page, noun }: { paging: Paging; page: Page<T>
     <nav className="pager" aria-label={`Pages of ${noun}`}>
       <p className="hint" aria-live="polite" data-testid="pager-range">
         {start}–{end} of {page.totalCount} {noun}
+        {newestFirst ? ', newest first' : null}
       </p>
       <div className="button-row">
         <button type="button" className="button secondary" disabled={paging.pageIndex === 0} onClick={paging.previous}>

@@ -10,6 +10,7 @@ import { NamespaceRef } from './namespace.ts';
 import { PrincipalRef } from './principal.ts';
 import { SecretRef, SecretReferenceRef, secretColumnsFor } from './secret.ts';
 import { kinds } from '../../services/resource-kinds.ts';
+import { ORDER_ARG } from './list-order.ts';
 
 export const AgentRef = builder.objectRef<AgentView>('Agent');
 
@@ -83,7 +84,7 @@ builder.objectField(NamespaceRef, 'agents', (t) =>
   t.connection(
     {
       type: AgentRef,
-      args: { namePrefix: t.arg.string(), status: t.arg.string({ description: 'Only agents in this status.' }) },
+      args: { namePrefix: t.arg.string(), status: t.arg.string({ description: 'Only agents in this status.' }), order: t.arg(ORDER_ARG) },
       resolve: async (ns, args, ctx, info) => {
         // A page that shows each agent's configuration reads it, and its bindings' secrets, in the
         // page's own statement (services/agents.ts AgentReads).

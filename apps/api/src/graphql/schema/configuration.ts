@@ -11,6 +11,7 @@ import { NamespaceRef } from './namespace.ts';
 import { PrincipalRef } from './principal.ts';
 import { SecretRef, SecretReferenceRef } from './secret.ts';
 import { kinds } from '../../services/resource-kinds.ts';
+import { ORDER_ARG } from './list-order.ts';
 
 export const ConfigurationRef = builder.objectRef<ConfigurationView>('Configuration');
 
@@ -84,7 +85,7 @@ builder.objectField(NamespaceRef, 'configurations', (t) =>
   t.connection(
     {
       type: ConfigurationRef,
-      args: { namePrefix: t.arg.string() },
+      args: { namePrefix: t.arg.string(), order: t.arg(ORDER_ARG) },
       resolve: async (ns, args, ctx, info) =>
         toConnection(
           await listConfigurations(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix') }, {

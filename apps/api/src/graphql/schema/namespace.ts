@@ -7,6 +7,7 @@ import { pageRequest, textFilter, toConnection, totalCount } from '../connection
 import { NamespaceStatusEnum } from './namespace-status.ts';
 import { SecretRef } from './secret.ts';
 import { kinds } from '../../services/resource-kinds.ts';
+import { ORDER_ARG } from './list-order.ts';
 
 export const NamespaceRef = builder.objectRef<NamespaceView>('Namespace');
 
@@ -24,6 +25,7 @@ builder.node(NamespaceRef, {
           namePrefix: t.arg.string(),
           used: t.arg.boolean({ description: "true: only secrets a configuration binds or an agent's harnessAuth uses; false: only unused ones." }),
           stale: t.arg.boolean({ description: 'true: only secrets some running revision holds at an older version (rotated, not yet redeployed); false: only the others.' }),
+          order: t.arg(ORDER_ARG),
         },
         resolve: async (ns, args, ctx) =>
           toConnection(await listSecrets(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix'), used: args.used, stale: args.stale })),
@@ -38,7 +40,7 @@ builder.queryFields((t) => ({
     {
       type: NamespaceRef,
       authScopes: { authenticated: true },
-      args: { namePrefix: t.arg.string() },
+      args: { namePrefix: t.arg.string(), order: t.arg(ORDER_ARG) },
       resolve: async (_root, args, ctx) => toConnection(await listNamespaces(ctx.deps, actorOf(ctx), pageRequest(args), { namePrefix: textFilter(args.namePrefix, 'namePrefix') })),
     },
     { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },

@@ -1,12 +1,13 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { effectiveRotationPolicy, type RotationPolicy, type RotationPolicySource } from '@occ/domain/secret-rotation';
-import { decideRollout, setNamespaceRotationPolicy, setSecretRotationPolicy, type RolloutBatchView, type RolloutMemberView, type RolloutView } from '../../services/secret-rollouts.ts';
+import { DECISIONS, decideRollout, decisionCheck, setNamespaceRotationPolicy, setSecretRotationPolicy, type DecisionCheck, type RolloutBatchView, type RolloutMemberView, type RolloutView } from '../../services/secret-rollouts.ts';
 import { actorOf, builder, kindNode } from '../builder.ts';
 import { liveObject } from '../live.ts';
 import { AgentRef } from './agent.ts';
 import { AgentRevisionRef } from './deploy.ts';
 import { NamespaceRef } from './namespace.ts';
 import { SecretDeliveryRef, SecretRef } from './secret.ts';
+import { capabilityRequest } from '../../services/capabilities.ts';
 import { kinds } from '../../services/resource-kinds.ts';
 
 // V4: rotation policies and rollouts. Names, versions, states and reasons only: a rollout never
@@ -95,6 +96,36 @@ builder.node(SecretRolloutRef, {
     batches: t.field({ type: [BatchRef], resolve: (r) => r.batches }),
   }),
 });
+
+const DecisionCheckRef = builder.objectRef<DecisionCheck>('RolloutDecisionCheck').implement({
+  description: 'Whether you may take a decision on the rollout now: what the decision would answer.',
+  fields: (t) => ({
+    allowed: t.exposeBoolean('allowed'),
+    code: t.exposeString('code', { nullable: true, description: 'Why not: ROLLOUT_STATE_CONFLICT (its state does not take it: nobody may), FORBIDDEN (it needs administer on the secret), ROLLOUT_APPROVER_IS_ROTATOR (the policy wants an administrator other than the rotator).' }),
+    message: t.exposeString('message', { nullable: true }),
+  }),
+});
+
+const RolloutViewerCanRef = builder.objectRef<RolloutView>('SecretRolloutViewerCan').implement({
+  description: 'What you may decide on this rollout now: each field is the answer its mutation would give.',
+  fields: (t) =>
+    Object.fromEntries(
+      DECISIONS.map((decision) => [
+        decision,
+        t.field({
+          type: DecisionCheckRef,
+          resolve: async (rollout, _a, ctx) => {
+            const may = await ctx.loaders.may(capabilityRequest('secret', 'administer', { id: rollout.secretId, namespaceId: rollout.namespaceId }));
+            return decisionCheck(rollout, decision, actorOf(ctx).principalId, may.allowed);
+          },
+        }),
+      ]),
+    ),
+});
+
+builder.objectField(SecretRolloutRef, 'viewerCan', (t) =>
+  t.field({ type: RolloutViewerCanRef, description: 'What you may decide on it now (the same decisions its mutations make).', resolve: (rollout) => rollout }),
+);
 
 builder.objectField(SecretRef, 'rotationPolicy', (t) =>
   t.field({
