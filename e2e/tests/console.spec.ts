@@ -152,7 +152,7 @@ test('a wrong API key shows an error and stays on sign-in', async ({ page, snap 
   await expect(page).toHaveURL(/\/sign-in$/);
 });
 
-test('S1 a value with a NUL character is refused, and the console names the field', async ({ page, stack, snap }) => {
+test('S1 a value with a NUL character is refused, and the console names the field; the value field is emptied and says so, the name stays', async ({ page, stack, snap }) => {
   const namespaceName = `e2e-nul-${Date.now().toString(36)}`;
   await signIn(page, stack.bootstrapApiKey);
   await createReadyNamespace(page, namespaceName);
@@ -168,6 +168,10 @@ test('S1 a value with a NUL character is refused, and the console names the fiel
   await expect(alert).toBeVisible();
   await expect(alert.locator('code')).toHaveText(/value$/);
   await expect(value).toHaveAttribute('aria-invalid', 'true');
+  // The value is not kept after a refusal, on purpose and said so; the name stays as typed.
+  await expect(value).toHaveValue('');
+  await expect(value).toHaveAccessibleDescription(/The value was cleared because the request did not succeed/);
+  await expect(page.getByLabel('Name', { exact: true })).toHaveValue('has-nul');
   await expect(page.getByText('No secrets in this namespace yet.')).toBeVisible();
   await snap('validation-error');
 });

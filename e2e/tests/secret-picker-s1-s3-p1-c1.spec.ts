@@ -185,10 +185,14 @@ test('S1 S3 P1 C1 a secret created inside the picker is chosen and bound; its ca
     await form.getByRole('button', { name: 'Create and choose' }).click();
     await expect(form.getByRole('alert').filter({ hasText: 'Invalid input' })).toBeVisible();
     await expect(form.getByLabel('Name', { exact: true })).toHaveAttribute('aria-invalid', 'true');
+    // Refused, the value is emptied on purpose and says so; the name stays to correct.
+    await expect(valueField).toHaveValue('');
+    await expect(form.getByTestId('value-cleared')).toBeVisible();
     await form.getByLabel('Name', { exact: true }).fill('taken-name');
+    await valueField.fill(canary);
     await valueField.press('Enter');
     await expect(form.getByRole('alert').filter({ hasText: 'Conflict' })).toHaveAttribute('data-error-code', 'NAME_TAKEN');
-    // Refused, the value stays in its field to retry with, but only there: never in the markup.
+    await expect(valueField).toHaveValue('');
     expect(await page.content()).not.toContain(canary);
     await snap('inline-create-refused');
     await axe(page, 'inline create secret refused');
@@ -200,7 +204,7 @@ test('S1 S3 P1 C1 a secret created inside the picker is chosen and bound; its ca
 
   await test.step('S1 created, it is chosen in the picker and focus returns there', async () => {
     await form.getByLabel('Name', { exact: true }).fill('canary-token');
-    await expect(valueField).toHaveValue(canary);
+    await valueField.fill(canary);
     await form.getByRole('button', { name: 'Create and choose' }).click();
     await expect(form).toHaveCount(0);
     await expect(picker(page)).toHaveValue('canary-token');

@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from 'next';
 import { Suspense, type ReactNode } from 'react';
 import { AppHeader } from '../components/layout/AppHeader';
+import { PageErrorBoundary } from '../components/layout/PageErrorBoundary';
 import { RouteFocus } from '../components/layout/RouteFocus';
 import { Toaster } from '../components/feedback/Toaster';
 import { QueryProvider } from '../components/providers/QueryProvider';
@@ -29,7 +30,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Suspense fallback={null}>
               <RouteFocus />
             </Suspense>
-            <main id="main">{children}</main>
+            <main id="main">
+              <PageErrorBoundary>{children}</PageErrorBoundary>
+            </main>
           </Toaster>
         </QueryProvider>
       </body>

@@ -50,7 +50,7 @@ export function useResultMutation<V, R extends Typed>({
   }, [queryClient, cancelFirst, JSON.stringify(invalidate)]);
 
   const submit = useCallback(
-    (variables: V, then?: { onSuccess?: (result: SuccessOf<R>) => void }) => {
+    (variables: V, then?: { onSuccess?: (result: SuccessOf<R>) => void; onFailure?: () => void }) => {
       setOutcome(null);
       mutate(variables, {
         onSuccess: async (result) => {
@@ -60,12 +60,14 @@ export function useResultMutation<V, R extends Typed>({
             await onSuccess?.(result, variables);
           } else {
             setOutcome({ kind: 'failed', error: result as FailureOf<R> });
+            then?.onFailure?.();
           }
           if (forgetVariables) reset();
           await refresh();
         },
         onError: async (error) => {
           setOutcome({ kind: 'error', message: error.message });
+          then?.onFailure?.();
           if (forgetVariables) reset();
           await refresh();
         },

@@ -6,6 +6,7 @@ import type { Namespace } from '../../lib/namespaces';
 import { createSecret, secretKeys } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
+import { useValueClearedOnFailure, ValueClearedNote } from './ValueCleared';
 
 export function CreateSecretForm({ namespace }: { namespace: Pick<Namespace, 'id' | 'name' | 'status'> }) {
   const id = useId();
@@ -17,16 +18,20 @@ export function CreateSecretForm({ namespace }: { namespace: Pick<Namespace, 'id
     forgetVariables: true,
   });
   const failure = mutation.failure;
+  const value = useValueClearedOnFailure();
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
     const fields = new FormData(form);
     const name = String(fields.get('name') ?? '').trim();
-    const value = String(fields.get('value') ?? '');
     // The value field is uncontrolled, so the value never reaches React state or the DOM
-    // attributes; clearing the form on success drops the last copy the page holds.
-    mutation.submit({ namespaceId: namespace.id, name, value }, { onSuccess: () => form.reset() });
+    // attributes; clearing it on success (the form) or failure (the field) drops the last copy the page holds.
+    value.submitting();
+    mutation.submit(
+      { namespaceId: namespace.id, name, value: String(fields.get('value') ?? '') },
+      { onSuccess: () => form.reset(), onFailure: () => value.failed(form.elements.namedItem('value') as HTMLInputElement | null) },
+    );
   }
 
   return (
@@ -68,12 +73,13 @@ export function CreateSecretForm({ namespace }: { namespace: Pick<Namespace, 'id
               required
               autoComplete="new-password"
               spellCheck={false}
-              aria-describedby={`${id}-value-hint`}
+              aria-describedby={`${id}-value-hint${value.cleared ? ` ${id}-value-cleared` : ''}`}
               aria-invalid={isFieldError(failure, 'value') || undefined}
             />
             <p id={`${id}-value-hint`} className="hint">
               Masked while you type; up to 64 KiB. It goes to the namespace&apos;s Kubernetes Secret and is never shown again.
             </p>
+            {value.cleared ? <ValueClearedNote id={`${id}-value-cleared`} /> : null}
           </div>
           <button type="submit" className="button primary">
             {mutation.pending ? 'Storing…' : 'Create secret'}

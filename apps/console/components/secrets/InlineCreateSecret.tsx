@@ -5,6 +5,7 @@ import { isFieldError } from '../../lib/errors';
 import { createSecret, secretKeys, type Secret } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
+import { useValueClearedOnFailure, ValueClearedNote } from './ValueCleared';
 
 /**
  * Creates a secret from inside another form (a configuration's binding, an agent's harness auth),
@@ -36,6 +37,7 @@ export function InlineCreateSecret({
     forgetVariables: true,
   });
   const failure = mutation.failure;
+  const cleared = useValueClearedOnFailure();
 
   // The name is filled in from what was typed in the picker: the value is what is left to enter.
   useEffect(() => {
@@ -50,6 +52,7 @@ export function InlineCreateSecret({
       return;
     }
     setMissingValue(false);
+    cleared.submitting();
     mutation.submit(
       { namespaceId, name: name.trim(), value },
       {
@@ -57,6 +60,7 @@ export function InlineCreateSecret({
           if (valueField.current) valueField.current.value = '';
           onCreated(result.secret);
         },
+        onFailure: () => cleared.failed(valueField.current),
       },
     );
   }
@@ -105,12 +109,13 @@ export function InlineCreateSecret({
           autoComplete="new-password"
           spellCheck={false}
           onKeyDown={onKeyDown}
-          aria-describedby={`${id}-value-hint${missingValue ? ` ${id}-value-missing` : ''}`}
+          aria-describedby={`${id}-value-hint${missingValue ? ` ${id}-value-missing` : ''}${cleared.cleared ? ` ${id}-value-cleared` : ''}`}
           aria-invalid={missingValue || isFieldError(failure, 'value') || undefined}
         />
         <p id={`${id}-value-hint`} className="hint">
           Masked while you type; it goes to the namespace&apos;s Kubernetes Secret and is never shown again.
         </p>
+        {cleared.cleared ? <ValueClearedNote id={`${id}-value-cleared`} /> : null}
         {missingValue ? (
           <p id={`${id}-value-missing`} role="alert" className="alert error inline">
             Enter the secret&apos;s value.

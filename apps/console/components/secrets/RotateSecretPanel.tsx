@@ -8,6 +8,7 @@ import { secretKeys, updateSecret, type Secret, type SecretDelivery } from '../.
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { TableSkeleton } from '../ui/Skeleton';
+import { useValueClearedOnFailure, ValueClearedNote } from './ValueCleared';
 
 // V4's policy and rollout progress are a chunk of their own (the secrets route's first-load budget).
 const SecretRotation = lazy(() => import('./SecretRotation'));
@@ -39,12 +40,14 @@ export function RotateSecretPanel({
     },
   });
   const failure = mutation.failure;
+  const cleared = useValueClearedOnFailure();
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
     const value = String(new FormData(form).get('value') ?? '');
-    mutation.submit({ id: secret.id, value }, { onSuccess: () => form.reset() });
+    cleared.submitting();
+    mutation.submit({ id: secret.id, value }, { onSuccess: () => form.reset(), onFailure: () => cleared.failed(form.elements.namedItem('value') as HTMLInputElement | null) });
   }
 
   return (
@@ -68,8 +71,10 @@ export function RotateSecretPanel({
             autoComplete="new-password"
             spellCheck={false}
             disabled={mutation.pending}
+            aria-describedby={cleared.cleared ? `${id}-value-cleared` : undefined}
             aria-invalid={isFieldError(failure, 'value') || undefined}
           />
+          {cleared.cleared ? <ValueClearedNote id={`${id}-value-cleared`} /> : null}
         </div>
         <div className="button-row">
           <button type="submit" className="button primary" disabled={mutation.pending}>
