@@ -1,31 +1,18 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
-import { dropDatabase, recreateDatabase, testDatabaseMode } from '../test/database.ts';
-import { committedMigrations, MIGRATIONS_DIR } from './migrate.ts';
+import { describe, expect, it } from 'vitest';
+import { testDatabaseMode } from '../test/database.ts';
+import { backfillDatabase } from '../test/migration-backfill.ts';
 
 // The migration that adds AuditEvent.systemActor names the part of the control plane on the rows
 // earlier releases wrote with no actor, from their action. The migrations before it are applied as
 // plain SQL, rows are written as the old schema held them, then the migration runs.
 
-const MIGRATION = '20261206060000_audit_system_actor';
-const name = `occ_test_system_actor_${process.pid}`;
-afterAll(() => (testDatabaseMode() === 'postgres' ? dropDatabase(process.env.DATABASE_URL!, name) : undefined));
-
-const sql = (migration: string) => readFile(path.join(MIGRATIONS_DIR, migration, 'migration.sql'), 'utf8');
+const withDatabase = backfillDatabase('20261206060000_audit_system_actor', `occ_test_system_actor_${process.pid}`);
 
 describe('audit system actors backfill', () => {
   it.runIf(testDatabaseMode() === 'postgres')(
     'the migration names the worker, the reconciler and the installer on the old rows by their action, leaves principals, anonymous refusals and unknown actions as they were, and holds new rows to one actor (PostgreSQL only)',
-    async () => {
-      const migrations = await committedMigrations();
-      const at = migrations.indexOf(MIGRATION);
-      expect(at).toBeGreaterThan(0);
-      const client = new pg.Client({ connectionString: await recreateDatabase(process.env.DATABASE_URL!, name) });
-      await client.connect();
-      try {
-        for (const m of migrations.slice(0, at)) await client.query(await sql(m));
+    () =>
+      withDatabase(async (client, migrate) => {
         const old: Array<[string, string | null, string]> = [
           ['aud_1', null, 'revision.activate'],
           ['aud_2', null, 'revision.fail'],
@@ -45,7 +32,7 @@ describe('audit system actors backfill', () => {
         for (const [id, actorId, action] of old) {
           await client.query(`INSERT INTO "AuditEvent"(id, "actorId", action, "resourceKind", outcome) VALUES ($1, $2, $3, 'secret', 'SUCCESS')`, [id, actorId, action]);
         }
-        await client.query(await sql(MIGRATION));
+        await migrate();
         const named = Object.fromEntries((await client.query(`SELECT id, "systemActor" FROM "AuditEvent"`)).rows.map((r: { id: string; systemActor: string | null }) => [r.id, r.systemActor]));
         expect(named).toEqual({
           aud_1: 'worker', aud_2: 'worker', aud_3: 'worker', aud_4: 'worker', aud_5: 'worker',
@@ -56,9 +43,6 @@ describe('audit system actors backfill', () => {
         // From now on, exactly one actor: an unnamed row is refused, a named one is written.
         await expect(client.query(`INSERT INTO "AuditEvent"(id, action, "resourceKind", outcome) VALUES ('aud_new', 'some.retired.action', 'secret', 'SUCCESS')`)).rejects.toThrow(/AuditEvent_one_actor/);
         await client.query(`INSERT INTO "AuditEvent"(id, "systemActor", action, "resourceKind", outcome) VALUES ('aud_ok', 'worker', 'revision.ready', 'secret', 'SUCCESS')`);
-      } finally {
-        await client.end();
-      }
-    },
+      }),
   );
 });

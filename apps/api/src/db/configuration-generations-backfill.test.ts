@@ -1,32 +1,19 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
-import { dropDatabase, recreateDatabase, testDatabaseMode } from '../test/database.ts';
-import { committedMigrations, MIGRATIONS_DIR } from './migrate.ts';
+import { describe, expect, it } from 'vitest';
+import { testDatabaseMode } from '../test/database.ts';
+import { backfillDatabase } from '../test/migration-backfill.ts';
 
 // The migration that adds ConfigurationGeneration backfills one row per existing
 // configuration, for its current generation, with its values, its bindings as references and the
 // actor of the audited change that reached that generation. The migrations before it are applied
 // as plain SQL, rows are written as the old schema held them, then the migration runs.
 
-const MIGRATION = '20261201033000_configuration_generations';
-const name = `occ_test_backfill_${process.pid}`;
-afterAll(() => (testDatabaseMode() === 'postgres' ? dropDatabase(process.env.DATABASE_URL!, name) : undefined));
-
-const sql = (migration: string) => readFile(path.join(MIGRATIONS_DIR, migration, 'migration.sql'), 'utf8');
+const withDatabase = backfillDatabase('20261201033000_configuration_generations', `occ_test_backfill_${process.pid}`);
 
 describe('C5 generation history backfill', () => {
   it.runIf(testDatabaseMode() === 'postgres')(
     'C5 the migration writes one generation per existing configuration: its current generation, values and binding references, made by the actor of the audited change that reached it (else its creator), at its last update (PostgreSQL only)',
-    async () => {
-      const migrations = await committedMigrations();
-      const at = migrations.indexOf(MIGRATION);
-      expect(at).toBeGreaterThan(0);
-      const client = new pg.Client({ connectionString: await recreateDatabase(process.env.DATABASE_URL!, name) });
-      await client.connect();
-      try {
-        for (const m of migrations.slice(0, at)) await client.query(await sql(m));
+    () =>
+      withDatabase(async (client, migrate) => {
         await client.query(`
           INSERT INTO "Namespace"(id, name, "k8sName", status, "createdById", "updatedAt") VALUES ('ns_1', 'n', 'occ-n', 'READY', 'prn_creator', now());
           INSERT INTO "Secret"(id, "namespaceId", name, "driverId", "backendNamespace", "backendName", "backendKey", "backendUid", "createdById", "updatedAt")
@@ -40,7 +27,7 @@ describe('C5 generation history backfill', () => {
             ('aud_3', 'prn_third', 'configuration.update', 'configuration', 'cfg_a', 'SUCCESS', '{"generation": 3}'),
             ('aud_4', 'prn_denied', 'configuration.update', 'configuration', 'cfg_a', 'DENIED', '{"generation": 3}');
         `);
-        await client.query(await sql(MIGRATION));
+        await migrate();
         const rows = (await client.query(`SELECT "configurationId", generation, "values", "secretBindings", "createdById", "createdAt" FROM "ConfigurationGeneration" ORDER BY 1`)).rows;
         expect(rows).toEqual([
           {
@@ -59,9 +46,6 @@ describe('C5 generation history backfill', () => {
         // Deleting a configuration deletes its history (the foreign key cascades).
         await client.query(`DELETE FROM "ConfigurationSecretBinding" WHERE "configurationId" = 'cfg_a'; DELETE FROM "Configuration" WHERE id = 'cfg_a'`);
         expect((await client.query(`SELECT count(*)::int AS n FROM "ConfigurationGeneration"`)).rows[0].n).toBe(1);
-      } finally {
-        await client.end();
-      }
-    },
+      }),
   );
 });
