@@ -68,14 +68,47 @@ async function serviceAccount(namespace: string, name = uniqueName('sa')): Promi
   return { name, user: `system:serviceaccount:${namespace}:${name}`, token: answer.status?.token ?? '' };
 }
 
-async function bindRole(namespace: string, sa: string, rules: V1PolicyRule[]): Promise<string> {
+async function bindRole(namespace: string, sa: { name: string; token: string }, rules: V1PolicyRule[]): Promise<string> {
   const name = uniqueName('role');
   await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules } });
   await rbac.createNamespacedRoleBinding({
     namespace,
-    body: { metadata: { name }, roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] },
+    body: { metadata: { name }, roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name }, subjects: [{ kind: 'ServiceAccount', name: sa.name, namespace }] },
   });
+  await untilAllowed(sa.token, probeOf(namespace, rules[0]!));
   return name;
+}
+
+type ResourceAttributes = { namespace: string; verb: string; group: string; resource: string; subresource?: string; name?: string };
+
+/** A request the rule allows, as SelfSubjectAccessReview attributes. */
+function probeOf(namespace: string, rule: V1PolicyRule): ResourceAttributes {
+  const verb = rule.verbs[0] === '*' ? 'get' : rule.verbs[0]!;
+  const group = rule.apiGroups?.[0] === '*' ? '' : (rule.apiGroups?.[0] ?? '');
+  const [first, subresource] = (rule.resources?.[0] ?? 'configmaps').split('/');
+  const resource = first === '*' ? (subresource ? 'deployments' : 'configmaps') : first!;
+  const name = rule.resourceNames?.[0];
+  return { namespace, verb, group, resource, ...(subresource ? { subresource } : {}), ...(name ? { name } : {}) };
+}
+
+/**
+ * A real server's authorizer learns a new Role and RoleBinding from its own watch, a moment after
+ * they are written (longer on a loaded machine: the lane once saw a 403 right after the binding);
+ * a client of a real cluster waits for that, asking the authorizer itself. The emulator answers
+ * allowed at once.
+ */
+async function untilAllowed(token: string, attributes: ResourceAttributes): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const review = await call(token, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: attributes },
+    });
+    if ((review.body.status as { allowed?: boolean } | undefined)?.allowed === true) return;
+    if (Date.now() > deadline) throw new Error(`the binding did not take effect within 15 s: ${JSON.stringify(attributes)} (${review.text})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 function forbidden(message: string, details: Record<string, string>): Record<string, unknown> {
@@ -91,7 +124,7 @@ describe('E9 a ServiceAccount bound in one namespace', () => {
     home = await createNamespace(cluster, 'home');
     other = await createNamespace(cluster, 'other');
     sa = await serviceAccount(home);
-    await bindRole(home, sa.name, [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create'] }]);
+    await bindRole(home, sa, [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create'] }]);
     await cluster.core.createNamespacedSecret({ namespace: other, body: { metadata: { name: 'theirs' }, stringData: { k: 'v' } } });
   });
 
@@ -184,6 +217,7 @@ describe('E9 SC5 an agent\'s ServiceAccount under the product\'s occ-selfconfig-
       namespace: home,
       body: { metadata: { name: role }, roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role }, subjects: [{ kind: 'ServiceAccount', name: sa.name, namespace: home }] },
     });
+    await untilAllowed(sa.token, { namespace: home, verb: 'get', group: 'openclaw.rocks', resource: 'openclawselfconfigs' });
     // The question is asked before the path is resolved, so no CRD is needed for the answer.
     const own = await call(sa.token, 'GET', `/apis/openclaw.rocks/v1alpha1/namespaces/${home}/openclawselfconfigs`);
     expect(own.status).not.toBe(403);
@@ -206,7 +240,7 @@ describe('E9 SelfSubjectAccessReview and SubjectAccessReview', () => {
   it('E9 a ServiceAccount asks what it may do; the admin asks about the ServiceAccount', async () => {
     const home = await createNamespace(cluster, 'review');
     const sa = await serviceAccount(home);
-    const role = await bindRole(home, sa.name, [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]);
+    const role = await bindRole(home, sa, [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]);
     const self = await call(sa.token, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SelfSubjectAccessReview',
@@ -290,7 +324,7 @@ describe('E9 a generated matrix of roles × requests', () => {
     const cases = fc.sample(fc.tuple(fc.array(ruleArb, { minLength: 1, maxLength: 2 }), fc.array(requestArb, { minLength: 4, maxLength: 4 })), { numRuns: 12, seed: 9009 });
     for (const [rules, requests] of cases) {
       const sa = await serviceAccount(home);
-      await bindRole(home, sa.name, rules);
+      await bindRole(home, sa, rules);
       for (const request of requests) {
         const namespace = request.elsewhere ? other : home;
         const { method, path, body } = matrixRequest(request, namespace);
