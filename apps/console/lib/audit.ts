@@ -2,6 +2,7 @@
 // filter, as query parameters, is the NDJSON export's (GET /audit/events.ndjson).
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { gql, graphql, type ResultOf } from './graphql';
+import { namespaceHref } from './namespace-links';
 import { toPage } from './paging';
 
 export const AUDIT_OUTCOMES = ['SUCCESS', 'DENIED', 'FAILURE'] as const satisfies readonly AuditEvent['outcome'][];
@@ -90,14 +91,10 @@ export function auditExportHref(filter: AuditFilter): string {
  * for an id with no page of its own (a revision, a rollout, a binding).
  */
 export function objectHref(id: string, namespaceId: string | null | undefined): string | null {
-  const page = (path: string, params: Record<string, string>) => `${path}?${new URLSearchParams(params)}`;
-  if (id.startsWith('ns_')) return page('/secrets', { namespace: id });
-  if (id.startsWith('prn_') || id.startsWith('spn_')) return page('/audit', { actorId: id });
-  if (!namespaceId) return null;
-  if (id.startsWith('sec_')) return page('/secrets', { namespace: namespaceId, id });
-  if (id.startsWith('cfg_')) return page('/configurations', { namespace: namespaceId, id });
-  if (id.startsWith('agt_')) return page('/agents', { namespace: namespaceId, id });
-  return null;
+  if (id.startsWith('ns_')) return namespaceHref('secrets', id);
+  if (id.startsWith('prn_') || id.startsWith('spn_')) return `/audit?${new URLSearchParams({ actorId: id })}`;
+  const section = id.startsWith('sec_') ? 'secrets' : id.startsWith('cfg_') ? 'configurations' : id.startsWith('agt_') ? 'agents' : null;
+  return section && namespaceId ? namespaceHref(section, namespaceId, { id }) : null;
 }
 
 export type DetailValue = { text: string; href: string | null };

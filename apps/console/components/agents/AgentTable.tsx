@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { AgentSummary } from '../../lib/agents';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 import { CopyId } from '../ui/CopyId';
 import { ScrollTable } from '../ui/ScrollTable';
 import { AgentStatusBadge } from './AgentStatusBadge';

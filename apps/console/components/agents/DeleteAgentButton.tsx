@@ -3,7 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { agentKeys, deleteAgent } from '../../lib/agents';
 import { DeleteButton } from '../feedback/DeleteButton';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 
 /** W6: delete a stopped agent after typing its name; a running one is refused with the reason. */
 export function DeleteAgentButton({ namespaceId, agent }: { namespaceId: string; agent: { id: string; name: string; desiredState: string } }) {

@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 import { CopyId } from '../ui/CopyId';
 
 /** The agent's own identity: what an administrator must grant `operate` on the secrets it consumes.

@@ -3,7 +3,7 @@ import type { ConfigurationSummary } from '../../lib/configurations';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 
 export function ConfigurationTable({
   namespaceId,

@@ -8,7 +8,8 @@ import { configurationQueryOptions, namespaceConfigurationsQueryOptions } from '
 import { useCan } from '../../lib/can';
 import { usePaging } from '../../lib/paging';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
-import { MissingNamespace, NamespaceHeader, namespaceHref, UnknownNamespace } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
+import { MissingNamespace, NamespaceHeader, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { DeleteConfigurationButton } from './DeleteConfigurationButton';
 import { ConfigurationTable } from './ConfigurationTable';
 import { CreateConfigurationForm } from './CreateConfigurationForm';

@@ -8,7 +8,7 @@ import type { Namespace } from '../../lib/namespaces';
 import { secretKeys } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 import { BindingsEditor, toBindingInputs, type BindingRow } from './BindingsEditor';
 
 export function CreateConfigurationForm({ namespace }: { namespace: Pick<Namespace, 'id' | 'name'> }) {

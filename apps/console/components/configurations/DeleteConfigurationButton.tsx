@@ -3,7 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { configurationKeys, deleteConfiguration } from '../../lib/configurations';
 import { DeleteButton } from '../feedback/DeleteButton';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 
 /** Delete after typing the name; refused while an agent selects it, the agents named in the dialog. */
 export function DeleteConfigurationButton({ namespaceId, configuration }: { namespaceId: string; configuration: { id: string; name: string } }) {

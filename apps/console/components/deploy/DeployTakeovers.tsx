@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { DeployTakeover } from '../../lib/deploy';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 
 export const TAKEOVERS_ID = 'agent-deploy-takeovers';
 

@@ -9,7 +9,7 @@ import { usePaging } from '../../lib/paging';
 import { useCan } from '../../lib/can';
 import { viewerQueryOptions } from '../../lib/viewer';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 import { CopyId } from '../ui/CopyId';
 import { Pager } from '../ui/ListControls';
 import { RelativeTime } from '../ui/RelativeTime';

@@ -4,25 +4,10 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useId, type FormEvent, type ReactNode } from 'react';
+import { NAMESPACE_SECTIONS, namespaceHref, type NamespaceSection } from '../../lib/namespace-links';
 import { namespacesQueryOptions, type Namespace } from '../../lib/namespaces';
 import { Breadcrumbs, type Crumb } from '../layout/Breadcrumbs';
 import { StatusBadge } from './StatusBadge';
-
-export type NamespaceSection = 'secrets' | 'configurations' | 'agents' | 'access' | 'selfconfig';
-
-const sections: { key: NamespaceSection; label: string; path: string }[] = [
-  { key: 'secrets', label: 'Secrets', path: '/secrets' },
-  { key: 'configurations', label: 'Configurations', path: '/configurations' },
-  { key: 'agents', label: 'Agents', path: '/agents' },
-  { key: 'access', label: 'Access', path: '/access' },
-  { key: 'selfconfig', label: 'SelfConfig', path: '/selfconfig' },
-];
-
-export function namespaceHref(section: NamespaceSection, namespaceId: string, extra?: Record<string, string>): string {
-  const path = sections.find((s) => s.key === section)?.path ?? '/secrets';
-  const params = new URLSearchParams({ namespace: namespaceId, ...extra });
-  return `${path}?${params.toString()}`;
-}
 
 /**
  * Breadcrumbs down to the object shown, the title, a namespace switcher and the tabs every page of
@@ -45,7 +30,7 @@ export function NamespaceHeader({
   trail?: Crumb[];
   children?: ReactNode;
 }) {
-  const sectionLabel = sections.find((s) => s.key === section)?.label ?? section;
+  const sectionLabel = NAMESPACE_SECTIONS.find((s) => s.key === section)?.label ?? section;
   const crumbs: Crumb[] = [
     { label: 'Namespaces', href: '/namespaces' },
     { label: namespace?.name ?? namespaceId, href: namespaceHref('secrets', namespaceId) },
@@ -62,7 +47,7 @@ export function NamespaceHeader({
         {title} {namespace ? <StatusBadge status={namespace.status} /> : null}
       </h1>
       <nav aria-label={`Sections of ${namespace?.name ?? 'this namespace'}`} className="tabs">
-        {sections.map((s) => (
+        {NAMESPACE_SECTIONS.map((s) => (
           <Link key={s.key} href={namespaceHref(s.key, namespaceId)} aria-current={s.key === section && trail.length === 0 ? 'page' : undefined}>
             {s.label}
           </Link>

@@ -5,7 +5,7 @@ import type { Namespace } from '../../lib/namespaces';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';
-import { namespaceHref } from './NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 import { StatusBadge } from './StatusBadge';
 
 // Offered only on a LOST or FAILED row (RC5), so a chunk of its own loaded then: the confirmation,

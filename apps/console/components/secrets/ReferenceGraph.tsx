@@ -11,7 +11,8 @@ import {
 } from '../../lib/references';
 import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
-import { NamespaceHeader, namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
+import { NamespaceHeader } from '../namespaces/NamespaceHeader';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { TableSkeleton } from '../ui/Skeleton';

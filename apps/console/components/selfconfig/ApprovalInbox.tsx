@@ -17,7 +17,7 @@ import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { useToast } from '../feedback/Toaster';
 import { Breadcrumbs } from '../layout/Breadcrumbs';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 import { Pager } from '../ui/ListControls';
 import { RelativeTime } from '../ui/RelativeTime';
 import { TableSkeleton } from '../ui/Skeleton';

@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { useId } from 'react';
 import { agentFieldOwnershipQueryOptions, itemLabel, ownershipMatrix, type InstanceFieldOwnership } from '../../lib/selfconfig';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 import { CopyId } from '../ui/CopyId';
 import { ScrollTable } from '../ui/ScrollTable';
 import { TableSkeleton } from '../ui/Skeleton';

@@ -14,7 +14,7 @@ import {
   type SkippedRemoval,
   type StoredRequest,
 } from '../../lib/selfconfig';
-import { namespaceHref } from '../namespaces/NamespaceHeader';
+import { namespaceHref } from '../../lib/namespace-links';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';
