@@ -11,31 +11,33 @@ let stack: TestStack;
 const ns: string[] = [];
 const readers: Record<string, string | undefined> = {};
 
+// Each list: the table it reads, and where its connection stands in a query.
+const atRoot = (connection: string) => connection;
+const inNamespace = (connection: string) => `namespace(id: $ns) { ${connection} }`;
 const LISTS = {
-  namespaces: { field: 'namespaces', query: (args: string) => `namespaces(${args})`, scoped: false },
-  secrets: { field: 'secrets', query: (args: string) => `namespace(id: $ns) { secrets(${args}) }`, scoped: true },
-  configurations: { field: 'configurations', query: (args: string) => `namespace(id: $ns) { configurations(${args}) }`, scoped: true },
-  agents: { field: 'agents', query: (args: string) => `namespace(id: $ns) { agents(${args}) }`, scoped: true },
-  'agents with configuration and bindings': { field: 'agents', query: (args: string) => `namespace(id: $ns) { agents(${args}) }`, scoped: true, node: 'id configuration { id secretBindings { envName secret { id } } }' },
+  namespaces: { field: 'namespaces', table: 'Namespace', wrap: atRoot, node: 'id' },
+  secrets: { field: 'secrets', table: 'Secret', wrap: inNamespace, node: 'id' },
+  configurations: { field: 'configurations', table: 'Configuration', wrap: inNamespace, node: 'id' },
+  agents: { field: 'agents', table: 'Agent', wrap: inNamespace, node: 'id' },
+  'agents with configuration and bindings': { field: 'agents', table: 'Agent', wrap: inNamespace, node: 'id configuration { id secretBindings { envName secret { id } } }' },
 } as const;
 
 type ListName = keyof typeof LISTS;
 
 async function walk(list: ListName, key: string | undefined, order: 'OLDEST_FIRST' | 'NEWEST_FIRST', direction: 'forward' | 'backward'): Promise<{ ids: string[]; total: number }> {
   const spec = LISTS[list];
-  const node = 'node' in spec ? spec.node : 'id';
+  const scoped = spec.wrap === inNamespace;
   const args = direction === 'forward' ? 'first: 2, after: $cursor, order: $order' : 'last: 2, before: $cursor, order: $order';
-  const inner = `${args}) { totalCount edges { node { ${node} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }`;
-  const body = spec.query(inner).replace(`${spec.field}(${inner})`, `${spec.field}(${inner}`);
-  const document = `query(${spec.scoped ? '$ns: ID!, ' : ''}$cursor: String, $order: ListOrder) { ${body} }`;
+  const connection = `${spec.field}(${args}) { totalCount edges { node { ${spec.node} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }`;
+  const document = `query(${scoped ? '$ns: ID!, ' : ''}$cursor: String, $order: ListOrder) { ${spec.wrap(connection)} }`;
   const ids: string[] = [];
   let cursor: string | null = null;
   let total = -1;
   for (let guard = 0; guard < 100; guard++) {
-    const res = await stack.gql(document, { ...(spec.scoped ? { ns: ns[0] } : {}), cursor, order }, { key });
+    const res = await stack.gql(document, { ...(scoped ? { ns: ns[0] } : {}), cursor, order }, { key });
     expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
     const data = res.body.data!;
-    const conn = spec.scoped ? data.namespace[spec.field] : data[spec.field];
+    const conn = scoped ? data.namespace[spec.field] : data[spec.field];
     total = conn.totalCount;
     const pageIds = conn.edges.map((e: { node: { id: string } }) => e.node.id);
     if (direction === 'forward') ids.push(...pageIds);
@@ -99,7 +101,7 @@ describe('list order', () => {
     else expect(oldest.ids).toHaveLength(list === 'namespaces' ? 1 : 2);
     // Creation order really is what oldest first follows (ids are random, so this is not id order).
     const created = await stack.runtime.db.$queryRawUnsafe<Array<{ id: string }>>(
-      `SELECT id FROM "public"."${list === 'namespaces' ? 'Namespace' : list === 'secrets' ? 'Secret' : list === 'configurations' ? 'Configuration' : 'Agent'}" WHERE id = ANY($1::text[]) ORDER BY "createdAt", id`,
+      `SELECT id FROM "public"."${LISTS[list].table}" WHERE id = ANY($1::text[]) ORDER BY "createdAt", id`,
       oldest.ids,
     );
     expect(oldest.ids).toEqual(created.map((r) => r.id));

@@ -83,7 +83,7 @@ async function keysetPage<Row extends { id: string }, T, F extends TimeField = '
   fetch: (query: KeysetQuery) => Promise<Row[]>,
   count: () => Promise<number>,
   view: (row: Row) => T,
-  order: KeysetOrder<F> = creationOrder(page) as KeysetOrder<F>,
+  order: KeysetOrder<F>,
 ): Promise<PageOf<T>> {
   const { field, newestFirst, table } = order;
   const ascending = (page.direction === 'forward') !== newestFirst;
