@@ -3,9 +3,10 @@
 // moves and why, or why it may not. Services call it and write what it says, as a compare-and-set
 // on the state they read; they never choose a state themselves.
 
-export type Transition<S extends string | null, R extends string> =
+/** `C`: the codes a refusal may carry, where the lifecycle names them (callers answer with them). */
+export type Transition<S extends string | null, R extends string, C extends string = string> =
   | { ok: true; from: S; to: S; reason: R }
-  | { ok: false; from: S; code: string; message: string };
+  | { ok: false; from: S; code: C; message: string };
 
 /** "A", "A or B", "A, B or C": the states an event applies in, as a refusal names them. */
 export function orList(items: readonly string[]): string {

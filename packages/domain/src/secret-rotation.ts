@@ -145,7 +145,7 @@ function rollingOrAwaiting(policy: RotationPolicy, approved: boolean): RolloutSt
  * (the approver approves what will be delivered), a paused one stays paused, one rolling back
  * finishes its rollback. Pure; the services write what it says as a compare-and-set.
  */
-export function rolloutTransition(state: RolloutState | null, event: RolloutEvent): Transition<RolloutState | null, RolloutReason> {
+export function rolloutTransition(state: RolloutState | null, event: RolloutEvent): Transition<RolloutState | null, RolloutReason, RolloutRefusal> {
   const from = ROLLOUT_FROM[event.kind];
   if (!from.includes(state)) {
     const verb = event.kind === 'approve' || event.kind === 'pause' || event.kind === 'resume' || event.kind === 'abort' ? event.kind : `the event ${event.kind}`;

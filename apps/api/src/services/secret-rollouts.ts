@@ -13,7 +13,6 @@ import {
   type RolloutBatchEvent,
   type RolloutBatchState,
   type RolloutEvent,
-  type RolloutRefusal,
   type RotationPolicy,
   type RotationPolicySource,
   type RolloutState,
@@ -308,7 +307,7 @@ export function decisionCheck(rollout: RolloutView, decision: Decision, deciderI
   const moved = rolloutTransition(rollout.state, decisionEvent(decision, rollout, deciderId));
   if (!moved.ok && moved.code === 'ROLLOUT_STATE_CONFLICT') return { allowed: false, code: moved.code, message: moved.message };
   if (!mayAdminister) return { allowed: false, code: 'FORBIDDEN', message: `Deciding on a rollout needs administer on its secret.` };
-  if (!moved.ok) return { allowed: false, code: moved.code as RolloutRefusal, message: moved.message };
+  if (!moved.ok) return { allowed: false, code: moved.code, message: moved.message };
   return { allowed: true, code: null, message: null };
 }
 
