@@ -116,22 +116,22 @@ export function detailEntries(details: unknown, namespaceId: string | null): Det
     return { text, href: typeof value === 'string' && ID.test(value) ? objectHref(value, namespaceId) : null };
   };
   const isPlain = (value: unknown) => value === null || typeof value !== 'object';
+  const push = (entry: DetailEntry) => {
+    if (entries.length < MAX_ENTRIES) entries.push(entry);
+    else hidden += 1;
+  };
   const walk = (value: unknown, key: string) => {
-    if (entries.length >= MAX_ENTRIES) {
-      hidden += 1;
-      return;
-    }
-    if (Array.isArray(value) && value.every(isPlain)) entries.push({ key, values: value.length ? value.map(scalar) : [{ text: 'none', href: null }] });
+    if (Array.isArray(value) && value.every(isPlain)) push({ key, values: value.length ? value.map(scalar) : [{ text: 'none', href: null }] });
     else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${key}[${i}]`));
     else if (value !== null && typeof value === 'object') {
       const fields = Object.entries(value);
-      if (fields.length === 0) entries.push({ key, values: [{ text: 'none', href: null }] });
+      if (fields.length === 0) push({ key, values: [{ text: 'none', href: null }] });
       for (const [k, v] of fields) walk(v, key ? `${key}.${k}` : k);
-    } else entries.push({ key, values: [scalar(value)] });
+    } else push({ key, values: [scalar(value)] });
   };
   if (details !== null && typeof details === 'object' && !Array.isArray(details)) {
     for (const [k, v] of Object.entries(details)) walk(v, k);
   } else if (details !== null && details !== undefined) walk(details, 'value');
-  if (hidden > 0) entries.push({ key: '…', values: [{ text: `${hidden} more (in the export)`, href: null }] });
+  if (hidden > 0) entries.push({ key: '…', values: [{ text: `${hidden} more rows (in the export)`, href: null }] });
   return entries;
 }

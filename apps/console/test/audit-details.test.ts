@@ -48,7 +48,14 @@ describe('audit details for people', () => {
     const details = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
     const entries = detailEntries(details, null);
     expect(entries).toHaveLength(41);
-    expect(entries.at(-1)).toEqual({ key: '…', values: [{ text: '60 more (in the export)', href: null }] });
+    expect(entries.at(-1)).toEqual({ key: '…', values: [{ text: '60 more rows (in the export)', href: null }] });
+  });
+
+  it('counts the rows it leaves out, not the fields: a nested object past the bound is as many rows as it has leaves', () => {
+    const details = { ...Object.fromEntries(Array.from({ length: 39 }, (_, i) => [`k${i}`, i])), nested: { a: 1, b: { c: 2, d: [{ e: 3 }, { f: 4 }] } } };
+    const entries = detailEntries(details, null);
+    expect(entries.slice(39, 40).map((e) => e.key)).toEqual(['nested.a']);
+    expect(entries.at(-1)).toEqual({ key: '…', values: [{ text: '3 more rows (in the export)', href: null }] });
   });
 
   it.each([[{}], [null], [undefined]])('has no rows for empty details (%j)', (details) => {
