@@ -10,6 +10,12 @@ export async function signIn(page: Page, apiKey: string): Promise<void> {
   await expect(page).toHaveURL(/\/namespaces$/);
 }
 
+/** "Sign out" from the header: it lands on a plain /sign-in (nothing to come back to). */
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+}
+
 /** Opens a list's create form (behind its "New …" button) unless it is open already. */
 export async function openCreate(page: Page, label: string): Promise<void> {
   const button = page.getByRole('button', { name: label, exact: true });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from '@playwright/test';
-import { confirmByTyping, openCreate, rowId } from '../support/console';
+import { confirmByTyping, openCreate, rowId, signOut } from '../support/console';
 import { expect, test } from '../support/fixtures';
 
 /** The secret value must not be anywhere the page can show or keep it. */
@@ -133,8 +133,7 @@ test('S1 S6 S7 a new user signs in with the bootstrap key, creates a namespace, 
   });
 
   await test.step('sign out: the session is gone', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect(page).toHaveURL(/\/sign-in$/);
+    await signOut(page);
     await page.goto('/namespaces');
     await expect(page).toHaveURL(/\/sign-in$/);
   });

@@ -1,5 +1,5 @@
 import { expect, test } from '../support/fixtures';
-import { createReadyNamespace, createSecret, signIn } from '../support/console';
+import { createReadyNamespace, createSecret, signIn, signOut } from '../support/console';
 import { createUserWithNamespaceRole, gqlInPage } from '../support/graphql';
 
 // Honest controls (viewerCan): a read-only viewer sees Rotate and Delete on a secret and Delete on
@@ -41,8 +41,7 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
   });
 
   await test.step('the viewer: Rotate and Delete are disabled, say why, and open nothing', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect(page).toHaveURL(/\/sign-in$/);
+    await signOut(page);
     await signIn(page, viewerKey);
     await page.goto(`/secrets?namespace=${namespaceId}`);
     const rotate = page.getByRole('button', { name: `Rotate ${secretName}` });
@@ -80,8 +79,7 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
   });
 
   await test.step('an editor rotates, but is shown the rotation policy editor and the namespace default as an administrator\'s', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect(page).toHaveURL(/\/sign-in$/);
+    await signOut(page);
     await signIn(page, editorKey);
     await page.goto(`/secrets?namespace=${namespaceId}`);
     const rotate = page.getByRole('button', { name: `Rotate ${secretName}` });

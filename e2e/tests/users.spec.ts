@@ -1,5 +1,5 @@
 import { expect, test } from '../support/fixtures';
-import { confirmByTyping, openCreate, signIn } from '../support/console';
+import { confirmByTyping, openCreate, signIn, signOut } from '../support/console';
 
 test('an administrator creates a user whose key signs in to an empty console, revokes the key so it is refused, and disables the user', async ({
   page,
@@ -28,8 +28,7 @@ test('an administrator creates a user whose key signs in to an empty console, re
   });
 
   await test.step('sign out, sign in with the new key: no namespaces are visible to a user without grants', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect(page).toHaveURL(/\/sign-in$/);
+    await signOut(page);
     await signIn(page, userKey);
     await expect(page.getByRole('banner')).toContainText(userName);
     // The empty state fits a viewer who may not create: why nothing is listed, no create offer.
@@ -39,8 +38,7 @@ test('an administrator creates a user whose key signs in to an empty console, re
   });
 
   await test.step('back as bootstrap, revoke the new user\'s key', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect(page).toHaveURL(/\/sign-in$/);
+    await signOut(page);
     await signIn(page, stack.bootstrapApiKey);
     await page.goto('/users');
     await page.getByRole('link', { name: `API keys of ${userName}` }).click();
@@ -64,8 +62,7 @@ test('an administrator creates a user whose key signs in to an empty console, re
   });
 
   await test.step('the revoked key is refused on sign-in', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect(page).toHaveURL(/\/sign-in$/);
+    await signOut(page);
     await page.getByLabel('API key').fill(userKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('alert').filter({ hasText: 'Sign-in failed' })).toBeVisible();
