@@ -20,6 +20,8 @@
 // the large one; the minimal SQL is then the one for that reader (the namespace's rows, or the
 // granted rows by id), and the bare server answers as many edges as the product's page holds.
 //
+// OCC_BENCH_LISTS (a regular expression) measures only the lists it matches; OCC_BENCH_KEEP keeps
+// the filled database afterwards (to EXPLAIN a statement; drop it by hand).
 // Sizes: OCC_BENCH_SMALL (100) and OCC_BENCH_LARGE (10,000) rows of each kind; OCC_BENCH_AUDIT
 // (1,000,000) audit events in the large namespace; OCC_BENCH_RUNS (100) measurements per cell.
 // Filling 10,000 of each through the services takes minutes; progress goes to stderr.
@@ -46,6 +48,8 @@ const LARGE = Number(process.env.OCC_BENCH_LARGE ?? 10_000);
 const AUDIT = Number(process.env.OCC_BENCH_AUDIT ?? 1_000_000);
 const RUNS = Number(process.env.OCC_BENCH_RUNS ?? 100);
 const PAGE = 100;
+/** OCC_BENCH_LISTS: a regular expression; only lists whose name matches are measured (all by default). */
+const ONLY = new RegExp(process.env.OCC_BENCH_LISTS ?? '');
 const serverUrl = process.env.DATABASE_URL;
 if (!serverUrl) {
   process.stderr.write('read-path bench: set DATABASE_URL to a PostgreSQL server (it creates and drops its own database); skipped.\n');
@@ -428,7 +432,7 @@ try {
 
   const yoga = await bareYoga();
   const rows: string[][] = [];
-  for (const list of LISTS) {
+  for (const list of LISTS.filter((l) => ONLY.test(l.name))) {
     for (const [label, filled, size] of [['small', small, SMALL], ['large', large, LARGE]] as const) {
       // Audit and namespace lists read the whole installation: one row each is enough.
       if (wholeInstallation(list) && label === 'small') continue;
@@ -454,7 +458,7 @@ try {
   }
   // The scoped readers, each list read as the reader may see it.
   const scoped = await scopedLists(small, large);
-  for (const { list, filled, rowsLabel } of scoped) {
+  for (const { list, filled, rowsLabel } of scoped.filter((s) => ONLY.test(s.list.name))) {
     const first = await measure(list, filled, null, yoga.url);
     const deepAfter = await deepCursor(list, filled);
     const deep = deepAfter ? await measure(list, filled, deepAfter, yoga.url) : null;
@@ -471,6 +475,7 @@ try {
   await new Promise<void>((r) => server.close(() => r()));
   await sql.end();
   await runtime.close();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  if (process.env.OCC_BENCH_KEEP) process.stderr.write(`kept database ${database} (OCC_BENCH_KEEP)\n`);
+  else await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   await admin.end();
 }
