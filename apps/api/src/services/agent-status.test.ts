@@ -100,7 +100,7 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 describe('an agent\'s status, derived on every read (RC6)', { timeout: 300_000 }, () => {
-  it('RC6 one agent, a page of agents and the status filter all answer the rule, for generated states of lifecycle, desired state, work, revisions and runtime', async () => {
+  it('RC6 one agent, a page of agents (its status asked for in every spelling) and the status filter all answer the rule, for generated states of lifecycle, desired state, work, revisions and runtime', async () => {
     const cases: Array<{ id: string; c: Case }> = [];
     const check = async (c: Case) => {
       const id = await insert(c);
@@ -125,21 +125,35 @@ describe('an agent\'s status, derived on every read (RC6)', { timeout: 300_000 }
       for (const desiredState of ['running', 'stopped'] as const)
         for (const pattern of revisionPatterns) for (const work of works) for (const runtime of runtimes) await check({ lifecycle, desiredState, ...pattern, work, runtime });
     await fc.assert(fc.asyncProperty(caseArb, check), { numRuns: 60 });
-    // The same statuses through pages and the filter (the SQL of lists).
-    const all = async (status: string | null) => {
+    // The same statuses through pages and the filter (the SQL of lists). A page derives the
+    // status only when asked for it (AgentReads.status): every way a document can ask must count.
+    const spellings: Record<string, { node: string; fragments?: string }> = {
+      plain: { node: 'id status' },
+      aliased: { node: 'id s: status' },
+      'inline fragment': { node: 'id ... on Agent { status }' },
+      'named fragment': { node: 'id ...S', fragments: 'fragment S on Agent { status }' },
+      '@include': { node: 'id status @include(if: true)' },
+      'with the configuration': { node: 'id status configuration { id }' },
+    };
+    const all = async (status: string | null, spelling = spellings.plain!) => {
       const out: Array<{ id: string; status: string }> = [];
       for (let after: string | null = null; ; ) {
-        const page: { edges: Array<{ node: { id: string; status: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string } } = payload(
-          await stack.gql(`query($ns: ID!, $s: String, $after: String) { namespace(id: $ns) { agents(first: 100, status: $s, after: $after) { edges { node { id status } } pageInfo { hasNextPage endCursor } } } }`, { ns: namespaceId, s: status, after }),
+        const page: { edges: Array<{ node: { id: string; status?: string; s?: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string } } = payload(
+          await stack.gql(
+            `query($ns: ID!, $s: String, $after: String) { namespace(id: $ns) { agents(first: 100, status: $s, after: $after) { edges { node { ${spelling.node} } } pageInfo { hasNextPage endCursor } } } } ${spelling.fragments ?? ''}`,
+            { ns: namespaceId, s: status, after },
+          ),
           'namespace',
         ).agents;
-        out.push(...page.edges.map((e: { node: { id: string; status: string } }) => e.node));
+        out.push(...page.edges.map((e) => ({ id: e.node.id, status: (e.node.status ?? e.node.s)! })));
         if (!page.pageInfo.hasNextPage) return out;
         after = page.pageInfo.endCursor;
       }
     };
-    const byId = new Map((await all(null)).map((n) => [n.id, n.status]));
-    for (const { id, c } of cases) expect(byId.get(id), JSON.stringify(c)).toBe(expected(c));
+    for (const [name, spelling] of Object.entries(spellings)) {
+      const byId = new Map((await all(null, spelling)).map((n) => [n.id, n.status]));
+      for (const { id, c } of cases) expect(byId.get(id), `${name}: ${JSON.stringify(c)}`).toBe(expected(c));
+    }
     for (const status of ['created', 'deploying', 'running', 'degraded', 'failed', 'stopped', 'deleting', 'deleted']) {
       const got = (await all(status)).map((n) => n.id).sort();
       expect(got, status).toEqual(cases.filter(({ c }) => expected(c) === status).map(({ id }) => id).sort());

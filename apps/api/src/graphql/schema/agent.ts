@@ -92,7 +92,8 @@ builder.objectField(NamespaceRef, 'agents', (t) =>
         const secrets = secretColumnsFor(fieldsAt(info, ['edges', 'node', 'configuration', 'secretBindings', 'secret']));
         const configuration = at() ? { values: at('values'), secretBindings: at('secretBindings'), secrets } : null;
         const filter = { namePrefix: textFilter(args.namePrefix, 'namePrefix'), status: textFilter(args.status, 'status') };
-        return toConnection(await listAgents(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), filter, { configuration }));
+        const status = selects(info, ['edges', 'node', 'status']);
+        return toConnection(await listAgents(ctx.deps, actorOf(ctx), ns.id, pageRequest(args), filter, { configuration, status }));
       },
     },
     { fields: (tc) => ({ totalCount: tc.int(totalCount) }) },
