@@ -20,6 +20,7 @@ import './secret-rollouts.ts';
 import './audit.ts';
 import './selfconfig.ts';
 import './viewer-can.ts';
+import './search.ts';
 
 builder.queryType({});
 builder.mutationType({});
