@@ -12,6 +12,7 @@ export const SecretReferencesQuery = gql(`
   query SecretReferences($id: ID!) {
     secret(id: $id) {
       id name version updatedAt
+      viewerCan { update }
       namespace { id name status }
       references {
         currentVersion

@@ -77,7 +77,7 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 const SEARCH = `query($text: String!, $kinds: [SearchKind!], $first: Int) {
-  search(text: $text, kinds: $kinds, first: $first) { kind id name match namespace { id name } } }`;
+  search(text: $text, kinds: $kinds, first: $first) { kind id name match namespaceId namespace { id name } } }`;
 
 function expected(reader: Reader, text: string, kinds: Kind[] | null, first: number) {
   const needle = text.trim().toLowerCase();
@@ -93,6 +93,7 @@ function expected(reader: Reader, text: string, kinds: Kind[] | null, first: num
       id: o.id,
       name: o.name,
       match: ['EXACT', 'PREFIX', 'CONTAINS'][o.rank],
+      namespaceId: o.namespaceId,
       // The holding namespace only where the reader may read it (P6).
       namespace: o.namespaceId && readable[reader].has(o.namespaceId) ? { id: o.namespaceId, name: objects.find((n) => n.id === o.namespaceId)!.name } : null,
     }));

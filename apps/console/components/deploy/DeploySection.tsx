@@ -40,7 +40,7 @@ export function DeploySection({ agent, names }: { agent: Agent; names: ReadonlyM
   const running = agent.desiredState === 'running';
 
   return (
-    <section aria-labelledby="agent-deploy-title" className="section" data-testid="deploy">
+    <section id="deploy" aria-labelledby="agent-deploy-title" className="section" data-testid="deploy">
       <h2 id="agent-deploy-title">Deploy</h2>
       <p className="hint">
         What deploy checks before it admits the agent. Nothing is written until you press Deploy; each deploy freezes a new

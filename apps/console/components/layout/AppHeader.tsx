@@ -3,8 +3,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { signOut } from '../../lib/session';
 import { viewerQueryOptions } from '../../lib/viewer';
+
+// The command palette is a chunk of its own, loaded when first opened (the first-load budgets).
+const CommandPalette = lazy(() => import('./CommandPalette'));
 
 export function AppHeader() {
   const pathname = usePathname();
@@ -22,6 +26,30 @@ export function AppHeader() {
   });
 
   const principal = onSignInPage ? null : viewer.data;
+
+  // Ctrl+K (⌘K) or the Search button opens the palette; closing it without going anywhere returns
+  // focus to what had it.
+  const [paletteOpen, setPaletteOpen] = useState(false);
+  const opener = useRef<HTMLElement | null>(null);
+  const signedIn = Boolean(principal);
+  useEffect(() => {
+    if (!signedIn) return;
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        opener.current ??= document.activeElement instanceof HTMLElement ? document.activeElement : null;
+        setPaletteOpen(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [signedIn]);
+  function closePalette(navigated: boolean) {
+    setPaletteOpen(false);
+    const back = opener.current;
+    opener.current = null;
+    if (!navigated && back?.isConnected) setTimeout(() => back.focus(), 0);
+  }
 
   return (
     <header className="app-header">
@@ -44,6 +72,23 @@ export function AppHeader() {
               Audit log
             </Link>
           </nav>
+          <button
+            type="button"
+            className="button secondary palette-open"
+            aria-keyshortcuts="Control+K Meta+K"
+            aria-haspopup="dialog"
+            onClick={(event) => {
+              opener.current = event.currentTarget;
+              setPaletteOpen(true);
+            }}
+          >
+            Search<kbd aria-hidden="true">Ctrl K</kbd>
+          </button>
+          {paletteOpen ? (
+            <Suspense fallback={null}>
+              <CommandPalette onClose={closePalette} />
+            </Suspense>
+          ) : null}
           <div className="session">
             <span className="principal" title={principal.id}>
               {principal.name}

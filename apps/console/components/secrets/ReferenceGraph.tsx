@@ -2,7 +2,8 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import type { ReactNode } from 'react';
+import { useSearchParams } from 'next/navigation';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import {
   secretReferencesQueryOptions,
   type ReferenceAgent,
@@ -14,6 +15,8 @@ import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { namespaceHref } from '../../lib/namespace-links';
 import { NamespaceHeader } from '../namespaces/NamespaceHeader';
 import { CopyId } from '../ui/CopyId';
+import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';
+import { RotateSecretPanel } from './RotateSecretPanel';
 import { RelativeTime } from '../ui/RelativeTime';
 import { TableSkeleton } from '../ui/Skeleton';
 
@@ -61,10 +64,50 @@ export function SecretReferencesScreen({ namespaceId, secretId }: { namespaceId:
               <RelativeTime iso={secret.updatedAt} />
             </dd>
           </dl>
+          <SecretRotate namespaceId={namespaceId} secret={secret} />
           <ReferenceGraph namespaceId={namespaceId} secretName={secret.name} graph={secret.references} />
         </>
       ) : null}
     </>
+  );
+}
+
+/**
+ * Rotate from the secret's own page: the button, or why not; `&rotate=1` (the command palette's
+ * "Rotate secret …", with `#rotate` so focus lands on the form) opens the form at once.
+ */
+function SecretRotate({ namespaceId, secret }: { namespaceId: string; secret: { id: string; name: string; version: number; viewerCan: { update: boolean } } }) {
+  const asked = useSearchParams().get('rotate') === '1';
+  const [open, setOpen] = useState(asked && secret.viewerCan.update);
+  // Closing the form returns focus to the button that opens it (not to the page's body).
+  const button = useRef<HTMLButtonElement>(null);
+  const closed = useRef(false);
+  useEffect(() => {
+    if (!open && closed.current) button.current?.focus();
+  }, [open]);
+  return (
+    <section id="rotate" aria-label={`Rotate ${secret.name}`} className="section">
+      {secret.viewerCan.update ? (
+        open ? (
+          <RotateSecretPanel
+            namespaceId={namespaceId}
+            secret={secret}
+            onClose={() => {
+              closed.current = true;
+              setOpen(false);
+            }}
+          />
+        ) : (
+          <button ref={button} type="button" className="button secondary" onClick={() => setOpen(true)}>
+            Rotate
+          </button>
+        )
+      ) : (
+        <NotAllowedButton label={`Rotate ${secret.name}`} reason={notAllowedReason(secret.name, 'rotate', 'update', 'secret')}>
+          Rotate
+        </NotAllowedButton>
+      )}
+    </section>
   );
 }
 

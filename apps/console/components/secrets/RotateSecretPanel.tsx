@@ -23,7 +23,8 @@ export function RotateSecretPanel({
   onRedeploy,
 }: {
   namespaceId: string;
-  secret: Secret;
+  /** What the panel reads of the secret: the list's row and the secret's own page both have it. */
+  secret: Pick<Secret, 'id' | 'name' | 'version'>;
   onClose: () => void;
   /** W7: opens "redeploy consumers" for this secret. */
   onRedeploy?: () => void;
@@ -51,7 +52,17 @@ export function RotateSecretPanel({
   }
 
   return (
-    <div className="panel">
+    <div
+      className="panel"
+      // Escape closes the panel, as it closes a dialog; a picker inside that is open takes it first,
+      // and so does a confirmation dialog opened from it.
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && !event.defaultPrevented && !(event.target as Element).closest('dialog')) {
+          event.preventDefault();
+          onClose();
+        }
+      }}
+    >
       <form method="post" className="form inline-form" onSubmit={onSubmit} aria-labelledby={`${id}-title`}>
         <h3 id={`${id}-title`}>Rotate {secret.name}</h3>
         {/* V6: what the rotation touches, read before the click. */}

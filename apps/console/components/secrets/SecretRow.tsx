@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { SecretListItem } from '../../lib/secrets';
 import { RedeployConsumersPanel, StaleBadge } from '../deploy/RedeployConsumers';
 import { CopyId } from '../ui/CopyId';
@@ -12,6 +12,12 @@ import { RotateSecretPanel } from './RotateSecretPanel';
 
 export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret: SecretListItem }) {
   const [rotating, setRotating] = useState(false);
+  // Closing the rotate panel (Cancel, Close or Escape) gives focus back to the Rotate button.
+  const rotateButton = useRef<HTMLButtonElement>(null);
+  const closeRotate = () => {
+    setRotating(false);
+    requestAnimationFrame(() => rotateButton.current?.focus());
+  };
   const [redeploying, setRedeploying] = useState(false);
   const panelId = `panel-${secret.id}`;
   const redeployId = `redeploy-${secret.id}`;
@@ -43,6 +49,7 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
           </Link>
           {secret.viewerCan.update ? (
             <button
+              ref={rotateButton}
               type="button"
               className="button secondary"
               aria-expanded={rotating}
@@ -84,7 +91,7 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
             <RotateSecretPanel
               namespaceId={namespaceId}
               secret={secret}
-              onClose={() => setRotating(false)}
+              onClose={closeRotate}
               onRedeploy={() => setRedeploying(true)}
             />
           </td>

@@ -19,6 +19,10 @@ const SearchHitRef = builder.objectRef<SearchHit>('SearchHit').implement({
       description: 'EXACT (the whole name), PREFIX (its start) or CONTAINS (elsewhere in it), case ignored: the order hits come in.',
       resolve: (h) => (['EXACT', 'PREFIX', 'CONTAINS'] as const)[h.rank] ?? 'CONTAINS',
     }),
+    namespaceId: t.exposeID('namespaceId', {
+      nullable: true,
+      description: 'The id of the namespace that holds it (null for namespaces and users); the object itself tells it (its reference), so it is given even where the namespace is not readable.',
+    }),
     namespace: t.field({
       type: NamespaceRef,
       nullable: true,
