@@ -23,6 +23,7 @@ import { configurationBlastRadii, secretBlastRadii, type BlastRadius } from '../
 import type { PageOf } from '../services/pagination.ts';
 import { firstRevisionPages, type FirstRevisionPageRequest, type RevisionView } from '../services/revisions.ts';
 import { consumersOfSecrets, type SecretView } from '../services/secrets.ts';
+import { namespaceHealths, type NamespaceHealth } from '../services/namespace-health.ts';
 
 // Per-request batching: fields that point at other records (Agent.configuration, a binding's
 // secret, Agent.servicePrincipal …) load through these, so reading N agents costs a constant
@@ -46,6 +47,8 @@ export interface Loaders extends KindLoaders {
   secretExposure: DataLoader<string, SecretExposure>;
   /** V4: per secret, its newest rollouts (two statements a page). */
   secretRollouts: DataLoader<string, RolloutView[]>;
+  /** Per namespace, what the caller may read of its agents and secrets, counted (three statements a page). */
+  namespaceHealth: DataLoader<{ id: string; status: string }, NamespaceHealth, string>;
   /** V4: per namespace, the default rotation policy of its secrets. */
   namespaceRotationPolicy: DataLoader<string, unknown>;
   /** V4: per secret, the policy in effect and where it comes from. */
@@ -130,6 +133,14 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       const byId = new Map(rows.map((r) => [r.id, effectiveRotationPolicy(r.rotationPolicy, r.namespace.secretRotationPolicy)]));
       return secretIds.map((id) => byId.get(id) ?? effectiveRotationPolicy(null, null));
     }),
+    namespaceHealth: new DataLoader(
+      async (namespaces) => {
+        const [agent, secret] = await Promise.all([readSet('agent'), readSet('secret')]);
+        const none: ReadableSet = { everywhere: false, namespaceIds: [], resourceIds: [] };
+        return namespaceHealths(deps.db, namespaces, { agent: agent ?? none, secret: secret ?? none });
+      },
+      { cacheKeyFn: (n) => n.id },
+    ),
     namespaceRotationPolicy: new DataLoader(async (namespaceIds) => {
       const rows = await deps.db.namespace.findMany({ where: { id: { in: [...namespaceIds] } }, select: { id: true, secretRotationPolicy: true } });
       const byId = new Map(rows.map((r) => [r.id, r.secretRotationPolicy]));

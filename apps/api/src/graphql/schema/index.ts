@@ -21,6 +21,7 @@ import './audit.ts';
 import './selfconfig.ts';
 import './viewer-can.ts';
 import './search.ts';
+import './namespace-health.ts';
 
 builder.queryType({});
 builder.mutationType({});

@@ -1,0 +1,47 @@
+import type { NamespaceHealth } from '../../services/namespace-health.ts';
+import { builder } from '../builder.ts';
+import { NamespaceRef } from './namespace.ts';
+
+// Namespace.health: services/namespace-health.ts, batched per page of namespaces (loaders.ts).
+
+const HealthStatusEnum = builder.enumType('NamespaceHealthStatus', {
+  values: {
+    OK: { description: 'Nothing failing, nothing stale, nothing waiting.' },
+    ATTENTION: { description: 'A secret is stale (rotated under a running revision) or a rotation rollout waits for an approval.' },
+    FAILING: { description: 'An agent failed or is degraded, or the namespace itself failed or was lost.' },
+  } as const,
+});
+
+const AgentCountsRef = builder.objectRef<NamespaceHealth['agents']>('NamespaceAgentCounts').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total'),
+    running: t.exposeInt('running'),
+    failing: t.exposeInt('failing', { description: 'Failed or degraded (the agents list’s status filter: failed, degraded).' }),
+    deploying: t.exposeInt('deploying'),
+  }),
+});
+
+const SecretCountsRef = builder.objectRef<NamespaceHealth['secrets']>('NamespaceSecretCounts').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total'),
+    stale: t.exposeInt('stale', { description: 'Held by a running revision at an older version (the secrets list’s stale filter).' }),
+  }),
+});
+
+const HealthRef = builder.objectRef<NamespaceHealth>('NamespaceHealth').implement({
+  description: 'The namespace at a glance, counted over what the viewer may read of it.',
+  fields: (t) => ({
+    status: t.field({ type: HealthStatusEnum, resolve: (h) => h.status }),
+    agents: t.field({ type: AgentCountsRef, resolve: (h) => h.agents }),
+    secrets: t.field({ type: SecretCountsRef, resolve: (h) => h.secrets }),
+    rolloutsAwaitingApproval: t.exposeInt('rolloutsAwaitingApproval'),
+  }),
+});
+
+builder.objectField(NamespaceRef, 'health', (t) =>
+  t.field({
+    type: HealthRef,
+    description: 'Agents by status, secrets and stale ones, rollouts waiting, and one word for them; only what the viewer may read is counted.',
+    resolve: (ns, _a, ctx) => ctx.loaders.namespaceHealth.load({ id: ns.id, status: ns.status }),
+  }),
+);
