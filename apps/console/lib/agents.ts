@@ -42,17 +42,18 @@ export const AGENTS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: AGENTS_PAGE_SIZE, after: null, namePrefix: null };
 
 export const NamespaceAgentsQuery = gql(`
-  query NamespaceAgents($id: ID!, $first: Int, $after: String, $namePrefix: String) {
+  query NamespaceAgents($id: ID!, $first: Int, $after: String, $namePrefix: String, $status: String) {
     namespace(id: $id) {
       ...NamespaceFields
-      agents(first: $first, after: $after, namePrefix: $namePrefix, order: NEWEST_FIRST) {
+      agents(first: $first, after: $after, namePrefix: $namePrefix, status: $status, order: NEWEST_FIRST) {
         edges { node { ...AgentSummaryFields } } pageInfo { hasNextPage endCursor } totalCount
       }
     }
   }
 `, [NamespaceFields, AgentSummaryFields]);
 
-export function namespaceAgentsQueryOptions(namespaceId: string, args: PageArgs = ALL) {
+/** A page of the namespace's agents; `status` (from the address: the namespaces list's health links) keeps only those. */
+export function namespaceAgentsQueryOptions(namespaceId: string, args: PageArgs & { status?: string | null } = ALL) {
   return queryOptions({
     queryKey: [...agentKeys.byNamespace(namespaceId), args] as const,
     queryFn: async ({ signal }) => {

@@ -27,10 +27,10 @@ export const SECRETS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: SECRETS_PAGE_SIZE, after: null, namePrefix: null };
 
 export const NamespaceSecretsQuery = gql(`
-  query NamespaceSecrets($id: ID!, $first: Int, $after: String, $namePrefix: String) {
+  query NamespaceSecrets($id: ID!, $first: Int, $after: String, $namePrefix: String, $stale: Boolean) {
     namespace(id: $id) {
       ...NamespaceFields
-      secrets(first: $first, after: $after, namePrefix: $namePrefix, order: NEWEST_FIRST) {
+      secrets(first: $first, after: $after, namePrefix: $namePrefix, stale: $stale, order: NEWEST_FIRST) {
         edges { node { ...SecretFields consumers { total } staleConsumers { total } viewerCan { update delete } } } pageInfo { hasNextPage endCursor } totalCount
       }
     }
@@ -44,10 +44,11 @@ export type SecretListItem = NonNullable<ResultOf<typeof NamespaceSecretsQuery>[
 export const secretKeys = {
   all: ['secrets'] as const,
   byNamespace: (namespaceId: string) => [...secretKeys.all, 'namespace', namespaceId] as const,
-  page: (namespaceId: string, args: PageArgs) => [...secretKeys.byNamespace(namespaceId), args] as const,
+  page: (namespaceId: string, args: PageArgs & { stale?: boolean | null }) => [...secretKeys.byNamespace(namespaceId), args] as const,
 };
 
-export function namespaceSecretsQueryOptions(namespaceId: string, args: PageArgs = ALL) {
+/** A page of the namespace's secrets; `stale: true` (from the address: the namespaces list's health links) keeps only stale ones. */
+export function namespaceSecretsQueryOptions(namespaceId: string, args: PageArgs & { stale?: boolean | null } = ALL) {
   return queryOptions({
     queryKey: secretKeys.page(namespaceId, args),
     queryFn: async ({ signal }) => {

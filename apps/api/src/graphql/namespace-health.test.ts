@@ -108,7 +108,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => stack?.close());
 
-const HEALTH = `query($ns: ID!) { namespace(id: $ns) { health { status agents { total running failing deploying } secrets { total stale } rolloutsAwaitingApproval } } }`;
+const HEALTH = `query($ns: ID!) { namespace(id: $ns) { health { status agents { total running failing failed degraded deploying } secrets { total stale } rolloutsAwaitingApproval } } }`;
 const ORACLE = `query($ns: ID!) { namespace(id: $ns) { status agents(first: 100) { edges { node { status } } } secrets(first: 100) { totalCount edges { node { id } } } stale: secrets(stale: true) { totalCount } } }`;
 
 describe('Namespace.health', () => {
@@ -133,7 +133,7 @@ describe('Namespace.health', () => {
         const waiting = rollouts.filter((r) => r.state === 'AWAITING_APPROVAL' && readableSecrets.has(r.secretId)).length;
         const failing = count('failed', 'degraded') > 0 || o.status === 'FAILED' || o.status === 'LOST';
         const expected = {
-          agents: { total: agentStatuses.length, running: count('running'), failing: count('failed', 'degraded'), deploying: count('deploying') },
+          agents: { total: agentStatuses.length, running: count('running'), failing: count('failed', 'degraded'), failed: count('failed'), degraded: count('degraded'), deploying: count('deploying') },
           secrets: { total: o.secrets.totalCount, stale: o.stale.totalCount },
           rolloutsAwaitingApproval: waiting,
           status: failing ? 'FAILING' : o.stale.totalCount > 0 || waiting > 0 ? 'ATTENTION' : 'OK',

@@ -10,7 +10,7 @@ import { derivedStatusSql } from './agents.ts';
 // exist). Three statements for a page of namespaces, whatever its size.
 
 export interface NamespaceHealth {
-  agents: { total: number; running: number; failing: number; deploying: number };
+  agents: { total: number; running: number; failing: number; failed: number; degraded: number; deploying: number };
   secrets: { total: number; stale: number };
   rolloutsAwaitingApproval: number;
   /** FAILING: an agent failed or degraded, or the namespace itself failed or was lost; ATTENTION: a stale secret or a rollout waiting; else OK. */
@@ -59,7 +59,7 @@ export async function namespaceHealths(
     const count = (...statuses: string[]) => byStatus.filter((r) => statuses.includes(r.status)).reduce((n, r) => n + r.n, 0);
     const s = secrets.find((r) => r.namespaceId === ns.id);
     const health = {
-      agents: { total: count(...new Set(byStatus.map((r) => r.status))), running: count('running'), failing: count('failed', 'degraded'), deploying: count('deploying') },
+      agents: { total: count(...new Set(byStatus.map((r) => r.status))), running: count('running'), failing: count('failed', 'degraded'), failed: count('failed'), degraded: count('degraded'), deploying: count('deploying') },
       secrets: { total: s?.total ?? 0, stale: s?.stale ?? 0 },
       rolloutsAwaitingApproval: rollouts.find((r) => r.namespaceId === ns.id)?.n ?? 0,
     };

@@ -1,6 +1,9 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useSearchParams } from 'next/navigation';
+import { namespaceHref } from '../../lib/namespace-links';
 import { namespaceAgentsQueryOptions } from '../../lib/agents';
 import { namespaceConfigurationsQueryOptions } from '../../lib/configurations';
 import { useCan } from '../../lib/can';
@@ -21,7 +24,9 @@ export default function AgentList({ namespaceId }: { namespaceId: string | null 
 
 function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
   const paging = usePaging();
-  const query = useQuery({ ...namespaceAgentsQueryOptions(namespaceId, paging.args), placeholderData: (previous) => previous });
+  // &status=failed (the namespaces list's health links): only agents in that status.
+  const status = useSearchParams().get('status');
+  const query = useQuery({ ...namespaceAgentsQueryOptions(namespaceId, { ...paging.args, status }), placeholderData: (previous) => previous });
   const configurations = useQuery(namespaceConfigurationsQueryOptions(namespaceId));
   const mayCreate = useCan('create', 'agent', namespaceId);
   const { data, error, isPending } = query;
@@ -49,12 +54,19 @@ function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
       {data !== null && !error ? (
         <section aria-labelledby="agents-list-title">
           <h2 id="agents-list-title">Agents</h2>
+          {status ? (
+            <p className="alert notice" data-testid="list-filter">
+              Only agents whose status is <strong>{status}</strong>. <Link href={namespaceHref('agents', namespaceId)}>Show all agents</Link>
+            </p>
+          ) : null}
           <ListSearch paging={paging} noun="agents" />
           {isPending ? <TableSkeleton label="Loading agents…" /> : null}
           {data ? (
             data.agents.length === 0 ? (
               <p className="empty">
-                {paging.args.namePrefix
+                {status
+                  ? `No agents${paging.args.namePrefix ? ` whose name starts with “${paging.args.namePrefix}”` : ''} are ${status} now.`
+                  : paging.args.namePrefix
                   ? `No agents whose name starts with “${paging.args.namePrefix}”.`
                   : mayCreate
                     ? 'No agents in this namespace yet. Create the first with “New agent”.'

@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { lazy, Suspense } from 'react';
 import { mayNeedReprovisioning } from '../../lib/namespace-reprovision';
+import type { NamespaceHealth } from '../../lib/namespace-health';
 import type { Namespace } from '../../lib/namespaces';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
@@ -12,7 +13,7 @@ import { StatusBadge } from './StatusBadge';
 // the form hook and the access check stay out of every route's first load (scripts/size-budgets.json).
 const ReprovisionNamespaceButton = lazy(() => import('./ReprovisionNamespaceButton'));
 
-export function NamespaceTable({ namespaces }: { namespaces: Namespace[] }) {
+export function NamespaceTable({ namespaces, health }: { namespaces: Namespace[]; health: ReadonlyMap<string, NamespaceHealth> | null }) {
   return (
     <ScrollTable label="Namespaces">
       <table className="table">
@@ -22,6 +23,7 @@ export function NamespaceTable({ namespaces }: { namespaces: Namespace[] }) {
             <th scope="col">Name</th>
             <th scope="col">ID</th>
             <th scope="col">Status</th>
+            <th scope="col">Health</th>
             <th scope="col">Created</th>
             <th scope="col">
               <span className="visually-hidden">Links</span>
@@ -50,6 +52,9 @@ export function NamespaceTable({ namespaces }: { namespaces: Namespace[] }) {
                   </span>
                 ) : null}
               </td>
+              <td data-testid="namespace-health">
+                <HealthCell namespace={ns} health={health?.get(ns.id) ?? null} />
+              </td>
               <td>
                 <RelativeTime iso={ns.createdAt} />
               </td>
@@ -74,5 +79,40 @@ export function NamespaceTable({ namespaces }: { namespaces: Namespace[] }) {
         </tbody>
       </table>
     </ScrollTable>
+  );
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The namespace at a glance: one word (OK, ATTENTION, FAILING), then what makes it so, each a
+ * link to the list filtered to those rows (the agents that failed, the stale secrets). Counts are
+ * of what the viewer may read.
+ */
+function HealthCell({ namespace, health }: { namespace: Namespace; health: NamespaceHealth | null }) {
+  if (!health) return <span className="health-counts">…</span>;
+  const { agents, secrets } = health;
+  const links: Array<{ text: string; href: string }> = [];
+  if (agents.failed) links.push({ text: `${agents.failed} failed`, href: namespaceHref('agents', namespace.id, { status: 'failed' }) });
+  if (agents.degraded) links.push({ text: `${agents.degraded} degraded`, href: namespaceHref('agents', namespace.id, { status: 'degraded' }) });
+  if (agents.deploying) links.push({ text: `${agents.deploying} deploying`, href: namespaceHref('agents', namespace.id, { status: 'deploying' }) });
+  if (secrets.stale) links.push({ text: plural(secrets.stale, 'stale secret'), href: namespaceHref('secrets', namespace.id, { stale: '1' }) });
+  if (health.rolloutsAwaitingApproval) links.push({ text: `${plural(health.rolloutsAwaitingApproval, 'rollout')} awaiting approval`, href: namespaceHref('secrets', namespace.id) });
+  return (
+    <>
+      <span className={`badge health-${health.status.toLowerCase()}`}>{health.status}</span>{' '}
+      <span className="health-counts">
+        {plural(agents.total, 'agent')} ({agents.running} running), {plural(secrets.total, 'secret')}
+      </span>
+      {links.length ? (
+        <span className="link-list health-links">
+          {links.map((l) => (
+            <Link key={l.href + l.text} href={l.href} aria-label={`${l.text} in ${namespace.name}`}>
+              {l.text}
+            </Link>
+          ))}
+        </span>
+      ) : null}
+    </>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useCan } from '../../lib/can';
+import { namespaceHealthQueryOptions } from '../../lib/namespace-health';
 import { namespacesQueryOptions } from '../../lib/namespaces';
 import { usePaging } from '../../lib/paging';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
@@ -14,6 +15,7 @@ import { NamespaceTable } from './NamespaceTable';
 export function NamespacesScreen() {
   const paging = usePaging();
   const query = useQuery({ ...namespacesQueryOptions(paging.args), placeholderData: (previous) => previous });
+  const health = useQuery({ ...namespaceHealthQueryOptions(paging.args), placeholderData: (previous) => previous });
   const mayCreate = useCan('create', 'namespace');
   const { data, error, isPending } = query;
 
@@ -41,7 +43,7 @@ export function NamespacesScreen() {
                   : 'No namespaces yet that you may see. An administrator can grant you access to one.'}
             </p>
           ) : (
-            <NamespaceTable namespaces={data.items} />
+            <NamespaceTable namespaces={data.items} health={health.data ?? null} />
           )
         ) : null}
         <Pager paging={paging} page={data} noun="namespaces" newestFirst />

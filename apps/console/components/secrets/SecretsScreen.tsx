@@ -1,7 +1,9 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
+import { namespaceHref } from '../../lib/namespace-links';
 import { lazy, Suspense, useState } from 'react';
 import { useCan } from '../../lib/can';
 import { usePaging } from '../../lib/paging';
@@ -28,12 +30,13 @@ export function SecretsScreen() {
   }
   // &id=sec_… opens one secret's reference graph.
   if (secretId) return <SecretReferencesScreen namespaceId={namespaceId} secretId={secretId} />;
-  return <NamespaceSecrets namespaceId={namespaceId} />;
+  // &stale=1 (the namespaces list's health links): only stale secrets.
+  return <NamespaceSecrets namespaceId={namespaceId} staleOnly={params.get('stale') === '1'} />;
 }
 
-function NamespaceSecrets({ namespaceId }: { namespaceId: string }) {
+function NamespaceSecrets({ namespaceId, staleOnly }: { namespaceId: string; staleOnly: boolean }) {
   const paging = usePaging();
-  const query = useQuery({ ...namespaceSecretsQueryOptions(namespaceId, paging.args), placeholderData: (previous) => previous });
+  const query = useQuery({ ...namespaceSecretsQueryOptions(namespaceId, staleOnly ? { ...paging.args, stale: true } : paging.args), placeholderData: (previous) => previous });
   const mayCreate = useCan('create', 'secret', namespaceId);
   const { data, error, isPending } = query;
   const namespace = data?.namespace ?? null;
@@ -57,12 +60,19 @@ function NamespaceSecrets({ namespaceId }: { namespaceId: string }) {
       {data !== null && !error ? (
         <section aria-labelledby="secrets-list-title">
           <h2 id="secrets-list-title">Secrets</h2>
+          {staleOnly ? (
+            <p className="alert notice" data-testid="list-filter">
+              Only stale secrets: rotated while a running revision still holds an older version. <Link href={namespaceHref('secrets', namespaceId)}>Show all secrets</Link>
+            </p>
+          ) : null}
           <ListSearch paging={paging} noun="secrets" />
           {isPending ? <TableSkeleton label="Loading secrets…" /> : null}
           {data ? (
             data.secrets.length === 0 ? (
               <p className="empty">
-                {paging.args.namePrefix
+                {staleOnly
+                  ? 'No stale secrets here now: every running revision holds the current version.'
+                  : paging.args.namePrefix
                   ? `No secrets whose name starts with “${paging.args.namePrefix}”.`
                   : mayCreate
                     ? 'No secrets in this namespace yet. Create the first with “New secret”.'

@@ -17,6 +17,8 @@ const AgentCountsRef = builder.objectRef<NamespaceHealth['agents']>('NamespaceAg
     total: t.exposeInt('total'),
     running: t.exposeInt('running'),
     failing: t.exposeInt('failing', { description: 'Failed or degraded (the agents list’s status filter: failed, degraded).' }),
+    failed: t.exposeInt('failed'),
+    degraded: t.exposeInt('degraded'),
     deploying: t.exposeInt('deploying'),
   }),
 });
