@@ -94,7 +94,9 @@ test('S1 S6 S7 a new user signs in with the bootstrap key, creates a namespace, 
     await expect(value).toHaveValue('');
     await expect(secretRow).toBeVisible();
     await expect(secretRow.getByRole('cell').nth(1)).toHaveText('1'); // version
-    await expect(secretRow).toContainText('"kind":"secret"');
+    // The reference is copied, not shown as JSON; the id is cut to its start but copied whole.
+    await expect(secretRow.getByRole('button', { name: `Copy reference to ${secretName}` })).toBeVisible();
+    await expect(secretRow).not.toContainText('"kind"');
     await expectValueNowhereOnPage(page, canary);
     await snap('secret-created');
 

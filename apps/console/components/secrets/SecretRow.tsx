@@ -39,9 +39,13 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
           <RelativeTime iso={secret.updatedAt} />
         </td>
         <td>
-          <code className="reference">
-            {JSON.stringify({ kind: secret.reference.kind, namespaceId: secret.reference.namespaceId, id: secret.reference.id })}
-          </code>
+          {/* The reference a configuration or harnessAuth takes, copied as the API's JSON, not shown as it. */}
+          <CopyId
+            value={JSON.stringify({ kind: secret.reference.kind, namespaceId: secret.reference.namespaceId, id: secret.reference.id })}
+            label={`reference to ${secret.name}`}
+            idle="Copy reference"
+            hidden
+          />
         </td>
         <td className="actions">
           <Link className="button secondary" href={`/secrets?${new URLSearchParams({ namespace: namespaceId, id: secret.id }).toString()}`} aria-label={`References of ${secret.name}`}>
