@@ -4,7 +4,7 @@ import { createReadyNamespace, createSecret, signIn, signOut } from '../support/
 import { expectVisibleFocus } from '../support/focus';
 import { createUserWithNamespaceRole, gqlInPage } from '../support/graphql';
 
-// The command palette (issue 31 item 7): Ctrl+K from any page, search by name across kinds,
+// The command palette: Ctrl+K from any page, search by name across kinds,
 // arrow keys and Enter to go, "rotate …" and "deploy …" to act; Escape closes it and focus returns
 // to where it was. A viewer of one namespace never sees another namespace's names. The API side,
 // every reader against its read path, is apps/api/src/graphql/search.test.ts.

@@ -3,7 +3,7 @@ import { axe } from '../support/a11y';
 import { createReadyNamespace, createSecret, signIn } from '../support/console';
 import { gqlInPage } from '../support/graphql';
 
-// The namespaces list at a glance (issue 31 item 10): each row's health word and counts, and the
+// The namespaces list at a glance: each row's health word and counts, and the
 // lists its links lead to, filtered by the address (&status=…, &stale=1) and saying so. What is
 // counted for every kind of reader, and the FAILING and ATTENTION cases, are
 // apps/api/src/graphql/namespace-health.test.ts.

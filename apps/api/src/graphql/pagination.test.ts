@@ -129,7 +129,12 @@ describe('cursor pagination in SQL', () => {
   const connections = Object.values(schema.getTypeMap())
     .filter(isObjectType)
     .filter((type) => !type.name.startsWith('__'))
-    .flatMap((type) => Object.values(type.getFields()).filter((f) => f.args.some((a) => a.name === 'first')).map((field) => ({ type: type.name, field })));
+    .flatMap((type) =>
+      Object.values(type.getFields())
+        // A connection (its page of edges); search(first:) is a plain list, checked in unstorable-input.test.ts.
+        .filter((f) => f.args.some((a) => a.name === 'first') && getNamedType(f.type).name.endsWith('Connection'))
+        .map((field) => ({ type: type.name, field })),
+    );
 
   it('every connection of the schema can be reached by the text-argument check below', () => {
     expect(connections.length).toBeGreaterThanOrEqual(5);

@@ -9,10 +9,10 @@ export const KNOWN_OPERATION_NAMES: ReadonlySet<string> = new Set([
   'BootstrapPrincipal', 'Configuration', 'ConfigurationGenerations', 'CreateAgent', 'CreateApiKey',
   'CreateConfiguration', 'CreateNamespace', 'CreateSecret', 'CreateUser', 'DeleteAgent', 'DeleteConfiguration',
   'DeleteSecret', 'DeployAgent', 'DisableUser', 'ExplainAccess', 'ExplainDeploy', 'GrantAccess', 'NamespaceAgents',
-  'NamespaceConfigurations', 'NamespaceRotationPolicy', 'NamespaceSecrets', 'Namespaces', 'PauseSecretRollout', 'RedeployConsumers',
+  'NamespaceConfigurations', 'NamespaceHealth', 'NamespaceRotationPolicy', 'NamespaceSecrets', 'Namespaces', 'PauseSecretRollout', 'RedeployConsumers',
   'RejectSelfConfig', 'ReprovisionNamespace', 'ResourceAccessBindingsInNamespace', 'ResumeSecretRollout',
   'ResumeSelfConfig', 'RevisionDiff', 'RevokeAccess', 'RevokeApiKey', 'Roles', 'RollbackAgent', 'SecretBlastRadius', 'SecretOptions', 'SecretReferences',
-  'SecretRollout', 'SecretRotation', 'SecretStaleConsumers', 'SecretVersions', 'SelfConfigApprovals',
+  'Search', 'SecretRollout', 'SecretRotation', 'SecretStaleConsumers', 'SecretVersions', 'SelfConfigApprovals',
   'SelfConfigRequests', 'SetNamespaceSecretRotationPolicy', 'SetSecretRotationPolicy', 'StopAgent', 'SubjectAccessBindings', 'UpdateConfiguration',
   'UpdateSecret', 'Users', 'Viewer',
 ]);

@@ -94,6 +94,7 @@ const BASELINES: Record<string, Baseline[]> = {
   roles: [() => ({ namespaceId: ids.ns })],
   secret: [() => ({ id: ids.secret })],
   users: [() => ({ after: ids.cursor, before: ids.cursor, namePrefix: 'n' })],
+  search: [() => ({ text: 'n' })],
   auditEvents: [
     () => ({ after: ids.cursor, before: ids.cursor, filter: { actorId: ids.user, action: 'secret.create', resourceKind: 'secret', resourceId: ids.secret, namespaceId: ids.ns } }),
   ],
