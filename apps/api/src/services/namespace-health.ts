@@ -2,6 +2,8 @@ import type { ReadableSet } from '@occ/domain/access';
 import { and, raw, sql, sqlRows, type Sql } from '../db/sql.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { derivedStatusSql } from './agents.ts';
+import { readableScopes, visibleSql } from './pagination.ts';
+import { staleSecretSql } from './secret-drift.ts';
 
 // A namespace at a glance (the console's namespaces list and overview): its agents by status, its
 // secrets and how many are stale, the rotation rollouts waiting for an approval, and one health
@@ -17,13 +19,9 @@ export interface NamespaceHealth {
   status: 'OK' | 'ATTENTION' | 'FAILING';
 }
 
-/** Rows of `alias` (a constant of this file) in `namespaceIds` that `set` covers: whole namespaces, or single granted rows. */
+/** Rows of `alias` (a constant of this file) in `namespaceIds` that `set` covers, as a list reads them (pagination.ts). */
 function readableIn(alias: string, set: ReadableSet, namespaceIds: readonly string[]): Sql {
-  const t = raw(alias);
-  const inPage = sql`${t}."namespaceId" = ANY(${[...namespaceIds]}::text[])`;
-  if (set.everywhere) return inPage;
-  const whole = namespaceIds.filter((id) => set.namespaceIds.includes(id));
-  return and([inPage, sql`(${t}."namespaceId" = ANY(${whole}::text[]) OR ${t}.id = ANY(${[...set.resourceIds]}::text[]))`]);
+  return and([sql`${raw(alias)}."namespaceId" = ANY(${[...namespaceIds]}::text[])`, visibleSql(readableScopes(set), alias)]);
 }
 
 /**
@@ -43,9 +41,7 @@ export async function namespaceHealths(
     ),
     sqlRows<{ namespaceId: string; total: number; stale: number }>(
       db,
-      sql`SELECT s."namespaceId", count(*)::int AS total,
-                 count(*) FILTER (WHERE EXISTS (SELECT 1 FROM "public"."AgentRevisionSecret" rs JOIN "public"."AgentRevision" r ON r.id = rs."revisionId"
-                                                WHERE rs."secretId" = s.id AND r.state = 'ACTIVE' AND rs.version < s.version))::int AS stale
+      sql`SELECT s."namespaceId", count(*)::int AS total, count(*) FILTER (WHERE ${staleSecretSql('s')})::int AS stale
           FROM "public"."Secret" s WHERE ${readableIn('s', readable.secret, ids)} GROUP BY 1`,
     ),
     sqlRows<{ namespaceId: string; n: number }>(

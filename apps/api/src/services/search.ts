@@ -1,10 +1,10 @@
-import type { ResourceKind } from '@occ/domain/access';
 import { ValidationError } from '@occ/domain/errors';
 import { describeTextProblem, textProblem } from '@occ/domain/text';
-import { empty, join, raw, sql, sqlRows, type Sql } from '../db/sql.ts';
-import { decider, readableBy } from './access.ts';
+import { and, join, raw, sql, sqlRows, type Sql } from '../db/sql.ts';
+import { readableBy } from './access.ts';
 import type { Actor, Deps } from './deps.ts';
 import { readableScopes, visibleSql } from './pagination.ts';
+import { visibleUsersSql } from './users.ts';
 
 // Search by name across the kinds a person looks for (the console's command palette): namespaces,
 // secrets, configurations, agents and users, each read as its own list is read, so that a name the
@@ -29,12 +29,8 @@ export const SEARCH_DEFAULT = 20;
 /** Longer than any name (253 characters, Kubernetes' limit, is the longest the product stores). */
 const TEXT_MAX = 253;
 
-const TABLES: Record<Exclude<SearchKind, 'user'>, { table: string; kind: ResourceKind }> = {
-  namespace: { table: 'Namespace', kind: 'namespace' },
-  secret: { table: 'Secret', kind: 'secret' },
-  configuration: { table: 'Configuration', kind: 'configuration' },
-  agent: { table: 'Agent', kind: 'agent' },
-};
+/** Each kind's table; `user` is a human principal. */
+const TABLES: Record<SearchKind, string> = { namespace: 'Namespace', secret: 'Secret', configuration: 'Configuration', agent: 'Agent', user: 'Principal' };
 
 /** What is wrong with a search's input, naming the field; null when nothing is. */
 export function searchProblem(input: { text: string; first?: number | null }): { field: string; message: string } | null {
@@ -63,31 +59,19 @@ export async function search(deps: Deps, actor: Actor, input: { text: string; ki
   const kinds = [...new Set(input.kinds && input.kinds.length > 0 ? input.kinds : SEARCH_KINDS)];
 
   const needle = text.toLowerCase();
-  const rank = (column: string) => sql`(CASE WHEN lower(${raw(column)}) = ${needle} THEN 0 WHEN starts_with(lower(${raw(column)}), ${needle}) THEN 1 ELSE 2 END)`;
-  const matches = (column: string) => sql`strpos(lower(${raw(column)}), ${needle}) > 0`;
   const branches: Sql[] = [];
   for (const kind of kinds) {
-    if (kind === 'user') {
-      const may = await decider(deps.db, actor);
-      const all = may({ action: 'read', resourceKind: 'installation', namespaceId: null, resourceId: null }).allowed || may({ action: 'administer', resourceKind: 'installation', namespaceId: null, resourceId: null }).allowed;
-      branches.push(
-        sql`(SELECT 'user' AS kind, p.id, p.name, NULL::text AS "namespaceId", ${rank('p.name')} AS rank
-             FROM "public"."Principal" p WHERE p.kind = 'HUMAN' AND ${matches('p.name')} ${all ? empty : sql`AND p.id = ${actor.principalId}`}
-             ORDER BY rank, p.name COLLATE "C", p.id LIMIT ${first})`,
-      );
-      continue;
-    }
-    const { table, kind: resourceKind } = TABLES[kind];
-    const readable = await readableBy(deps.db, actor, resourceKind);
-    const visible = visibleSql(kind === 'namespace' ? readableScopes(readable, '"id"') : readableScopes(readable), 't');
-    const where = visible ? sql`AND ${visible}` : empty;
+    // Who may read which rows of the kind, as its list reads them (P6).
+    const visible =
+      kind === 'user'
+        ? and([sql`t.kind = 'HUMAN'`, await visibleUsersSql(deps, actor, 't')])
+        : visibleSql(readableScopes(await readableBy(deps.db, actor, kind), kind === 'namespace' ? '"id"' : '"namespaceId"'), 't');
+    const namespaceId = kind === 'namespace' || kind === 'user' ? sql`NULL::text` : sql`t."namespaceId"`;
     branches.push(
-      kind === 'namespace'
-        ? sql`(SELECT 'namespace' AS kind, t.id, t.name, NULL::text AS "namespaceId", ${rank('t.name')} AS rank
-               FROM "public"."Namespace" t WHERE ${matches('t.name')} ${where} ORDER BY rank, t.name COLLATE "C", t.id LIMIT ${first})`
-        : sql`(SELECT ${kind}::text AS kind, t.id, t.name, t."namespaceId", ${rank('t.name')} AS rank
-               FROM ${raw(`"public"."${table}"`)} t
-               WHERE ${matches('t.name')} ${where} ORDER BY rank, t.name COLLATE "C", t.id LIMIT ${first})`,
+      sql`(SELECT ${kind}::text AS kind, t.id, t.name, ${namespaceId} AS "namespaceId",
+                  (CASE WHEN lower(t.name) = ${needle} THEN 0 WHEN starts_with(lower(t.name), ${needle}) THEN 1 ELSE 2 END) AS rank
+           FROM ${raw(`"public"."${TABLES[kind]}"`)} t
+           WHERE ${and([sql`strpos(lower(t.name), ${needle}) > 0`, visible])} ORDER BY rank, t.name COLLATE "C", t.id LIMIT ${first})`,
     );
   }
   // Each kind's best `first`, then the best `first` of those: one statement.

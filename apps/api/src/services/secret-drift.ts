@@ -1,6 +1,7 @@
 import type { AccessRequest } from '@occ/domain/access';
 import type { RevisionState } from '@occ/domain/revision';
 import type { Db, Tx } from '../db/client.ts';
+import { raw, sql, type Sql } from '../db/sql.ts';
 import { revisionState } from './revisions.ts';
 
 // W7, S6: which running revisions hold an older version of a secret than the one stored. A
@@ -96,12 +97,19 @@ export function visibleStaleConsumers(all: StaleConsumer[], mayRead: (request: O
   return { total: all.length, hiddenCount: all.length - items.length, items };
 }
 
+/**
+ * W7: a secret is stale when some running revision holds it at an older version. One condition on
+ * a "Secret" row (`alias` names it, a constant of the caller's), for the list's `stale` filter and
+ * the namespace's health alike.
+ */
+export function staleSecretSql(alias: string): Sql {
+  const s = raw(alias);
+  return sql`EXISTS (SELECT 1 FROM "public"."AgentRevisionSecret" rs JOIN "public"."AgentRevision" r ON r.id = rs."revisionId"
+                     WHERE rs."secretId" = ${s}.id AND r.state = 'ACTIVE' AND rs.version < ${s}.version)`;
+}
+
 /** The ids of a namespace's secrets that some running revision holds at an older version (the `stale` list filter). */
 export async function staleSecretIds(db: Db | Tx, namespaceId: string): Promise<string[]> {
-  const rows = await db.$queryRaw<Array<{ id: string }>>`
-    SELECT DISTINCT s.id FROM "Secret" s
-    JOIN "AgentRevisionSecret" rs ON rs."secretId" = s.id
-    JOIN "AgentRevision" r ON r.id = rs."revisionId"
-    WHERE s."namespaceId" = ${namespaceId} AND r.state = 'ACTIVE' AND rs.version < s.version`;
+  const rows = await db.$queryRaw<Array<{ id: string }>>(sql`SELECT s.id FROM "public"."Secret" s WHERE s."namespaceId" = ${namespaceId} AND ${staleSecretSql('s')}`);
   return rows.map((r) => r.id);
 }

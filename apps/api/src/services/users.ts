@@ -2,7 +2,7 @@ import { isId } from '@occ/domain/ids';
 import { ConflictError, NotFoundError, ValidationError } from '@occ/domain/errors';
 import { validateText } from '@occ/domain/text';
 import { transaction } from '../db/client.ts';
-import { and, sql } from '../db/sql.ts';
+import { and, raw, sql, type Sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, authorizeVisible, decider } from './access.ts';
 import { sqlKeysetPage, namePrefixSql, type PageOf, type PageRequest } from './pagination.ts';
@@ -74,12 +74,20 @@ export async function createUser(deps: Deps, actor: Actor, input: { name: string
   });
 }
 
-/** Everyone with `read` on principals sees every user; anyone else sees only themselves. */
-/** A page of human principals: all of them with `read` or `administer` on principals, otherwise only the actor. */
-export async function listUsers(deps: Deps, actor: Actor, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<PrincipalView>> {
+/**
+ * Which users the actor sees (the users list, search): all of them with `read` or `administer` on
+ * the installation, otherwise only themself. As a condition on "Principal" (`alias` names it, a
+ * constant of the caller's); null: every user.
+ */
+export async function visibleUsersSql(deps: Pick<Deps, 'db'>, actor: Actor, alias?: string): Promise<Sql | null> {
   const may = await decider(deps.db, actor);
   const all = may(installation('read')).allowed || may(installation('administer')).allowed;
-  const where = and([sql`"kind" = 'HUMAN'`, all ? null : sql`"id" = ${actor.principalId}`, namePrefixSql(filter.namePrefix)]);
+  return all ? null : sql`${raw(alias ? `${alias}."id"` : '"id"')} = ${actor.principalId}`;
+}
+
+/** A page of human principals: all of them with `read` or `administer` on the installation, otherwise only the actor. */
+export async function listUsers(deps: Deps, actor: Actor, page: PageRequest, filter: { namePrefix?: string | null } = {}): Promise<PageOf<PrincipalView>> {
+  const where = and([sql`"kind" = 'HUMAN'`, await visibleUsersSql(deps, actor), namePrefixSql(filter.namePrefix)]);
   const columns = sql`"id", "kind"::text AS "kind", "name", "disabledAt", "createdAt"`;
   return sqlKeysetPage(deps.db, page, { columns, table: sql`"public"."Principal"`, where }, toPrincipalView);
 }
