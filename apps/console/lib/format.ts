@@ -26,3 +26,8 @@ export function formatRelative(iso: string, now: number = Date.now()): string {
   }
   return format.format(Math.round(seconds / 60), 'minute');
 }
+
+/** "1 agent", "3 agents": a count with its noun. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

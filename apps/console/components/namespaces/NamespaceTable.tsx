@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { lazy, Suspense } from 'react';
+import { plural } from '../../lib/format';
 import { mayNeedReprovisioning } from '../../lib/namespace-reprovision';
 import type { NamespaceHealth } from '../../lib/namespace-health';
 import type { Namespace } from '../../lib/namespaces';
@@ -81,8 +82,6 @@ export function NamespaceTable({ namespaces, health }: { namespaces: Namespace[]
     </ScrollTable>
   );
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /**
  * The namespace at a glance: one word (OK, ATTENTION, FAILING), then what makes it so, each a

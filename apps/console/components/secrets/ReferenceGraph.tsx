@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import {
   secretReferencesQueryOptions,
   type ReferenceAgent,
@@ -12,6 +12,7 @@ import {
 } from '../../lib/references';
 import { namespaceSecretsQueryOptions } from '../../lib/secrets';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
+import { plural } from '../../lib/format';
 import { namespaceHref } from '../../lib/namespace-links';
 import { NamespaceHeader } from '../namespaces/NamespaceHeader';
 import { CopyId } from '../ui/CopyId';
@@ -79,12 +80,13 @@ export function SecretReferencesScreen({ namespaceId, secretId }: { namespaceId:
 function SecretRotate({ namespaceId, secret }: { namespaceId: string; secret: { id: string; name: string; version: number; viewerCan: { update: boolean } } }) {
   const asked = useSearchParams().get('rotate') === '1';
   const [open, setOpen] = useState(asked && secret.viewerCan.update);
-  // Closing the form returns focus to the button that opens it (not to the page's body).
+  // Closing the form returns focus to the button that opens it (not to the page's body), as a
+  // row's Rotate does in the list (SecretRow).
   const button = useRef<HTMLButtonElement>(null);
-  const closed = useRef(false);
-  useEffect(() => {
-    if (!open && closed.current) button.current?.focus();
-  }, [open]);
+  const close = () => {
+    setOpen(false);
+    requestAnimationFrame(() => button.current?.focus());
+  };
   return (
     <section id="rotate" aria-label={`Rotate ${secret.name}`} className="section">
       {secret.viewerCan.update ? (
@@ -92,10 +94,7 @@ function SecretRotate({ namespaceId, secret }: { namespaceId: string; secret: { 
           <RotateSecretPanel
             namespaceId={namespaceId}
             secret={secret}
-            onClose={() => {
-              closed.current = true;
-              setOpen(false);
-            }}
+            onClose={close}
           />
         ) : (
           <button ref={button} type="button" className="button secondary" onClick={() => setOpen(true)}>
@@ -109,10 +108,6 @@ function SecretRotate({ namespaceId, secret }: { namespaceId: string; secret: { 
       )}
     </section>
   );
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 export function ReferenceGraph({ namespaceId, secretName, graph }: { namespaceId: string; secretName: string; graph: SecretReferenceGraph }) {
