@@ -319,7 +319,14 @@ function AuditDetails({ event }: { event: AuditEvent }) {
             {entry.values.map((value, i) => (
               <Fragment key={i}>
                 {i > 0 ? ', ' : null}
-                {value.href ? <Link href={value.href}>{value.text}</Link> : value.text}
+                {/* A target of at least 24 px (axe's target-size), whatever the column's width makes of the line. */}
+                {value.href ? (
+                  <Link href={value.href} className="object-link">
+                    {value.text}
+                  </Link>
+                ) : (
+                  value.text
+                )}
               </Fragment>
             ))}
           </dd>
