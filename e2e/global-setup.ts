@@ -1,5 +1,5 @@
-// Starts the product exactly as a new user would (`npx tsx apps/api/src/cli/start.ts` at the repo
-// root) on a fresh data directory and, when DATABASE_URL names a server, a fresh database on it.
+// Starts the product exactly as `npm start` does once the console is built (`node scripts/start.ts`
+// at the repo root: the product's bundle, built first when its sources changed) on a fresh data directory and, when DATABASE_URL names a server, a fresh database on it.
 // The returned function is Playwright's global teardown.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,11 +38,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   delete env.DATABASE_URL; // embedded PGlite unless we made a database above
   if (database) env.DATABASE_URL = database.url;
 
-  const child = spawn('npx', ['tsx', 'apps/api/src/cli/start.ts'], {
+  const child = spawn(process.execPath, ['scripts/start.ts'], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so teardown can signal npx, tsx and node together, like Ctrl-C.
+    // Its own process group, so teardown can signal it as Ctrl-C would.
     detached: true,
   });
   const exited = new Promise<string>((resolve) =>

@@ -14,8 +14,9 @@ export function preflight(entry: string): void {
     process.exit(1);
   }
   // The built product (dist/*.js) finds the workspace packages' compiled dist/ only under the
-  // `occ-dist` export condition; without it Node would look for their TypeScript sources.
-  if (import.meta.url.endsWith('.js') && import.meta.resolve('@occ/domain/errors').endsWith('.ts')) {
+  // `occ-dist` export condition; without it Node would look for their TypeScript sources. (The
+  // bundle `npm start` runs, scripts/start.ts, holds those packages: this file is not in a dist/.)
+  if (import.meta.url.endsWith('/dist/cli/preflight.js') && import.meta.resolve('@occ/domain/errors').endsWith('.ts')) {
     process.stderr.write(`Start the built product with \`node --conditions=occ-dist ${entry}\` (README: Production).\n`);
     process.exit(1);
   }

@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repositoryRoot } from '../../../../scripts/rules-index.ts';
+import { bundle, inputsHash, type Stamp } from '../../../../scripts/start.ts';
+
+// scripts/start.ts (`npm start`'s last step) runs the product from a bundle it builds only when
+// what the bundle is built from changed. A stale bundle would run code the developer has already
+// changed, and a bundle whose paths (from import.meta.url) point elsewhere would run on the wrong
+// folders; so this builds in a copy of the workspace's layout (never the tree's own cache, which a
+// running `npm start` uses), changes one thing at a time, and starts the bundle there.
+
+const root = repositoryRoot();
+const work = mkdtempSync(path.join(tmpdir(), 'occ-start-bundle-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The workspace's sources and the files the product reads at run time; node_modules linked entry by entry (its own .cache stays apart). */
+function copyWorkspace(): void {
+  for (const file of ['package.json', 'prisma.config.ts', 'scripts/start.ts']) cpSync(path.join(root, file), path.join(work, file));
+  for (const dir of ['prisma', 'deploy']) cpSync(path.join(root, dir), path.join(work, dir), { recursive: true });
+  for (const pkg of ['apps/api', 'packages/domain', 'packages/kube-emulator']) {
+    cpSync(path.join(root, pkg, 'package.json'), path.join(work, pkg, 'package.json'));
+    cpSync(path.join(root, pkg, 'src'), path.join(work, pkg, 'src'), { recursive: true });
+  }
+  mkdirSync(path.join(work, 'node_modules/@occ'), { recursive: true });
+  for (const entry of readdirSync(path.join(root, 'node_modules'))) {
+    if (entry === '.cache' || entry === '@occ') continue;
+    symlinkSync(path.join(root, 'node_modules', entry), path.join(work, 'node_modules', entry));
+  }
+  symlinkSync(path.join(work, 'packages/domain'), path.join(work, 'node_modules/@occ/domain'));
+  symlinkSync(path.join(work, 'packages/kube-emulator'), path.join(work, 'node_modules/@occ/kube-emulator'));
+  symlinkSync(path.join(work, 'apps/api'), path.join(work, 'node_modules/@occ/api'));
+}
+
+const stamp = (): Stamp => JSON.parse(readFileSync(path.join(work, 'node_modules/.cache/occ-start.json'), 'utf8')) as Stamp;
+
+/** `node scripts/start.ts` in the copy, on its embedded defaults, until it says it is running; then Ctrl-C. */
+async function startAndStop(): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, OCC_PORT: '0', NO_COLOR: '1' };
+  for (const name of ['DATABASE_URL', 'KUBECONFIG', 'OCC_DATA_DIR', 'OCC_CONSOLE_DIR']) delete env[name];
+  const child = spawn(process.execPath, ['scripts/start.ts'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    const check = setInterval(() => {
+      if (/is running/.test(output)) resolve();
+      else if (child.exitCode !== null) reject(new Error(`the bundle exited ${child.exitCode} before it was running:\n${output.slice(-3000)}`));
+      else return;
+      clearInterval(check);
+    }, 20);
+  });
+  child.kill('SIGINT');
+  expect(await exited).toBe(0);
+  return output;
+}
+
+describe('npm start runs the product from a bundle built once per content (scripts/start.ts)', () => {
+  it('builds once, reuses the bundle while nothing changed (a touched file included), and builds again when a source it holds changes', async () => {
+    copyWorkspace();
+    const first = await bundle(work);
+    expect(first.built).toBe(true);
+    // The entry and the three modules the product starts on threads, side by side.
+    for (const entry of ['start.js', 'thread-main.js', 'persistence-compactor.js', 'embedded-postgres-thread.js']) expect(existsSync(path.join(first.dir, entry)), entry).toBe(true);
+    // What it was built from: the workspace's sources reached from the entries, never node_modules.
+    const inputs = stamp().inputs;
+    expect(inputs).toContain('apps/api/src/cli/start.ts');
+    expect(inputs).toContain('packages/domain/src/errors.ts');
+    expect(inputs).toContain('apps/api/src/generated/prisma/client.ts');
+    expect(inputs.filter((f) => f.includes('node_modules'))).toEqual([]);
+
+    expect(await bundle(work)).toEqual({ dir: first.dir, built: false });
+    const touched = path.join(work, 'packages/kube-emulator/src/store.ts');
+    utimesSync(touched, new Date(), new Date(Date.now() + 60_000));
+    expect(await bundle(work)).toEqual({ dir: first.dir, built: false });
+
+    // A changed text the product prints (the last test sees it printed by the bundle).
+    const serve = path.join(work, 'apps/api/src/cli/serve.ts');
+    writeFileSync(serve, readFileSync(serve, 'utf8').replace('control plane is running.', 'control plane is running (changed).'));
+    const second = await bundle(work);
+    expect(second.built).toBe(true);
+    expect(second.dir).not.toBe(first.dir);
+    expect(existsSync(first.dir)).toBe(false); // the older bundle is removed
+
+    // A stamp whose bundle folder is gone (removed by hand): built again.
+    rmSync(second.dir, { recursive: true });
+    expect((await bundle(work)).built).toBe(true);
+  }, 120_000);
+
+  it('the hash covers each file the bundle was built from, one at a time, and the installed packages', () => {
+    const { hash, inputs } = stamp();
+    expect(inputsHash(work, inputs)).toBe(hash);
+    for (const file of inputs) {
+      const full = path.join(work, file);
+      const before = readFileSync(full);
+      writeFileSync(full, Buffer.concat([before, Buffer.from(' ')]));
+      const changed = inputsHash(work, inputs);
+      writeFileSync(full, before);
+      expect(changed, file).not.toBe(hash);
+    }
+    expect(inputsHash(work, [...inputs, 'apps/api/src/removed.ts'])).toBeNull();
+    const lock = path.join(work, 'node_modules/.package-lock.json');
+    rmSync(lock);
+    writeFileSync(lock, '{"changed": true}');
+    expect(inputsHash(work, inputs)).not.toBe(hash);
+  }, 60_000);
+
+  it('the bundle runs the product on the folders of its own tree: its data folder, migrations and manifests from paths it computes from its own location', async () => {
+    const output = await startAndStop();
+    expect(output).toMatch(/Built the product for `npm start`/); // the lock file changed above
+    expect(output).toContain('control plane is running (changed).');
+    // REPO_ROOT as the bundle computes it is the copy: the default data folder is made there.
+    const state = JSON.parse(readFileSync(path.join(work, '.data/state.json'), 'utf8')) as { pid: number };
+    expect(state.pid).toBeGreaterThan(0);
+    expect(output).toContain(`embedded PGlite (${path.join(work, '.data/pglite')})`);
+    // A second start: the bundle is current, nothing is built.
+    expect(await startAndStop()).not.toMatch(/Built the product/);
+  }, 180_000);
+});
