@@ -17,7 +17,11 @@ const db = new PGlite(dataDir);
 await db.waitReady;
 await db.query('SELECT 1');
 const sockets = new PGLiteSocketServer({ db, path: path.join(socketDir, '.s.PGSQL.5432') });
-await sockets.start();
+// pglite-socket leaves start() pending when listen fails after it began: fail with the error instead.
+await new Promise((resolve, reject) => {
+  sockets.addEventListener('error', (event) => reject(event.detail), { once: true });
+  sockets.start().then(resolve, reject);
+});
 const http = createServer((_req, res) => res.end('ok'));
 await new Promise((resolve) => http.listen(0, '127.0.0.1', () => resolve(undefined)));
 process.stdout.write('listening\n');

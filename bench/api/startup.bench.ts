@@ -4,10 +4,10 @@
 // embedded defaults, from spawn until it prints that it is running, takes at most 3× the floor,
 // medians of runs alternating in one run (the machine is shared; absolute times drift).
 //
-// - The product: `npm start` exactly as the README gives it (npm, scripts/node-env, turbo's build of
-//   the console, `npm run db:generate`, tsx, then the product: PGlite, the embedded API server on
-//   its thread, the webhook, migrations checked, the installation, the worker, the leader, the HTTP
-//   listener), in a data folder made by a first start (timed apart: initdb, the migrations, the
+// - The product: `npm start` exactly as the README gives it (npm, scripts/node-env, db-generate's
+//   check, scripts/start.ts: the console's and the bundle's checks, then the product from its
+//   bundle: PGlite, the embedded API server on its thread, the webhook, migrations checked, the
+//   installation, the worker, the leader, the HTTP listener), in a data folder made by a first start (timed apart: initdb, the migrations, the
 //   installation's first objects). DATABASE_URL and KUBECONFIG are removed from its environment, so
 //   it runs on its embedded defaults as a new user's would. Stopped with SIGINT after each start.
 // - The floor (startup-bare.mjs): plain Node opening PGlite on the same data folder, serving it on
@@ -58,12 +58,23 @@ async function run(command: string, args: string[], env: NodeJS.ProcessEnv, read
   return { ms: performance.now() - t0, output, child, began };
 }
 
-/** SIGINT to the whole group (as Ctrl-C would), then waits for the process to exit. */
-async function stop(r: Run): Promise<void> {
-  if (r.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => r.child.once('exit', resolve));
-  process.kill(-r.child.pid!, 'SIGINT');
-  await exited;
+/** SIGINT to the whole group (as Ctrl-C would), then waits for it to exit: npm may exit before the product it ran has closed PGlite, so `pid` (the product's) is waited for too. */
+async function stop(r: Run, pid?: number): Promise<void> {
+  if (r.child.exitCode === null) {
+    const exited = new Promise((resolve) => r.child.once('exit', resolve));
+    process.kill(-r.child.pid!, 'SIGINT');
+    await exited;
+  }
+  while (pid !== undefined && alive(pid)) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const dir = await mkdtemp(path.join(tmpdir(), 'occ-bench-startup-'));
@@ -90,9 +101,12 @@ function steps(r: Run): Array<[string, number]> {
   return out;
 }
 
+async function productPid(): Promise<number> {
+  return (JSON.parse(await readFile(path.join(dataDir, 'state.json'), 'utf8')) as { pid: number }).pid;
+}
+
 async function rssMb(): Promise<number> {
-  const state = JSON.parse(await readFile(path.join(dataDir, 'state.json'), 'utf8')) as { pid: number };
-  const status = await readFile(`/proc/${state.pid}/status`, 'utf8');
+  const status = await readFile(`/proc/${await productPid()}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
@@ -100,7 +114,7 @@ let overBudget = false;
 try {
   const first = await product();
   process.stdout.write(`first start (initdb, migrations, the installation): ${(first.ms / 1000).toFixed(2)} s\n`);
-  await stop(first);
+  await stop(first, await productPid());
 
   const times = { product: [] as number[], bare: [] as number[] };
   const rss: number[] = [];
@@ -110,7 +124,7 @@ try {
     times.product.push(p.ms);
     rss.push(await rssMb());
     for (const [msg, ms] of steps(p)) productSteps.set(msg, [...(productSteps.get(msg) ?? []), ms]);
-    await stop(p);
+    await stop(p, await productPid());
     const b = await bare();
     times.bare.push(b.ms);
     await stop(b);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../../../scripts/rules-index.ts';
-import { bundle, inputsHash, type Stamp } from '../../../../scripts/start.ts';
+import { bundle, consoleHash, ensureConsole, inputsHash, type Stamp } from '../../../../scripts/start.ts';
 
 // scripts/start.ts (`npm start`'s last step) runs the product from a bundle it builds only when
 // what the bundle is built from changed. A stale bundle would run code the developer has already
@@ -119,4 +119,59 @@ describe('npm start runs the product from a bundle built once per content (scrip
     // A second start: the bundle is current, nothing is built.
     expect(await startAndStop()).not.toMatch(/Built the product/);
   }, 180_000);
+
+  it('the console is built again exactly when a file it is built from changed, never for its outputs, caches or installs', () => {
+    // A copy of the console's tree without its installs and outputs, plus the root files the hash reads.
+    const consoleRoot = path.join(work, 'console-copy');
+    cpSync(path.join(root, 'apps/console'), path.join(consoleRoot, 'apps/console'), {
+      recursive: true,
+      filter: (src) => !/\/apps\/console\/(node_modules|out|\.next|\.turbo)(\/|$)/.test(src),
+    });
+    for (const file of ['package.json', 'package-lock.json', 'turbo.json']) cpSync(path.join(root, file), path.join(consoleRoot, file));
+    const built: string[] = [];
+    const build = () => {
+      built.push('console');
+      mkdirSync(path.join(consoleRoot, 'apps/console/out'), { recursive: true });
+      writeFileSync(path.join(consoleRoot, 'apps/console/out/index.html'), '<!doctype html>');
+    };
+    expect(ensureConsole(consoleRoot, build)).toEqual({ built: true });
+    expect(ensureConsole(consoleRoot, build)).toEqual({ built: false });
+
+    // Every file it is built from, one at a time.
+    const inputs: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(path.join(consoleRoot, dir), { withFileTypes: true })) {
+        const rel = `${dir}/${entry.name}`;
+        if (entry.isDirectory()) {
+          if (rel !== 'apps/console/out' && !entry.name.startsWith('.schema-drift-')) walk(rel);
+        } else if (!['next-env.d.ts', 'tsconfig.tsbuildinfo'].includes(entry.name)) inputs.push(rel);
+      }
+    };
+    walk('apps/console');
+    expect(inputs.length).toBeGreaterThan(50);
+    const hash = consoleHash(consoleRoot);
+    for (const file of [...inputs, 'package.json', 'package-lock.json', 'turbo.json']) {
+      const full = path.join(consoleRoot, file);
+      const before = readFileSync(full);
+      writeFileSync(full, Buffer.concat([before, Buffer.from(' ')]));
+      const changed = consoleHash(consoleRoot);
+      writeFileSync(full, before);
+      expect(changed, file).not.toBe(hash);
+    }
+    // A new file in it counts too; outputs, caches and installs do not.
+    writeFileSync(path.join(consoleRoot, 'apps/console/lib/new-module.ts'), 'export {};\n');
+    expect(consoleHash(consoleRoot)).not.toBe(hash);
+    rmSync(path.join(consoleRoot, 'apps/console/lib/new-module.ts'));
+    for (const output of ['out/page.html', '.next/cache/x', 'node_modules/x/index.js', '.turbo/turbo-build.log', 'next-env.d.ts', 'tsconfig.tsbuildinfo', '.schema-drift-1/schema.graphql']) {
+      mkdirSync(path.dirname(path.join(consoleRoot, 'apps/console', output)), { recursive: true });
+      writeFileSync(path.join(consoleRoot, 'apps/console', output), 'x');
+    }
+    expect(consoleHash(consoleRoot)).toBe(hash);
+    expect(ensureConsole(consoleRoot, build)).toEqual({ built: false });
+
+    // The export removed by hand: built again.
+    rmSync(path.join(consoleRoot, 'apps/console/out'), { recursive: true });
+    expect(ensureConsole(consoleRoot, build)).toEqual({ built: true });
+    expect(built).toEqual(['console', 'console']);
+  }, 60_000);
 });
