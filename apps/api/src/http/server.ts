@@ -1,21 +1,24 @@
 import { GraphQLError } from 'graphql';
-import { SpanKind, type Span } from '@opentelemetry/api';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AuditEventFilter } from '../services/audit-log.ts';
-import { auditAnonymousRefusal } from '../services/audit.ts';
-import { authenticateApiKey, authenticateSession, createSession, endSession } from '../services/authenticate.ts';
+import { authenticateApiKey, authenticateSession } from '../services/authenticate.ts';
 import type { Actor, Deps } from '../services/deps.ts';
 import { LiveStreams, type LiveLimits } from '../graphql/live.ts';
 import { PrincipalBudget } from '../graphql/principal-budget.ts';
 import { createGraphQL, type RequestCaller, type Yoga } from '../graphql/yoga.ts';
 import { currentRequest, requestIdFrom, runInRequest, type RequestContext } from '../observability/request-context.ts';
-import { endWithStatus, incomingContext, withSpan } from '../observability/tracing.ts';
+import { endWithStatus, withSpan } from '../observability/tracing.ts';
 import { exportAuditEvents, exportFilter, ExportQueryError } from './audit-export.ts';
-import { PayloadTooLargeError, readBody, RequestAbortedError } from './body.ts';
-import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
-import { corsHeaders, CROSS_ORIGIN_REFUSED, isCrossOrigin, isPreflight, preflightHeaders } from './origin.ts';
+import { RequestAbortedError } from './body.ts';
+import { readCookie, SESSION_COOKIE } from './cookies.ts';
+import { answerThrottled, failedAuthentications, TOO_MANY_FAILURES, tooManyFailures } from './failed-authentication.ts';
+import { fetchInit, graphqlRoute, signedInFromElsewhere } from './graphql-route.ts';
+import { corsHeaders, CROSS_ORIGIN_REFUSED, isPreflight, preflightHeaders } from './origin.ts';
+import { observeRequest, requestSpan } from './request-observation.ts';
 import { parseRequestTarget, type RequestTarget } from './request-target.ts';
-import { API_CSP, consolePagePolicies, graphiqlCsp, SECURITY_HEADERS } from './security-headers.ts';
+import { json } from './respond.ts';
+import { API_CSP, consolePagePolicies, SECURITY_HEADERS } from './security-headers.ts';
+import { clientAddressOf, sessionRoute } from './session-route.ts';
 import { staticFiles } from './static-files.ts';
 import { AuthThrottle, keyPrefixOf } from './throttle.ts';
 
@@ -48,21 +51,7 @@ export interface HttpApp {
   drain(): void;
 }
 
-export const MAX_BODY_BYTES = 1024 * 1024;
-const MAX_SESSION_BODY_BYTES = 4096;
-
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
-}
-
-/** /graphql answers its own refusals in GraphQL's response shape, so clients read one shape there. */
-function graphqlRefusal(res: ServerResponse, status: number, code: string, message: string): void {
-  json(res, status, { errors: [{ message, extensions: { code } }] });
-}
-
-function hasBearer(req: IncomingMessage): boolean {
-  return (req.headers.authorization ?? '').startsWith('Bearer ');
-}
+export { MAX_BODY_BYTES } from './graphql-route.ts';
 
 /** What the request's credentials came to: a caller, nobody (none presented), or a failure. */
 export type Authentication =
@@ -98,43 +87,13 @@ async function resolveCaller(deps: Deps, request: Request): Promise<Authenticati
   return actor ? { actor, failed: false } : { actor: null, failed: true, presented: 'session', keyPrefix: null };
 }
 
-/** The peer's address as this server sees it; behind a proxy, the proxy's (README: P5). */
-function clientAddressOf(req: IncomingMessage): string {
-  return req.socket.remoteAddress ?? 'unknown';
-}
-
-/** The Node request as a Fetch request for yoga, with the body already read (and counted). */
-function fetchInit(req: IncomingMessage, body: Buffer | undefined): RequestInit {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    // Hop-by-hop and framing headers describe the connection, not the request; the body is whole.
-    if (value === undefined || ['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name)) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  return { method: req.method, headers, ...(body ? { body: new Uint8Array(body) } : {}) };
-}
-
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { deps } = options;
   const allowedOrigins = options.allowedOrigins ?? [];
   const log = deps.logger.child({ component: 'http' });
   const pagePolicies = consolePagePolicies(options.consoleDir);
   const serveStatic = staticFiles(options.consoleDir, pagePolicies);
-  const throttle = options.throttle ?? new AuthThrottle();
-
-  /**
-   * P5: a failed authentication spends the client's budget (and its key prefix's) and is audited
-   * coalesced, per address and minute. Answers how long to wait (0: not throttled).
-   */
-  async function failedAuthentication(clientAddress: string, action: string, keyPrefix: string | null): Promise<number> {
-    const wait = throttle.fail({ clientAddress, keyPrefix });
-    await auditAnonymousRefusal(deps.db, { clientAddress, action, reason: wait > 0 ? 'THROTTLED' : 'UNAUTHENTICATED' });
-    if (wait > 0) log.warn('failed authentication throttled', { clientAddress, keyPrefix, retryAfterSeconds: wait });
-    return wait;
-  }
-
-  const TOO_MANY_FAILURES = 'TOO_MANY_FAILED_AUTHENTICATIONS';
-  const tooManyFailures = (wait: number) => `Too many failed authentications from this client or for this key; retry after ${wait} seconds.`;
+  const failedAuthentication = failedAuthentications(deps, options.throttle ?? new AuthThrottle(), log);
 
   // GraphQL resolves its caller while building the context, after the document passed its limits
   // (so a refused document costs no SQL). A refused key answers 401, a spent budget 429.
@@ -158,133 +117,19 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return { actor: null, clientAddress, authenticationFailed: true };
     },
   });
-
-  /** P2: a request authenticated by the session cookie (no bearer key) sent from another origin. */
-  function signedInFromElsewhere(req: IncomingMessage, method: string): boolean {
-    const cookieAuthenticated = !hasBearer(req) && readCookie(req.headers.cookie, SESSION_COOKIE) !== null;
-    return cookieAuthenticated && isCrossOrigin(req.headers, method, allowedOrigins);
-  }
-
-  async function graphql(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> {
-    const method = req.method ?? 'GET';
-    if (signedInFromElsewhere(req, method)) {
-      graphqlRefusal(res, 403, CROSS_ORIGIN_REFUSED, 'A signed-in browser request must come from this origin.');
-      return;
-    }
-    let body: Buffer | undefined;
-    if (method !== 'GET' && method !== 'HEAD') {
-      try {
-        body = await readBody(req, MAX_BODY_BYTES);
-      } catch (error) {
-        if (!(error instanceof PayloadTooLargeError)) throw error;
-        graphqlRefusal(res, 413, 'PAYLOAD_TOO_LARGE', error.message);
-        return;
-      }
-    }
-    const aborted = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) aborted.abort();
-    });
-    // yoga gets a Fetch Request built from the counted body: given the Node request, it would
-    // buffer the whole stream itself before any limit applied (P3).
-    const response = await yoga.fetch(`http://localhost${target.path}${target.search}`, { ...fetchInit(req, body), signal: aborted.signal }, { clientAddress: clientAddressOf(req) });
-    const headers: Record<string, string | string[]> = {};
-    response.headers.forEach((value, name) => {
-      if (name !== 'set-cookie') headers[name] = value;
-    });
-    const cookies = response.headers.getSetCookie();
-    if (cookies.length > 0) headers['set-cookie'] = cookies;
-    if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
-      // GraphiQL (outside production): its policy allows its CDN and its own inline scripts.
-      const html = await response.text();
-      res.writeHead(response.status, { ...headers, 'content-security-policy': graphiqlCsp(html) }).end(html);
-      return;
-    }
-    const type = response.headers.get('content-type') ?? '';
-    if (!response.body || type.startsWith('application/json') || type.startsWith('application/graphql-response+json')) {
-      // A JSON answer is whole when yoga hands it over: one write, with its length, not a stream.
-      const whole = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
-      res.writeHead(response.status, { ...headers, ...(whole ? { 'content-length': String(whole.length) } : {}) }).end(whole);
-      return;
-    }
-    // A stream (a subscription over SSE): a client that goes away cancels it, which ends the
-    // subscription's source and frees its slot (graphql/live.ts); waiting for the next chunk would
-    // hold both until something changed.
-    res.writeHead(response.status, headers);
-    const reader = response.body.getReader();
-    res.once('close', () => void reader.cancel().catch(() => {}));
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) res.write(chunk.value);
-    res.end();
-  }
-
-  async function session(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // Signing in and out change the browser's session, so another origin may not do either, with a
-    // cookie or without (login CSRF would sign the admin's browser in as someone else).
-    if ((req.method === 'POST' || req.method === 'DELETE') && isCrossOrigin(req.headers, req.method, allowedOrigins)) {
-      json(res, 403, { code: CROSS_ORIGIN_REFUSED, message: 'Sign in and out from this origin.' });
-      return;
-    }
-    const cookie = readCookie(req.headers.cookie, SESSION_COOKIE);
-    if (req.method === 'POST') {
-      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
-        json(res, 415, { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send JSON: {"apiKey": "occ_…"}.' });
-        return;
-      }
-      let apiKey: unknown;
-      try {
-        apiKey = (JSON.parse((await readBody(req, MAX_SESSION_BODY_BYTES)).toString('utf8')) as { apiKey?: unknown }).apiKey;
-      } catch (error) {
-        if (error instanceof PayloadTooLargeError || error instanceof RequestAbortedError) throw error;
-        json(res, 400, { code: 'BAD_REQUEST', message: 'Send JSON: {"apiKey": "occ_…"}.' });
-        return;
-      }
-      const presented = typeof apiKey === 'string' ? apiKey.trim() : '';
-      const actor = presented ? await authenticateApiKey(deps.db, presented) : null;
-      if (!actor) {
-        const wait = await failedAuthentication(clientAddressOf(req), 'signIn', keyPrefixOf(presented));
-        if (wait > 0) {
-          json(res, 429, { code: TOO_MANY_FAILURES, message: tooManyFailures(wait) }, { 'retry-after': String(wait) });
-          return;
-        }
-        log.info('sign-in refused');
-        json(res, 401, { code: 'UNAUTHENTICATED', message: 'That API key is not valid, or it was revoked.' });
-        return;
-      }
-      const created = await createSession(deps.db, actor);
-      const context = currentRequest();
-      if (context) context.principalId = actor.principalId;
-      log.info('signed in', { principalId: actor.principalId });
-      res.writeHead(204, { 'set-cookie': sessionCookie(created.token, created.expiresAt, options.production), 'cache-control': 'no-store' }).end();
-      return;
-    }
-    if (req.method === 'DELETE') {
-      if (cookie) await endSession(deps.db, cookie);
-      res.writeHead(204, { 'set-cookie': clearedSessionCookie() }).end();
-      return;
-    }
-    if (req.method === 'GET') {
-      const actor = cookie ? await authenticateSession(deps.db, cookie) : null;
-      if (!actor && cookie) {
-        const wait = await failedAuthentication(clientAddressOf(req), 'session', null);
-        if (wait > 0) return json(res, 429, { code: TOO_MANY_FAILURES, message: tooManyFailures(wait) }, { 'retry-after': String(wait) });
-      }
-      if (!actor) json(res, 401, { code: 'UNAUTHENTICATED', message: 'Not signed in.' });
-      else json(res, 200, { principal: { id: actor.principalId, kind: actor.kind, name: actor.name } });
-      return;
-    }
-    json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Use GET, POST or DELETE.' }, { allow: 'GET, POST, DELETE' });
-  }
+  const graphql = graphqlRoute(yoga, allowedOrigins);
+  const session = sessionRoute({ deps, log, production: options.production, allowedOrigins, failedAuthentication });
 
   /** The audit trail as NDJSON, for a bearer key or a same-origin signed-in browser. */
   async function auditExport(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> {
     if (req.method !== 'GET') return json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Use GET.' }, { allow: 'GET' });
-    if (signedInFromElsewhere(req, 'GET')) {
+    if (signedInFromElsewhere(req, 'GET', allowedOrigins)) {
       return json(res, 403, { code: CROSS_ORIGIN_REFUSED, message: 'A signed-in browser request must come from this origin.' });
     }
     const authentication = await authenticateRequest(deps, new Request(`http://localhost${target.path}`, fetchInit(req, undefined)));
     if (authentication.failed) {
       const wait = await failedAuthentication(clientAddressOf(req), 'auditExport', authentication.keyPrefix);
-      if (wait > 0) return json(res, 429, { code: TOO_MANY_FAILURES, message: tooManyFailures(wait) }, { 'retry-after': String(wait) });
+      if (wait > 0) return answerThrottled(res, wait);
     }
     if (!authentication.actor) return json(res, 401, { code: 'UNAUTHENTICATED', message: 'A valid API key or session is required.' });
     let filter: AuditEventFilter;
@@ -338,49 +183,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return serveStatic(req, res);
   }
 
-  /**
-   * R6: the request's SERVER span when tracing is on, continuing the caller's traceparent; named by
-   * method and route (a fixed set), renamed after the GraphQL operation once parsed. Its trace id
-   * joins the request's log lines.
-   */
-  function requestSpan(req: IncomingMessage, context: RequestContext): Span | null {
-    const tracing = options.deps.tracing;
-    if (!tracing?.enabled) return null;
-    const route = routeOf(req);
-    const span = tracing.tracer.startSpan(
-      `${req.method ?? 'GET'} ${route}`,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? 'GET', 'http.route': route, 'occ.request_id': context.requestId } },
-      incomingContext(req),
-    );
-    context.traceId = span.spanContext().traceId;
-    return span;
-  }
-
-  /** The route a request is counted under: a fixed set, or `console` for the console's files. */
-  function routeOf(req: IncomingMessage): string {
-    const path = (req.url ?? '/').split('?')[0]!;
-    return ROUTES.has(path) ? path : 'console';
-  }
-
-  /**
-   * R6: one access line and one latency observation per request, by route (a fixed set: the raw
-   * path and query are never logged, since a query string can carry a GraphQL document).
-   */
-  function observe(req: IncomingMessage, res: ServerResponse, context: RequestContext, started: number): void {
-    const route = routeOf(req);
-    const status = res.writableFinished ? String(res.statusCode) : 'aborted';
-    const seconds = (performance.now() - started) / 1000;
-    options.deps.metrics?.httpDuration.observe({ method: req.method ?? 'GET', route, status }, seconds);
-    const probe = route === '/healthz' || route === '/readyz' || route === 'console';
-    log[probe ? 'debug' : 'info']('request', {
-      ...context,
-      method: req.method,
-      route,
-      status: res.writableFinished ? res.statusCode : 'aborted',
-      durationMs: Math.round(seconds * 10_000) / 10,
-    });
-  }
-
   return {
     yoga,
     drain() {
@@ -391,9 +193,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       const started = performance.now();
       const context: RequestContext = { requestId: requestIdFrom(req.headers['x-request-id']) };
       res.setHeader('x-request-id', context.requestId);
-      const span = requestSpan(req, context);
+      const span = requestSpan(deps, req, context);
       res.once('close', () => {
-        observe(req, res, context, started);
+        observeRequest(deps, log, req, res, context, started);
         if (span) endWithStatus(span, res.writableFinished ? res.statusCode : null);
       });
       runInRequest(context, () => (span ? withSpan(span, () => serve(req, res)) : serve(req, res)));
@@ -421,9 +223,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   }
 }
-
-/** The routes metrics and access lines name; everything else is the console's files ("console"). */
-const ROUTES: ReadonlySet<string> = new Set(['/graphql', '/auth/session', '/audit/events.ndjson', '/healthz', '/readyz']);
 
 export interface ListenOptions {
   /** The whole request head must arrive within this (slow-loris headers). */
