@@ -28,6 +28,28 @@ export async function noSidewaysScroll(page: Page, where: string): Promise<void>
   expect(widths.scroll, `${where}: page scrolls sideways at ${widths.client} px: ${widths.wide.join(', ')}`).toBeLessThanOrEqual(widths.client);
 }
 
+/**
+ * At a desktop width every table fits its frame: no row's cells or actions hidden behind the
+ * table's own sideways scroll (which keeps the page from scrolling at 390 px). Names the table and
+ * its widest cells when it fails.
+ */
+export async function tablesFit(page: Page, where: string): Promise<void> {
+  const overflowing = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('.table-scroll'))
+      .filter((el) => el.scrollWidth > el.clientWidth + 1)
+      .map((el) => {
+        const table = el.querySelector('table');
+        const name = table?.getAttribute('aria-label') ?? table?.querySelector('caption')?.textContent ?? '(a table)';
+        const wide = Array.from(el.querySelectorAll('th, td'))
+          .filter((cell) => cell.getBoundingClientRect().right > el.getBoundingClientRect().right + 1)
+          .slice(0, 3)
+          .map((cell) => `${cell.tagName.toLowerCase()}.${cell.className} "${(cell.textContent ?? '').trim().slice(0, 40)}"`);
+        return `${name}: ${el.scrollWidth} px in ${el.clientWidth} px (${wide.join(', ')})`;
+      }),
+  );
+  expect(overflowing, `${where}: tables scroll sideways at ${page.viewportSize()?.width} px`).toEqual([]);
+}
+
 /** A state a journey reaches: axe in light and dark, then no sideways scroll and axe again at 390 px. */
 export async function accessibleEverywhere(page: Page, where: string): Promise<void> {
   for (const colorScheme of ['light', 'dark'] as const) {

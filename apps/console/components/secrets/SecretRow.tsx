@@ -25,7 +25,12 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
   return (
     <>
       <tr>
-        <th scope="row">{secret.name}</th>
+        <th scope="row">
+          {/* The name opens the secret's page (its references, versions and Rotate): one link, no button beside it. */}
+          <Link className="object-link" href={`/secrets?${new URLSearchParams({ namespace: namespaceId, id: secret.id }).toString()}`} aria-label={`References of ${secret.name}`}>
+            {secret.name}
+          </Link>
+        </th>
         <td>
           <CopyId value={secret.id} label={`id of ${secret.name}`} />
         </td>
@@ -48,9 +53,6 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
           />
         </td>
         <td className="actions">
-          <Link className="button secondary" href={`/secrets?${new URLSearchParams({ namespace: namespaceId, id: secret.id }).toString()}`} aria-label={`References of ${secret.name}`}>
-            References
-          </Link>
           {secret.viewerCan.update ? (
             <button
               ref={rotateButton}
@@ -77,7 +79,7 @@ export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret
               aria-label={`Redeploy consumers of ${secret.name}`}
               onClick={() => setRedeploying((open) => !open)}
             >
-              Redeploy consumers
+              Redeploy
             </button>
           ) : null}
           {secret.viewerCan.delete ? (
