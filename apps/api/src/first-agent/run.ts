@@ -229,17 +229,11 @@ async function readPrevious(gql: Gql, namespaceId: string): Promise<Found> {
   return { configuration: byName(configurations, NAMES.configuration), secret: byName(secrets, NAMES.secret), agent: byName(agents, NAMES.agent) };
 }
 
-export async function runFirstAgent(options: FirstAgentOptions): Promise<FirstAgentResult> {
-  const marker = await readStateMarker(options.dataDir);
-  // A malformed override is refused before anything is written; a conflicting one once the record is read.
-  resolveModel(options.modelOverride, null);
-  const bootstrapKey = await options.readKey({ envName: 'OCC_BOOTSTRAP_KEY', question: 'Bootstrap API key (printed by the first `npm start`; not echoed): ' });
-  if (!bootstrapKey.given) throw missingKey('NO_BOOTSTRAP_KEY', 'OCC_BOOTSTRAP_KEY', 'bootstrap API key (the one the first `npm start` printed)', bootstrapKey.asked);
-  const gql = client(marker.graphqlUrl, bootstrapKey.value, options.fetch ?? fetch);
-  const out = options.out;
+type Out = (line: string) => void;
+type Namespace = { id: string; name: string; status: string };
 
-  // The server must be the installation the marker describes: its bootstrap principal, whose id
-  // is random per installation, is the one recorded, and the key is that principal's.
+/** The server must be the installation the marker describes: its bootstrap principal, random per installation, is the one recorded, and the key is that principal's. */
+async function checkInstallation(gql: Gql, marker: StateMarker): Promise<void> {
   const { viewer } = await gql<{ viewer: { id: string } | null }>(`{ viewer { id } }`);
   if (!viewer) throw new FirstAgentRefusal('NOT_BOOTSTRAP_KEY', 'The API key was refused: give the bootstrap key `npm start` printed (OCC_BOOTSTRAP_KEY).');
   if (viewer.id !== marker.bootstrapPrincipalId) {
@@ -248,13 +242,146 @@ export async function runFirstAgent(options: FirstAgentOptions): Promise<FirstAg
       `The server at ${marker.graphqlUrl} answered for principal ${viewer.id}, not installation ${marker.installationId}'s bootstrap principal ${marker.bootstrapPrincipalId}: it is another installation, or the key is not its bootstrap key. Nothing was changed.`,
     );
   }
-  const created = { namespace: false, secret: false, configuration: false, agent: false, grant: false };
+}
+
+/** The namespace, created when missing, once it is READY. */
+async function readyNamespace(gql: Gql, out: Out, found: Namespace | null): Promise<{ id: string; created: boolean }> {
+  let ns = found;
+  if (ns) {
+    out(`Reusing namespace ${NAMES.namespace} (${ns.id}).`);
+  } else {
+    ns = ok((await gql(`mutation($i: CreateNamespaceInput!) { createNamespace(input: $i) { __typename ... on CreateNamespaceSuccess { namespace { id name status } } ${ERR} } }`, { i: { name: NAMES.namespace } })).createNamespace, 'createNamespace').namespace as Namespace;
+    out(`Created namespace ${NAMES.namespace} (${ns.id}).`);
+  }
+  const id = ns.id;
+  for (const deadline = Date.now() + 60_000; ns.status !== 'READY'; ) {
+    if (ns.status === 'FAILED') throw new FirstAgentRefusal('REFUSED', `Namespace ${NAMES.namespace} failed to provision.`);
+    if (Date.now() > deadline) throw new FirstAgentRefusal('REFUSED', `Namespace ${NAMES.namespace} is not ready after 60 s.`);
+    await new Promise((r) => setTimeout(r, 250));
+    ns = (await gql(`query($id: ID!) { namespace(id: $id) { id name status } }`, { id })).namespace as Namespace;
+  }
+  return { id, created: !found };
+}
+
+type StoredKey = { secret: { id: string; version: number }; stored: FirstAgentResult['modelKey']['stored'] };
+
+/**
+ * The model key: a given one is always written (a new version on a repeat, through updateSecret,
+ * audited), never compared with the stored one; without one the stored key is kept.
+ */
+async function storeModelKey(gql: Gql, out: Out, nsId: string, key: KeyAnswer, keyEnv: string, previous: Found['secret']): Promise<StoredKey> {
+  if (!key.given) {
+    const secret = previous!;
+    const why = key.asked ? 'no key was typed at the prompt' : `${keyEnv} is not set and there is no terminal to ask on`;
+    out(`Reusing secret ${NAMES.secret} (${secret.id}): keeping its stored model key, version ${secret.version} (${why}; to replace it, set ${keyEnv} or type one at the prompt in a terminal).`);
+    return { secret, stored: 'kept' };
+  }
+  const from = key.from === 'environment' ? `from ${keyEnv}` : 'typed at the prompt';
+  if (previous) {
+    const secret = ok(
+      (await gql(`mutation($i: UpdateSecretInput!) { updateSecret(input: $i) { __typename ... on UpdateSecretSuccess { secret { id version } } ${ERR} } }`, { i: { id: previous.id, value: key.value } })).updateSecret,
+      'updateSecret',
+    ).secret as { id: string; version: number };
+    out(`Reusing secret ${NAMES.secret} (${secret.id}): stored the model key ${from} as its new version ${secret.version} (audited; not compared with the stored key).`);
+    return { secret, stored: 'new-version' };
+  }
+  const secret = ok(
+    (await gql(`mutation($i: CreateSecretInput!) { createSecret(input: $i) { __typename ... on CreateSecretSuccess { secret { id version } } ${ERR} } }`, { i: { namespaceId: nsId, name: NAMES.secret, value: key.value } })).createSecret,
+    'createSecret',
+  ).secret as { id: string; version: number };
+  out(`Created secret ${NAMES.secret} (${secret.id}): version ${secret.version} holds the model key ${from}.`);
+  return { secret, stored: 'created' };
+}
+
+/** The configuration recording the model, created when missing. */
+async function ensureConfiguration(gql: Gql, out: Out, nsId: string, model: string, previous: Found['configuration']): Promise<{ id: string; created: boolean }> {
+  if (previous) {
+    out(`Reusing configuration ${NAMES.configuration} (${previous.id}).`);
+    return { id: previous.id, created: false };
+  }
+  const values = { agents: { defaults: { model: { primary: model } } } };
+  const id = ok(
+    (await gql(`mutation($i: CreateConfigurationInput!) { createConfiguration(input: $i) { __typename ... on CreateConfigurationSuccess { configuration { id } } ${ERR} } }`, { i: { namespaceId: nsId, name: NAMES.configuration, values } })).createConfiguration,
+    'createConfiguration',
+  ).configuration.id as string;
+  out(`Created configuration ${NAMES.configuration} (${id}), recording model ${model}.`);
+  return { id, created: true };
+}
+
+type AgentRef = { id: string; servicePrincipalId: string };
+
+/** The agent on that configuration, its harness authenticated by the model key, created when missing. */
+async function ensureAgent(gql: Gql, out: Out, target: { nsId: string; configurationId: string; provider: string; secretId: string }, previous: Found['agent']): Promise<{ agent: AgentRef; created: boolean }> {
+  if (previous) {
+    out(`Reusing agent ${NAMES.agent} (${previous.id}), principal ${previous.servicePrincipalId}.`);
+    return { agent: previous, created: false };
+  }
+  const agent = ok(
+    (
+      await gql(`mutation($i: CreateAgentInput!) { createAgent(input: $i) { __typename ... on CreateAgentSuccess { agent { id servicePrincipalId } } ${ERR} } }`, {
+        i: { namespaceId: target.nsId, name: NAMES.agent, configurationId: target.configurationId, harnessAuth: { provider: target.provider, source: { id: target.secretId } } },
+      })
+    ).createAgent,
+    'createAgent',
+  ).agent as AgentRef;
+  out(`Created agent ${NAMES.agent} (${agent.id}), principal ${agent.servicePrincipalId}.`);
+  return { agent, created: true };
+}
+
+/** Operate on exactly that secret, for the agent's own principal (idempotent; audited when it changes). Answers whether it was new. */
+async function grantOperate(gql: Gql, out: Out, agent: AgentRef, secretId: string): Promise<boolean> {
+  const grant = ok(
+    (
+      await gql(`mutation($i: GrantAccessInput!) { grantAccess(input: $i) { __typename ... on GrantAccessSuccess { created } ${ERR} } }`, {
+        i: { subjectId: agent.servicePrincipalId, roleId: 'rol_secret-operator', scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secretId } },
+      })
+    ).grantAccess,
+    'grantAccess',
+  );
+  const created = Boolean(grant.created);
+  out(created ? `Granted the agent's principal operate on exactly secret ${NAMES.secret} (audited).` : `The agent's principal already holds operate on exactly secret ${NAMES.secret}.`);
+  return created;
+}
+
+/** Deploys the agent and waits until the revision is ACTIVE; refuses when it fails or the deadline passes. Answers the revision's id. */
+async function deployAndWait(gql: Gql, out: Out, agent: AgentRef, model: string, key: StoredKey, timeoutMs: number): Promise<string> {
+  const deployed = ok(
+    (await gql(`mutation($i: DeployAgentInput!) { deployAgent(input: $i) { __typename ... on DeployAgentSuccess { revision { id number } } ${ERR} } }`, { i: { agentId: agent.id } })).deployAgent,
+    'deployAgent',
+  );
+  const revisionId: string = deployed.revision.id;
+  out(
+    key.stored === 'new-version'
+      ? `Redeploying agent ${NAMES.agent} so it uses the new model key (version ${key.secret.version}): revision ${deployed.revision.number} (model ${model})…`
+      : `Deploying revision ${deployed.revision.number} of agent ${NAMES.agent} (model ${model}, model key version ${key.secret.version})…`,
+  );
+  for (const deadline = Date.now() + timeoutMs; ; ) {
+    const { agent: now } = await gql(`query($id: ID!) { agent(id: $id) { revisions(first: 10) { edges { node { id state failure { code message } } } } } }`, { id: agent.id });
+    const node = now?.revisions.edges.map((e: { node: { id: string; state: string; failure: { code: string; message: string } | null } }) => e.node).find((n: { id: string }) => n.id === revisionId);
+    if (node?.state === 'ACTIVE') break;
+    if (node?.state === 'FAILED') throw new FirstAgentRefusal('DEPLOY_FAILED', `Revision ${deployed.revision.number} failed: ${node.failure?.code}: ${node.failure?.message}`);
+    if (Date.now() > deadline) throw new FirstAgentRefusal('DEPLOY_FAILED', `Revision ${deployed.revision.number} is not active yet (state ${node?.state ?? 'unknown'}); it stays queued, see agent ${agent.id}.`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  out(`Agent ${NAMES.agent} (${agent.id}) is active: revision ${deployed.revision.number}, model key version ${key.secret.version}.`);
+  return revisionId;
+}
+
+export async function runFirstAgent(options: FirstAgentOptions): Promise<FirstAgentResult> {
+  const marker = await readStateMarker(options.dataDir);
+  // A malformed override is refused before anything is written; a conflicting one once the record is read.
+  resolveModel(options.modelOverride, null);
+  const bootstrapKey = await options.readKey({ envName: 'OCC_BOOTSTRAP_KEY', question: 'Bootstrap API key (printed by the first `npm start`; not echoed): ' });
+  if (!bootstrapKey.given) throw missingKey('NO_BOOTSTRAP_KEY', 'OCC_BOOTSTRAP_KEY', 'bootstrap API key (the one the first `npm start` printed)', bootstrapKey.asked);
+  const gql = client(marker.graphqlUrl, bootstrapKey.value, options.fetch ?? fetch);
+  const out = options.out;
+  await checkInstallation(gql, marker);
 
   // What a previous run left, read before anything is written: the model it recorded, and whether
   // a model key is stored (then a key is optional: given, it becomes a new version).
   const nsPage = await gql(`query($p: String) { namespaces(first: 100, namePrefix: $p) { edges { node { id name status } } } }`, { p: NAMES.namespace });
-  let ns: { id: string; name: string; status: string } | null = byName(nsPage.namespaces, NAMES.namespace);
-  const previous: Found = ns ? await readPrevious(gql, ns.id) : { configuration: null, secret: null, agent: null };
+  const found: Namespace | null = byName(nsPage.namespaces, NAMES.namespace);
+  const previous: Found = found ? await readPrevious(gql, found.id) : { configuration: null, secret: null, agent: null };
   const recorded = previous.configuration ? recordedModel(previous.configuration.values) : null;
   const model = resolveModel(options.modelOverride, recorded);
   const provider = model.split('/')[0]!;
@@ -270,114 +397,12 @@ export async function runFirstAgent(options: FirstAgentOptions): Promise<FirstAg
   if (recorded !== null) out(`Model ${model}: recorded in configuration ${NAMES.configuration}, kept.`);
   else out(`Model ${model}${options.modelOverride !== null ? ', from OPENCLAW_FIRST_AGENT_MODEL' : ', the default (OPENCLAW_FIRST_AGENT_MODEL names another)'}.`);
 
-  // The namespace, ready.
-  if (ns) {
-    out(`Reusing namespace ${NAMES.namespace} (${ns.id}).`);
-  } else {
-    ns = ok((await gql(`mutation($i: CreateNamespaceInput!) { createNamespace(input: $i) { __typename ... on CreateNamespaceSuccess { namespace { id name status } } ${ERR} } }`, { i: { name: NAMES.namespace } })).createNamespace, 'createNamespace').namespace as { id: string; name: string; status: string };
-    created.namespace = true;
-    out(`Created namespace ${NAMES.namespace} (${ns.id}).`);
-  }
-  const nsId = ns.id;
-  for (const deadline = Date.now() + 60_000; ns.status !== 'READY'; ) {
-    if (ns.status === 'FAILED') throw new FirstAgentRefusal('REFUSED', `Namespace ${NAMES.namespace} failed to provision.`);
-    if (Date.now() > deadline) throw new FirstAgentRefusal('REFUSED', `Namespace ${NAMES.namespace} is not ready after 60 s.`);
-    await new Promise((r) => setTimeout(r, 250));
-    ns = (await gql(`query($id: ID!) { namespace(id: $id) { id name status } }`, { id: nsId })).namespace as { id: string; name: string; status: string };
-  }
-
-  // The model key: a given one is always written (a new version on a repeat, through updateSecret,
-  // audited), never compared with the stored one; without one the stored key is kept.
-  let secret: { id: string; version: number };
-  let stored: FirstAgentResult['modelKey']['stored'];
-  if (!key.given) {
-    secret = previous.secret!;
-    stored = 'kept';
-    const why = key.asked ? 'no key was typed at the prompt' : `${keyEnv} is not set and there is no terminal to ask on`;
-    out(`Reusing secret ${NAMES.secret} (${secret.id}): keeping its stored model key, version ${secret.version} (${why}; to replace it, set ${keyEnv} or type one at the prompt in a terminal).`);
-  } else {
-    const from = key.from === 'environment' ? `from ${keyEnv}` : 'typed at the prompt';
-    if (previous.secret) {
-      secret = ok(
-        (await gql(`mutation($i: UpdateSecretInput!) { updateSecret(input: $i) { __typename ... on UpdateSecretSuccess { secret { id version } } ${ERR} } }`, { i: { id: previous.secret.id, value: key.value } })).updateSecret,
-        'updateSecret',
-      ).secret as { id: string; version: number };
-      stored = 'new-version';
-      out(`Reusing secret ${NAMES.secret} (${secret.id}): stored the model key ${from} as its new version ${secret.version} (audited; not compared with the stored key).`);
-    } else {
-      secret = ok(
-        (await gql(`mutation($i: CreateSecretInput!) { createSecret(input: $i) { __typename ... on CreateSecretSuccess { secret { id version } } ${ERR} } }`, { i: { namespaceId: nsId, name: NAMES.secret, value: key.value } })).createSecret,
-        'createSecret',
-      ).secret as { id: string; version: number };
-      stored = 'created';
-      created.secret = true;
-      out(`Created secret ${NAMES.secret} (${secret.id}): version ${secret.version} holds the model key ${from}.`);
-    }
-  }
-  const secretId = secret.id;
-
-  let configurationId: string;
-  if (previous.configuration) {
-    configurationId = previous.configuration.id;
-    out(`Reusing configuration ${NAMES.configuration} (${configurationId}).`);
-  } else {
-    const values = { agents: { defaults: { model: { primary: model } } } };
-    configurationId = ok(
-      (await gql(`mutation($i: CreateConfigurationInput!) { createConfiguration(input: $i) { __typename ... on CreateConfigurationSuccess { configuration { id } } ${ERR} } }`, { i: { namespaceId: nsId, name: NAMES.configuration, values } })).createConfiguration,
-      'createConfiguration',
-    ).configuration.id as string;
-    created.configuration = true;
-    out(`Created configuration ${NAMES.configuration} (${configurationId}), recording model ${model}.`);
-  }
-
-  let agent: { id: string; servicePrincipalId: string };
-  if (previous.agent) {
-    agent = previous.agent;
-    out(`Reusing agent ${NAMES.agent} (${agent.id}), principal ${agent.servicePrincipalId}.`);
-  } else {
-    agent = ok(
-      (
-        await gql(`mutation($i: CreateAgentInput!) { createAgent(input: $i) { __typename ... on CreateAgentSuccess { agent { id servicePrincipalId } } ${ERR} } }`, {
-          i: { namespaceId: nsId, name: NAMES.agent, configurationId, harnessAuth: { provider, source: { id: secretId } } },
-        })
-      ).createAgent,
-      'createAgent',
-    ).agent as { id: string; servicePrincipalId: string };
-    created.agent = true;
-    out(`Created agent ${NAMES.agent} (${agent.id}), principal ${agent.servicePrincipalId}.`);
-  }
-
-  // Operate on exactly that secret, for the agent's own principal (idempotent; audited when it changes).
-  const grant = ok(
-    (
-      await gql(`mutation($i: GrantAccessInput!) { grantAccess(input: $i) { __typename ... on GrantAccessSuccess { created } ${ERR} } }`, {
-        i: { subjectId: agent.servicePrincipalId, roleId: 'rol_secret-operator', scope: { kind: 'RESOURCE', resourceKind: 'secret', resourceId: secretId } },
-      })
-    ).grantAccess,
-    'grantAccess',
-  );
-  created.grant = Boolean(grant.created);
-  out(created.grant ? `Granted the agent's principal operate on exactly secret ${NAMES.secret} (audited).` : `The agent's principal already holds operate on exactly secret ${NAMES.secret}.`);
-
-  const deployed = ok(
-    (await gql(`mutation($i: DeployAgentInput!) { deployAgent(input: $i) { __typename ... on DeployAgentSuccess { revision { id number } } ${ERR} } }`, { i: { agentId: agent.id } })).deployAgent,
-    'deployAgent',
-  );
-  const revisionId: string = deployed.revision.id;
-  out(
-    stored === 'new-version'
-      ? `Redeploying agent ${NAMES.agent} so it uses the new model key (version ${secret.version}): revision ${deployed.revision.number} (model ${model})…`
-      : `Deploying revision ${deployed.revision.number} of agent ${NAMES.agent} (model ${model}, model key version ${secret.version})…`,
-  );
-  for (const deadline = Date.now() + (options.deployTimeoutMs ?? 180_000); ; ) {
-    const { agent: now } = await gql(`query($id: ID!) { agent(id: $id) { revisions(first: 10) { edges { node { id state failure { code message } } } } } }`, { id: agent.id });
-    const node = now?.revisions.edges.map((e: { node: { id: string; state: string; failure: { code: string; message: string } | null } }) => e.node).find((n: { id: string }) => n.id === revisionId);
-    if (node?.state === 'ACTIVE') break;
-    if (node?.state === 'FAILED') throw new FirstAgentRefusal('DEPLOY_FAILED', `Revision ${deployed.revision.number} failed: ${node.failure?.code}: ${node.failure?.message}`);
-    if (Date.now() > deadline) throw new FirstAgentRefusal('DEPLOY_FAILED', `Revision ${deployed.revision.number} is not active yet (state ${node?.state ?? 'unknown'}); it stays queued, see agent ${agent.id}.`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  out(`Agent ${NAMES.agent} (${agent.id}) is active: revision ${deployed.revision.number}, model key version ${secret.version}.`);
+  const ns = await readyNamespace(gql, out, found);
+  const stored = await storeModelKey(gql, out, ns.id, key, keyEnv, previous.secret);
+  const configuration = await ensureConfiguration(gql, out, ns.id, model, previous.configuration);
+  const { agent, created: agentCreated } = await ensureAgent(gql, out, { nsId: ns.id, configurationId: configuration.id, provider, secretId: stored.secret.id }, previous.agent);
+  const granted = await grantOperate(gql, out, agent, stored.secret.id);
+  const revisionId = await deployAndWait(gql, out, agent, model, stored, options.deployTimeoutMs ?? 180_000);
 
   // No model turn is sent, and the answer says why rather than pretending it was checked.
   const reason = marker.embedded.kubernetes
@@ -386,15 +411,15 @@ export async function runFirstAgent(options: FirstAgentOptions): Promise<FirstAg
   out(reason);
   out('Everything is left in place.');
   return {
-    namespaceId: nsId,
-    secretId,
-    configurationId,
+    namespaceId: ns.id,
+    secretId: stored.secret.id,
+    configurationId: configuration.id,
     agentId: agent.id,
     servicePrincipalId: agent.servicePrincipalId,
     revisionId,
     model,
-    created,
-    modelKey: { stored, from: key.given ? key.from : null, version: secret.version },
+    created: { namespace: ns.created, secret: stored.stored === 'created', configuration: configuration.created, agent: agentCreated, grant: granted },
+    modelKey: { stored: stored.stored, from: key.given ? key.from : null, version: stored.secret.version },
     modelCheck: { checked: false, reason },
   };
 }
