@@ -18,7 +18,7 @@
 // - OCC_START_FROM_SOURCE=1 runs start.ts through tsx as before, for a developer who wants that.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -30,6 +30,8 @@ const ENTRY = 'apps/api/src/cli/start.ts';
 const THREADS = ['packages/kube-emulator/src/thread-main.ts', 'packages/kube-emulator/src/persistence-compactor.ts', 'apps/api/src/db/embedded-postgres-thread.ts'];
 /** Loaded from their own folders: they read files (WebAssembly, engines) that sit beside their modules. */
 const EXTERNAL = ['@electric-sql/*', '@prisma/*', 'pg', 'pg-native'];
+/** How many older bundles stay beside the current one (about 30 MB each). */
+const KEEP = 2;
 
 /** What `npm start` finds in node_modules/.cache: the current bundle's folder and what it was built from. */
 export interface Stamp {
@@ -105,15 +107,24 @@ async function build(root: string): Promise<string> {
   const hash = inputsHash(root, inputs);
   if (!hash) throw new Error('scripts/start.ts: a file esbuild just read is gone; start again');
   const dir = path.join(cache, `occ-start-${hash.slice(0, 16)}`);
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(building, dir);
+  // A folder of that name is whole (it only ever appears by a rename): another start built the
+  // same content meanwhile, and may be running from it.
+  if (existsSync(path.join(dir, 'start.js'))) rmSync(building, { recursive: true, force: true });
+  else {
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(building, dir);
+  }
   const stamp: Stamp = { hash, dir: path.basename(dir), inputs };
   const stampFile = stampOf(root);
   writeFileSync(`${stampFile}.${process.pid}`, JSON.stringify(stamp));
   renameSync(`${stampFile}.${process.pid}`, stampFile);
-  for (const old of readdirSync(cache)) {
-    if (old.startsWith('occ-start-') && old !== stamp.dir && !old.startsWith('occ-start-building-')) rmSync(path.join(cache, old), { recursive: true, force: true });
-  }
+  // Older bundles: the newest KEEP stay, since a start still running from one loads modules from
+  // it later (the cluster's compactor thread) and maps its stack traces through it.
+  const older = readdirSync(cache)
+    .filter((name) => name.startsWith('occ-start-') && !name.startsWith('occ-start-building-') && name !== stamp.dir)
+    .map((name) => ({ name, at: statSync(path.join(cache, name)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
+  for (const { name } of older.slice(KEEP)) rmSync(path.join(cache, name), { recursive: true, force: true });
   process.stderr.write(`Built the product for \`npm start\` in ${((performance.now() - began) / 1000).toFixed(1)} s from ${inputs.length} of the workspace's files.\n`);
   return dir;
 }

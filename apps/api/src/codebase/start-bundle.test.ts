@@ -83,7 +83,20 @@ describe('npm start runs the product from a bundle built once per content (scrip
     const second = await bundle(work);
     expect(second.built).toBe(true);
     expect(second.dir).not.toBe(first.dir);
-    expect(existsSync(first.dir)).toBe(false); // the older bundle is removed
+    // Older bundles stay, two of them, for starts still running from them; the oldest beyond goes.
+    expect(existsSync(first.dir)).toBe(true);
+    const older: string[] = [first.dir, second.dir];
+    for (const round of [1, 2]) {
+      writeFileSync(serve, readFileSync(serve, 'utf8').replace(/control plane is running \((changed|round \d)\)\./, `control plane is running (round ${round}).`));
+      const next = await bundle(work);
+      expect(next.built).toBe(true);
+      older.push(next.dir);
+    }
+    expect(older.map((dir) => existsSync(dir))).toEqual([false, true, true, true]);
+    writeFileSync(serve, readFileSync(serve, 'utf8').replace(/control plane is running \(round \d\)\./, 'control plane is running (changed).'));
+    const again = await bundle(work);
+    // The same content as a bundle that is still there: that folder is the bundle again.
+    expect(again).toEqual({ dir: second.dir, built: true });
 
     // A stamp whose bundle folder is gone (removed by hand): built again.
     rmSync(second.dir, { recursive: true });
