@@ -1,24 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Yoga } from '../graphql/yoga.ts';
 import { PayloadTooLargeError, readBody } from './body.ts';
-import { readCookie, SESSION_COOKIE } from './cookies.ts';
-import { CROSS_ORIGIN_REFUSED, isCrossOrigin } from './origin.ts';
+import { CROSS_ORIGIN_REFUSED, signedInFromElsewhere } from './origin.ts';
 import type { RequestTarget } from './request-target.ts';
 import { graphqlRefusal } from './respond.ts';
 import { graphiqlCsp } from './security-headers.ts';
-import { clientAddressOf } from './session-route.ts';
+import { clientAddressOf } from './throttle.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-function hasBearer(req: IncomingMessage): boolean {
-  return (req.headers.authorization ?? '').startsWith('Bearer ');
-}
-
-/** P2: a request authenticated by the session cookie (no bearer key) sent from another origin. */
-export function signedInFromElsewhere(req: IncomingMessage, method: string, allowedOrigins: readonly string[]): boolean {
-  const cookieAuthenticated = !hasBearer(req) && readCookie(req.headers.cookie, SESSION_COOKIE) !== null;
-  return cookieAuthenticated && isCrossOrigin(req.headers, method, allowedOrigins);
-}
 
 /** The Node request as a Fetch request for yoga, with the body already read (and counted). */
 export function fetchInit(req: IncomingMessage, body: Buffer | undefined): RequestInit {

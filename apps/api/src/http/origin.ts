@@ -1,4 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { readCookie, SESSION_COOKIE } from './cookies.ts';
 
 // P2, same origin only. Two separate questions: may another origin read our answers (CORS: only
 // the origins listed in OCC_ALLOWED_ORIGINS, none by default), and may a browser request that
@@ -65,4 +66,14 @@ export function preflightHeaders(headers: IncomingHttpHeaders, allowedOrigins: r
     'access-control-allow-headers': 'authorization, content-type',
     'access-control-max-age': '600',
   };
+}
+
+function hasBearer(req: IncomingMessage): boolean {
+  return (req.headers.authorization ?? '').startsWith('Bearer ');
+}
+
+/** P2: a request authenticated by the session cookie (no bearer key) sent from another origin. */
+export function signedInFromElsewhere(req: IncomingMessage, method: string, allowedOrigins: readonly string[]): boolean {
+  const cookieAuthenticated = !hasBearer(req) && readCookie(req.headers.cookie, SESSION_COOKIE) !== null;
+  return cookieAuthenticated && isCrossOrigin(req.headers, method, allowedOrigins);
 }

@@ -12,15 +12,15 @@ import { exportAuditEvents, exportFilter, ExportQueryError } from './audit-expor
 import { RequestAbortedError } from './body.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import { answerThrottled, failedAuthentications, TOO_MANY_FAILURES, tooManyFailures } from './failed-authentication.ts';
-import { fetchInit, graphqlRoute, signedInFromElsewhere } from './graphql-route.ts';
-import { corsHeaders, CROSS_ORIGIN_REFUSED, isPreflight, preflightHeaders } from './origin.ts';
+import { fetchInit, graphqlRoute } from './graphql-route.ts';
+import { corsHeaders, CROSS_ORIGIN_REFUSED, isPreflight, preflightHeaders, signedInFromElsewhere } from './origin.ts';
 import { observeRequest, requestSpan } from './request-observation.ts';
 import { parseRequestTarget, type RequestTarget } from './request-target.ts';
 import { json } from './respond.ts';
 import { API_CSP, consolePagePolicies, SECURITY_HEADERS } from './security-headers.ts';
-import { clientAddressOf, sessionRoute } from './session-route.ts';
+import { sessionRoute } from './session-route.ts';
 import { staticFiles } from './static-files.ts';
-import { AuthThrottle, keyPrefixOf } from './throttle.ts';
+import { AuthThrottle, clientAddressOf, keyPrefixOf } from './throttle.ts';
 
 export interface HttpAppOptions {
   deps: Deps;

@@ -8,7 +8,7 @@ import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from 
 import { answerThrottled, type FailedAuthentication } from './failed-authentication.ts';
 import { CROSS_ORIGIN_REFUSED, isCrossOrigin } from './origin.ts';
 import { json } from './respond.ts';
-import { keyPrefixOf } from './throttle.ts';
+import { clientAddressOf, keyPrefixOf } from './throttle.ts';
 
 const MAX_SESSION_BODY_BYTES = 4096;
 
@@ -80,9 +80,4 @@ export function sessionRoute(options: SessionRouteOptions): (req: IncomingMessag
     if (req.method === 'GET') return whoIsSignedIn(req, res, cookie);
     json(res, 405, { code: 'METHOD_NOT_ALLOWED', message: 'Use GET, POST or DELETE.' }, { allow: 'GET, POST, DELETE' });
   };
-}
-
-/** The peer's address as this server sees it; behind a proxy, the proxy's (README: P5). */
-export function clientAddressOf(req: IncomingMessage): string {
-  return req.socket.remoteAddress ?? 'unknown';
 }

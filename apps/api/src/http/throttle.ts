@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { apiKeyPrefix } from '../services/api-keys.ts';
 
 // Failed authentication is throttled per client address and per API-key prefix (P5).
@@ -87,4 +88,9 @@ export class AuthThrottle {
 /** The prefix under which an API key is listed (`ApiKey.prefix`); null for anything else. */
 export function keyPrefixOf(presented: string): string | null {
   return presented.startsWith('occ_') ? apiKeyPrefix(presented) : null;
+}
+
+/** The peer's address as this server sees it; behind a proxy, the proxy's (README: P5). */
+export function clientAddressOf(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
 }
