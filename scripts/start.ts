@@ -12,8 +12,8 @@
 //   (REPO_ROOT, deploy/) hold, and a thread's module is found beside the module that starts it.
 // - When it is built again: when the content of any workspace file it was built from changed (the
 //   list comes from esbuild's metafile), or the installed packages (node_modules/.package-lock.json),
-//   or this file. A current bundle costs reading those files (about 300, 20 ms). A changed source
-//   costs one esbuild run (about 1.5 s) on the next start, not a tsc build.
+//   or this file. A current bundle costs reading those files (about 270, 10 ms). A changed source
+//   costs one esbuild run (about 2 s) on the next start, not a tsc build.
 // - Source maps are on, so a stack trace names the TypeScript file and line.
 // - OCC_START_FROM_SOURCE=1 runs start.ts through tsx as before, for a developer who wants that.
 import { spawnSync } from 'node:child_process';
@@ -59,17 +59,29 @@ export function inputsHash(root: string, files: readonly string[]): string | nul
   return hash.digest('hex');
 }
 
-/** The stamp of the current bundle, or null when there is none or it is unreadable. */
-function readStamp(root: string): Stamp | null {
+/** A stamp file's JSON, or null when there is none or it is unreadable. */
+function readJson<T>(file: string): Partial<T> | null {
   try {
-    const stamp = JSON.parse(readFileSync(stampOf(root), 'utf8')) as Partial<Stamp>;
-    return typeof stamp.hash === 'string' && Array.isArray(stamp.inputs) && typeof stamp.dir === 'string' ? (stamp as Stamp) : null;
+    return JSON.parse(readFileSync(file, 'utf8')) as Partial<T>;
   } catch {
     return null;
   }
 }
 
-/** Bundles into a folder named by the hash of its inputs; returns that folder. Older bundles are removed. */
+/** Written whole or not at all: a start beside this one reads the old file or the new one. */
+function writeJson(file: string, value: unknown): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(`${file}.${process.pid}`, JSON.stringify(value));
+  renameSync(`${file}.${process.pid}`, file);
+}
+
+/** The stamp of the current bundle, or null when there is none or it is unreadable. */
+function readStamp(root: string): Stamp | null {
+  const stamp = readJson<Stamp>(stampOf(root));
+  return stamp && typeof stamp.hash === 'string' && Array.isArray(stamp.inputs) && typeof stamp.dir === 'string' ? (stamp as Stamp) : null;
+}
+
+/** Bundles into a folder named by the hash of its inputs; returns that folder. Older bundles beyond the newest KEEP are removed. */
 async function build(root: string): Promise<string> {
   const { build: esbuild } = await import('esbuild');
   const began = performance.now();
@@ -115,9 +127,7 @@ async function build(root: string): Promise<string> {
     renameSync(building, dir);
   }
   const stamp: Stamp = { hash, dir: path.basename(dir), inputs };
-  const stampFile = stampOf(root);
-  writeFileSync(`${stampFile}.${process.pid}`, JSON.stringify(stamp));
-  renameSync(`${stampFile}.${process.pid}`, stampFile);
+  writeJson(stampOf(root), stamp);
   // Older bundles: the newest KEEP stay, since a start still running from one loads modules from
   // it later (the cluster's compactor thread) and maps its stack traces through it.
   const older = readdirSync(cache)
@@ -132,8 +142,10 @@ async function build(root: string): Promise<string> {
 /** The current bundle's folder under `root`, built first when what it is built from changed. */
 export async function bundle(root: string = ROOT): Promise<{ dir: string; built: boolean }> {
   const stamp = readStamp(root);
-  const dir = stamp && path.join(cacheOf(root), stamp.dir);
-  if (stamp && dir && existsSync(path.join(dir, 'start.js')) && inputsHash(root, stamp.inputs) === stamp.hash) return { dir, built: false };
+  if (stamp) {
+    const dir = path.join(cacheOf(root), stamp.dir);
+    if (existsSync(path.join(dir, 'start.js')) && inputsHash(root, stamp.inputs) === stamp.hash) return { dir, built: false };
+  }
   return { dir: await build(root), built: true };
 }
 
@@ -159,22 +171,14 @@ export function consoleHash(root: string): string {
 /**
  * The console's static export, built by turbo when what it is built from changed since the last
  * build this script saw succeed. turbo answers a current build from its cache too, but starting it
- * costs about 0.45 s; this check costs reading the console's files (about 20 ms).
+ * costs more than this check, which reads the console's files (about 10 ms).
  */
 export function ensureConsole(root: string = ROOT, buildConsole: () => void = () => turboBuildConsole(root)): { built: boolean } {
   const stampFile = path.join(cacheOf(root), 'occ-console.json');
   const hash = consoleHash(root);
-  let stamped: string | undefined;
-  try {
-    stamped = (JSON.parse(readFileSync(stampFile, 'utf8')) as { hash?: string }).hash;
-  } catch {
-    stamped = undefined;
-  }
-  if (stamped === hash && existsSync(path.join(root, 'apps/console/out/index.html'))) return { built: false };
+  if (readJson<{ hash: string }>(stampFile)?.hash === hash && existsSync(path.join(root, 'apps/console/out/index.html'))) return { built: false };
   buildConsole();
-  mkdirSync(cacheOf(root), { recursive: true });
-  writeFileSync(`${stampFile}.${process.pid}`, JSON.stringify({ hash }));
-  renameSync(`${stampFile}.${process.pid}`, stampFile);
+  writeJson(stampFile, { hash });
   return { built: true };
 }
 
