@@ -13,7 +13,7 @@ import type { PageArgs } from './paging';
 export const NamespaceHealthQuery = gql(`
   query NamespaceHealth($first: Int, $after: String, $namePrefix: String) {
     namespaces(first: $first, after: $after, namePrefix: $namePrefix, order: NEWEST_FIRST) {
-      edges { node { id health { status agents { total running failed degraded deploying } secrets { total stale } rolloutsAwaitingApproval } } }
+      edges { node { id health { status agents { total running failed degraded deploying } secrets { total stale } rolloutsAwaitingApproval selfConfigAwaitingApproval recentFailures recentFailuresSince } } }
     }
   }
 `);

@@ -135,9 +135,12 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
     }),
     namespaceHealth: new DataLoader(
       async (namespaces) => {
-        const [agent, secret] = await Promise.all([readSet('agent'), readSet('secret')]);
+        const [agent, secret, auditEvent] = await Promise.all([readSet('agent'), readSet('secret'), readSet('auditEvent')]);
         const none: ReadableSet = { everywhere: false, namespaceIds: [], resourceIds: [] };
-        return namespaceHealths(deps.db, namespaces, { agent: agent ?? none, secret: secret ?? none });
+        // An agent's own SelfConfig requests are its to read (the SelfConfig list's rule): looked up
+        // only for a service principal that does not read every agent anyway.
+        const own = actor?.kind === 'SERVICE' && !agent?.everywhere ? await deps.db.agent.findUnique({ where: { servicePrincipalId: actor.principalId }, select: { id: true } }) : null;
+        return namespaceHealths(deps.db, namespaces, { agent: agent ?? none, secret: secret ?? none, auditEvent: auditEvent ?? none, ownAgentId: own?.id ?? null });
       },
       { cacheKeyFn: (n) => n.id },
     ),

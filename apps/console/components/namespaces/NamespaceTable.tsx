@@ -85,8 +85,9 @@ export function NamespaceTable({ namespaces, health }: { namespaces: Namespace[]
 
 /**
  * The namespace at a glance: one word (OK, ATTENTION, FAILING), then what makes it so, each a
- * link to the list filtered to those rows (the agents that failed, the stale secrets). Counts are
- * of what the viewer may read.
+ * link to the list filtered to those rows (the agents that failed, the stale secrets, the
+ * SelfConfig requests waiting, the last day's failures in the audit log). Counts are of what the
+ * viewer may read; the failures are not shown to a viewer who may not read the audit log.
  */
 function HealthCell({ namespace, health }: { namespace: Namespace; health: NamespaceHealth | null }) {
   if (!health) return <span className="health-counts">…</span>;
@@ -97,6 +98,14 @@ function HealthCell({ namespace, health }: { namespace: Namespace; health: Names
   if (agents.deploying) links.push({ text: `${agents.deploying} deploying`, href: namespaceHref('agents', namespace.id, { status: 'deploying' }) });
   if (secrets.stale) links.push({ text: plural(secrets.stale, 'stale secret'), href: namespaceHref('secrets', namespace.id, { stale: '1' }) });
   if (health.rolloutsAwaitingApproval) links.push({ text: `${plural(health.rolloutsAwaitingApproval, 'rollout')} awaiting approval`, href: namespaceHref('secrets', namespace.id) });
+  if (health.selfConfigAwaitingApproval) {
+    links.push({ text: `${plural(health.selfConfigAwaitingApproval, 'SelfConfig request')} awaiting approval`, href: namespaceHref('selfconfig', namespace.id, { phase: 'AwaitingApproval' }) });
+  }
+  // The audit log as the count read it: this namespace, FAILURE, since the window's start.
+  if (health.recentFailures) {
+    const params = new URLSearchParams({ namespaceId: namespace.id, outcome: 'FAILURE', from: health.recentFailuresSince });
+    links.push({ text: `${plural(health.recentFailures, 'failure')} in the last day`, href: `/audit?${params.toString()}` });
+  }
   return (
     <>
       <span className={`badge health-${health.status.toLowerCase()}`}>{health.status}</span>{' '}
