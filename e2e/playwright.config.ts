@@ -22,6 +22,11 @@ export default defineConfig({
     screenshot: 'on',
     trace: 'retain-on-failure',
     viewport: { width: 1280, height: 900 },
+    // The console registers a service worker that answers its own files from a cache when the
+    // network fails. page.route() does not see what a worker answers, and the other specs cut the
+    // network with it (resilience.spec.ts): they run as a browser without the worker would, and
+    // offline-service-worker.spec.ts runs with it.
+    serviceWorkers: 'block',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: [

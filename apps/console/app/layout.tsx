@@ -3,6 +3,7 @@ import { Suspense, type ReactNode } from 'react';
 import { AppHeader } from '../components/layout/AppHeader';
 import { PageErrorBoundary } from '../components/layout/PageErrorBoundary';
 import { RouteFocus } from '../components/layout/RouteFocus';
+import { ServiceWorker } from '../components/layout/ServiceWorker';
 import { Toaster } from '../components/feedback/Toaster';
 import { QueryProvider } from '../components/providers/QueryProvider';
 import '../styles/globals.css';
@@ -30,6 +31,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Suspense fallback={null}>
               <RouteFocus />
             </Suspense>
+            <ServiceWorker />
             <main id="main">
               <PageErrorBoundary>{children}</PageErrorBoundary>
             </main>

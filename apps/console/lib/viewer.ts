@@ -17,5 +17,7 @@ export function viewerQueryOptions() {
     queryKey: viewerKeys.all,
     queryFn: async ({ signal }) => (await graphql(ViewerQuery, {}, signal)).viewer,
     staleTime: 60_000,
+    // Asked again every few seconds while it fails, so the header recovers once the server answers.
+    refetchInterval: (query) => (query.state.status === 'error' ? 5_000 : false),
   });
 }

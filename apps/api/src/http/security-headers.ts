@@ -20,6 +20,13 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /** For everything that is not an HTML page: JSON, scripts, styles, images. */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+/**
+ * The console's service worker (apps/console/service-worker): a script that runs no other script
+ * and fetches from this origin only (the console's pages and files, which it keeps for when the
+ * server cannot be reached).
+ */
+export const SERVICE_WORKER_CSP = "default-src 'none'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
 /** The sha256 sources of the inline scripts of one HTML document (CSP hashes cover the element's text exactly). */
 export function inlineScriptHashes(html: string): string[] {
   const hashes = new Set<string>();
@@ -78,6 +85,8 @@ export function consolePagePolicies(consoleDir: string): Map<string, string> {
     return policies;
   }
   for (const file of files) {
+    // A worker's own CSP governs what it may fetch: the API's default-src 'none' would refuse it every request.
+    if (file === 'sw.js') policies.set(path.join(consoleDir, file), SERVICE_WORKER_CSP);
     if (!file.endsWith('.html')) continue;
     const absolute = path.join(consoleDir, file);
     policies.set(absolute, consolePageCsp(readFileSync(absolute, 'utf8')));

@@ -8,11 +8,12 @@ import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../env.ts';
-import { consolePagePolicies } from './security-headers.ts';
+import { consolePagePolicies, SERVICE_WORKER_CSP } from './security-headers.ts';
 import { staticFiles } from './static-files.ts';
 
-// The console's files through sirv, on an export made here and precompressed by the console's own
-// build step (apps/console/scripts/precompress.mjs).
+// The console's files through sirv, on an export made here, given its service worker and
+// precompressed by the console's own build steps (apps/console/service-worker/build.mjs,
+// apps/console/scripts/precompress.mjs).
 
 const INLINE = 'self.__next_f=self.__next_f||[];self.__next_f.push([0])';
 const sha = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
@@ -32,6 +33,7 @@ beforeAll(async () => {
   writeFileSync(path.join(root, '404.html'), page('404', 'window.notFound=1'));
   writeFileSync(path.join(root, '_next/static/chunks/app.js'), SCRIPT);
   writeFileSync(path.join(root, 'tiny.txt'), 'small');
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'apps/console/service-worker/build.mjs'), root]);
   execFileSync(process.execPath, [path.join(REPO_ROOT, 'apps/console/scripts/precompress.mjs'), root]);
   const serve = staticFiles(root, consolePagePolicies(root));
   // As server.ts does: every response starts with the API's strict default policy, which a page's
@@ -76,6 +78,22 @@ describe('the console\'s static files (sirv)', () => {
     const missing = await get('/no/such/page');
     expect(missing.status).toBe(404);
     expect(missing.headers['content-security-policy']).toContain(sha('window.notFound=1'));
+  });
+
+  it('P2 the service worker is served as a script with its own CSP (fetches from this origin only), revalidated, in every encoding', async () => {
+    for (const encoding of ['br', 'gzip', 'identity']) {
+      const worker = await get('/sw.js', { 'accept-encoding': encoding });
+      expect(worker.status).toBe(200);
+      expect(worker.headers['content-type']).toMatch(/^(text|application)\/javascript/);
+      // The API's default-src 'none' would stand for connect-src too: the worker could fetch nothing.
+      expect(worker.headers['content-security-policy']).toBe(SERVICE_WORKER_CSP);
+      expect(SERVICE_WORKER_CSP).toContain("connect-src 'self'");
+      expect(worker.headers['cache-control']).toBe('no-cache');
+      const body = encoding === 'br' ? brotliDecompressSync(worker.body) : encoding === 'gzip' ? gunzipSync(worker.body) : worker.body;
+      expect(body.toString()).toContain('"pages":["/404","/","/secrets"]');
+    }
+    // Any other script keeps the API's policy.
+    expect((await get('/_next/static/chunks/app.js')).headers['content-security-policy']).toBe("default-src 'none'");
   });
 
   it('serves the brotli or gzip file the build wrote, by Accept-Encoding, and the plain one otherwise', async () => {

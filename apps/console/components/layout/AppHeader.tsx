@@ -26,6 +26,9 @@ export function AppHeader() {
   });
 
   const principal = onSignInPage ? null : viewer.data;
+  // Who is signed in could not be asked (the server unreachable, a page from the service worker's
+  // cache): the navigation stays, since its links are the same for everyone, and the header says so.
+  const unreachable = !onSignInPage && !principal && viewer.isError;
 
   // Ctrl+K (⌘K) or the Search button opens the palette; closing it without going anywhere returns
   // focus to what had it.
@@ -56,22 +59,29 @@ export function AppHeader() {
       <Link href="/namespaces" className="brand">
         OpenClaw control plane
       </Link>
+      {principal || unreachable ? (
+        <nav aria-label="Main">
+          <Link href="/namespaces" aria-current={pathname === '/namespaces' ? 'page' : undefined}>
+            Namespaces
+          </Link>
+          <Link href="/users" aria-current={pathname === '/users' ? 'page' : undefined}>
+            Users
+          </Link>
+          <Link href="/selfconfig/approvals" aria-current={pathname === '/selfconfig/approvals' ? 'page' : undefined}>
+            Approvals
+          </Link>
+          <Link href="/audit" aria-current={pathname === '/audit' ? 'page' : undefined}>
+            Audit log
+          </Link>
+        </nav>
+      ) : null}
+      {unreachable ? (
+        <p className="session principal" data-testid="viewer-unreachable">
+          Not connected
+        </p>
+      ) : null}
       {principal ? (
         <>
-          <nav aria-label="Main">
-            <Link href="/namespaces" aria-current={pathname === '/namespaces' ? 'page' : undefined}>
-              Namespaces
-            </Link>
-            <Link href="/users" aria-current={pathname === '/users' ? 'page' : undefined}>
-              Users
-            </Link>
-            <Link href="/selfconfig/approvals" aria-current={pathname === '/selfconfig/approvals' ? 'page' : undefined}>
-              Approvals
-            </Link>
-            <Link href="/audit" aria-current={pathname === '/audit' ? 'page' : undefined}>
-              Audit log
-            </Link>
-          </nav>
           <button
             type="button"
             className="button secondary palette-open"
