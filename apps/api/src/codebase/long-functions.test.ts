@@ -90,7 +90,6 @@ const KNOWN = new Map<string, number>([
   ['apps/console/components/deploy/RevisionCompare.tsx › DiffTables', 83],
   ['apps/console/components/deploy/RevisionsList.tsx › RevisionCard', 132],
   ['apps/console/components/feedback/ConfirmDestructive.tsx › ConfirmDestructive', 109],
-  ['apps/console/components/layout/AppHeader.tsx › AppHeader', 102],
   ['apps/console/components/layout/CommandPalette.tsx › CommandPalette', 116],
   ['apps/console/components/secrets/CreateSecretForm.tsx › CreateSecretForm', 88],
   ['apps/console/components/secrets/InlineCreateSecret.tsx › InlineCreateSecret', 119],

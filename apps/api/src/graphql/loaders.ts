@@ -133,17 +133,7 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       const byId = new Map(rows.map((r) => [r.id, effectiveRotationPolicy(r.rotationPolicy, r.namespace.secretRotationPolicy)]));
       return secretIds.map((id) => byId.get(id) ?? effectiveRotationPolicy(null, null));
     }),
-    namespaceHealth: new DataLoader(
-      async (namespaces) => {
-        const [agent, secret, auditEvent] = await Promise.all([readSet('agent'), readSet('secret'), readSet('auditEvent')]);
-        const none: ReadableSet = { everywhere: false, namespaceIds: [], resourceIds: [] };
-        // An agent's own SelfConfig requests are its to read (the SelfConfig list's rule): looked up
-        // only for a service principal that does not read every agent anyway.
-        const own = actor?.kind === 'SERVICE' && !agent?.everywhere ? await deps.db.agent.findUnique({ where: { servicePrincipalId: actor.principalId }, select: { id: true } }) : null;
-        return namespaceHealths(deps.db, namespaces, { agent: agent ?? none, secret: secret ?? none, auditEvent: auditEvent ?? none, ownAgentId: own?.id ?? null });
-      },
-      { cacheKeyFn: (n) => n.id },
-    ),
+    namespaceHealth: namespaceHealthLoader(deps, actor, readSet),
     namespaceRotationPolicy: new DataLoader(async (namespaceIds) => {
       const rows = await deps.db.namespace.findMany({ where: { id: { in: [...namespaceIds] } }, select: { id: true, secretRotationPolicy: true } });
       const byId = new Map(rows.map((r) => [r.id, r.secretRotationPolicy]));
@@ -203,4 +193,21 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
     }),
   };
   return loaders;
+}
+
+/**
+ * Namespace.health for a page of namespaces, over what the caller reads of agents, secrets and
+ * the audit log. An agent's own SelfConfig requests are its to read (the SelfConfig list's rule):
+ * looked up only for a service principal that does not read every agent anyway.
+ */
+function namespaceHealthLoader(deps: Deps, actor: Actor | null, readSet: (kind: ResourceKind) => Promise<ReadableSet | null>): Loaders['namespaceHealth'] {
+  return new DataLoader(
+    async (namespaces) => {
+      const [agent, secret, auditEvent] = await Promise.all([readSet('agent'), readSet('secret'), readSet('auditEvent')]);
+      const none: ReadableSet = { everywhere: false, namespaceIds: [], resourceIds: [] };
+      const own = actor?.kind === 'SERVICE' && !agent?.everywhere ? await deps.db.agent.findUnique({ where: { servicePrincipalId: actor.principalId }, select: { id: true } }) : null;
+      return namespaceHealths(deps.db, namespaces, { agent: agent ?? none, secret: secret ?? none, auditEvent: auditEvent ?? none, ownAgentId: own?.id ?? null });
+    },
+    { cacheKeyFn: (n) => n.id },
+  );
 }

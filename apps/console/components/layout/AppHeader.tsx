@@ -5,54 +5,26 @@ import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { signOut } from '../../lib/session';
-import { viewerQueryOptions } from '../../lib/viewer';
+import { viewerQueryOptions, type Principal } from '../../lib/viewer';
 
 // The command palette is a chunk of its own, loaded when first opened (the first-load budgets).
 const CommandPalette = lazy(() => import('./CommandPalette'));
 
+const MAIN_LINKS = [
+  { href: '/namespaces', label: 'Namespaces' },
+  { href: '/users', label: 'Users' },
+  { href: '/selfconfig/approvals', label: 'Approvals' },
+  { href: '/audit', label: 'Audit log' },
+] as const;
+
 export function AppHeader() {
   const pathname = usePathname();
-  const router = useRouter();
-  const queryClient = useQueryClient();
   const onSignInPage = pathname === '/sign-in';
   const viewer = useQuery({ ...viewerQueryOptions(), enabled: !onSignInPage });
-
-  const signOutMutation = useMutation({
-    mutationFn: signOut,
-    onSuccess: () => {
-      queryClient.clear();
-      router.replace('/sign-in');
-    },
-  });
-
   const principal = onSignInPage ? null : viewer.data;
   // Who is signed in could not be asked (the server unreachable, a page from the service worker's
   // cache): the navigation stays, since its links are the same for everyone, and the header says so.
   const unreachable = !onSignInPage && !principal && viewer.isError;
-
-  // Ctrl+K (⌘K) or the Search button opens the palette; closing it without going anywhere returns
-  // focus to what had it.
-  const [paletteOpen, setPaletteOpen] = useState(false);
-  const opener = useRef<HTMLElement | null>(null);
-  const signedIn = Boolean(principal);
-  useEffect(() => {
-    if (!signedIn) return;
-    const onKey = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'k') {
-        event.preventDefault();
-        opener.current ??= document.activeElement instanceof HTMLElement ? document.activeElement : null;
-        setPaletteOpen(true);
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [signedIn]);
-  function closePalette(navigated: boolean) {
-    setPaletteOpen(false);
-    const back = opener.current;
-    opener.current = null;
-    if (!navigated && back?.isConnected) setTimeout(() => back.focus(), 0);
-  }
 
   return (
     <header className="app-header">
@@ -61,18 +33,11 @@ export function AppHeader() {
       </Link>
       {principal || unreachable ? (
         <nav aria-label="Main">
-          <Link href="/namespaces" aria-current={pathname === '/namespaces' ? 'page' : undefined}>
-            Namespaces
-          </Link>
-          <Link href="/users" aria-current={pathname === '/users' ? 'page' : undefined}>
-            Users
-          </Link>
-          <Link href="/selfconfig/approvals" aria-current={pathname === '/selfconfig/approvals' ? 'page' : undefined}>
-            Approvals
-          </Link>
-          <Link href="/audit" aria-current={pathname === '/audit' ? 'page' : undefined}>
-            Audit log
-          </Link>
+          {MAIN_LINKS.map((link) => (
+            <Link key={link.href} href={link.href} aria-current={pathname === link.href ? 'page' : undefined}>
+              {link.label}
+            </Link>
+          ))}
         </nav>
       ) : null}
       {unreachable ? (
@@ -82,43 +47,87 @@ export function AppHeader() {
       ) : null}
       {principal ? (
         <>
-          <button
-            type="button"
-            className="button secondary palette-open"
-            aria-keyshortcuts="Control+K Meta+K"
-            aria-haspopup="dialog"
-            onClick={(event) => {
-              opener.current = event.currentTarget;
-              setPaletteOpen(true);
-            }}
-          >
-            Search<kbd aria-hidden="true">Ctrl K</kbd>
-          </button>
-          {paletteOpen ? (
-            <Suspense fallback={null}>
-              <CommandPalette onClose={closePalette} />
-            </Suspense>
-          ) : null}
-          <div className="session">
-            <span className="principal" title={principal.id}>
-              {principal.name}
-            </span>
-            <button
-              type="button"
-              className="button secondary"
-              onClick={() => signOutMutation.mutate()}
-              disabled={signOutMutation.isPending}
-            >
-              Sign out
-            </button>
-          </div>
+          <PaletteLauncher />
+          <Session principal={principal} />
         </>
       ) : null}
+    </header>
+  );
+}
+
+/**
+ * Ctrl+K (⌘K) or the Search button opens the palette; closing it without going anywhere returns
+ * focus to what had it.
+ */
+function PaletteLauncher() {
+  const [paletteOpen, setPaletteOpen] = useState(false);
+  const opener = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        opener.current ??= document.activeElement instanceof HTMLElement ? document.activeElement : null;
+        setPaletteOpen(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+  function closePalette(navigated: boolean) {
+    setPaletteOpen(false);
+    const back = opener.current;
+    opener.current = null;
+    if (!navigated && back?.isConnected) setTimeout(() => back.focus(), 0);
+  }
+  return (
+    <>
+      <button
+        type="button"
+        className="button secondary palette-open"
+        aria-keyshortcuts="Control+K Meta+K"
+        aria-haspopup="dialog"
+        onClick={(event) => {
+          opener.current = event.currentTarget;
+          setPaletteOpen(true);
+        }}
+      >
+        Search<kbd aria-hidden="true">Ctrl K</kbd>
+      </button>
+      {paletteOpen ? (
+        <Suspense fallback={null}>
+          <CommandPalette onClose={closePalette} />
+        </Suspense>
+      ) : null}
+    </>
+  );
+}
+
+/** Who is signed in, and Sign out (the cache cleared, then the sign-in page). */
+function Session({ principal }: { principal: Principal }) {
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const signOutMutation = useMutation({
+    mutationFn: signOut,
+    onSuccess: () => {
+      queryClient.clear();
+      router.replace('/sign-in');
+    },
+  });
+  return (
+    <>
+      <div className="session">
+        <span className="principal" title={principal.id}>
+          {principal.name}
+        </span>
+        <button type="button" className="button secondary" onClick={() => signOutMutation.mutate()} disabled={signOutMutation.isPending}>
+          Sign out
+        </button>
+      </div>
       {signOutMutation.error ? (
         <p role="alert" className="alert error inline">
           {signOutMutation.error.message}
         </p>
       ) : null}
-    </header>
+    </>
   );
 }
