@@ -1,0 +1,176 @@
+// E8: one kubectl script, the machine's kubectl (1.33), run against the emulator and against the
+// lane's real kube-apiserver 1.20.2, each command's exit code, stdout and stderr normalised
+// (namespace, uids, resourceVersions, times, ages, tokens, addresses) and compared. Every command
+// whose answers differ is listed in KNOWN with the reason, and in REAL-SERVER-DIFFERENCES.md
+// ("The kubectl script"); the test fails when an unlisted difference appears and when a listed one
+// disappears, so the list stays the list of what a kubectl user meets. Only the E8 lane runs this
+// file (vitest.real.config.ts), since it needs the real server.
+
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path, { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENCLAW_CRD_DIR } from './crds.ts';
+import { KUBECTL, type KubectlRun } from './kubectl-testing.ts';
+import { startKubeEmulator, type KubeEmulator } from './server.ts';
+import { KUBE_TARGET, realCluster, uniqueName } from './testing.ts';
+
+interface Step {
+  /** Unique: the key of KNOWN and of the table in REAL-SERVER-DIFFERENCES.md. */
+  name: string;
+  args: string[];
+  input?: object | string;
+}
+
+const NS = '$NS';
+const cm = (name: string, data: Record<string, string>, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, ...extra }, data });
+const instance = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'openclaw.rocks/v1alpha1', kind: 'OpenClawInstance', metadata: { name, namespace: NS }, spec });
+
+/** What a kubectl user does with the kinds both servers serve alike, in order: each step sees the state the earlier ones left. */
+const SCRIPT: Step[] = [
+  { name: 'create configmap', args: ['create', 'configmap', 'settings', '-n', NS, '--from-literal=a=1', '--from-literal=b=2'] },
+  { name: 'create configmap again', args: ['create', 'configmap', 'settings', '-n', NS, '--from-literal=a=1'] },
+  { name: 'get configmap yaml', args: ['get', 'configmap', 'settings', '-n', NS, '-o', 'yaml'] },
+  { name: 'get configmaps table', args: ['get', 'configmaps', 'settings', '-n', NS] },
+  { name: 'get configmap missing', args: ['get', 'configmap', 'missing', '-n', NS] },
+  { name: 'label', args: ['label', 'configmap', 'settings', '-n', NS, 'tier=web'] },
+  { name: 'annotate', args: ['annotate', 'configmap', 'settings', '-n', NS, 'owner=team-a'] },
+  { name: 'get by label', args: ['get', 'configmaps', '-n', NS, '-l', 'tier=web', '-o', 'name'] },
+  { name: 'get by label, none', args: ['get', 'configmaps', '-n', NS, '-l', 'tier=db'] },
+  { name: 'patch merge', args: ['patch', 'configmap', 'settings', '-n', NS, '--type', 'merge', '-p', '{"data":{"c":"3"}}'] },
+  { name: 'patch json', args: ['patch', 'configmap', 'settings', '-n', NS, '--type', 'json', '-p', '[{"op":"remove","path":"/data/b"}]'] },
+  { name: 'patch json, bad path', args: ['patch', 'configmap', 'settings', '-n', NS, '--type', 'json', '-p', '[{"op":"remove","path":"/data/nothing"}]'] },
+  { name: 'patch strategic', args: ['patch', 'configmap', 'settings', '-n', NS, '-p', '{"data":{"d":"4"}}'] },
+  { name: 'get jsonpath', args: ['get', 'configmap', 'settings', '-n', NS, '-o', 'jsonpath={.data}'] },
+  { name: 'apply client-side, create', args: ['apply', '-f', '-'], input: cm('applied', { a: '1' }) },
+  { name: 'apply client-side, unchanged', args: ['apply', '-f', '-'], input: cm('applied', { a: '1' }) },
+  { name: 'diff', args: ['diff', '-f', '-'], input: cm('applied', { a: '2' }) },
+  { name: 'apply --dry-run=server', args: ['apply', '-f', '-', '--dry-run=server'], input: cm('applied', { a: '2' }) },
+  { name: 'apply client-side, configured', args: ['apply', '-f', '-'], input: cm('applied', { a: '2' }) },
+  { name: 'apply --server-side, create', args: ['apply', '--server-side', '-f', '-'], input: cm('ssa', { a: '1' }) },
+  { name: 'apply --server-side, other manager conflicts', args: ['apply', '--server-side', '--field-manager', 'other', '-f', '-'], input: cm('ssa', { a: '2' }) },
+  { name: 'apply --server-side, forced', args: ['apply', '--server-side', '--field-manager', 'other', '--force-conflicts', '-f', '-'], input: cm('ssa', { a: '2' }) },
+  { name: 'get managed fields', args: ['get', 'configmap', 'ssa', '-n', NS, '-o', 'jsonpath={range .metadata.managedFields[*]}{.manager} {.operation} {.fieldsV1}{"\\n"}{end}'] },
+  { name: 'diff --server-side', args: ['diff', '--server-side', '-f', '-'], input: cm('ssa', { a: '3' }) },
+  { name: 'replace with a stale resourceVersion', args: ['replace', '-f', '-'], input: cm('ssa', { a: '9' }, { resourceVersion: '1' }) },
+  { name: 'create secret generic', args: ['create', 'secret', 'generic', 'token', '-n', NS, '--from-literal=value=s3cr3t'] },
+  { name: 'get secret table', args: ['get', 'secret', 'token', '-n', NS] },
+  { name: 'get secret data', args: ['get', 'secret', 'token', '-n', NS, '-o', 'jsonpath={.data.value}'] },
+  { name: 'create secret basic-auth without username', args: ['create', '-f', '-'], input: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'basic', namespace: NS }, type: 'kubernetes.io/basic-auth', stringData: { password: 'p' } } },
+  { name: 'create instance', args: ['create', '-f', '-'], input: instance('agent', { image: 'gw:1', model: 'gpt' }) },
+  { name: 'get instances table', args: ['get', 'openclawinstances', '-n', NS] },
+  { name: 'get instance spec', args: ['get', 'oci', 'agent', '-n', NS, '-o', 'jsonpath={.spec}'] },
+  { name: 'apply --server-side instance, unknown field', args: ['apply', '--server-side', '-f', '-'], input: instance('agent', { image: 'gw:2', colour: 'red' }) },
+  { name: 'patch strategic on a custom resource', args: ['patch', 'oci', 'agent', '-n', NS, '-p', '{"spec":{"image":"gw:3"}}'] },
+  { name: 'patch merge on a custom resource', args: ['patch', 'oci', 'agent', '-n', NS, '--type', 'merge', '-p', '{"spec":{"image":"gw:3"}}'] },
+  { name: 'create serviceaccount', args: ['create', 'serviceaccount', 'runner', '-n', NS] },
+  { name: 'create role', args: ['create', 'role', 'reader', '-n', NS, '--verb=get', '--resource=configmaps'] },
+  { name: 'create rolebinding', args: ['create', 'rolebinding', 'runner-reads', '-n', NS, '--role=reader', `--serviceaccount=${NS}:runner`] },
+  { name: 'auth can-i, granted', args: ['auth', 'can-i', 'get', 'configmaps', '-n', NS, `--as=system:serviceaccount:${NS}:runner`] },
+  { name: 'auth can-i, not granted', args: ['auth', 'can-i', 'get', 'secrets', '-n', NS, `--as=system:serviceaccount:${NS}:runner`] },
+  { name: 'get as the service account, refused', args: ['get', 'secret', 'token', '-n', NS, `--as=system:serviceaccount:${NS}:runner`] },
+  { name: 'create token', args: ['create', 'token', 'runner', '-n', NS] },
+  { name: 'delete configmap', args: ['delete', 'configmap', 'settings', '-n', NS] },
+  { name: 'delete configmap again', args: ['delete', 'configmap', 'settings', '-n', NS] },
+  { name: 'delete --ignore-not-found', args: ['delete', 'configmap', 'settings', '-n', NS, '--ignore-not-found'] },
+  { name: 'get configmaps -o name', args: ['get', 'configmaps', '-n', NS, '-o', 'name'] },
+];
+
+/**
+ * Commands whose normalised answers differ on purpose or for want of the real server's parts, each
+ * with its reason (the entries of REAL-SERVER-DIFFERENCES.md it comes from).
+ */
+const KNOWN: Record<string, string> = {
+  'apply --server-side instance, unknown field':
+    'Newer APIs: 1.20 has no server-side field validation (fieldValidation, 1.25+), so kubectl 1.33 validates on the client from OpenAPI v2 and words the refusal its own way; the emulator refuses on the server, as current servers do.',
+  'auth can-i, not granted': 'L6 RBAC: the emulator does not authorize, so every impersonated user may do everything; the lane authorizes by RBAC.',
+  'get as the service account, refused': 'L6 RBAC: the emulator does not authorize, so the service account reads a Secret no role grants it; the lane answers 403.',
+};
+
+/** The answers with what differs between any two runs replaced by placeholders. */
+export function normalise(text: string, ns: string): string {
+  return text
+    .replaceAll(ns, '<ns>')
+    .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g, '<token>')
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uid>')
+    .replace(/(resourceVersion["']?:\s*)"?\d+"?/g, '$1<rv>')
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
+    .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [+-]\d{4}/g, '<time>')
+    .replace(/^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ /gm, '$1<klog> ')
+    .replace(/(https?:\/\/)?127\.0\.0\.1:\d+/g, '<server>')
+    .replace(/\/tmp\/[^\s]+/g, '<tmp>')
+    .replace(/(\s)\d+[smhd](\d+[smhd])?$/gm, '$1<age>')
+    .replace(/[ \t]+$/gm, '');
+}
+
+interface Target {
+  name: 'emulator' | 'real';
+  home: string;
+  kubeconfig: string;
+}
+
+function run(target: Target, args: string[], input?: string): Promise<KubectlRun> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      KUBECTL,
+      args,
+      { env: { PATH: process.env.PATH, HOME: target.home, KUBECONFIG: target.kubeconfig }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(input ?? '');
+  });
+}
+
+let emulator: KubeEmulator;
+let targets: [Target, Target];
+let ns: string;
+const answers = new Map<string, { emulator: string; real: string }>();
+
+beforeAll(async () => {
+  if (KUBE_TARGET.target !== 'real') throw new Error('the kubectl differential test needs OCC_KUBE_TARGET=real and KUBECONFIG (npm run test:real)');
+  await realCluster(KUBE_TARGET.kubeconfig, [OPENCLAW_CRD_DIR]);
+  emulator = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR] });
+  const emulatorHome = await mkdtemp(join(tmpdir(), 'kubectl-diff-emulator-'));
+  await writeFile(join(emulatorHome, 'kubeconfig.yaml'), emulator.kubeconfigYaml(), { mode: 0o600 });
+  targets = [
+    { name: 'emulator', home: emulatorHome, kubeconfig: join(emulatorHome, 'kubeconfig.yaml') },
+    { name: 'real', home: await mkdtemp(join(tmpdir(), 'kubectl-diff-real-')), kubeconfig: KUBE_TARGET.kubeconfig },
+  ];
+  ns = uniqueName('kubectl-diff');
+  for (const target of targets) {
+    const created = await run(target, ['create', 'namespace', ns]);
+    if (created.code !== 0) throw new Error(`${target.name}: ${created.stderr}`);
+  }
+  for (const step of SCRIPT) {
+    const args = step.args.map((a) => a.replaceAll(NS, ns));
+    const input = step.input === undefined ? undefined : typeof step.input === 'string' ? step.input : JSON.stringify(step.input).replaceAll(NS, ns);
+    const [onEmulator, onReal] = await Promise.all(targets.map(async (target) => run(target, args, input)));
+    const shown = (r: KubectlRun) => normalise(`exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`, ns);
+    answers.set(step.name, { emulator: shown(onEmulator!), real: shown(onReal!) });
+  }
+}, 600_000);
+afterAll(async () => {
+  await emulator?.close();
+  for (const target of targets ?? []) if (target.name === 'emulator' || target.home.includes('kubectl-diff-real-')) await rm(target.home, { recursive: true, force: true });
+});
+
+describe('E8 the kubectl script on both servers', () => {
+  it('E8 every step’s answer is the same on both servers, except the listed differences, each still there', () => {
+    const differing = SCRIPT.filter((s) => answers.get(s.name)!.emulator !== answers.get(s.name)!.real).map((s) => s.name);
+    const report = differing.map((name) => `## ${name}\n# emulator\n${answers.get(name)!.emulator}\n# real\n${answers.get(name)!.real}`).join('\n');
+    expect(differing.filter((name) => !(name in KNOWN)), `unlisted differences:\n${report}`).toEqual([]);
+    expect(Object.keys(KNOWN).filter((name) => !differing.includes(name)), 'listed differences that no longer occur').toEqual([]);
+  });
+
+  it('E8 the script is whole: unique step names, every listed difference a step, and each in REAL-SERVER-DIFFERENCES.md', async () => {
+    expect(new Set(SCRIPT.map((s) => s.name)).size).toBe(SCRIPT.length);
+    const doc = await readFile(path.join(path.dirname(fileURLToPath(import.meta.url)), '../REAL-SERVER-DIFFERENCES.md'), 'utf8');
+    for (const [name, reason] of Object.entries(KNOWN)) {
+      expect(SCRIPT.some((s) => s.name === name), name).toBe(true);
+      expect(reason.length, name).toBeGreaterThan(10);
+      expect(doc, name).toContain(`\`${name}\``);
+    }
+  });
+});
