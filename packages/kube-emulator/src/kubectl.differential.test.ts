@@ -72,6 +72,12 @@ const SCRIPT: Step[] = [
   { name: 'auth can-i, not granted', args: ['auth', 'can-i', 'get', 'secrets', '-n', NS, `--as=system:serviceaccount:${NS}:runner`] },
   { name: 'get as the service account, refused', args: ['get', 'secret', 'token', '-n', NS, `--as=system:serviceaccount:${NS}:runner`] },
   { name: 'create token', args: ['create', 'token', 'runner', '-n', NS] },
+  { name: 'create deployment', args: ['create', 'deployment', 'web', '-n', NS, '--image=nginx:1.27'] },
+  { name: 'get deployment spec, defaulted', args: ['get', 'deployment', 'web', '-n', NS, '-o', 'jsonpath={.spec}'] },
+  { name: 'set image', args: ['set', 'image', 'deployment/web', '-n', NS, 'nginx=nginx:1.28'] },
+  { name: 'scale', args: ['scale', 'deployment', 'web', '-n', NS, '--replicas=2'] },
+  { name: 'get deployment image and replicas', args: ['get', 'deployment', 'web', '-n', NS, '-o', 'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.generation}'] },
+  { name: 'explain a built-in field', args: ['explain', 'configmap.data'] },
   { name: 'delete configmap', args: ['delete', 'configmap', 'settings', '-n', NS] },
   { name: 'delete configmap again', args: ['delete', 'configmap', 'settings', '-n', NS] },
   { name: 'delete --ignore-not-found', args: ['delete', 'configmap', 'settings', '-n', NS, '--ignore-not-found'] },
@@ -87,6 +93,10 @@ const KNOWN: Record<string, string> = {
     'Newer APIs: 1.20 has no server-side field validation (fieldValidation, 1.25+), so kubectl 1.33 validates on the client from OpenAPI v2 and words the refusal its own way; the emulator refuses on the server, as current servers do.',
   'auth can-i, not granted': 'L6 RBAC: the emulator does not authorize, so every impersonated user may do everything; the lane authorizes by RBAC.',
   'get as the service account, refused': 'L6 RBAC: the emulator does not authorize, so the service account reads a Secret no role grants it; the lane answers 403.',
+  'get deployment spec, defaulted':
+    '1.20 writes creationTimestamp: null in the pod template’s metadata (Go marshals a zero metav1.Time as null); the emulator omits it. Every other default is the same.',
+  'explain a built-in field':
+    'Newer APIs: kubectl explains from OpenAPI v3 (1.27+) on the emulator and from v2 on 1.20, laid out differently; and the emulator’s built-in descriptions are hand-written and shorter than the real schema’s (not taken from a maintained source yet).',
 };
 
 /** The answers with what differs between any two runs replaced by placeholders. */
