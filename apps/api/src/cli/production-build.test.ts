@@ -14,7 +14,7 @@ import { endpointAddress, KUBE_TARGET } from '@occ/kube-emulator/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../env.ts';
 import { kubeStatus } from '../kube/errors.ts';
-import { dropDatabase, recreateDatabase, testDatabaseMode } from '../test/database.ts';
+import { dropDatabase, recreateDatabase, repeatsOnSecondDatabase, testDatabaseMode } from '../test/database.ts';
 import { argvOf, containerPort, envOf, freePort, ingressAdmitting, labelSelectorSelects, readImageConfig, workloadsOf, type Workload } from '../test/manifests.ts';
 import { waitFor } from '../test/operations.ts';
 
@@ -185,7 +185,7 @@ describe('the production build', () => {
     1_500_000,
   );
 
-  it.runIf(KUBE_TARGET.target === 'emulator')(
+  it.runIf(KUBE_TARGET.target === 'emulator' && !repeatsOnSecondDatabase())(
     'R1 the staged runtime tree holds no compiler, bundler, test runner or linter: every package in its node_modules is listed and none is a development tool (TypeScript included)',
     async () => {
       const app = await staged();

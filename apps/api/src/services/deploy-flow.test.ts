@@ -151,7 +151,7 @@ describe('seed flow: store, bind, grant, deploy', { timeout: 180_000 }, () => {
     expect(item.payload).toMatchObject({ revisionId: r.revision.id, secretIds: [secrets.github.id, secrets.telegram.id, secrets.model.id] });
     await drain();
     const a = await readAgent();
-    expect(a).toMatchObject({ status: 'running', desiredState: 'running', activeRevision: { id: r.revision.id, state: 'ACTIVE', failure: null } });
+    expect(a, JSON.stringify(a)).toMatchObject({ status: 'running', desiredState: 'running', activeRevision: { id: r.revision.id, state: 'ACTIVE', failure: null } });
     const d = await gateway();
     const containers = d.spec!.template.spec!.containers;
     const refs = (c: (typeof containers)[number]) => (c.env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => ({ name: e.name, ref: e.valueFrom!.secretKeyRef }));

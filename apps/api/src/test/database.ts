@@ -15,10 +15,7 @@ export function templateDatabaseName(runId: string): string {
   return `occ_test_template_${runId}`;
 }
 
-export function testDatabaseMode(env: NodeJS.ProcessEnv = process.env): 'postgres' | 'pglite' {
-  if (env.TEST_DATABASE === 'pglite') return 'pglite';
-  return env.DATABASE_URL ? 'postgres' : 'pglite';
-}
+export { repeatsOnSecondDatabase, testDatabaseMode } from './database-mode.ts';
 
 export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
