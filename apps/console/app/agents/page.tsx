@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
+import { PageSkeleton } from '../../components/ui/PageSkeleton';
 import { AgentsScreen } from '../../components/agents/AgentsScreen';
 
 export const metadata: Metadata = { title: 'Agents' };
@@ -7,7 +8,7 @@ export const metadata: Metadata = { title: 'Agents' };
 // useSearchParams needs a Suspense boundary in a static export (see app/secrets/page.tsx).
 export default function AgentsPage() {
   return (
-    <Suspense fallback={<p role="status">Loading…</p>}>
+    <Suspense fallback={<PageSkeleton title="Agents" />}>
       <AgentsScreen />
     </Suspense>
   );

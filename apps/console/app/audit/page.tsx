@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
+import { PageSkeleton } from '../../components/ui/PageSkeleton';
 import { AuditScreen } from '../../components/audit/AuditScreen';
 
 export const metadata: Metadata = { title: 'Audit log' };
@@ -7,7 +8,7 @@ export const metadata: Metadata = { title: 'Audit log' };
 // useSearchParams needs a Suspense boundary in a static export (see app/secrets/page.tsx).
 export default function AuditPage() {
   return (
-    <Suspense fallback={<h1>Audit log</h1>}>
+    <Suspense fallback={<PageSkeleton title="Audit log" />}>
       <AuditScreen />
     </Suspense>
   );

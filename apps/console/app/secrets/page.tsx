@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
+import { PageSkeleton } from '../../components/ui/PageSkeleton';
 import { SecretsScreen } from '../../components/secrets/SecretsScreen';
 
 export const metadata: Metadata = { title: 'Secrets' };
@@ -8,7 +9,7 @@ export const metadata: Metadata = { title: 'Secrets' };
 // when there are no search params; the screen renders in the browser.
 export default function SecretsPage() {
   return (
-    <Suspense fallback={<p role="status">Loading…</p>}>
+    <Suspense fallback={<PageSkeleton title="Secrets" />}>
       <SecretsScreen />
     </Suspense>
   );

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
+import { PageSkeleton } from '../../components/ui/PageSkeleton';
 import { SelfConfigScreen } from '../../components/selfconfig/SelfConfigScreen';
 
 export const metadata: Metadata = { title: 'SelfConfig' };
@@ -7,7 +8,7 @@ export const metadata: Metadata = { title: 'SelfConfig' };
 // useSearchParams needs a Suspense boundary in a static export (see app/secrets/page.tsx).
 export default function SelfConfigPage() {
   return (
-    <Suspense fallback={<p role="status">Loading…</p>}>
+    <Suspense fallback={<PageSkeleton title="SelfConfig" />}>
       <SelfConfigScreen />
     </Suspense>
   );

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
+import { PageSkeleton } from '../../components/ui/PageSkeleton';
 import { UsersScreen } from '../../components/users/UsersScreen';
 
 export const metadata: Metadata = { title: 'Users' };
@@ -7,7 +8,7 @@ export const metadata: Metadata = { title: 'Users' };
 // useSearchParams needs a Suspense boundary in a static export (see app/secrets/page.tsx).
 export default function UsersPage() {
   return (
-    <Suspense fallback={<p role="status">Loading…</p>}>
+    <Suspense fallback={<PageSkeleton title="Users" />}>
       <UsersScreen />
     </Suspense>
   );

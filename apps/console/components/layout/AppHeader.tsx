@@ -22,8 +22,11 @@ export function AppHeader() {
   const onSignInPage = pathname === '/sign-in';
   const viewer = useQuery({ ...viewerQueryOptions(), enabled: !onSignInPage });
   const principal = onSignInPage ? null : viewer.data;
-  // Who is signed in could not be asked (the server unreachable, a page from the service worker's
-  // cache): the navigation stays, since its links are the same for everyone, and the header says so.
+  // The navigation's links are the same for everyone: they are there from the first paint (the
+  // static page, before anyone is asked), and while who is signed in cannot be asked (the server
+  // unreachable, a page from the service worker's cache, when the header also says so). Only an
+  // answer that nobody is signed in, and the sign-in page, take them away.
+  const showNavigation = !onSignInPage && viewer.data !== null;
   const unreachable = !onSignInPage && !principal && viewer.isError;
 
   return (
@@ -31,7 +34,7 @@ export function AppHeader() {
       <Link href="/namespaces" className="brand">
         OpenClaw control plane
       </Link>
-      {principal || unreachable ? (
+      {showNavigation ? (
         <nav aria-label="Main">
           {MAIN_LINKS.map((link) => (
             <Link key={link.href} href={link.href} aria-current={pathname === link.href ? 'page' : undefined}>
