@@ -4,8 +4,9 @@
 // account, with the groups and uid the apiserver's serviceaccount authenticator gives it. Anything
 // else, and every expired or revoked token, is 401 Unauthorized.
 //
-// Authorization is not emulated: every authenticated user may do everything. The users matter to
-// admission webhooks (admission.ts), which receive them as request.userInfo.
+// What the user may do is RBAC's to decide (rbac-authorizer.ts, E9); a request may act as another
+// user (impersonation.ts). The users also reach admission webhooks (admission.ts) as
+// request.userInfo.
 
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';

@@ -31,6 +31,7 @@ import { podLog } from './pod-log.ts';
 import { MAX_DEPTH_MESSAGE, nestsDeeperThan } from './nesting.ts';
 import { decodeProtobufObject, encodeProtobufObject, prefersProtobuf, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import type { ResourceRegistry, ResourceType } from './registry.ts';
+import { actingUser } from './impersonation.ts';
 import { forbiddenError, requestAttributes, type Authorizer } from './rbac-authorizer.ts';
 import { answerReview, REVIEW_RESOURCES, type ReviewResource } from './rbac-reviews.ts';
 import { includeObjectOf, tableVersion, toTable } from './table.ts';
@@ -581,8 +582,11 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       if (url.pathname === '/admin/faults' || url.pathname.startsWith('/admin/faults/')) {
         return admin(url.pathname.split('/').filter((s) => s !== ''), method, request, response);
       }
-      const user = OPEN_PATHS.has(url.pathname) ? undefined : options.authenticate(request);
-      if (!OPEN_PATHS.has(url.pathname) && !user) throw unauthorized();
+      const authenticated = OPEN_PATHS.has(url.pathname) ? undefined : options.authenticate(request);
+      if (!OPEN_PATHS.has(url.pathname) && !authenticated) throw unauthorized();
+      // Impersonation (kubectl --as) after authentication and before authorization, as in the
+      // real handler chain: from here on the request is the user it acts as.
+      const user = authenticated ? actingUser(request, authenticated, options.authorizer) : undefined;
       // E9: authorization comes before routing, as in the real handler chain: a caller who may
       // not ask gets 403 whether or not the path exists.
       if (user) {

@@ -91,8 +91,6 @@ const SCRIPT: Step[] = [
 const KNOWN: Record<string, string> = {
   'apply --server-side instance, unknown field':
     'Newer APIs: 1.20 has no server-side field validation (fieldValidation, 1.25+), so kubectl 1.33 validates on the client from OpenAPI v2 and words the refusal its own way; the emulator refuses on the server, as current servers do.',
-  'auth can-i, not granted': 'L6 RBAC: the emulator does not authorize, so every impersonated user may do everything; the lane authorizes by RBAC.',
-  'get as the service account, refused': 'L6 RBAC: the emulator does not authorize, so the service account reads a Secret no role grants it; the lane answers 403.',
   'get deployment spec, defaulted':
     '1.20 writes creationTimestamp: null in the pod template’s metadata (Go marshals a zero metav1.Time as null); the emulator omits it. Every other default is the same.',
   'explain a built-in field':

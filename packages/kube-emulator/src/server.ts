@@ -61,7 +61,8 @@
  * Endpoints, which are written by hand: no endpoints controller, as with --enable-aggregator-routing)
  * and ValidatingAdmissionPolicies with their bindings enforced
  * (admission-policy.ts, Kubernetes 1.30's API; no paramKind, CEL without Kubernetes' libraries).
- * RBAC is enforced (E9, rbac-authorizer.ts), and a
+ * RBAC is enforced (E9, rbac-authorizer.ts), with user impersonation (impersonation.ts: `kubectl
+ * --as`, `--as-group`, checked as the real filter checks them), and a
  * strategic merge patch on a custom resource answers 415 as on a real server (patch.test.ts).
  *
  * Layers: http.ts (authentication, routing, parsing, Status) → api.ts (verbs) → kinds/ (what
