@@ -266,6 +266,17 @@ function reviewResource(segments: string[]): { resource: ReviewResource; namespa
   return undefined;
 }
 
+/**
+ * Who a request is (its bearer token), then who it acts as (its Impersonate-* headers, `kubectl
+ * --as`), before authorization, as in the real handler chain; undefined on the open paths.
+ */
+function requestUser(options: HttpLayerOptions, request: IncomingMessage, pathname: string): UserInfo | undefined {
+  if (OPEN_PATHS.has(pathname)) return undefined;
+  const authenticated = options.authenticate(request);
+  if (!authenticated) throw unauthorized();
+  return actingUser(request, authenticated, options.authorizer);
+}
+
 export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
   const { api, registry } = options;
   const watches = new Set<ServerResponse>();
@@ -582,11 +593,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       if (url.pathname === '/admin/faults' || url.pathname.startsWith('/admin/faults/')) {
         return admin(url.pathname.split('/').filter((s) => s !== ''), method, request, response);
       }
-      const authenticated = OPEN_PATHS.has(url.pathname) ? undefined : options.authenticate(request);
-      if (!OPEN_PATHS.has(url.pathname) && !authenticated) throw unauthorized();
-      // Impersonation (kubectl --as) after authentication and before authorization, as in the
-      // real handler chain: from here on the request is the user it acts as.
-      const user = authenticated ? actingUser(request, authenticated, options.authorizer) : undefined;
+      const user = requestUser(options, request, url.pathname);
       // E9: authorization comes before routing, as in the real handler chain: a caller who may
       // not ask gets 403 whether or not the path exists.
       if (user) {
