@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectlFor, type Kubectl } from './kubectl-testing.ts';
-import { startTestCluster, uniqueName, type TestCluster } from './testing.ts';
+import { createNamespace, startTestCluster, type TestCluster } from './testing.ts';
 
 let cluster: TestCluster;
 let kubectl: Kubectl;
@@ -14,8 +14,7 @@ let ns: string;
 beforeAll(async () => {
   cluster = await startTestCluster();
   kubectl = await kubectlFor(cluster);
-  ns = uniqueName('impersonate');
-  await kubectl.ok(['create', 'namespace', ns]);
+  ns = await createNamespace(cluster, 'impersonate');
   await kubectl.ok(['-n', ns, 'create', 'serviceaccount', 'runner']);
   await kubectl.ok(['-n', ns, 'create', 'configmap', 'settings', '--from-literal=a=1']);
   await kubectl.ok(['-n', ns, 'create', 'secret', 'generic', 'token', '--from-literal=v=1']);
