@@ -21,6 +21,19 @@ function headerValues(request: IncomingMessage, name: string): string[] {
 }
 
 /**
+ * An Impersonate-Extra-* header's key: lower case, percent-decoded; a malformed encoding (`%zz`, a
+ * trailing `%`) is kept as sent, as the real filter's unescapeExtraKey does, not refused.
+ */
+function extraKey(encoded: string): string {
+  const key = encoded.toLowerCase();
+  try {
+    return decodeURIComponent(key);
+  } catch {
+    return key;
+  }
+}
+
+/**
  * The user a request acts as: the authenticated one, or the one its Impersonate-* headers name
  * once each of them is allowed. Throws 403 as the real filter answers a refused impersonation,
  * and 500 for extras, groups or a uid without a user (the real filter's InternalError).
@@ -32,7 +45,7 @@ export function actingUser(request: IncomingMessage, user: UserInfo, authorizer:
   const extra: Record<string, string[]> = {};
   for (const [name] of Object.entries(request.headers)) {
     if (!name.startsWith(EXTRA_PREFIX)) continue;
-    extra[decodeURIComponent(name.slice(EXTRA_PREFIX.length)).toLowerCase()] = headerValues(request, name);
+    extra[extraKey(name.slice(EXTRA_PREFIX.length))] = headerValues(request, name);
   }
   if (username === undefined) {
     if (groups.length > 0 || uid !== undefined || Object.keys(extra).length > 0) {
