@@ -4,6 +4,7 @@
 // introspection of the committed SDL (lib/graphql-env.d.ts, `npm run gql:generate`), so a field
 // the schema no longer has fails the console's typecheck.
 import type { $tada, DocumentDecoration, initGraphQLTada, ResultOf, VariablesOf } from 'gql.tada';
+import type { FirstRequestsScope } from './first-requests';
 import type { introspection } from './graphql-env';
 
 export type { ResultOf, VariablesOf };
@@ -78,18 +79,29 @@ type GraphQLResponse<TResult> = {
   errors?: { message: string; extensions?: { code?: unknown } }[];
 };
 
+/** What every request of the console sends, the page's first requests included (lib/first-requests.ts). */
+export const GRAPHQL_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/json',
+  accept: 'application/graphql-response+json, application/json',
+};
+
 export async function graphql<TResult, TVariables>(
   document: TypedDocument<TResult, TVariables>,
   variables: TVariables,
   signal?: AbortSignal,
 ): Promise<TResult> {
-  const response = await fetch('/graphql', {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
-    body: JSON.stringify({ query: document, variables }),
-    signal,
-  });
+  const send = () =>
+    fetch('/graphql', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: GRAPHQL_HEADERS,
+      body: JSON.stringify({ query: document, variables }),
+      signal,
+    });
+  // The same request if the page's HTML started it (lib/first-requests.ts), once; sent again if
+  // that one failed on the network, as if it had never been started.
+  const started = typeof window === 'undefined' ? undefined : (window as FirstRequestsScope).__occFirstRequests?.take(document, variables);
+  const response = await (started?.catch(send) ?? send());
 
   let body: GraphQLResponse<TResult> | undefined;
   try {

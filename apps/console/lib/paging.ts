@@ -4,8 +4,7 @@
 // totalCount; apps/api/src/graphql/connections.ts). Going back pops the cursor it came from, so
 // "Previous" needs no `last/before` round trip and shows exactly the page seen before.
 import { useCallback, useState } from 'react';
-
-export const PAGE_SIZE = 20;
+import { PAGE_SIZE } from './page-size';
 
 export type PageArgs = { first: number; after: string | null; namePrefix: string | null };
 

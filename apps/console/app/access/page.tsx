@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
+import { FirstRequests } from '../../components/layout/FirstRequests';
 import { PageSkeleton } from '../../components/ui/PageSkeleton';
 import { AccessScreen } from '../../components/access/AccessScreen';
 
@@ -8,8 +9,11 @@ export const metadata: Metadata = { title: 'Access' };
 // useSearchParams needs a Suspense boundary in a static export (see app/secrets/page.tsx).
 export default function AccessPage() {
   return (
-    <Suspense fallback={<PageSkeleton title="Access" />}>
-      <AccessScreen />
-    </Suspense>
+    <>
+      <FirstRequests page="access" />
+      <Suspense fallback={<PageSkeleton title="Access" />}>
+        <AccessScreen />
+      </Suspense>
+    </>
   );
 }

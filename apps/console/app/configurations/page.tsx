@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
+import { FirstRequests } from '../../components/layout/FirstRequests';
 import { PageSkeleton } from '../../components/ui/PageSkeleton';
 import { ConfigurationsScreen } from '../../components/configurations/ConfigurationsScreen';
 
@@ -8,8 +9,11 @@ export const metadata: Metadata = { title: 'Configurations' };
 // useSearchParams needs a Suspense boundary in a static export (see app/secrets/page.tsx).
 export default function ConfigurationsPage() {
   return (
-    <Suspense fallback={<PageSkeleton title="Configurations" />}>
-      <ConfigurationsScreen />
-    </Suspense>
+    <>
+      <FirstRequests page="configurations" />
+      <Suspense fallback={<PageSkeleton title="Configurations" />}>
+        <ConfigurationsScreen />
+      </Suspense>
+    </>
   );
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
+import { FirstRequests } from '../../components/layout/FirstRequests';
 import { PageSkeleton } from '../../components/ui/PageSkeleton';
 import { SecretsScreen } from '../../components/secrets/SecretsScreen';
 
@@ -9,8 +10,11 @@ export const metadata: Metadata = { title: 'Secrets' };
 // when there are no search params; the screen renders in the browser.
 export default function SecretsPage() {
   return (
-    <Suspense fallback={<PageSkeleton title="Secrets" />}>
-      <SecretsScreen />
-    </Suspense>
+    <>
+      <FirstRequests page="secrets" />
+      <Suspense fallback={<PageSkeleton title="Secrets" />}>
+        <SecretsScreen />
+      </Suspense>
+    </>
   );
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
+import { FirstRequests } from '../../components/layout/FirstRequests';
 import { PageSkeleton } from '../../components/ui/PageSkeleton';
 import { SelfConfigScreen } from '../../components/selfconfig/SelfConfigScreen';
 
@@ -8,8 +9,11 @@ export const metadata: Metadata = { title: 'SelfConfig' };
 // useSearchParams needs a Suspense boundary in a static export (see app/secrets/page.tsx).
 export default function SelfConfigPage() {
   return (
-    <Suspense fallback={<PageSkeleton title="SelfConfig" />}>
-      <SelfConfigScreen />
-    </Suspense>
+    <>
+      <FirstRequests page="selfconfig" />
+      <Suspense fallback={<PageSkeleton title="SelfConfig" />}>
+        <SelfConfigScreen />
+      </Suspense>
+    </>
   );
 }

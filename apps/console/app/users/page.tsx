@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
+import { FirstRequests } from '../../components/layout/FirstRequests';
 import { PageSkeleton } from '../../components/ui/PageSkeleton';
 import { UsersScreen } from '../../components/users/UsersScreen';
 
@@ -8,8 +9,11 @@ export const metadata: Metadata = { title: 'Users' };
 // useSearchParams needs a Suspense boundary in a static export (see app/secrets/page.tsx).
 export default function UsersPage() {
   return (
-    <Suspense fallback={<PageSkeleton title="Users" />}>
-      <UsersScreen />
-    </Suspense>
+    <>
+      <FirstRequests page="users" />
+      <Suspense fallback={<PageSkeleton title="Users" />}>
+        <UsersScreen />
+      </Suspense>
+    </>
   );
 }
