@@ -69,9 +69,11 @@ describe('first-load size budget', () => {
     expect(result.stderr).toContain('/gone (no such page)');
   });
 
-  // 150 until the layout's PageErrorBoundary (every route +0.3 kB) took it to 150.0x: see the budgets file's comment.
-  it('keeps the agents page at 151 kB in the one budgets file the build reads', () => {
+  // 150 until the layout's PageErrorBoundary (every route +0.3 kB) took it to 150.0x; 161 since its
+  // list, the page's first screen, is counted in its first load (it was a chunk fetched right after):
+  // see the budgets file's comment.
+  it('keeps the agents page at 161 kB in the one budgets file the build reads', () => {
     const budgets = JSON.parse(readFileSync(path.resolve(__dirname, '../scripts/size-budgets.json'), 'utf8')) as Record<string, number>;
-    expect(budgets['/agents']).toBe(151);
+    expect(budgets['/agents']).toBe(161);
   });
 });

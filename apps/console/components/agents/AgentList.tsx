@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
+import { lazy, Suspense } from 'react';
 import { namespaceHref } from '../../lib/namespace-links';
 import { namespaceAgentsQueryOptions } from '../../lib/agents';
 import { namespaceConfigurationsQueryOptions } from '../../lib/configurations';
@@ -11,12 +12,15 @@ import { usePaging } from '../../lib/paging';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { AgentTable } from './AgentTable';
-import { CreateAgentForm } from './CreateAgentForm';
 import { CreatePanel } from '../ui/CreatePanel';
 import { ListSearch, Pager } from '../ui/ListControls';
 import { TableSkeleton } from '../ui/Skeleton';
 
-// /agents?namespace=ns_… lists and creates (loaded on demand by AgentsScreen).
+// The create form, behind "New agent" (open at first only in an empty namespace), is a chunk of its
+// own: the list is the page's first screen, the form a second step.
+const CreateAgentForm = lazy(() => import('./CreateAgentForm').then((m) => ({ default: m.CreateAgentForm })));
+
+// /agents?namespace=ns_… lists and creates.
 export default function AgentList({ namespaceId }: { namespaceId: string | null }) {
   if (!namespaceId) return <MissingNamespace title="Agents" />;
   return <NamespaceAgents namespaceId={namespaceId} />;
@@ -48,7 +52,9 @@ function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
       {configurations.error ? <QueryErrorAlert error={configurations.error} what="the configurations" retry={() => configurations.refetch()} /> : null}
       {namespace && mayCreate !== false ? (
         <CreatePanel label="New agent" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix}>
-          <CreateAgentForm namespaceId={namespaceId} configurations={configurations.data?.configurations ?? []} />
+          <Suspense fallback={<p className="hint">Loading the form…</p>}>
+            <CreateAgentForm namespaceId={namespaceId} configurations={configurations.data?.configurations ?? []} />
+          </Suspense>
         </CreatePanel>
       ) : null}
       {data !== null && !error ? (
