@@ -23,15 +23,23 @@ export interface Kubectl {
   close(): Promise<void>;
 }
 
-/** kubectl with a private HOME (its discovery cache) and the cluster's kubeconfig. */
-export async function kubectlFor(cluster: TestCluster): Promise<Kubectl> {
+/** kubectl against the test cluster's server: the emulator's kubeconfig, or the lane's through KUBECONFIG. */
+export function kubectlFor(cluster: TestCluster): Promise<Kubectl> {
+  return kubectlWith(KUBE_TARGET.target === 'real' ? { path: KUBE_TARGET.kubeconfig } : { yaml: cluster.emulator.kubeconfigYaml() });
+}
+
+/**
+ * kubectl with a private HOME (its discovery cache) and a kubeconfig: a file's path (left where it
+ * is), or a kubeconfig's text, written into that HOME. `close` removes the HOME.
+ */
+export async function kubectlWith(kubeconfigSource: { path: string } | { yaml: string }): Promise<Kubectl> {
   const home = await mkdtemp(join(tmpdir(), 'kubectl-home-'));
   let kubeconfig: string;
-  if (KUBE_TARGET.target === 'real') {
-    kubeconfig = KUBE_TARGET.kubeconfig;
+  if ('path' in kubeconfigSource) {
+    kubeconfig = kubeconfigSource.path;
   } else {
     kubeconfig = join(home, 'kubeconfig.yaml');
-    await writeFile(kubeconfig, cluster.emulator.kubeconfigYaml(), { mode: 0o600 });
+    await writeFile(kubeconfig, kubeconfigSource.yaml, { mode: 0o600 });
   }
   const run = (args: string[], input?: string) =>
     new Promise<KubectlRun>((resolve) => {

@@ -6,14 +6,12 @@
 // disappears, so the list stays the list of what a kubectl user meets. Only the E8 lane runs this
 // file (vitest.real.config.ts), since it needs the real server.
 
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path, { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENCLAW_CRD_DIR } from './crds.ts';
-import { KUBECTL, type KubectlRun } from './kubectl-testing.ts';
+import { kubectlWith, type Kubectl, type KubectlRun } from './kubectl-testing.ts';
 import { startKubeEmulator, type KubeEmulator } from './server.ts';
 import { KUBE_TARGET, realCluster, uniqueName } from './testing.ts';
 
@@ -115,20 +113,7 @@ export function normalise(text: string, ns: string): string {
 
 interface Target {
   name: 'emulator' | 'real';
-  home: string;
-  kubeconfig: string;
-}
-
-function run(target: Target, args: string[], input?: string): Promise<KubectlRun> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      KUBECTL,
-      args,
-      { env: { PATH: process.env.PATH, HOME: target.home, KUBECONFIG: target.kubeconfig }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end(input ?? '');
-  });
+  kubectl: Kubectl;
 }
 
 let emulator: KubeEmulator;
@@ -140,29 +125,26 @@ beforeAll(async () => {
   if (KUBE_TARGET.target !== 'real') throw new Error('the kubectl differential test needs OCC_KUBE_TARGET=real and KUBECONFIG (npm run test:real)');
   await realCluster(KUBE_TARGET.kubeconfig, [OPENCLAW_CRD_DIR]);
   emulator = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR] });
-  const emulatorHome = await mkdtemp(join(tmpdir(), 'kubectl-diff-emulator-'));
-  await writeFile(join(emulatorHome, 'kubeconfig.yaml'), emulator.kubeconfigYaml(), { mode: 0o600 });
   targets = [
-    { name: 'emulator', home: emulatorHome, kubeconfig: join(emulatorHome, 'kubeconfig.yaml') },
-    { name: 'real', home: await mkdtemp(join(tmpdir(), 'kubectl-diff-real-')), kubeconfig: KUBE_TARGET.kubeconfig },
+    { name: 'emulator', kubectl: await kubectlWith({ yaml: emulator.kubeconfigYaml() }) },
+    { name: 'real', kubectl: await kubectlWith({ path: KUBE_TARGET.kubeconfig }) },
   ];
   ns = uniqueName('kubectl-diff');
   for (const target of targets) {
-    const created = await run(target, ['create', 'namespace', ns]);
+    const created = await target.kubectl.run(['create', 'namespace', ns]);
     if (created.code !== 0) throw new Error(`${target.name}: ${created.stderr}`);
   }
   for (const step of SCRIPT) {
     const args = step.args.map((a) => a.replaceAll(NS, ns));
     const input = step.input === undefined ? undefined : typeof step.input === 'string' ? step.input : JSON.stringify(step.input).replaceAll(NS, ns);
-    const [onEmulator, onReal] = await Promise.all(targets.map(async (target) => run(target, args, input)));
+    const [onEmulator, onReal] = await Promise.all(targets.map(async (target) => target.kubectl.run(args, input)));
     const shown = (r: KubectlRun) => normalise(`exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`, ns);
     answers.set(step.name, { emulator: shown(onEmulator!), real: shown(onReal!) });
   }
 }, 600_000);
 afterAll(async () => {
   await emulator?.close();
-  // Both homes are this file's own temporary folders (the real server's kubeconfig lives elsewhere).
-  for (const target of targets ?? []) await rm(target.home, { recursive: true, force: true });
+  for (const target of targets ?? []) await target.kubectl.close();
 });
 
 describe('E8 the kubectl script on both servers', () => {
