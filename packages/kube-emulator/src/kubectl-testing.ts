@@ -30,9 +30,10 @@ export function kubectlFor(cluster: TestCluster): Promise<Kubectl> {
 
 /**
  * kubectl with a private HOME (its discovery cache) and a kubeconfig: a file's path (left where it
- * is), or a kubeconfig's text, written into that HOME. `close` removes the HOME.
+ * is), or a kubeconfig's text, written into that HOME. `close` removes the HOME. Relative paths in
+ * its arguments are read from `cwd` (this process's own by default).
  */
-export async function kubectlWith(kubeconfigSource: { path: string } | { yaml: string }): Promise<Kubectl> {
+export async function kubectlWith(kubeconfigSource: { path: string } | { yaml: string }, options: { cwd?: string } = {}): Promise<Kubectl> {
   const home = await mkdtemp(join(tmpdir(), 'kubectl-home-'));
   let kubeconfig: string;
   if ('path' in kubeconfigSource) {
@@ -46,7 +47,7 @@ export async function kubectlWith(kubeconfigSource: { path: string } | { yaml: s
       const child = execFile(
         KUBECTL,
         args,
-        { env: { PATH: process.env.PATH, HOME: home, KUBECONFIG: kubeconfig }, timeout: 60_000 },
+        { env: { PATH: process.env.PATH, HOME: home, KUBECONFIG: kubeconfig }, timeout: 60_000, ...(options.cwd ? { cwd: options.cwd } : {}) },
         (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
       child.stdin?.end(input ?? '');
