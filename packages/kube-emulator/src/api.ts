@@ -219,6 +219,19 @@ function validateMetadata(object: KubeObject, strategy: Strategy): FieldError[] 
   return errors;
 }
 
+/**
+ * How a list refuses a field selector on a field the kind does not index: in the kind's own words
+ * where its conversion function has them (a Job's); `field label not supported` for a kind with
+ * field labels of its own (Pods, Secrets, Namespaces, Events) and for custom resources; and, for a
+ * kind with only metadata.name and metadata.namespace, as apimachinery's
+ * DefaultMetaV1FieldSelectorConversion words it (ConfigMaps, Deployments, ReplicaSets, Roles …).
+ */
+function fieldLabelRefusal(type: ResourceType, strategy: Strategy): (field: string) => string {
+  if (strategy.fieldLabelRefusal) return strategy.fieldLabelRefusal;
+  if (type.crdName !== undefined || Object.keys(strategy.fieldLabels).length > 0) return (field) => `field label not supported: ${field}`;
+  return (field) => `"${field}" is not a known field selector: only "metadata.name", "metadata.namespace"`;
+}
+
 export class KubeApi {
   private readonly context: StrategyContext;
 
@@ -833,12 +846,13 @@ export class KubeApi {
     const { type } = target;
     const labels = parseLabelSelector(labelSelector ?? '');
     const fields = parseFieldSelector(fieldSelector ?? '');
+    const strategy = strategyFor(type);
     const getters: Record<string, FieldGetter> = {
       'metadata.name': (o) => (o.metadata as JsonObject | undefined)?.name as string | undefined,
       ...(type.namespaced ? { 'metadata.namespace': (o) => (o.metadata as JsonObject | undefined)?.namespace as string | undefined } : {}),
-      ...strategyFor(type).fieldLabels,
+      ...strategy.fieldLabels,
     };
-    checkFieldSelector(fields, getters);
+    checkFieldSelector(fields, getters, fieldLabelRefusal(type, strategy));
     return (object) =>
       (!type.namespaced || target.namespace === undefined || object.metadata.namespace === target.namespace) &&
       (target.name === undefined || object.metadata.name === target.name) &&

@@ -108,6 +108,9 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly KubeObject[] = [
     { nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'], verbs: ['get'] },
   ]),
   clusterRole('system:public-info-viewer', [{ nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'], verbs: ['get'] }]),
+  // Service account issuer discovery: every service account may read the issuer's OIDC documents
+  // (the kubectl script's `auth can-i --list` showed them on the real server).
+  clusterRole('system:service-account-issuer-discovery', [{ nonResourceURLs: ['/.well-known/openid-configuration', '/openid/v1/jwks'], verbs: ['get'] }]),
 ];
 
 export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly KubeObject[] = [
@@ -115,6 +118,7 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly KubeObject[] = [
   groupBinding('system:basic-user', ['system:authenticated']),
   groupBinding('system:discovery', ['system:authenticated']),
   groupBinding('system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+  groupBinding('system:service-account-issuer-discovery', ['system:serviceaccounts']),
 ];
 
 /** Creates each bootstrap role and binding that the store does not hold. */

@@ -204,10 +204,13 @@ export function parseFieldSelector(input: string): FieldSelector {
 
 export type FieldGetter = (object: Record<string, unknown>) => string | undefined;
 
-/** Rejects fields the resource does not index, with the real server's message. */
-export function checkFieldSelector(selector: FieldSelector, getters: Record<string, FieldGetter>): void {
+/**
+ * Rejects fields the resource does not index, in the words `refusal` gives (the kind's conversion
+ * function's, api.ts).
+ */
+export function checkFieldSelector(selector: FieldSelector, getters: Record<string, FieldGetter>, refusal: (field: string) => string): void {
   for (const req of selector) {
-    if (!getters[req.field]) throw badRequest(`field label not supported: ${req.field}`);
+    if (!getters[req.field]) throw badRequest(refusal(req.field));
   }
 }
 

@@ -33,7 +33,7 @@ import { configMapStrategy, eventStrategy, namespaceStrategy, secretStrategy } f
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
 import { serviceAccountStrategy } from './serviceaccount.ts';
 import type { Strategy } from './strategy.ts';
-import { endpointsStrategy, serviceStrategy, workloadStrategy } from './workloads.ts';
+import { endpointsStrategy, jobStrategy, podStrategy, serviceStrategy, workloadStrategy } from './workloads.ts';
 
 const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(NAMESPACES), namespaceStrategy],
@@ -51,11 +51,11 @@ const BUILT_IN: ReadonlyMap<string, Strategy> = new Map([
   [storageKeyOf(VALIDATING_WEBHOOK_CONFIGURATIONS), validatingWebhookConfigurationStrategy],
   [storageKeyOf(VALIDATING_ADMISSION_POLICIES), validatingAdmissionPolicyStrategy],
   [storageKeyOf(VALIDATING_ADMISSION_POLICY_BINDINGS), validatingAdmissionPolicyBindingStrategy],
-  [storageKeyOf(PODS), workloadStrategy],
+  [storageKeyOf(PODS), podStrategy],
   [storageKeyOf(REPLICASETS), workloadStrategy],
   [storageKeyOf(SERVICES), serviceStrategy],
   [storageKeyOf(ENDPOINTS), endpointsStrategy],
-  [storageKeyOf(JOBS), workloadStrategy],
+  [storageKeyOf(JOBS), jobStrategy],
   [storageKeyOf(NETWORK_POLICIES), workloadStrategy],
   [storageKeyOf(POD_DISRUPTION_BUDGETS), workloadStrategy],
   [storageKeyOf(NODES), workloadStrategy],

@@ -18,6 +18,8 @@ export interface Strategy {
   validateName: NameValidator;
   /** Field selectors the real server indexes for this kind, besides metadata.name and metadata.namespace. */
   fieldLabels: Record<string, FieldGetter>;
+  /** The refusal of any other field, where the kind's conversion function words it its own way. */
+  fieldLabelRefusal?: (field: string) => string;
   /** PUT without metadata.resourceVersion is accepted (false for custom resources and CRDs). */
   allowUnconditionalUpdate: boolean;
   /**

@@ -7,11 +7,26 @@ import { isIP } from 'node:net';
 import { invalidValue, required, type FieldError } from '../errors.ts';
 import { isObject, type KubeObject } from '../types.ts';
 import { dns1035Label, dns1123Subdomain } from '../validation.ts';
-import { defaultStrategy, type Strategy } from './strategy.ts';
+import { defaultStrategy, fieldAt, type Strategy } from './strategy.ts';
 
 export const workloadStrategy: Strategy = {
   ...defaultStrategy,
   validateName: dns1123Subdomain,
+};
+
+/** A Pod's field labels, as pkg/apis/core/v1's conversion function lists them (kubectl get pods --field-selector status.phase=Running). */
+export const podStrategy: Strategy = {
+  ...workloadStrategy,
+  fieldLabels: Object.fromEntries(
+    ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'].map((path) => [path, fieldAt(path)]),
+  ),
+};
+
+/** A Job selects by its succeeded count, and refuses other fields in batch/v1's own words. */
+export const jobStrategy: Strategy = {
+  ...workloadStrategy,
+  fieldLabels: { 'status.successful': (job) => String(((job.status as { succeeded?: number } | undefined)?.succeeded ?? 0)) },
+  fieldLabelRefusal: (field) => `field label "${field}" not supported for batchv1.Job`,
 };
 
 export const serviceStrategy: Strategy = {
