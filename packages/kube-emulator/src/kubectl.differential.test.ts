@@ -96,6 +96,17 @@ const SCRIPT: Step[] = [
   { name: 'auth can-i --list as the service account', args: ['auth', 'can-i', '--list', '-n', NS, `--as=system:serviceaccount:${NS}:runner`] },
   { name: 'rollout history', args: ['rollout', 'history', 'deployment/web', '-n', NS] },
   { name: 'get namespace json', args: ['get', 'namespace', NS, '-o', 'jsonpath={.status.phase} {.spec.finalizers}'] },
+  { name: 'describe configmap', args: ['describe', 'configmap', 'applied', '-n', NS] },
+  { name: 'describe secret', args: ['describe', 'secret', 'token', '-n', NS] },
+  { name: 'describe serviceaccount', args: ['describe', 'serviceaccount', 'runner', '-n', NS] },
+  { name: 'describe role', args: ['describe', 'role', 'reader', '-n', NS] },
+  { name: 'get events', args: ['get', 'events', '-n', NS] },
+  { name: 'get pods, none', args: ['get', 'pods', '-n', NS] },
+  { name: 'create service clusterip', args: ['create', 'service', 'clusterip', 'api', '-n', NS, '--tcp=80:8080'] },
+  { name: 'get service port', args: ['get', 'service', 'api', '-n', NS, '-o', 'jsonpath={.spec.type} {.spec.ports}'] },
+  { name: 'create job', args: ['create', 'job', 'once', '-n', NS, '--image=busybox:1.36', '--', 'true'] },
+  { name: 'get job spec', args: ['get', 'job', 'once', '-n', NS, '-o', 'jsonpath={.spec.backoffLimit} {.spec.completions} {.spec.parallelism} {.spec.template.spec.restartPolicy}'] },
+  { name: 'get --raw healthz', args: ['get', '--raw', '/healthz'] },
   { name: 'delete configmap', args: ['delete', 'configmap', 'settings', '-n', NS] },
   { name: 'delete configmap again', args: ['delete', 'configmap', 'settings', '-n', NS] },
   { name: 'delete --ignore-not-found', args: ['delete', 'configmap', 'settings', '-n', NS, '--ignore-not-found'] },
@@ -129,7 +140,8 @@ export function normalise(text: string, ns: string): string {
     .replace(/^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ /gm, '$1<klog> ')
     .replace(/(https?:\/\/)?127\.0\.0\.1:\d+/g, '<server>')
     .replace(/\/tmp\/[^\s]+/g, '<tmp>')
-    .replace(/(\s)\d+[smhd](\d+[smhd])?$/gm, '$1<age>')
+    // An age is a table's column: at the end of its line, or before the next column (LABELS).
+    .replace(/(\s)\d+[smhd](\d+[smhd])?(?=$|\s{2,})/gm, '$1<age>')
     .replace(/[ \t]+$/gm, '');
 }
 

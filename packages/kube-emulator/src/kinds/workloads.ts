@@ -22,9 +22,22 @@ export const podStrategy: Strategy = {
   ),
 };
 
-/** A Job selects by its succeeded count, and refuses other fields in batch/v1's own words. */
+/**
+ * A Job selects by its succeeded count, and refuses other fields in batch/v1's own words. Created
+ * with batch/v1's defaults (SetDefaults_Job): one completion run one at a time unless it says
+ * otherwise, six retries, and, as current servers add them, NonIndexed and not suspended.
+ */
 export const jobStrategy: Strategy = {
   ...workloadStrategy,
+  prepareForCreate(job) {
+    if (!isObject(job.spec)) return;
+    const spec = job.spec;
+    if (spec.completions === undefined && spec.parallelism === undefined) spec.completions = 1;
+    spec.parallelism ??= 1;
+    spec.backoffLimit ??= 6;
+    spec.completionMode ??= 'NonIndexed';
+    spec.suspend ??= false;
+  },
   fieldLabels: { 'status.successful': (job) => String(((job.status as { succeeded?: number } | undefined)?.succeeded ?? 0)) },
   fieldLabelRefusal: (field) => `field label "${field}" not supported for batchv1.Job`,
 };
