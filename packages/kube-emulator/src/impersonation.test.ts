@@ -3,11 +3,9 @@
 // to impersonate may ask. The kubectl differential test found the emulator answering every `--as`
 // as the administrator who asked.
 
-import { readFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectlFor, type Kubectl } from './kubectl-testing.ts';
-import { createNamespace, startTestCluster, type TestCluster } from './testing.ts';
+import { clusterRequest, createNamespace, startTestCluster, type TestCluster } from './testing.ts';
 
 let cluster: TestCluster;
 let kubectl: Kubectl;
@@ -29,34 +27,24 @@ afterAll(async () => {
   await cluster?.close();
 });
 
-/** A GET with a bearer token and exact headers (kubectl has no flag for Impersonate-Extra-*). */
-function getWithToken(token: string, path: string, headers: Record<string, string>): Promise<{ status: number; message: string }> {
-  const server = cluster.kubeConfig.getCurrentCluster()!;
-  const ca = server.caData ? Buffer.from(server.caData, 'base64') : server.caFile ? readFileSync(server.caFile) : undefined;
-  return new Promise((resolve, reject) => {
-    const request = httpsRequest(`${server.server}${path}`, { headers: { ...headers, authorization: `Bearer ${token}` }, ca }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let message = text;
-        try {
-          message = (JSON.parse(text) as { message?: string }).message ?? text;
-        } catch {
-          // not JSON: the text is the message
-        }
-        resolve({ status: response.statusCode ?? 0, message });
-      });
-    });
-    request.on('error', reject);
-    request.end();
-  });
+/** A GET as `token` with exact headers (kubectl has no flag for Impersonate-Extra-*): its status and Status message. */
+async function getWithToken(token: string, path: string, headers: Record<string, string>): Promise<{ status: number; message: string }> {
+  const response = await clusterRequest(cluster, path, { headers, token });
+  const text = response.body.toString('utf8');
+  let message = text;
+  try {
+    message = (JSON.parse(text) as { message?: string }).message ?? text;
+  } catch {
+    // not JSON: the text is the message
+  }
+  return { status: response.status, message };
 }
 
 /**
  * The real server builds this refusal with the resource inside a Go format string, so a `%` in a
- * key prints as fmt's `%!z(MISSING)` (the verb is whatever follows the `%`, the closing quote too); read back as the key that was sent (a known
- * difference, REAL-SERVER-DIFFERENCES.md: the emulator does not reproduce fmt's artefacts).
+ * key prints as fmt's `%!z(MISSING)` (the verb is whatever follows the `%`, the closing quote
+ * too); read back as the key that was sent (a known difference, REAL-SERVER-DIFFERENCES.md: the
+ * emulator does not reproduce fmt's artefacts).
  */
 const goFormatted = (message: string) => message.replace(/%!(.)\(MISSING\)/g, '%$1').replace(/%!\(NOVERB\)/g, '%');
 

@@ -339,16 +339,23 @@ export async function startRootCaPublisher(kubeConfig: KubeConfig): Promise<{ st
 
 /**
  * A plain HTTPS request to the test cluster's server, emulator or real, with the credentials of
- * its kubeconfig (for bodies no typed client writes, such as protobuf). The body comes back as bytes.
+ * its kubeconfig (for bodies no typed client writes, such as protobuf), or, given `token`, as that
+ * bearer token alone, trusting the kubeconfig's CA. The body comes back as bytes.
  */
 export async function clusterRequest(
   cluster: Pick<TestCluster, 'kubeConfig'>,
   path: string,
-  init: { method?: string; headers?: Record<string, string>; body?: Buffer } = {},
+  init: { method?: string; headers?: Record<string, string>; body?: Buffer; token?: string } = {},
 ): Promise<{ status: number; contentType: string; body: Buffer }> {
-  const server = cluster.kubeConfig.getCurrentCluster()?.server ?? '';
+  const current = cluster.kubeConfig.getCurrentCluster();
+  const server = current?.server ?? '';
   const options: RequestOptions = { method: init.method ?? 'GET', headers: { ...init.headers, ...(init.body ? { 'content-length': String(init.body.length) } : {}) } };
-  await cluster.kubeConfig.applyToHTTPSOptions(options);
+  if (init.token === undefined) {
+    await cluster.kubeConfig.applyToHTTPSOptions(options);
+  } else {
+    options.headers = { ...options.headers, authorization: `Bearer ${init.token}` };
+    options.ca = current?.caData ? Buffer.from(current.caData, 'base64') : current?.caFile ? readFileSync(current.caFile) : undefined;
+  }
   return new Promise((resolve, reject) => {
     const request = httpsRequest(`${server}${path}`, options, (response) => {
       const chunks: Buffer[] = [];
