@@ -3,6 +3,7 @@
 // server listening; plain Node, no TypeScript loader, nothing else. Prints `listening` when both
 // answer. Not a bench itself (the runner takes only *.bench.ts). Usage: node startup-bare.mjs <pglite
 // data folder> <socket folder>
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -16,7 +17,11 @@ if (!dataDir || !socketDir) {
 const db = new PGlite(dataDir);
 await db.waitReady;
 await db.query('SELECT 1');
-const sockets = new PGLiteSocketServer({ db, path: path.join(socketDir, '.s.PGSQL.5432') });
+const socketPath = path.join(socketDir, '.s.PGSQL.5432');
+// A socket file an earlier run left behind (its SIGINT can come before pglite-socket unlinks it)
+// is removed first, as the product's clearStaleSocket does; else listen fails with EADDRINUSE.
+await rm(socketPath, { force: true });
+const sockets = new PGLiteSocketServer({ db, path: socketPath });
 // pglite-socket leaves start() pending when listen fails after it began: fail with the error instead.
 await new Promise((resolve, reject) => {
   sockets.addEventListener('error', (event) => reject(event.detail), { once: true });
