@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../../../scripts/rules-index.ts';
 import { bundle, consoleHash, ensureConsole, inputsHash, type Stamp } from '../../../../scripts/start.ts';
@@ -18,7 +19,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** The workspace's sources and the files the product reads at run time; node_modules linked entry by entry (its own .cache stays apart). */
 function copyWorkspace(): void {
-  for (const file of ['package.json', 'prisma.config.ts', 'scripts/start.ts']) cpSync(path.join(root, file), path.join(work, file));
+  for (const file of ['package.json', 'prisma.config.ts', 'scripts/start.ts', 'scripts/db-generate.mjs']) cpSync(path.join(root, file), path.join(work, file));
   for (const dir of ['prisma', 'deploy']) cpSync(path.join(root, dir), path.join(work, dir), { recursive: true });
   for (const pkg of ['apps/api', 'packages/domain', 'packages/kube-emulator']) {
     cpSync(path.join(root, pkg, 'package.json'), path.join(work, pkg, 'package.json'));
@@ -37,9 +38,9 @@ function copyWorkspace(): void {
 const stamp = (): Stamp => JSON.parse(readFileSync(path.join(work, 'node_modules/.cache/occ-start.json'), 'utf8')) as Stamp;
 
 /** `node scripts/start.ts` in the copy, on its embedded defaults, until it says it is running; then Ctrl-C. */
-async function startAndStop(): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env, OCC_PORT: '0', NO_COLOR: '1' };
-  for (const name of ['DATABASE_URL', 'KUBECONFIG', 'OCC_DATA_DIR', 'OCC_CONSOLE_DIR']) delete env[name];
+async function startAndStop(extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, OCC_PORT: '0', NO_COLOR: '1', ...extraEnv };
+  for (const name of ['DATABASE_URL', 'KUBECONFIG', 'OCC_DATA_DIR', 'OCC_CONSOLE_DIR', 'NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE']) delete env[name];
   const child = spawn(process.execPath, ['scripts/start.ts'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
@@ -129,8 +130,17 @@ describe('npm start runs the product from a bundle built once per content (scrip
     const state = JSON.parse(readFileSync(path.join(work, '.data/state.json'), 'utf8')) as { pid: number };
     expect(state.pid).toBeGreaterThan(0);
     expect(output).toContain(`embedded PGlite (${path.join(work, '.data/pglite')})`);
-    // A second start: the bundle is current, nothing is built.
-    expect(await startAndStop()).not.toMatch(/Built the product/);
+    // The first start left V8's code cache beside its bundle.
+    const dir = path.join(work, 'node_modules/.cache', stamp().dir);
+    expect(readdirSync(path.join(dir, '.compile-cache')).length).toBeGreaterThan(0);
+    // A second start: the bundle is current, nothing is built, and the product's entry and the
+    // modules of its two threads (the cluster's, PGlite's) are compiled from that cache (Node's
+    // own report of it: NODE_DEBUG_NATIVE=COMPILE_CACHE).
+    const second = await startAndStop({ NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+    expect(second).not.toMatch(/Built the product/);
+    for (const entry of ['start.js', 'thread-main.js', 'embedded-postgres-thread.js']) {
+      expect(second, entry).toContain(`V8 code cache for ESM ${pathToFileURL(path.join(dir, entry)).href} was accepted`);
+    }
   }, 180_000);
 
   it('the console is built again exactly when a file it is built from changed, never for its outputs, caches or installs', () => {
