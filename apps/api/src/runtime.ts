@@ -160,49 +160,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     // Downgrades: state a newer release migrated is refused before anything (the embedded cluster's
     // data file included) is started, migrated or written.
     await assertStateNotNewer(databaseUrl);
-    let kubeConfig: KubeConfig;
-    let emulator: KubeEmulator | null = null;
-    let kubelet: KubeletSimulator | null = null;
-    let embeddedKubernetes = false;
-    if (env.kubeconfig) {
-      kubeConfig = kubeConfigFromFile(env.kubeconfig);
-    } else if (env.inCluster) {
-      kubeConfig = kubeConfigInCluster();
-    } else if (env.production) {
-      // R1: readEnv refuses this; a runtime started some other way must not fall back either.
-      throw new Error('production has no embedded Kubernetes: set KUBECONFIG or run in a pod');
-    } else {
-      let kube: { url: string; kubeConfig(): KubeConfig; kubeconfigYaml(): string };
-      if (early?.cluster) {
-        // On its thread (embedded.ts), started now that the state is known to be this release's or older.
-        kube = await early.cluster.start();
-      } else {
-        // In memory (tests): in this thread, so tests reach fault injection (E4) and the containers' view.
-        const [{ OPENCLAW_CRD_DIR, OPENCLAW_RBAC_FILE, OPENCLAW_TENANT_POLICY_FILE }, { startKubeletSimulator }, { startKubeEmulator }] = await Promise.all([
-          import('@occ/kube-emulator/crds'),
-          import('@occ/kube-emulator/kubelet/simulator'),
-          import('@occ/kube-emulator/server'),
-        ]);
-        const inProcess = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR], clusterRoleFiles: [OPENCLAW_RBAC_FILE], admissionPolicyFiles: [OPENCLAW_TENANT_POLICY_FILE] });
-        closers.push(() => inProcess.close());
-        emulator = inProcess;
-        kube = inProcess;
-        const simulator = await startKubeletSimulator(inProcess.kubeConfig());
-        kubelet = simulator;
-        closers.push(async () => simulator.stop());
-      }
-      kubeConfig = kube.kubeConfig();
-      embeddedKubernetes = true;
-      // P8: the admin token is in it; `mode` applies only when the file is new, so chmod too.
-      const kubeconfigFile = path.join(env.dataDir, 'kubeconfig.yaml');
-      await writeFile(kubeconfigFile, kube.kubeconfigYaml(), { mode: 0o600 });
-      await chmod(kubeconfigFile, 0o600);
-      logger.info('embedded Kubernetes API server started', { url: kube.url, kubeconfig: path.join(env.dataDir, 'kubeconfig.yaml') });
-    }
+    // The schema is migrated (or checked) while the cluster starts: neither needs the other, and
+    // PGlite and the embedded cluster each run on a thread of their own. Awaited below, before
+    // anything reads the database; a failed cluster start waits for it before closing PGlite.
+    const migrateAtStart = env.migrateAtStart ?? !env.production;
+    const schemaReady = (options.migrate ?? (migrateAtStart ? migrateDatabase : assertSchemaCurrent))(databaseUrl);
+    const schemaSettled = schemaReady.then(() => undefined, () => undefined); // also keeps a refusal from being unhandled until it is awaited
+    closers.push(() => schemaSettled);
+    const { kubeConfig, emulator, kubelet, embeddedKubernetes } = await connectKubernetes(env, early, closers, logger);
     // R4: a write sent by work that lost its lease (a work item's) is refused before it is sent.
     fenceKubernetesWrites(kubeConfig);
-    const migrateAtStart = env.migrateAtStart ?? !env.production;
-    await (options.migrate ?? (migrateAtStart ? migrateDatabase : assertSchemaCurrent))(databaseUrl);
+    await schemaReady;
     // SC5: the SelfConfig webhook, after the schema check (a replica refused for its schema says only
     // that and makes nothing). Embedded: its certificate is made once and kept with the emulator's
     // state, and it registers itself; configured files or managed certificates (deploy/): the
@@ -386,4 +354,47 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     await close();
     throw error;
   }
+}
+
+/**
+ * The Kubernetes the runtime talks to: a kubeconfig's, the pod's own, or the embedded cluster (on
+ * its thread when `early` booted it, else in this thread so tests reach fault injection, E4, and
+ * the containers' view). What it starts is closed by `closers`.
+ */
+async function connectKubernetes(
+  env: RuntimeEnv,
+  early: EmbeddedStart | null,
+  closers: Array<() => Promise<void>>,
+  logger: Logger,
+): Promise<{ kubeConfig: KubeConfig; emulator: KubeEmulator | null; kubelet: KubeletSimulator | null; embeddedKubernetes: boolean }> {
+  if (env.kubeconfig) return { kubeConfig: kubeConfigFromFile(env.kubeconfig), emulator: null, kubelet: null, embeddedKubernetes: false };
+  if (env.inCluster) return { kubeConfig: kubeConfigInCluster(), emulator: null, kubelet: null, embeddedKubernetes: false };
+  // R1: readEnv refuses this; a runtime started some other way must not fall back either.
+  if (env.production) throw new Error('production has no embedded Kubernetes: set KUBECONFIG or run in a pod');
+  let kube: { url: string; kubeConfig(): KubeConfig; kubeconfigYaml(): string };
+  let emulator: KubeEmulator | null = null;
+  let kubelet: KubeletSimulator | null = null;
+  if (early?.cluster) {
+    // On its thread (embedded.ts), started now that the state is known to be this release's or older.
+    kube = await early.cluster.start();
+  } else {
+    const [{ OPENCLAW_CRD_DIR, OPENCLAW_RBAC_FILE, OPENCLAW_TENANT_POLICY_FILE }, { startKubeletSimulator }, { startKubeEmulator }] = await Promise.all([
+      import('@occ/kube-emulator/crds'),
+      import('@occ/kube-emulator/kubelet/simulator'),
+      import('@occ/kube-emulator/server'),
+    ]);
+    const inProcess = await startKubeEmulator({ crdDirs: [OPENCLAW_CRD_DIR], clusterRoleFiles: [OPENCLAW_RBAC_FILE], admissionPolicyFiles: [OPENCLAW_TENANT_POLICY_FILE] });
+    closers.push(() => inProcess.close());
+    emulator = inProcess;
+    kube = inProcess;
+    const simulator = await startKubeletSimulator(inProcess.kubeConfig());
+    kubelet = simulator;
+    closers.push(async () => simulator.stop());
+  }
+  // P8: the admin token is in it; `mode` applies only when the file is new, so chmod too.
+  const kubeconfigFile = path.join(env.dataDir, 'kubeconfig.yaml');
+  await writeFile(kubeconfigFile, kube.kubeconfigYaml(), { mode: 0o600 });
+  await chmod(kubeconfigFile, 0o600);
+  logger.info('embedded Kubernetes API server started', { url: kube.url, kubeconfig: kubeconfigFile });
+  return { kubeConfig: kube.kubeConfig(), emulator, kubelet, embeddedKubernetes: true };
 }
