@@ -160,17 +160,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     // Downgrades: state a newer release migrated is refused before anything (the embedded cluster's
     // data file included) is started, migrated or written.
     await assertStateNotNewer(databaseUrl);
-    // The schema is migrated (or checked) while the cluster starts: neither needs the other, and
-    // PGlite and the embedded cluster each run on a thread of their own. Awaited below, before
-    // anything reads the database; a failed cluster start waits for it before closing PGlite.
-    const migrateAtStart = env.migrateAtStart ?? !env.production;
-    const schemaReady = (options.migrate ?? (migrateAtStart ? migrateDatabase : assertSchemaCurrent))(databaseUrl);
-    const schemaSettled = schemaReady.then(() => undefined, () => undefined); // also keeps a refusal from being unhandled until it is awaited
-    closers.push(() => schemaSettled);
     const { kubeConfig, emulator, kubelet, embeddedKubernetes } = await connectKubernetes(env, early, closers, logger);
     // R4: a write sent by work that lost its lease (a work item's) is refused before it is sent.
     fenceKubernetesWrites(kubeConfig);
-    await schemaReady;
+    const migrateAtStart = env.migrateAtStart ?? !env.production;
+    await (options.migrate ?? (migrateAtStart ? migrateDatabase : assertSchemaCurrent))(databaseUrl);
     // SC5: the SelfConfig webhook, after the schema check (a replica refused for its schema says only
     // that and makes nothing). Embedded: its certificate is made once and kept with the emulator's
     // state, and it registers itself; configured files or managed certificates (deploy/): the
