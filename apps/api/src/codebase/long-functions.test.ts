@@ -59,7 +59,7 @@ const KNOWN = new Map<string, number>([
   ['apps/api/src/kube/instance-cache.ts › kubernetesInstanceCache', 97],
   ['apps/api/src/kube/secret-cache.ts › kubernetesSecretCache', 94],
   ['apps/api/src/leader/elector.ts › createElector', 108],
-  ['apps/api/src/runtime.ts › startRuntime', 232],
+  ['apps/api/src/runtime.ts › startRuntime', 226],
   ['apps/api/src/seed/fill.ts › fillNamespace', 94],
   ['apps/api/src/selfconfig/cluster.ts › kubernetesSelfConfigCluster', 188],
   ['apps/api/src/selfconfig/controller.ts › createSelfConfigController', 230],
