@@ -273,3 +273,242 @@ describe('RC2 the status, exact answers (written out)', () => {
     expect(phase({ ...base, status: {} })).toBe('Progressing');
   });
 });
+
+describe('RC2 every phase says its conditions exactly (written out)', () => {
+  const observed = (deploymentObserved: ObservedDeployment | null, pods: ObservedPod[]) => ({ deployment: deploymentObserved, pods, missingMounts: [], applyError: null });
+  const said = (s: InstanceStatus) => s.conditions.map((c) => [c.type, c.status, c.reason, c.message]);
+  const stoppedRender = renderGateway(instance({ ...spec, replicas: 0 }));
+  const asSpecified = ['Degraded', 'False', 'AsSpecified', 'the gateway runs as the instance specifies'];
+
+  it('RC2 RC4 RC5 Missing, Stopped, Stopping, Running, RollingOut and a passed deadline, each condition with its reason and message', () => {
+    expect(said(instanceStatus(2, render, observed(null, []), now))).toEqual([
+      ['Ready', 'False', 'GatewayMissing', 'the gateway Deployment does not exist'],
+      ['Progressing', 'True', 'Creating', 'creating the gateway'],
+      asSpecified,
+    ]);
+    expect(said(instanceStatus(2, stoppedRender, observed(deployment({ hash: stoppedRender.templateHash }), []), now))).toEqual([
+      ['Ready', 'False', 'ScaledToZero', 'the gateway is scaled to zero'],
+      ['Progressing', 'False', 'Stopped', 'no gateway Pod runs'],
+      asSpecified,
+    ]);
+    expect(said(instanceStatus(2, stoppedRender, observed(deployment({ hash: stoppedRender.templateHash }), [pod('old', 'running')]), now))).toEqual([
+      ['Ready', 'False', 'ScaledToZero', 'the gateway is scaled to zero'],
+      ['Progressing', 'True', 'Stopping', 'the gateway Pods are stopping'],
+      asSpecified,
+    ]);
+    expect(said(instanceStatus(7, render, observed(deployment(), [pod(render.templateHash, 'running')]), now))).toEqual([
+      ['Ready', 'True', 'GatewayReady', '1 of 1 gateway Pods ready at generation 7'],
+      ['Progressing', 'False', 'RolloutComplete', 'the gateway runs generation 7'],
+      asSpecified,
+    ]);
+    expect(said(instanceStatus(7, render, observed(deployment({ available: false }), [pod(render.templateHash, { reason: 'ContainerCreating', message: '' })]), now))).toEqual([
+      ['Ready', 'False', 'RollingOut', '0 of 1 gateway Pods of generation 7 ready'],
+      ['Progressing', 'True', 'RollingOut', 'rolling out generation 7'],
+      asSpecified,
+    ]);
+    const stuck = instanceStatus(7, render, observed(deployment({ available: false, progressing: { status: 'False', reason: 'ProgressDeadlineExceeded' } }), []), now);
+    expect(stuck.phase).toBe('Degraded');
+    expect(said(stuck)).toEqual([
+      ['Ready', 'False', 'ProgressDeadlineExceeded', 'the gateway exceeded its progress deadline'],
+      ['Progressing', 'False', 'ProgressDeadlineExceeded', 'the gateway exceeded its progress deadline'],
+      ['Degraded', 'True', 'ProgressDeadlineExceeded', 'the gateway exceeded its progress deadline'],
+    ]);
+  });
+
+  it('RC2 RC3 a blocking reason is the first said whatever order it was found in; a non-blocking one alone keeps a rollout Progressing', () => {
+    // An unadmitted reference (not blocking) is found before a container's state (blocking).
+    const withIgnored = { ...render, ignoredEnv: [{ name: 'K', reason: 'unadmitted-reference' as const, owners: [] }] } as typeof render;
+    const blocked = instanceStatus(2, withIgnored, observed(deployment({ available: false }), [pod(render.templateHash, { reason: 'ImagePullBackOff', message: 'no image' })]), now);
+    expect(blocked.phase).toBe('Degraded');
+    expect(said(blocked).slice(0, 1)).toEqual([['Ready', 'False', 'ImagePullBackOff', 'container gateway: no image']]);
+    expect(condition(blocked, 'Degraded').reason).toBe('ImagePullBackOff');
+    const notBlocked = instanceStatus(2, withIgnored, observed(deployment({ available: false }), []), now);
+    expect(notBlocked.phase).toBe('Progressing');
+    expect(condition(notBlocked, 'Degraded')).toMatchObject({ status: 'True', reason: 'UnadmittedReference' });
+  });
+
+  it('RC2 SC10 the replicas an old ready Pod serves name its revision only when it has both an id and a number; a stopped instance names none', () => {
+    const old = (annotations: Record<string, string>, labels: Record<string, string>): ObservedPod => ({
+      metadata: { name: 'old', annotations: { [TEMPLATE_HASH_ANNOTATION]: 'old', ...annotations }, labels },
+      status: { containerStatuses: [{ name: 'gateway', ready: true, state: { running: {} } }] },
+    });
+    const running = (p: ObservedPod, r = render) => instanceStatus(2, r, observed(deployment({ available: false }), [p]), now).running;
+    expect(running(old({ [REVISION_ID_ANNOTATION]: 'rev_a' }, { [REVISION_NUMBER_LABEL]: '1' }))).toEqual({ revision: { id: 'rev_a', number: 1 }, generation: null, readyReplicas: 1 });
+    expect(running(old({}, { [REVISION_NUMBER_LABEL]: '1' }))).toEqual({ revision: null, generation: null, readyReplicas: 1 });
+    expect(running(old({ [REVISION_ID_ANNOTATION]: 'rev_a' }, {}))).toEqual({ revision: null, generation: null, readyReplicas: 1 });
+    expect(running(old({ [REVISION_ID_ANNOTATION]: 'rev_a' }, { [REVISION_NUMBER_LABEL]: 'x' }))).toEqual({ revision: null, generation: null, readyReplicas: 1 });
+    // A Pod without annotations or labels at all is an old one (its hash is not the template's).
+    expect(running({ metadata: { name: 'bare' }, status: { containerStatuses: [{ name: 'gateway', ready: true, state: { running: {} } }] } })).toEqual({ revision: null, generation: null, readyReplicas: 1 });
+    // A ready Pod of a not-ready kind does not count; scaled to zero, nothing is running.
+    expect(running({ metadata: { name: 'p', annotations: { [TEMPLATE_HASH_ANNOTATION]: 'old' } }, status: { containerStatuses: [{ name: 'gateway', ready: false, state: { running: {} } }] } })).toBeNull();
+    expect(running(pod(stoppedRender.templateHash, 'running'), stoppedRender)).toBeNull();
+    expect(running(pod('old', 'running'), stoppedRender)).toBeNull();
+  });
+});
+
+describe('W5 revisionReadiness over every reading (a generated matrix against a decision table)', () => {
+  const G = 5;
+  type Condition = { type: string; status: string; reason: string; message: string; observedGeneration?: number };
+  const readies: Array<Condition | null> = [null, { type: 'Ready', status: 'True', reason: 'GatewayReady', message: 'ready-true' }, { type: 'Ready', status: 'False', reason: 'RollingOut', message: 'ready-false' }];
+  const degradeds: Array<Condition | null> = [
+    null,
+    { type: 'Degraded', status: 'True', reason: 'ImagePullBackOff', message: 'pull', observedGeneration: G - 1 },
+    { type: 'Degraded', status: 'True', reason: 'ImagePullBackOff', message: 'pull', observedGeneration: G },
+    { type: 'Degraded', status: 'True', reason: 'CrashLoopBackOff', message: 'crash', observedGeneration: G + 1 },
+    { type: 'Degraded', status: 'True', reason: 'CrashLoopBackOff', message: 'crash' },
+    { type: 'Degraded', status: 'True', reason: 'UnadmittedReference', message: 'unadmitted', observedGeneration: G },
+    { type: 'Degraded', status: 'False', reason: 'ImagePullBackOff', message: 'old words', observedGeneration: G },
+  ];
+  const runnings = [
+    undefined,
+    null,
+    { revision: null, generation: null, readyReplicas: 1 },
+    ...[G - 1, G, G + 1, null].map((generation) => ({ revision: { id: 'rev_b', number: 2 }, generation, readyReplicas: 1 })),
+    { revision: { id: 'rev_x', number: 9 }, generation: G, readyReplicas: 1 },
+  ];
+  const specs = [undefined, {}, { replicas: 1 }, { revision: { id: 'rev_x' }, replicas: 1 }, { revision: { id: 'rev_b' } }, { revision: { id: 'rev_b' }, replicas: 0 }, { revision: { id: 'rev_b' }, replicas: 2 }];
+  const observedGenerations = [undefined, G - 1, G, G + 1];
+
+  /** The decision table, row by row: the first row whose test holds answers. */
+  function expected(reading: { spec?: (typeof specs)[number]; observed?: number; ready: Condition | null; degraded: Condition | null; running: (typeof runnings)[number] }): ReturnType<typeof revisionReadiness> {
+    const rows: Array<[boolean, () => ReturnType<typeof revisionReadiness>]> = [
+      [reading.spec?.revision?.id !== 'rev_b', () => ({ state: 'replaced', message: 'the instance holds another revision now' })],
+      [reading.spec?.replicas === 0, () => ({ state: 'replaced', message: 'the agent was stopped' })],
+      [(reading.observed ?? 0) < G, () => ({ state: 'progressing', message: `the reconciler has not rendered generation ${G} yet` })],
+      [
+        reading.ready?.status === 'True' && reading.running?.revision?.id === 'rev_b' && (reading.running.generation ?? 0) >= G,
+        () => ({ state: 'ready', generation: reading.running!.generation ?? G }),
+      ],
+      [
+        reading.degraded?.status === 'True' && ['ImagePullBackOff', 'CrashLoopBackOff'].includes(reading.degraded.reason) && (reading.degraded.observedGeneration ?? 0) >= G,
+        () => ({ state: 'failed', reason: reading.degraded!.reason, message: reading.degraded!.message }),
+      ],
+      [true, () => ({ state: 'progressing', message: reading.ready?.message ?? 'waiting for the gateway' })],
+    ];
+    return rows.find(([holds]) => holds)![1]();
+  }
+
+  it('W5 no instance fails the wait, saying so', () => {
+    expect(revisionReadiness(null, 'rev_b', G)).toEqual({ state: 'failed', reason: 'InstanceMissing', message: 'the OpenClawInstance was deleted' });
+  });
+
+  it('W5 RC2 each spec × observed generation × Ready × Degraded × running × the conditions\' order answers as the table says', () => {
+    let cases = 0;
+    const answered = new Set<string>();
+    for (const specRead of specs)
+      for (const observedGeneration of observedGenerations)
+        for (const ready of readies)
+          for (const degraded of degradeds)
+            for (const running of runnings)
+              for (const degradedFirst of [false, true]) {
+                const conditions = (degradedFirst ? [degraded, ready] : [ready, degraded]).filter((c): c is Condition => c !== null);
+                const status: Record<string, unknown> = { conditions };
+                if (observedGeneration !== undefined) status.observedGeneration = observedGeneration;
+                if (running !== undefined) status.running = running;
+                const reading = { ...(specRead === undefined ? {} : { spec: specRead }), status } as Parameters<typeof revisionReadiness>[0];
+                const got = revisionReadiness(reading, 'rev_b', G);
+                expect(got, JSON.stringify(reading)).toEqual(expected({ spec: specRead, observed: observedGeneration, ready, degraded, running }));
+                answered.add(got.state);
+                cases++;
+              }
+    expect(cases).toBe(specs.length * observedGenerations.length * readies.length * degradeds.length * runnings.length * 2);
+    expect([...answered].sort()).toEqual(['failed', 'progressing', 'ready', 'replaced']);
+  });
+});
+
+describe('RC2 what the reconciler compares and when it writes (exact edges)', () => {
+  const observed = { deployment: deployment(), pods: [pod(render.templateHash, 'running')], missingMounts: [], applyError: null };
+
+  it('RC2 sameStatus sees a change in running, in any field of any condition, and in their number; not in transition times', () => {
+    const base = instanceStatus(2, render, observed, now);
+    const copy = () => JSON.parse(JSON.stringify(base)) as InstanceStatus;
+    expect(sameStatus(base, copy())).toBe(true);
+    const later = copy();
+    later.conditions[0]!.lastTransitionTime = '2030-01-01T00:00:00Z';
+    expect(sameStatus(base, later)).toBe(true);
+    const changes: Array<(s: InstanceStatus) => void> = [
+      (s) => (s.running = null),
+      (s) => (s.running = { ...s.running!, readyReplicas: 2 }),
+      (s) => (s.observedGeneration = 3),
+      (s) => (s.phase = 'Degraded'),
+      (s) => (s.configMap = 'other'),
+      (s) => s.conditions.pop(),
+      ...(['type', 'status', 'reason', 'message'] as const).map((field) => (s: InstanceStatus) => (s.conditions[1]![field] = `${s.conditions[1]![field]}-changed` as never)),
+      (s) => (s.conditions[2]!.observedGeneration = 1),
+    ];
+    for (const [i, change] of changes.entries()) {
+      const changed = copy();
+      change(changed);
+      expect(sameStatus(base, changed), `change ${i}`).toBe(false);
+      expect(sameStatus(changed, base), `change ${i}, reversed`).toBe(false);
+    }
+    // Nothing written yet (no status at all) is not the same as a status.
+    expect(sameStatus(base, undefined)).toBe(false);
+  });
+
+  it('RC2 with no delay a status under way is written at once; a Degraded condition that is False does not settle it', () => {
+    const underWay = instanceStatus(2, render, { deployment: deployment({ available: false }), pods: [pod('old', 'running', { id: 'rev_a', number: 1 })], missingMounts: [], applyError: null }, now);
+    expect(statusWrite(underWay, null, undefined, 1000, 0)).toEqual({ action: 'write' });
+    expect(statusWrite(underWay, null, undefined, 1000, 1)).toEqual({ action: 'hold', since: 1000, waitMs: 1 });
+    // The Degraded condition is found by type and status: one that is False, even with a blocking
+    // reason in it, holds the write back like any status under way.
+    const falseButBlockingWords = { ...underWay, conditions: underWay.conditions.map((c) => (c.type === 'Degraded' ? { ...c, reason: 'ImagePullBackOff' } : c)) };
+    expect(statusWrite(falseButBlockingWords, null, 500, 1000, 1000)).toEqual({ action: 'hold', since: 500, waitMs: 500 });
+    // The Ready condition (first in the list) is False with a blocking-looking reason: still held.
+    const readyWords = { ...underWay, conditions: underWay.conditions.map((c) => (c.type === 'Ready' ? { ...c, status: 'True' as const, reason: 'ImagePullBackOff' } : c)) };
+    expect(statusWrite(readyWords, null, 500, 1000, 1000)).toEqual({ action: 'hold', since: 500, waitMs: 500 });
+  });
+});
+
+describe('RC2 what the API may leave out of a Deployment or a Pod (written out)', () => {
+  const observe = (d: ObservedDeployment | null, pods: ObservedPod[]) => ({ deployment: d, pods, missingMounts: [], applyError: null });
+  const readyStatus = { containerStatuses: [{ name: 'gateway', ready: true, state: { running: {} } }] };
+
+  it('RC2 a Deployment without status, spec, template or metadata is one still rolling out, never a crash', () => {
+    const partial: ObservedDeployment[] = [{}, { metadata: {} }, { spec: {} }, { spec: { template: {} } }, { spec: { template: { metadata: {} } } }, { spec: { replicas: 1, template: { metadata: { annotations: {} } } }, status: {} }];
+    for (const d of partial) {
+      const s = instanceStatus(2, render, observe(d, [pod(render.templateHash, 'running')]), now);
+      expect(s.phase, JSON.stringify(d)).toBe('Progressing');
+      expect(s.running).toEqual({ revision: { id: 'rev_b', number: 2 }, generation: 2, readyReplicas: 1 });
+    }
+  });
+
+  it('RC2 rolled out needs the current template on the Deployment and every updated replica, whatever the Pods say', () => {
+    const complete = deployment();
+    const notRolledOut: ObservedDeployment[] = [
+      deployment({ hash: 'an-older-template' }),
+      { ...complete, status: { ...complete.status, updatedReplicas: 0 } },
+      { ...complete, status: { ...complete.status, replicas: 0, updatedReplicas: 0 } },
+      { ...complete, status: { ...complete.status, replicas: 2 } },
+      { ...complete, status: { ...complete.status, availableReplicas: 0 } },
+      { ...complete, status: { ...complete.status, observedGeneration: 4 } },
+    ];
+    for (const d of notRolledOut) expect(instanceStatus(2, render, observe(d, [pod(render.templateHash, 'running')]), now).phase, JSON.stringify(d.status)).toBe('Progressing');
+    expect(instanceStatus(2, render, observe({ ...complete, metadata: {} }, [pod(render.templateHash, 'running')]), now).phase).toBe('Running');
+    const { metadata: _none, ...withoutMetadata } = complete;
+    expect(instanceStatus(2, render, observe(withoutMetadata, [pod(render.templateHash, 'running')]), now).phase).toBe('Running');
+  });
+
+  it('RC2 a Pod is a ready replica only when every container is ready; one without metadata, state or statuses is counted as what it is', () => {
+    const twoContainers: ObservedPod = { ...pod(render.templateHash, 'running'), status: { containerStatuses: [{ name: 'gateway', ready: true, state: { running: {} } }, { name: 'sidecar', ready: false }] } };
+    expect(instanceStatus(2, render, observe(deployment({ available: false }), [twoContainers]), now).running).toBeNull();
+    // A Pod without metadata has no template hash: an old Pod, ready, of no known revision.
+    expect(instanceStatus(2, render, observe(deployment({ available: false }), [{ status: readyStatus }]), now).running).toEqual({ revision: null, generation: null, readyReplicas: 1 });
+    // A current Pod whose container has no state yet, or no container statuses at all: not ready, not failing.
+    for (const status of [{ containerStatuses: [{ name: 'gateway', ready: false }] }, {}, undefined]) {
+      const p: ObservedPod = { metadata: { name: 'p', annotations: { [TEMPLATE_HASH_ANNOTATION]: render.templateHash } }, ...(status ? { status } : {}) };
+      const s = instanceStatus(2, render, observe(deployment({ available: false }), [p]), now);
+      expect(s.running).toBeNull();
+      expect(condition(s, 'Degraded').status).toBe('False');
+    }
+  });
+
+  it('RC2 W5 a status with no conditions: revisionReadiness waits, and sameStatus takes it for an empty list', () => {
+    expect(revisionReadiness({ spec, status: { observedGeneration: 3 } }, 'rev_b', 2)).toEqual({ state: 'progressing', message: 'waiting for the gateway' });
+    const base = instanceStatus(2, render, observe(null, []), now);
+    const noConditions = { ...base, conditions: [] };
+    const { conditions: _omitted, ...withoutKey } = noConditions;
+    expect(sameStatus(noConditions, withoutKey)).toBe(true);
+    expect(sameStatus(noConditions, base)).toBe(false);
+  });
+});
