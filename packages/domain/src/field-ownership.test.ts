@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { foreignDataOwners, isRecordedOutsideChange, managerEntries, outsideChangeMarker } from './field-ownership.ts';
+import { envPartOwners, fieldOwnership, foreignDataOwners, isRecordedOutsideChange, managerEntries, outsideChangeMarker } from './field-ownership.ts';
 
 // RC4 D3: a change made outside the product is named by who made it and when. The same object
 // reaches the product as JSON (watch caches, CustomObjectsApi) and through client-node's typed
@@ -59,5 +59,89 @@ describe('outside changes (RC4 D3)', () => {
 
   it('managerEntries reads an invalid or missing time as unknown', () => {
     expect(managerEntries([{ manager: 'm', operation: 'Update', time: new Date('x') }, { manager: 'n', operation: 'Apply' }]).map((e) => e.time)).toEqual([null, null]);
+  });
+});
+
+describe('SC7 RC3 who owns each item and each env part (written out)', () => {
+  // One instance's managedFields with every shape the server can record under spec: skills (set
+  // values, one not a string), env entries by name (one keyed by something else, one a plain
+  // field), workspace files, config keys at depth, an array inside the config; and entries to skip.
+  const spec = (fields: Record<string, unknown>) => ({ 'f:spec': fields });
+  const managedFields = [
+    null,
+    'not an entry',
+    ['nor', 'this'],
+    { operation: 'Apply', fieldsV1: spec({ 'f:skills': { 'v:"nameless"': {} } }) },
+    { manager: 'status-writer', operation: 'Update', subresource: 'status', fieldsV1: spec({ 'f:skills': { 'v:"from-status"': {} } }) },
+    {
+      manager: 'occ-controller',
+      operation: 'Apply',
+      subresource: '',
+      fieldsV1: spec({
+        'f:skills': { 'v:"b"': {}, 'v:"a"': {}, 'v:3': {} },
+        'f:env': {
+          'k:{"name":"B"}': { '.': {}, 'f:name': {}, 'f:valueFrom': { 'f:secretKeyRef': { 'f:name': {} } } },
+          'k:{"name":"A"}': { '.': {}, 'f:name': {}, 'f:value': {} },
+          'k:{"other":"x"}': { 'f:value': {} },
+          'f:plain': {},
+        },
+        'f:workspace': { 'f:initialFiles': { 'f:b.md': {}, 'f:a.md': {}, 'k:{"x":1}': {} } },
+        'f:config': { 'f:raw': { 'f:x': { 'f:y': {} }, 'f:a.b': {}, 'f:arr': { 'i:0': {} } } },
+      }),
+    },
+    { manager: 'occ-controller', operation: 'Update', fieldsV1: spec({ 'f:skills': { 'v:"a"': {} }, 'f:env': { 'k:{"name":"B"}': { 'f:valueFrom': {} } } }) },
+    { manager: 'occ-controller', operation: 'Apply', fieldsV1: spec({ 'f:skills': { 'v:"a"': {} }, 'f:env': { 'k:{"name":"B"}': { 'f:valueFrom': {} } } }) },
+    { manager: 'kubectl-edit', operation: 'Update', fieldsV1: spec({ 'f:env': { 'k:{"name":"A"}': { 'f:valueFrom': {}, 'f:value': {} }, 'k:{"name":"C"}': { '.': {} } } }) },
+    { manager: 'helm', operation: 'Apply', fieldsV1: spec({ 'f:env': { 'k:{"name":"A"}': { 'f:value': {} } } }) },
+    // Another list keyed by name, with the same shape below spec: not env.
+    { manager: 'kubectl-edit', operation: 'Update', fieldsV1: spec({ 'f:volumes': { 'k:{"name":"V"}': { 'f:value': {}, 'f:valueFrom': {} } } }) },
+  ];
+  const apply = (manager: string) => ({ manager, operation: 'Apply' });
+  const update = (manager: string) => ({ manager, operation: 'Update' });
+
+  it('SC7 fieldOwnership: each item once, ordered by kind then name, each owner once per manager and operation; entries of a subresource, without a manager or not objects are skipped', () => {
+    // `x` holds only a child (no '.' of its own), so only x.y is owned; `arr` holds a list element, not a key.
+    expect(fieldOwnership(managedFields).map((i) => [i.kind, i.name, i.owners])).toEqual([
+      ['skill', 'a', [apply('occ-controller'), update('occ-controller')]],
+      ['skill', 'b', [apply('occ-controller')]],
+      ['envVar', 'A', [apply('occ-controller'), update('kubectl-edit'), apply('helm')]],
+      ['envVar', 'B', [apply('occ-controller'), update('occ-controller')]],
+      ['envVar', 'C', [update('kubectl-edit')]],
+      ['workspaceFile', 'a.md', [apply('occ-controller')]],
+      ['workspaceFile', 'b.md', [apply('occ-controller')]],
+      ['config', '"a.b"', [apply('occ-controller')]],
+      ['config', 'x.y', [apply('occ-controller')]],
+    ]);
+  });
+
+  it('RC3 envPartOwners: who owns each env var\'s literal and its reference, at or below it, each owner once', () => {
+    expect(Object.fromEntries(envPartOwners(managedFields))).toEqual({
+      A: { value: [apply('occ-controller'), update('kubectl-edit'), apply('helm')], valueFrom: [update('kubectl-edit')] },
+      B: { value: [], valueFrom: [apply('occ-controller'), update('occ-controller')] },
+    });
+    expect(envPartOwners('not a list').size).toBe(0);
+  });
+});
+
+describe('RC4 D3 whose change a Secret\'s data is, exactly', () => {
+  const entry = (manager: string, operation: string, fieldsV1: Record<string, unknown>, time = '2026-12-01T10:00:00Z') => ({ manager, operation, time, fieldsV1 });
+  it('RC4 D3 a foreign owner is a manager other than ours holding the data map or a key of it, whatever else it holds', () => {
+    const owners = foreignDataOwners(
+      [
+        entry('occ-controller', 'Apply', { 'f:data': { 'f:value': {} } }),
+        entry('kubectl-edit', 'Update', { 'f:metadata': { 'f:labels': {} }, 'f:data': { 'f:value': {} } }),
+        entry('helm', 'Apply', { 'f:data': {} }),
+        entry('kubectl-label', 'Update', { 'f:metadata': { 'f:labels': {} } }),
+        entry('datadog', 'Update', { 'f:dataSources': {} }),
+      ],
+      'occ-controller',
+    );
+    expect(owners).toEqual([
+      { manager: 'kubectl-edit', operation: 'Update', time: '2026-12-01T10:00:00Z' },
+      { manager: 'helm', operation: 'Apply', time: '2026-12-01T10:00:00Z' },
+    ]);
+    expect(outsideChangeMarker(owners)).toBe('helm/Apply/2026-12-01T10:00:00Z,kubectl-edit/Update/2026-12-01T10:00:00Z');
+    expect(outsideChangeMarker([{ manager: 'm', operation: 'Update', time: null }])).toBe('m/Update/');
+    expect(isRecordedOutsideChange(null, [])).toBe(false);
   });
 });
