@@ -317,6 +317,12 @@ export function emulatorRequest(
   });
 }
 
+/** The CA certificate the kubeconfig's current cluster names, inline or as a file; undefined when it names none. */
+function clusterCa(kubeConfig: KubeConfig): Buffer | undefined {
+  const cluster = kubeConfig.getCurrentCluster();
+  return cluster?.caData ? Buffer.from(cluster.caData, 'base64') : cluster?.caFile ? readFileSync(cluster.caFile) : undefined;
+}
+
 /**
  * L1 on the E8 lane: the lane runs no kube-controller-manager, whose root-CA publisher puts the
  * ConfigMap kube-root-ca.crt (the cluster's CA) into every namespace; a Pod that mounts its
@@ -325,8 +331,7 @@ export function emulatorRequest(
  */
 export async function startRootCaPublisher(kubeConfig: KubeConfig): Promise<{ stop(): Promise<void> }> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
-  const cluster = kubeConfig.getCurrentCluster();
-  const ca = cluster?.caData ? Buffer.from(cluster.caData, 'base64').toString('utf8') : cluster?.caFile ? readFileSync(cluster.caFile, 'utf8') : '';
+  const ca = clusterCa(kubeConfig)?.toString('utf8') ?? '';
   const publish = async (namespace: string) => {
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'kube-root-ca.crt' }, data: { 'ca.crt': ca } } }).catch(() => undefined);
   };
@@ -347,14 +352,13 @@ export async function clusterRequest(
   path: string,
   init: { method?: string; headers?: Record<string, string>; body?: Buffer; token?: string } = {},
 ): Promise<{ status: number; contentType: string; body: Buffer }> {
-  const current = cluster.kubeConfig.getCurrentCluster();
-  const server = current?.server ?? '';
+  const server = cluster.kubeConfig.getCurrentCluster()?.server ?? '';
   const options: RequestOptions = { method: init.method ?? 'GET', headers: { ...init.headers, ...(init.body ? { 'content-length': String(init.body.length) } : {}) } };
   if (init.token === undefined) {
     await cluster.kubeConfig.applyToHTTPSOptions(options);
   } else {
     options.headers = { ...options.headers, authorization: `Bearer ${init.token}` };
-    options.ca = current?.caData ? Buffer.from(current.caData, 'base64') : current?.caFile ? readFileSync(current.caFile) : undefined;
+    options.ca = clusterCa(cluster.kubeConfig);
   }
   return new Promise((resolve, reject) => {
     const request = httpsRequest(`${server}${path}`, options, (response) => {
