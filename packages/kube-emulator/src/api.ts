@@ -21,11 +21,13 @@ import {
   type FieldError,
   type StatusBody,
 } from './errors.ts';
+import { decodeTypeError } from './decode-types.ts';
 import { checkFields, type FieldValidation } from './field-validation.ts';
 import { toScale } from './kinds/apps.ts';
 import { strategyFor } from './kinds/lookup.ts';
 import type { Strategy, StrategyContext } from './kinds/strategy.ts';
 import { MAX_DEPTH_MESSAGE, nestsDeeperThan } from './nesting.ts';
+import { capturedNameOf, kindSchema } from './openapi-docs.ts';
 import { applyJsonPatch, decodeJsonPatch, JsonPatchError, mergePatch } from './patch.ts';
 import { strategicMergePatch } from './strategic-patch.ts';
 import { apply as applyConfiguration, managedFieldsAfterUpdate, type Scope } from './ssa/managed.ts';
@@ -371,10 +373,10 @@ export class KubeApi {
     } else {
       if (!isObject(patch)) throw badRequest('json: cannot unmarshal array into Go value of type map[string]interface {}');
       // Built-in kinds merge lists by their patch merge keys and obey kubectl's directives.
-      patched = patchType === 'strategic' ? strategicMergePatch(current, patch) : mergePatch(current, patch);
+      patched = patchType === 'strategic' ? strategicMergePatch(current, patch, target.subresource === 'scale' ? undefined : kindSchema(type)) : mergePatch(current, patch);
     }
     const incoming = this.decode(type, patched, target.subresource === 'scale');
-    this.checkFields(target, incoming, options);
+    this.checkFields(target, incoming, options, patch);
     return this.update(target, old, incoming, options);
   }
 
@@ -572,10 +574,24 @@ export class KubeApi {
   }
 
   /** fieldValidation: unknown fields leave the object; Strict refuses, Warn reports them (field-validation.ts). */
-  private checkFields(target: Target, object: KubeObject, options: WriteOptions): void {
+  private checkFields(target: Target, object: KubeObject, options: WriteOptions, patch?: unknown): void {
     if (target.subresource === 'scale') return;
+    this.checkTypes(target.type, object, patch);
     const texts = checkFields(target.type, object, options.fieldValidation ?? 'Warn');
     options.warnings?.push(...texts);
+  }
+
+  /**
+   * A built-in kind's body must decode into its Go struct (decode-types.ts): a body sent whole is
+   * refused as the decoder refuses it (400), a patch whose result does not decode as the patch
+   * handler refuses it (422, naming `patch`; the value shown is the patch, not the patched object).
+   */
+  private checkTypes(type: ResourceType, object: KubeObject, patch: unknown): void {
+    const kindName = capturedNameOf(type);
+    const error = kindName === undefined ? undefined : decodeTypeError(kindName, object);
+    if (error === undefined) return;
+    if (patch !== undefined) throw invalid({ group: '', kind: '' }, '', [invalidValue('patch', JSON.stringify(patch), error)]);
+    throw badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${error}`);
   }
 
   private scopeOf(target: Target): Scope {

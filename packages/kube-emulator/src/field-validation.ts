@@ -5,7 +5,7 @@
 // same schemas /openapi/v3 serves (openapi-docs.ts), so the documents and the checks agree.
 
 import { badRequest, invalid, notSupported } from './errors.ts';
-import { kindSchema, SHARED_SCHEMAS } from './openapi-docs.ts';
+import { kindSchema, referencedDefinition } from './openapi-docs.ts';
 import type { ResourceType } from './registry.ts';
 import { isObject, type JsonObject } from './types.ts';
 
@@ -22,10 +22,7 @@ export function fieldValidationOf(value: string | null, optionsKind: 'CreateOpti
 
 function resolve(schema: unknown): JsonObject | undefined {
   if (!isObject(schema)) return undefined;
-  const allOf = Array.isArray(schema.allOf) ? schema.allOf : [];
-  const reference = allOf.map((s) => (isObject(s) ? s.$ref : undefined)).find((r) => typeof r === 'string') ?? schema.$ref;
-  if (typeof reference === 'string') return SHARED_SCHEMAS[reference.replace('#/components/schemas/', '')];
-  return schema;
+  return referencedDefinition(schema) ?? schema;
 }
 
 function walk(schema: unknown, value: unknown, path: string, found: string[]): void {

@@ -177,7 +177,35 @@ describe('kubectl against the emulator', () => {
     expect(custom).toContain('FIELD: skills <[]string>');
     const builtIn = await ok(['explain', 'configmap.data']);
     expect(builtIn).toContain('FIELD: data <map[string]string>');
-    expect(builtIn).toContain('Data contains the configuration data.');
+    // The real server's description, whole (kinds/openapi-captured.ts), not a shortened one.
+    expect(builtIn.replace(/\s+/g, ' ')).toContain('Values with non-UTF-8 byte sequences must use the BinaryData field.');
+    // Built-in kinds are described to the leaves, as on a real server.
+    const containers = await ok(['explain', 'deployment.spec.template.spec.containers']);
+    expect(containers).toContain('FIELD: containers <[]Container>');
+    expect(containers).toMatch(/name\s+<string> -required-/);
+    const port = await ok(['explain', 'pods.spec.containers.ports.containerPort']);
+    expect(port).toContain('FIELD: containerPort <integer>');
+  });
+
+  it('E6 kubectl refuses a Deployment with an unknown container field (Strict) and one with a port of the wrong type', async () => {
+    const ns = uniqueName('typed');
+    await ok(['create', 'namespace', ns]);
+    const manifest = (container: object) =>
+      JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: ns },
+        spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'x', ...container }] } } },
+      });
+    const unknown = await kubectl(['create', '-f', '-'], { input: manifest({ colour: 'red' }) });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('strict decoding error: unknown field "spec.template.spec.containers[0].colour"');
+    const mistyped = await kubectl(['create', '-f', '-'], { input: manifest({ ports: [{ containerPort: 'http' }] }) });
+    expect(mistyped.code).toBe(1);
+    expect(mistyped.stderr).toContain(
+      'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32',
+    );
+    expect((await kubectl(['get', 'deployment', 'web', '-n', ns])).code).toBe(1);
   });
 
   it('E7 kubectl delete --cascade=foreground waits for the dependents; --cascade=orphan leaves them', async () => {

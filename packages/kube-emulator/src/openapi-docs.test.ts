@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENCLAW_CRD_DIR } from './crds.ts';
+import { CAPTURED } from './kinds/openapi-captured.ts';
 import { emulatorRequest, startTestCluster, type TestCluster } from './testing.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -35,14 +36,20 @@ describe('OpenAPI documents', () => {
     const core = (await get('/openapi/v3/api/v1')).body;
     const configMap = core.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'];
     expect(Object.keys(configMap.patch.requestBody.content)).toContain('application/strategic-merge-patch+json');
-    expect(core.components.schemas['io.k8s.api.core.v1.ConfigMap'].properties.data.additionalProperties).toEqual({ type: 'string', default: '' });
+    // The built-in kinds' schemas are the real server's (kinds/openapi-captured.ts), to the leaves.
+    expect(core.components.schemas['io.k8s.api.core.v1.ConfigMap'].properties.data.additionalProperties).toEqual({ type: 'string' });
+    const container = core.components.schemas['io.k8s.api.core.v1.Container'];
+    expect(container.required).toEqual(['name']);
+    expect(container.properties.env['x-kubernetes-patch-merge-key']).toBe('name');
+    expect(container.properties.ports.items).toEqual({ $ref: '#/components/schemas/io.k8s.api.core.v1.ContainerPort' });
     expect((await get('/openapi/v3/apis/nothing.example/v1')).status).toBe(404);
   });
 
   it('E6 /openapi/v2 answers JSON definitions; a protobuf-only Accept is 406 (the protobuf form is not served)', async () => {
     const v2 = await get('/openapi/v2');
     expect(v2.body.swagger).toBe('2.0');
-    expect(v2.body.definitions['io.k8s.api.apps.v1.Deployment'].properties.metadata.allOf).toEqual([{ $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }]);
+    expect(v2.body.definitions['io.k8s.api.apps.v1.Deployment'].properties.metadata.$ref).toBe('#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+    expect(v2.body.definitions['io.k8s.api.apps.v1.Deployment']).toEqual(CAPTURED.definitions['io.k8s.api.apps.v1.Deployment']);
     expect((await get('/openapi/v2', 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf')).status).toBe(406);
   });
 });

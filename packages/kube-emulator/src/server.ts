@@ -52,8 +52,9 @@
  * (pod-log.ts) asks that simulator, whose gateways write a few lines (kubelet/logs.ts; `follow`
  * answers what there is and ends, `sinceSeconds` is ignored); Services, Jobs, NetworkPolicies and PodDisruptionBudgets are served so the
  * install applies (deploy-install.emulator-only.test.ts) but stored as given (no cluster IP, no Job
- * runs, no policy is enforced, no disruption counted); built-in kinds are checked by hand-written validation, not
- * their full schemas (a type error in a Deployment can be stored). Table output gives every built-in
+ * runs, no policy is enforced, no disruption counted); built-in kinds are checked against kube-apiserver
+ * 1.20.2's schemas (kinds/openapi-captured.ts: unknown fields and the decoder's type errors, decode-types.ts)
+ * plus the hand-written validation of each kind, so fields added after 1.20 are unknown here. Table output gives every built-in
  * kind the columns of kube-apiserver 1.33's printers (printers/columns.ts; Pod STATUS by printPod's
  * rules), with descriptions shortened. Pod Security Admission's `enforce` label is (E10,
  * pod-security.ts: Pods are judged at creation; `audit` and `warn` are not). Validating admission

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { kindSchema } from './openapi-docs.ts';
+import { DEPLOYMENTS } from './registry.ts';
 import { strategicMergePatch } from './strategic-patch.ts';
 
 // E10: strategic merge patch's list order (strategic-patch.test.ts has the rest), on cases whose answers are the lane's kube-apiserver
@@ -16,7 +18,7 @@ function deployment(env: Env | undefined, finalizers: string[] = []) {
 }
 
 function patched(original: ReturnType<typeof deployment>, container: Record<string, unknown>, metadata: Record<string, unknown> = {}) {
-  const out = strategicMergePatch(original, { metadata, spec: { template: { spec: { containers: [{ name: 'c', ...container }] } } } }) as {
+  const out = strategicMergePatch(original, { metadata, spec: { template: { spec: { containers: [{ name: 'c', ...container }] } } } }, kindSchema(DEPLOYMENTS)) as {
     metadata: { finalizers?: string[] };
     spec: { template: { spec: { containers: Array<{ env?: Env }> } } };
   };

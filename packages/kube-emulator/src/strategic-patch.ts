@@ -5,37 +5,41 @@
 // $deleteFromPrimitiveList/<list> (k8s.io/apimachinery/pkg/util/strategicpatch). kubectl's
 // client-side apply sends these for every list it touches, e.g.
 // {"$setElementOrder/env": [{"name": "A"}], "env": [{"name": "A", "value": "2"}]}.
-// Lists without a merge key are replaced whole. Custom resources have no strategy (JSON merge).
+// Lists without a merge key are replaced whole. Which lists merge, and by which key, is read from
+// the kind's schema, the real server's (kinds/openapi-captured.ts), as the Go types' patch tags.
+// Custom resources have no strategy (JSON merge).
 
+import { referencedDefinition } from './openapi-docs.ts';
 import { clone, isObject, jsonEqual, type JsonObject } from './types.ts';
-
-/** patchMergeKey of the lists of the served kinds, by path (list items as []); a key of '' merges primitives as a set. */
-const MERGE_KEYS: Record<string, string> = {
-  'metadata.ownerReferences': 'uid',
-  'metadata.finalizers': '',
-  'status.conditions': 'type',
-  'spec.template.metadata.ownerReferences': 'uid',
-  'spec.template.metadata.finalizers': '',
-  'spec.template.spec.containers': 'name',
-  'spec.template.spec.initContainers': 'name',
-  'spec.template.spec.ephemeralContainers': 'name',
-  'spec.template.spec.volumes': 'name',
-  'spec.template.spec.imagePullSecrets': 'name',
-  'spec.template.spec.hostAliases': 'ip',
-  'spec.template.spec.containers[].env': 'name',
-  'spec.template.spec.containers[].ports': 'containerPort',
-  'spec.template.spec.containers[].volumeMounts': 'mountPath',
-  'spec.template.spec.containers[].volumeDevices': 'devicePath',
-  'spec.template.spec.initContainers[].env': 'name',
-  'spec.template.spec.initContainers[].ports': 'containerPort',
-  'spec.template.spec.initContainers[].volumeMounts': 'mountPath',
-};
 
 const SET_ORDER = '$setElementOrder/';
 const DELETE_PRIMITIVES = '$deleteFromPrimitiveList/';
 
-function at(path: string, key: string): string {
-  return path === '' ? key : `${path}.${key}`;
+/** A schema node with its reference (`allOf: [{$ref}]` or `$ref`) followed to the captured definition. */
+function resolved(schema: JsonObject | undefined): JsonObject | undefined {
+  return schema === undefined ? undefined : (referencedDefinition(schema) ?? schema);
+}
+
+/** The schema of a field (or of a map's values) of an object's schema. */
+function fieldOf(schema: JsonObject | undefined, key: string): JsonObject | undefined {
+  const object = resolved(schema);
+  const field = (isObject(object?.properties) ? object.properties[key] : undefined) ?? object?.additionalProperties;
+  return isObject(field) ? field : undefined;
+}
+
+function itemsOf(list: JsonObject | undefined): JsonObject | undefined {
+  return isObject(list?.items) ? list.items : undefined;
+}
+
+/**
+ * How a list field merges, from the Go type's tags the schema carries (x-kubernetes-patch-strategy
+ * and -merge-key): its merge key, '' for a set of primitives, undefined for a list replaced whole.
+ */
+function mergeKeyOf(field: JsonObject | undefined): string | undefined {
+  const strategy = field?.['x-kubernetes-patch-strategy'];
+  if (typeof strategy !== 'string' || !strategy.split(',').includes('merge')) return undefined;
+  const key = field?.['x-kubernetes-patch-merge-key'];
+  return typeof key === 'string' ? key : '';
 }
 
 function withoutDirectives(value: unknown): unknown {
@@ -204,7 +208,7 @@ function normalizeElementOrder(merged: unknown[], patchOrder: readonly unknown[]
 }
 
 /** mergeSlice: the patch's items merged into the server's (by merge key, or as a set of primitives), in apimachinery's order. */
-function mergeList(original: unknown, patch: unknown[], mergeKey: string, path: string): unknown[] {
+function mergeList(original: unknown, patch: unknown[], mergeKey: string, items: JsonObject | undefined): unknown[] {
   const server = Array.isArray(original) ? clone(original) : [];
   if (server.length === 0 && patch.length === 0) return server;
   if (mergeKey === '') {
@@ -231,14 +235,14 @@ function mergeList(original: unknown, patch: unknown[], mergeKey: string, path: 
     for (const item of plain) {
       if (!isObject(item)) continue;
       const index = merged.findIndex((r) => isObject(r) && jsonEqual(r[mergeKey], item[mergeKey]));
-      if (index >= 0) merged[index] = strategicMerge(merged[index], item, `${path}[]`);
+      if (index >= 0) merged[index] = strategicMerge(merged[index], item, items);
       else merged.push(withoutDirectives(item));
     }
   }
   return normalizeElementOrder(merged, patch, server, mergeKey);
 }
 
-function strategicMerge(target: unknown, patch: unknown, path: string): unknown {
+function strategicMerge(target: unknown, patch: unknown, schema: JsonObject | undefined): unknown {
   if (!isObject(patch)) return clone(patch);
   if (patch.$patch === 'replace') return withoutDirectives(patch);
   let result: JsonObject = isObject(target) ? clone(target) : {};
@@ -254,12 +258,13 @@ function strategicMerge(target: unknown, patch: unknown, path: string): unknown 
   for (const [key, wanted] of Object.entries(patch)) {
     if (!key.startsWith(SET_ORDER) || !Array.isArray(wanted)) continue;
     const field = key.slice(SET_ORDER.length);
-    const mergeKey = MERGE_KEYS[at(path, field)];
+    const fieldSchema = fieldOf(schema, field);
+    const mergeKey = mergeKeyOf(fieldSchema);
     if (mergeKey === undefined) continue;
     const original = result[field];
     const listed = patch[field];
     let merged: unknown[];
-    if (Array.isArray(listed)) merged = Array.isArray(original) ? mergeList(original, listed, mergeKey, at(path, field)) : (withoutDirectives(listed) as unknown[]);
+    if (Array.isArray(listed)) merged = Array.isArray(original) ? mergeList(original, listed, mergeKey, itemsOf(fieldSchema)) : (withoutDirectives(listed) as unknown[]);
     else if (Array.isArray(original)) merged = original;
     else continue;
     result[field] = normalizeElementOrder(merged, wanted, Array.isArray(original) ? original : [], mergeKey);
@@ -273,17 +278,18 @@ function strategicMerge(target: unknown, patch: unknown, path: string): unknown 
       if (Array.isArray(result[field])) result[field] = (result[field] as unknown[]).filter((item) => !removed.some((r) => jsonEqual(r, item)));
       continue;
     }
-    const fieldPath = at(path, key);
+    const fieldSchema = fieldOf(schema, key);
+    const mergeKey = mergeKeyOf(fieldSchema);
     if (value === null || (isObject(value) && value.$patch === 'delete')) {
       delete result[key];
     } else if (result[key] === undefined) {
       // Not in the original: the patch's value as sent (mergeMap), its directives then dropped as
       // the typed object drops unknown keys; a `$patch: delete` item of a new list stays an item.
       result[key] = withoutDirectives(value);
-    } else if (Array.isArray(value) && MERGE_KEYS[fieldPath] !== undefined) {
-      result[key] = mergeList(result[key], value, MERGE_KEYS[fieldPath] ?? '', fieldPath);
+    } else if (Array.isArray(value) && mergeKey !== undefined) {
+      result[key] = mergeList(result[key], value, mergeKey, itemsOf(fieldSchema));
     } else if (isObject(value)) {
-      result[key] = strategicMerge(result[key], value, fieldPath);
+      result[key] = strategicMerge(result[key], value, fieldSchema);
     } else {
       result[key] = withoutDirectives(value);
     }
@@ -291,6 +297,7 @@ function strategicMerge(target: unknown, patch: unknown, path: string): unknown 
   return result;
 }
 
-export function strategicMergePatch(target: unknown, patch: JsonObject): unknown {
-  return strategicMerge(target, patch, '');
+/** `schema`: the kind's (kindSchema), whose fields carry the merge keys; without one every list is replaced. */
+export function strategicMergePatch(target: unknown, patch: JsonObject, schema?: JsonObject): unknown {
+  return strategicMerge(target, patch, schema);
 }
