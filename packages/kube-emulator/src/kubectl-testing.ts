@@ -62,3 +62,23 @@ export async function kubectlWith(kubeconfigSource: { path: string } | { yaml: s
     close: () => rm(home, { recursive: true, force: true }),
   };
 }
+
+/** The answers with what differs between any two runs replaced by placeholders. */
+export function normalise(text: string, ns: string): string {
+  return text
+    .replaceAll(ns, '<ns>')
+    .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g, '<token>')
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uid>')
+    .replace(/(resourceVersion["']?:\s*)"?\d+"?/g, '$1<rv>')
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
+    .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [+-]\d{4}/g, '<time>')
+    .replace(/^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ /gm, '$1<klog> ')
+    .replace(/(https?:\/\/)?127\.0\.0\.1:\d+/g, '<server>')
+    .replace(/\/tmp\/[^\s]+/g, '<tmp>')
+    // An age is a table's column: at the end of its line, or before the next column (LABELS).
+    .replace(/(\s)\d+[smhd](\d+[smhd])?(?=$|\s{2,})/gm, '$1<age>')
+    // kubectl pads the AGE column to its widest age ("9s" beside "10s"), which depends on when each
+    // server ran the step: the padding after an age, and after its header, is not compared.
+    .replace(/(<age>|\bAGE) {2,}(?=\S)/g, '$1   ')
+    .replace(/[ \t]+$/gm, '');
+}

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENCLAW_CRD_DIR } from './crds.ts';
-import { kubectlWith, type Kubectl, type KubectlRun } from './kubectl-testing.ts';
+import { kubectlWith, normalise, type Kubectl, type KubectlRun } from './kubectl-testing.ts';
 import { startKubeEmulator, type KubeEmulator } from './server.ts';
 import { KUBE_TARGET, realCluster, uniqueName } from './testing.ts';
 
@@ -127,26 +127,6 @@ const KNOWN: Record<string, string> = {
   'explain a built-in field':
     'Newer APIs: kubectl explains from OpenAPI v3 (1.27+) on the emulator and from v2 on 1.20, laid out differently; the descriptions are the same (the emulator serves the real server’s definitions, kinds/openapi-captured.ts).',
 };
-
-/** The answers with what differs between any two runs replaced by placeholders. */
-export function normalise(text: string, ns: string): string {
-  return text
-    .replaceAll(ns, '<ns>')
-    .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g, '<token>')
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uid>')
-    .replace(/(resourceVersion["']?:\s*)"?\d+"?/g, '$1<rv>')
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
-    .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [+-]\d{4}/g, '<time>')
-    .replace(/^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ /gm, '$1<klog> ')
-    .replace(/(https?:\/\/)?127\.0\.0\.1:\d+/g, '<server>')
-    .replace(/\/tmp\/[^\s]+/g, '<tmp>')
-    // An age is a table's column: at the end of its line, or before the next column (LABELS).
-    .replace(/(\s)\d+[smhd](\d+[smhd])?(?=$|\s{2,})/gm, '$1<age>')
-    // kubectl pads the AGE column to its widest age ("9s" beside "10s"), which depends on when each
-    // server ran the step: the padding after an age, and after its header, is not compared.
-    .replace(/(<age>|\bAGE) {2,}(?=\S)/g, '$1   ')
-    .replace(/[ \t]+$/gm, '');
-}
 
 interface Target {
   name: 'emulator' | 'real';
