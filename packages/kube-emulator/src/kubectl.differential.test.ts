@@ -76,6 +76,20 @@ const SCRIPT: Step[] = [
   { name: 'scale', args: ['scale', 'deployment', 'web', '-n', NS, '--replicas=2'] },
   { name: 'get deployment image and replicas', args: ['get', 'deployment', 'web', '-n', NS, '-o', 'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.generation}'] },
   { name: 'explain a built-in field', args: ['explain', 'configmap.data'] },
+  // Since 2026-12-07 the built-in schemas are the real server's (REAL-SERVER-DIFFERENCES.md D17):
+  // merge keys, nested fields and types as kubectl meets them.
+  {
+    name: 'patch deployment strategic, a container added and env merged',
+    args: ['patch', 'deployment', 'web', '-n', NS, '--type', 'strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"side","image":"busybox:1.36"},{"name":"nginx","env":[{"name":"A","value":"1"}]}]}}}}'],
+  },
+  { name: 'get deployment containers', args: ['get', 'deployment', 'web', '-n', NS, '-o', 'jsonpath={.spec.template.spec.containers[*].name} {.spec.template.spec.containers[*].image} {.spec.template.spec.containers[*].env}'] },
+  { name: 'explain a nested built-in field', args: ['explain', 'deployment.spec.template.spec.containers.ports'] },
+  {
+    name: 'create deployment with a port of the wrong type',
+    args: ['create', '-f', '-', '-n', NS],
+    input: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'typed', namespace: NS }, spec: { selector: { matchLabels: { app: 't' } }, template: { metadata: { labels: { app: 't' } }, spec: { containers: [{ name: 't', image: 'x', ports: [{ containerPort: 'http' }] }] } } } },
+  },
+  { name: 'get the mistyped deployment, not stored', args: ['get', 'deployment', 'typed', '-n', NS] },
   { name: 'get configmaps wide, with labels', args: ['get', 'configmaps', '-n', NS, '-o', 'wide', '--show-labels'] },
   { name: 'get configmaps custom columns, sorted', args: ['get', 'configmaps', '-n', NS, '--sort-by=.metadata.name', '-o', 'custom-columns=NAME:.metadata.name,KEYS:.data'] },
   { name: 'label --overwrite', args: ['label', 'configmap', 'settings', '-n', NS, 'tier=api', '--overwrite'] },
@@ -104,6 +118,8 @@ const SCRIPT: Step[] = [
   { name: 'get pods, none', args: ['get', 'pods', '-n', NS] },
   { name: 'create service clusterip', args: ['create', 'service', 'clusterip', 'api', '-n', NS, '--tcp=80:8080'] },
   { name: 'get service port', args: ['get', 'service', 'api', '-n', NS, '-o', 'jsonpath={.spec.type} {.spec.ports}'] },
+  { name: 'patch service strategic, a second port', args: ['patch', 'service', 'api', '-n', NS, '--type', 'strategic', '-p', '{"spec":{"ports":[{"name":"metrics","port":9090,"targetPort":9090}]}}'] },
+  { name: 'get service ports after the patch', args: ['get', 'service', 'api', '-n', NS, '-o', 'jsonpath={.spec.ports[*].name} {.spec.ports[*].port}'] },
   { name: 'create job', args: ['create', 'job', 'once', '-n', NS, '--image=busybox:1.36', '--', 'true'] },
   { name: 'get job spec', args: ['get', 'job', 'once', '-n', NS, '-o', 'jsonpath={.spec.backoffLimit} {.spec.completions} {.spec.parallelism} {.spec.template.spec.restartPolicy}'] },
   { name: 'get --raw healthz', args: ['get', '--raw', '/healthz'] },
@@ -126,6 +142,9 @@ const KNOWN: Record<string, string> = {
     'Newer APIs: system:basic-user grants create on selfsubjectreviews.authentication.k8s.io (SelfSubjectReview, 1.28+; kubectl auth whoami), which 1.20 does not serve; every other rule is the same.',
   'explain a built-in field':
     'Newer APIs: kubectl explains from OpenAPI v3 (1.27+) on the emulator and from v2 on 1.20, laid out differently; the descriptions are the same (the emulator serves the real server’s definitions, kinds/openapi-captured.ts).',
+  'explain a nested built-in field': 'As `explain a built-in field`: v3 against v2 layout (GROUP line, `FIELD` against `RESOURCE`, the item type named); the fields, types and descriptions are the same.',
+  'create deployment with a port of the wrong type':
+    'Newer APIs: as `apply --server-side instance, unknown field`, kubectl 1.33 validates on the client from 1.20’s OpenAPI v2 (`invalid type … got "string", expected "integer"`); the emulator refuses on the server with the decoder’s 400, as current servers do (D17). Both exit 1 and store nothing (the next step is the same on both).',
 };
 
 interface Target {

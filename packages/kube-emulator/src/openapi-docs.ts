@@ -43,15 +43,39 @@ function toV3(value: unknown): unknown {
   return Object.keys(out).length === 0 ? { $ref: target } : { ...out, allOf: [{ $ref: target }] };
 }
 
+/**
+ * Fields newer than the captured server that the emulator writes itself, following current
+ * Kubernetes (REAL-SERVER-DIFFERENCES.md): without them its own objects, sent back by a client,
+ * would carry "unknown" fields. `stored-fields.emulator-only.test.ts` finds the next one.
+ */
+const NEWER_FIELDS: Record<string, Record<string, JsonObject>> = {
+  // D9: managedFields entries name their subresource from 1.22 on.
+  'io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry': {
+    subresource: {
+      description:
+        'Subresource is the name of the subresource used to update that object, or empty string if the object was updated through the main resource. The value of this field is used to distinguish between managers, even if they share the same name.',
+      type: 'string',
+    },
+  },
+};
+
+/** A captured definition as served here: the real server's, plus the newer fields the emulator writes. */
+function servedDefinition(name: string): JsonObject | undefined {
+  const captured = CAPTURED.definitions[name];
+  const newer = NEWER_FIELDS[name];
+  if (captured === undefined || newer === undefined) return captured;
+  return { ...captured, properties: { ...(captured.properties as JsonObject), ...newer } };
+}
+
 const v3Definitions = new Map<string, JsonObject>();
 
 /** A captured built-in definition (kinds and what they reach: openapi-captured.ts) in v3's form. */
 export function builtInDefinition(name: string): JsonObject | undefined {
   let definition = v3Definitions.get(name);
   if (definition === undefined) {
-    const captured = CAPTURED.definitions[name];
-    if (captured === undefined) return undefined;
-    definition = toV3(captured) as JsonObject;
+    const served = servedDefinition(name);
+    if (served === undefined) return undefined;
+    definition = toV3(served) as JsonObject;
     v3Definitions.set(name, definition);
   }
   return definition;
@@ -253,7 +277,7 @@ export function openApiV2(registry: ResourceRegistry): JsonObject {
     const document = openApiV3Document(registry, group, version);
     if (!document) continue;
     for (const [name, schema] of Object.entries((document.components as { schemas: JsonObject }).schemas)) {
-      definitions[name] = CAPTURED.definitions[name] ?? JSON.parse(JSON.stringify(schema).replaceAll(V3_REF, V2_REF));
+      definitions[name] = servedDefinition(name) ?? JSON.parse(JSON.stringify(schema).replaceAll(V3_REF, V2_REF));
     }
   }
   return { swagger: '2.0', info: { title: 'Kubernetes', version: VERSION_INFO.gitVersion }, paths: {}, definitions };
