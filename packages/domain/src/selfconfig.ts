@@ -96,9 +96,12 @@ function stringList(raw: unknown, field: string, max: number, each: (v: string, 
   return { list: [...(raw as string[])] };
 }
 
-/** A workspace file path: relative, no `..` segment, so it names a file inside the workspace. */
+/**
+ * A workspace file path: relative, no `..` segment, so it names a file inside the workspace. An
+ * empty segment covers the empty path, a leading / and a trailing one alike.
+ */
 function workspacePathProblem(path: string, field: string): SpecProblem | null {
-  if (path === '' || path.startsWith('/') || path.split('/').some((s) => s === '..' || s === '')) {
+  if (path.split('/').some((s) => s === '..' || s === '')) {
     return { code: 'INVALID_PATH', field, message: `${field} must be a relative path inside the workspace (no leading /, no empty or .. segments).` };
   }
   return null;
