@@ -12,6 +12,7 @@ import {
   PLATFORM_ENV_NAMES,
   renderGateway,
   TEMPLATE_HASH_ANNOTATION,
+  workspaceKey,
   type InstanceObject,
 } from './gateway-render.ts';
 import { reservedEnvName } from './configuration.ts';
@@ -265,5 +266,108 @@ describe('RC2 the rendering, exact answers (written out)', () => {
   it('RC2 the children carry only the labels of ours the instance has', () => {
     const partial: InstanceObject = { metadata: { name: `agent-${uuid}`, namespace: 'occ-ns', uid: 'u', labels: { [AGENT_ID_LABEL]: uuid, other: 'x' } }, spec: {} };
     expect((renderGateway(partial).configMap as Any).metadata.labels).toEqual({ [AGENT_ID_LABEL]: uuid });
+  });
+});
+
+describe('the gateway rendering, written out (RC2, D5, W4, SC5, E10)', () => {
+  it('RC2 D5 E10 an instance with every part on renders this Deployment, to the last field', () => {
+    const admitted = envEntry(FIELD_MANAGER, 'Apply', [['MODEL_KEY', 'valueFrom']]);
+    const full: InstanceObject = {
+      metadata: { name: `agent-${uuid}`, namespace: 'occ-ns', uid: 'uid-1', generation: 4, labels: { ...labels, other: 'x' }, managedFields: [admitted] },
+      spec: {
+        image: 'ghcr.io/openclaw/openclaw:1.2',
+        replicas: 2,
+        resources: { limits: { memory: '1Gi' } },
+        revision: { id: 'rev_1', number: 7 },
+        modelAuth: { provider: 'anthropic', secretName: 'model-auth-7' },
+        selfConfigure: { enabled: true },
+        skills: ['b', 'a'],
+        workspace: { initialFiles: { 'notes/b.md': 'B', 'a.md': 'A' } },
+        config: { raw: { z: 1 } },
+        env: [{ name: 'MODEL_KEY', valueFrom: { secretKeyRef: { name: 'sec', key: 'value' } } }],
+      },
+    };
+    const rendered: Any = renderGateway(full, { images: { modelAuth: 'auth:1' } });
+    const ours = { ...labels, [GATEWAY_COMPONENT_LABEL]: GATEWAY_COMPONENT };
+    const restricted = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
+    const configMap = `gateway-config-${uuid}-${rendered.configMap.metadata.name.split('-').at(-1)}`;
+    expect(rendered.configMap.metadata.name).toBe(configMap);
+    expect(rendered.deployment).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: {
+        name: `gateway-${uuid}`,
+        namespace: 'occ-ns',
+        labels: ours,
+        ownerReferences: [{ apiVersion: 'openclaw.rocks/v1alpha1', kind: 'OpenClawInstance', name: `agent-${uuid}`, uid: 'uid-1', controller: true, blockOwnerDeletion: true }],
+        annotations: { [INSTANCE_GENERATION_ANNOTATION]: '4' },
+      },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: ours },
+        template: {
+          metadata: {
+            labels: { ...ours, 'openclaw.rocks/revision': '7' },
+            annotations: { 'openclaw.rocks/revision-id': 'rev_1', [TEMPLATE_HASH_ANNOTATION]: rendered.templateHash },
+          },
+          spec: {
+            serviceAccountName: `agent-${uuid}`,
+            automountServiceAccountToken: true,
+            securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+            containers: [
+              {
+                name: 'gateway',
+                image: 'ghcr.io/openclaw/openclaw:1.2',
+                securityContext: restricted,
+                env: [
+                  { name: 'OPENCLAW_CONFIG_PATH', value: '/etc/openclaw/openclaw.json' },
+                  { name: 'OPENCLAW_SKILLS_PATH', value: '/etc/openclaw/skills.json' },
+                  { name: 'OPENCLAW_WORKSPACE_DIR', value: '/workspace' },
+                  { name: 'OPENCLAW_INSTANCE_NAME', value: `agent-${uuid}` },
+                  { name: 'OPENCLAW_NAMESPACE', value: 'occ-ns' },
+                  { name: 'MODEL_KEY', valueFrom: { secretKeyRef: { name: 'sec', key: 'value', optional: false } } },
+                ],
+                volumeMounts: [
+                  { name: 'config', mountPath: '/etc/openclaw', readOnly: true },
+                  { name: 'workspace', mountPath: '/workspace', readOnly: true },
+                ],
+                resources: { limits: { memory: '1Gi' } },
+              },
+              {
+                name: MODEL_AUTH_CONTAINER,
+                image: 'auth:1',
+                env: [
+                  { name: 'MODEL_PROVIDER', value: 'anthropic' },
+                  { name: 'MODEL_CREDENTIAL_FILE', value: '/var/run/openclaw/model-auth/value' },
+                ],
+                volumeMounts: [{ name: 'model-auth', mountPath: '/var/run/openclaw/model-auth', readOnly: true }],
+                securityContext: restricted,
+              },
+            ],
+            volumes: [
+              { name: 'config', configMap: { name: configMap, items: [{ key: 'openclaw.json', path: 'openclaw.json' }, { key: 'skills.json', path: 'skills.json' }] } },
+              { name: 'workspace', configMap: { name: configMap, items: [{ key: workspaceKey('a.md'), path: 'a.md' }, { key: workspaceKey('notes/b.md'), path: 'notes/b.md' }] } },
+              { name: 'model-auth', secret: { secretName: 'model-auth-7', optional: false } },
+            ],
+          },
+        },
+      },
+    });
+    expect([rendered.modelAuthSecretName, rendered.replicas, rendered.revision]).toEqual(['model-auth-7', 2, { id: 'rev_1', number: 7 }]);
+    expect(rendered.configMap.data).toEqual({ 'openclaw.json': JSON.stringify({ z: 1 }, null, 2), 'skills.json': '["a","b"]', [workspaceKey('a.md')]: 'A', [workspaceKey('notes/b.md')]: 'B' });
+  });
+
+  it('RC2 without the optional parts: no workspace mount or volume, no model-auth container, one replica, no revision label', () => {
+    const bare = renderGateway(instance({ replicas: -1, revision: { id: 'rev_1', number: 1.5 }, modelAuth: { provider: 'x' } }));
+    const pod = (bare.deployment.spec as Any).template;
+    expect(pod.spec.containers.map((c: Any) => c.name)).toEqual(['gateway']);
+    expect(pod.spec.containers[0].volumeMounts).toEqual([{ name: 'config', mountPath: '/etc/openclaw', readOnly: true }]);
+    expect(pod.spec.containers[0]).not.toHaveProperty('resources');
+    expect(pod.spec.volumes.map((v: Any) => v.name)).toEqual(['config']);
+    expect(pod.metadata.labels).not.toHaveProperty('openclaw.rocks/revision');
+    expect(pod.metadata.annotations).toEqual({ [TEMPLATE_HASH_ANNOTATION]: bare.templateHash });
+    expect([bare.replicas, bare.revision, bare.modelAuthSecretName]).toEqual([1, null, null]);
+    expect(renderGateway(instance({ replicas: '3' })).replicas).toBe(1);
+    expect((renderGateway(instance({ modelAuth: { secretName: 's' } })).deployment.spec as Any).template.spec.containers[1].env[0]).toEqual({ name: 'MODEL_PROVIDER', value: '' });
   });
 });
