@@ -11,7 +11,7 @@
 // the CRD schema's JSON values), which are accepted here as long as they are not objects where a
 // scalar is wanted, and base64 errors in []byte fields.
 
-import { referencedDefinition } from './openapi-docs.ts';
+import { referencedDefinition, referenceNameOf } from './openapi-docs.ts';
 import { isObject, type JsonObject } from './types.ts';
 
 /** Definitions whose Go types implement UnmarshalJSON themselves; their errors are not emulated. */
@@ -34,12 +34,6 @@ const INT_RANGES: Record<string, readonly [number, number]> = {
   int: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
 };
 
-function referenceName(schema: JsonObject): string | undefined {
-  const allOf = Array.isArray(schema.allOf) ? schema.allOf : [];
-  const reference = allOf.map((s) => (isObject(s) ? s.$ref : undefined)).find((r) => typeof r === 'string') ?? schema.$ref;
-  return typeof reference === 'string' ? reference.slice(reference.lastIndexOf('/') + 1) : undefined;
-}
-
 /** `io.k8s.api.apps.v1.DeploymentSpec` → `v1.DeploymentSpec`, as reflect names a Go type. */
 function goName(definition: string): string {
   return definition.split('.').slice(-2).join('.');
@@ -47,7 +41,7 @@ function goName(definition: string): string {
 
 /** The Go type reflect would name for a schema node. */
 function goType(schema: JsonObject): string {
-  const name = referenceName(schema);
+  const name = referenceNameOf(schema);
   if (name !== undefined) return goName(name);
   switch (schema.type) {
     case 'string':
@@ -101,7 +95,7 @@ interface Position {
 
 function firstError(schema: JsonObject, value: unknown, at: Position): string | undefined {
   if (value === null) return undefined; // Go leaves the zero value
-  const name = referenceName(schema);
+  const name = referenceNameOf(schema);
   if (name !== undefined && SELF_DECODING.has(name)) return undefined;
   const resolved = referencedDefinition(schema) ?? schema;
   if (resolved.type === undefined && !isObject(resolved.properties)) return undefined; // open

@@ -81,11 +81,17 @@ export function builtInDefinition(name: string): JsonObject | undefined {
   return definition;
 }
 
-/** The definition a v3 schema node refers to: `$ref`, or `allOf: [{$ref}]`. */
-export function referencedDefinition(schema: JsonObject): JsonObject | undefined {
+/** The definition name a v3 schema node refers to: `$ref`, or `allOf: [{$ref}]`. */
+export function referenceNameOf(schema: JsonObject): string | undefined {
   const allOf = Array.isArray(schema.allOf) ? schema.allOf : [];
   const reference = allOf.map((s) => (isObject(s) ? s.$ref : undefined)).find((r) => typeof r === 'string') ?? schema.$ref;
-  return typeof reference === 'string' ? builtInDefinition(reference.replace(V3_REF, '')) : undefined;
+  return typeof reference === 'string' ? reference.replace(V3_REF, '') : undefined;
+}
+
+/** The definition a v3 schema node refers to. */
+export function referencedDefinition(schema: JsonObject): JsonObject | undefined {
+  const name = referenceNameOf(schema);
+  return name === undefined ? undefined : builtInDefinition(name);
 }
 
 const capturedNames = new Map<string, string | null>();
