@@ -11,7 +11,7 @@
 // the CRD schema's JSON values), which are accepted here as long as they are not objects where a
 // scalar is wanted, and base64 errors in []byte fields.
 
-import { referencedDefinition, referenceNameOf } from './openapi-docs.ts';
+import { referenceNameOf, resolveSchema } from './openapi-docs.ts';
 import { isObject, type JsonObject } from './types.ts';
 
 /** Definitions whose Go types implement UnmarshalJSON themselves; their errors are not emulated. */
@@ -97,7 +97,7 @@ function firstError(schema: JsonObject, value: unknown, at: Position): string | 
   if (value === null) return undefined; // Go leaves the zero value
   const name = referenceNameOf(schema);
   if (name !== undefined && SELF_DECODING.has(name)) return undefined;
-  const resolved = referencedDefinition(schema) ?? schema;
+  const resolved = resolveSchema(schema);
   if (resolved.type === undefined && !isObject(resolved.properties)) return undefined; // open
   if (!fits(resolved, value)) {
     return `json: cannot unmarshal ${valueKind(value, resolved)} into Go struct field ${at.struct}.${at.fields.join('.')} of type ${goType(schema)}`;

@@ -5,7 +5,7 @@
 // same schemas /openapi/v3 serves (openapi-docs.ts), so the documents and the checks agree.
 
 import { badRequest, invalid, notSupported } from './errors.ts';
-import { kindSchema, referencedDefinition } from './openapi-docs.ts';
+import { kindSchema, resolveSchema } from './openapi-docs.ts';
 import type { ResourceType } from './registry.ts';
 import { isObject, type JsonObject } from './types.ts';
 
@@ -21,8 +21,7 @@ export function fieldValidationOf(value: string | null, optionsKind: 'CreateOpti
 }
 
 function resolve(schema: unknown): JsonObject | undefined {
-  if (!isObject(schema)) return undefined;
-  return referencedDefinition(schema) ?? schema;
+  return isObject(schema) ? resolveSchema(schema) : undefined;
 }
 
 function walk(schema: unknown, value: unknown, path: string, found: string[]): void {

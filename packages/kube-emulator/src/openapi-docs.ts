@@ -88,10 +88,10 @@ export function referenceNameOf(schema: JsonObject): string | undefined {
   return typeof reference === 'string' ? reference.replace(V3_REF, '') : undefined;
 }
 
-/** The definition a v3 schema node refers to. */
-export function referencedDefinition(schema: JsonObject): JsonObject | undefined {
+/** A v3 schema node with its reference followed: the captured definition it names, else the node itself. */
+export function resolveSchema(schema: JsonObject): JsonObject {
   const name = referenceNameOf(schema);
-  return name === undefined ? undefined : builtInDefinition(name);
+  return (name === undefined ? undefined : builtInDefinition(name)) ?? schema;
 }
 
 const capturedNames = new Map<string, string | null>();

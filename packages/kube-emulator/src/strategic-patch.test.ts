@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { kindSchema } from './openapi-docs.ts';
+import { kindSchema, resolveSchema } from './openapi-docs.ts';
 import { BUILT_IN_RESOURCES, DEPLOYMENTS } from './registry.ts';
 import { strategicMergePatch } from './strategic-patch.ts';
-import { referencedDefinition } from './openapi-docs.ts';
 import { isObject, type JsonObject } from './types.ts';
 
 const DEPLOYMENT = kindSchema(DEPLOYMENTS);
@@ -61,7 +60,7 @@ describe('strategic merge patch', () => {
 
 /** Every list a kind's schema merges by a key, as the path to it (list items as a one-item list). */
 function mergedLists(schema: JsonObject, path: (string | number)[] = [], seen: string[] = []): { path: (string | number)[]; key: string; keyType: unknown }[] {
-  const node = referencedDefinition(schema) ?? schema;
+  const node = resolveSchema(schema);
   const reference = JSON.stringify(schema.allOf ?? schema.$ref ?? '');
   if (seen.includes(reference) && reference !== '""') return []; // recursive types (JSONSchemaProps)
   const properties = isObject(node.properties) ? node.properties : {};
@@ -70,7 +69,7 @@ function mergedLists(schema: JsonObject, path: (string | number)[] = [], seen: s
     if (!isObject(field)) continue;
     if (field.type === 'array' && isObject(field.items)) {
       const key = field['x-kubernetes-patch-merge-key'];
-      const items = referencedDefinition(field.items) ?? field.items;
+      const items = resolveSchema(field.items);
       if (typeof key === 'string' && String(field['x-kubernetes-patch-strategy']).includes('merge')) {
         found.push({ path: [...path, name], key, keyType: isObject(items.properties) && isObject(items.properties[key]) ? items.properties[key].type : 'string' });
       }

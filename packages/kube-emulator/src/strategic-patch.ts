@@ -9,20 +9,15 @@
 // the kind's schema, the real server's (kinds/openapi-captured.ts), as the Go types' patch tags.
 // Custom resources have no strategy (JSON merge).
 
-import { referencedDefinition } from './openapi-docs.ts';
+import { resolveSchema } from './openapi-docs.ts';
 import { clone, isObject, jsonEqual, type JsonObject } from './types.ts';
 
 const SET_ORDER = '$setElementOrder/';
 const DELETE_PRIMITIVES = '$deleteFromPrimitiveList/';
 
-/** A schema node with its reference (`allOf: [{$ref}]` or `$ref`) followed to the captured definition. */
-function resolved(schema: JsonObject | undefined): JsonObject | undefined {
-  return schema === undefined ? undefined : (referencedDefinition(schema) ?? schema);
-}
-
 /** The schema of a field (or of a map's values) of an object's schema. */
 function fieldOf(schema: JsonObject | undefined, key: string): JsonObject | undefined {
-  const object = resolved(schema);
+  const object = schema === undefined ? undefined : resolveSchema(schema);
   const field = (isObject(object?.properties) ? object.properties[key] : undefined) ?? object?.additionalProperties;
   return isObject(field) ? field : undefined;
 }
