@@ -23,6 +23,8 @@ import { configurationBlastRadii, secretBlastRadii, type BlastRadius } from '../
 import type { PageOf } from '../services/pagination.ts';
 import { firstRevisionPages, type FirstRevisionPageRequest, type RevisionView } from '../services/revisions.ts';
 import { consumersOfSecrets, type SecretView } from '../services/secrets.ts';
+import { namespaceReferenceGraphs } from '../services/namespace-references.ts';
+import type { ReferenceGraph } from '@occ/domain/reference-graph';
 import { namespaceHealths, type NamespaceHealth } from '../services/namespace-health.ts';
 
 // Per-request batching: fields that point at other records (Agent.configuration, a binding's
@@ -53,6 +55,8 @@ export interface Loaders extends KindLoaders {
   namespaceRotationPolicy: DataLoader<string, unknown>;
   /** V4: per secret, the policy in effect and where it comes from. */
   secretRotationPolicy: DataLoader<string, ReturnType<typeof effectiveRotationPolicy>>;
+  /** Per namespace, its whole reference graph as the caller may see it (five statements per page). */
+  namespaceReferences: DataLoader<string, ReferenceGraph>;
   /** Per secret, its reference graph, unreadable nodes counted only (three statements per page). */
   secretReferences: DataLoader<SecretView, SecretReferenceGraph, string>;
   /** V6: per secret and per configuration, what a rotate, update or delete would touch (three statements per page). */
@@ -157,6 +161,10 @@ export function createLoaders(deps: Deps, actor: Actor | null): Loaders {
       },
       { cacheKeyFn: (c) => c.id },
     ),
+    namespaceReferences: new DataLoader(async (namespaceIds) => {
+      const byNamespace = await namespaceReferenceGraphs(deps.db, await mayRead(), namespaceIds);
+      return namespaceIds.map((id) => byNamespace.get(id)!);
+    }),
     secretReferences: new DataLoader(
       async (secrets) => {
         const bySecret = await secretReferenceGraphs(deps.db, await mayRead(), secrets);

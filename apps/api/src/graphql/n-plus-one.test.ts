@@ -177,6 +177,30 @@ describe('P3 statements per page do not grow with the rows in the namespace', ()
   });
 });
 
+describe('P3 the reference graph of a namespace costs as many statements however full the namespace', () => {
+  it(`Namespace.referenceGraph at ${SIZES.join(', ')} items`, async () => {
+    const query = `query($id: ID!) { namespace(id: $id) { referenceGraph(first: 100) { totalCount hasNextPage nodes { id kind } edges { from to kind } hidden { secrets } } } }`;
+    const read = async (size: number) => {
+      authCacheOf(stack.runtime.db)?.clear();
+      statements = 0;
+      const result = await stack.gql(query, { id: filled.get(size)!.namespaceId });
+      const count = statements;
+      expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
+      const graph = result.body.data!.namespace.referenceGraph;
+      // 2 × size secrets, size configurations, size agents (seed/fill.ts), nothing deployed.
+      expect(graph.totalCount).toBe(4 * size);
+      expect(graph.nodes).toHaveLength(Math.min(100, 4 * size));
+      expect(graph.edges.length).toBeGreaterThan(0);
+      return count;
+    };
+    await read(SIZES[0]!);
+    const counts: number[] = [];
+    for (const size of SIZES) counts.push(Math.min(await read(size), await read(size)));
+    expect(counts[0]).toBeGreaterThan(3);
+    expect(counts).toEqual(SIZES.map(() => counts[0]));
+  });
+});
+
 // Object types computed from their parent row, with nothing to load.
 const PLAIN_VALUES = new Set(['SecretReference', 'SelfConfigure', 'BindingDelivery', 'AccessScope', 'PageInfo']);
 

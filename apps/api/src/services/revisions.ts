@@ -49,7 +49,7 @@ export interface RevisionView {
   updatedAt: Date;
 }
 
-type DbState = 'QUEUED' | 'PREPARING' | 'PREPARED' | 'ACTIVATING' | 'ACTIVE' | 'FAILED' | 'SUPERSEDED' | 'STOPPED';
+export type DbState = 'QUEUED' | 'PREPARING' | 'PREPARED' | 'ACTIVATING' | 'ACTIVE' | 'FAILED' | 'SUPERSEDED' | 'STOPPED';
 
 export function dbState(state: RevisionState): DbState {
   return state.toUpperCase() as DbState;

@@ -214,3 +214,170 @@ describe('Secret.references: secret → configurations → agents → revisions 
     expect(text).not.toContain(secret.backendLocator.uid);
   });
 });
+
+// Namespace.referenceGraph, the whole namespace's picture, read on the same fixture as the tests
+// above leave it (agent-one moved to the configuration gamma, its running revision still holding
+// version 1 of the secret). Checked against Secret.references: what the namespace graph reaches
+// from the secret is what the secret's own graph lists.
+const NAMESPACE_GRAPH = `query($id: ID!, $first: Int, $after: String) { namespace(id: $id) { referenceGraph(first: $first, after: $after) {
+  nodes { id kind name health detail } edges { from to kind label stale } hidden { secrets configurations agents revisions } totalCount hasNextPage endCursor
+} } }`;
+type GraphNode = { id: string; kind: string; name: string; health: string; detail: string };
+type GraphEdge = { from: string; to: string; kind: string; label: string; stale: boolean };
+type NamespaceGraph = { nodes: GraphNode[]; edges: GraphEdge[]; hidden: Record<string, number>; pages: number };
+
+async function namespaceGraph(key?: string, first?: number): Promise<NamespaceGraph | null> {
+  const graph: NamespaceGraph = { nodes: [], edges: [], hidden: {}, pages: 0 };
+  let after: string | null = null;
+  for (;;) {
+    const result = await stack.gql(NAMESPACE_GRAPH, { id: namespaceId, first, after }, { key });
+    expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
+    const page = result.body.data!.namespace?.referenceGraph;
+    if (!page) return null;
+    graph.nodes.push(...page.nodes);
+    graph.edges.push(...page.edges);
+    graph.hidden = page.hidden;
+    graph.pages++;
+    expect(page.totalCount).toBeGreaterThanOrEqual(graph.nodes.length);
+    if (!page.hasNextPage) return graph;
+    after = page.endCursor;
+  }
+}
+
+/** Node ids reachable from `from` along the graph's edges. */
+function reachable(graph: NamespaceGraph, from: string): Set<string> {
+  const seen = new Set([from]);
+  const queue = [from];
+  while (queue.length > 0) {
+    const at = queue.shift()!;
+    for (const e of graph.edges) {
+      if (e.from !== at || seen.has(e.to)) continue;
+      seen.add(e.to);
+      queue.push(e.to);
+    }
+  }
+  return seen;
+}
+
+const edgeKey = (e: GraphEdge) => `${e.kind} ${e.from}>${e.to} ${e.label}${e.stale ? ' stale' : ''}`;
+
+describe('Namespace.referenceGraph: the namespace as one picture', { timeout: 120_000 }, () => {
+  it('W7 holds every secret, configuration, agent, live revision and gateway, with health, and the stale delivery as an edge of its own', async () => {
+    const graph = (await namespaceGraph())!;
+    const node = (id: string) => graph.nodes.find((n) => n.id === id);
+    expect(node(secret.id)).toEqual({ id: secret.id, kind: 'SECRET', name: 'shared-token', health: 'STALE', detail: 'version 2' });
+    expect(graph.nodes.filter((n) => n.kind === 'CONFIGURATION').map((n) => n.name)).toEqual(['alpha', 'beta', 'gamma']);
+    expect(graph.nodes.filter((n) => n.kind === 'AGENT').map((n) => [n.name, n.health])).toEqual([
+      ['agent-one', 'OK'],
+      ['agent-three', 'OK'],
+      ['agent-two', 'OK'],
+    ]);
+    expect(graph.nodes.filter((n) => n.kind === 'REVISION').map((n) => [n.id, n.health])).toEqual([
+      [revisions.one, 'STALE'],
+      [revisions.three, 'OK'],
+      [revisions.twoSecond, 'OK'],
+    ]);
+    expect(graph.nodes.filter((n) => n.kind === 'GATEWAY').map((n) => n.name)).toEqual([agents.one, agents.three, agents.two].map(gatewayDeploymentName).sort());
+    const gamma = graph.nodes.find((n) => n.name === 'gamma')!.id;
+    expect(graph.edges.map(edgeKey).sort()).toEqual(
+      [
+        `BINDS ${secret.id}>${configurations.alpha} ALPHA_TOKEN`,
+        `BINDS ${secret.id}>${configurations.beta} BETA_BACKUP, BETA_TOKEN`,
+        `SELECTS ${gamma}>${agents.one} `,
+        `SELECTS ${configurations.beta}>${agents.two} `,
+        `HARNESS_AUTH ${secret.id}>${agents.three} `,
+        `REVISION ${agents.one}>${revisions.one} `,
+        `REVISION ${agents.two}>${revisions.twoSecond} `,
+        `REVISION ${agents.three}>${revisions.three} `,
+        `RUNS ${revisions.one}>gateway:${gatewayDeploymentName(agents.one)} `,
+        `RUNS ${revisions.twoSecond}>gateway:${gatewayDeploymentName(agents.two)} `,
+        `RUNS ${revisions.three}>gateway:${gatewayDeploymentName(agents.three)} `,
+        `DELIVERS ${secret.id}>${revisions.one} ALPHA_TOKEN stale`,
+      ].sort(),
+    );
+    expect(graph.hidden).toEqual({ secrets: 0, configurations: 0, agents: 0, revisions: 0 });
+    expect(JSON.stringify(graph)).not.toContain(revisions.twoFirst);
+  });
+
+  it('W7 what it reaches from a secret is what Secret.references lists', async () => {
+    const [graph, references] = await Promise.all([namespaceGraph(), graphOf()]);
+    const from = reachable(graph!, secret.id);
+    // The secret's own graph also lists the agents whose reached revisions still deliver it.
+    for (const e of graph!.edges) if (e.kind === 'REVISION' && from.has(e.to)) from.add(e.from);
+    const ofKind = (kind: string) => graph!.nodes.filter((n) => n.kind === kind && from.has(n.id)).map((n) => n.id).sort();
+    expect(ofKind('CONFIGURATION')).toEqual(references.configurations.map((c: { id: string }) => c.id).sort());
+    expect(ofKind('AGENT')).toEqual(references.agents.map((a: { id: string }) => a.id).sort());
+    expect(ofKind('REVISION')).toEqual(references.revisions.map((r: { id: string }) => r.id).sort());
+    expect(ofKind('GATEWAY')).toEqual(references.revisions.map((r: { gateway: { name: string } }) => `gateway:${r.gateway.name}`).sort());
+  });
+
+  it('pages of any size hold the same graph; a bad cursor or size is refused naming the argument', async () => {
+    const whole = (await namespaceGraph())!;
+    expect(whole.pages).toBe(1);
+    for (const size of [1, 2, 5]) {
+      const paged = (await namespaceGraph(undefined, size))!;
+      expect(paged.pages).toBe(Math.ceil(whole.nodes.length / size));
+      expect(paged.nodes).toEqual(whole.nodes);
+      expect(paged.edges.map(edgeKey).sort()).toEqual(whole.edges.map(edgeKey).sort());
+    }
+    for (const [variables, argument] of [
+      [{ first: 0 }, 'first'],
+      [{ first: 501 }, 'first'],
+      [{ after: 'not-a-cursor!' }, 'after'],
+      [{ after: Buffer.from('["planet","x","y"]').toString('base64url') }, 'after'],
+      [{ after: Buffer.from('{').toString('base64url') }, 'after'],
+    ] as const) {
+      const result = await stack.gql(`query($id: ID!, $first: Int, $after: String) { namespace(id: $id) { referenceGraph(first: $first, after: $after) { totalCount } } }`, { id: namespaceId, ...variables });
+      expect(result.body.errors?.[0]?.extensions, JSON.stringify(variables)).toMatchObject({ code: 'BAD_USER_INPUT', argument });
+    }
+  });
+
+  it('P6 every kind of reader: a namespace admin sees it all, a reader of single resources only those and counts, an agent token no namespace', async () => {
+    const by = stack.runtime.installation.bootstrapPrincipalId;
+    const admin = (await namespaceGraph())!;
+    const nsAdmin = await createHumanPrincipal(stack.runtime.db, `ns-admin-${randomUUID().slice(0, 6)}`, by);
+    await grantBuiltInRole(stack.runtime.db, nsAdmin.principalId, 'namespace-admin', { kind: 'namespace', namespaceId }, by);
+    const asNsAdmin = (await namespaceGraph(nsAdmin.apiKey))!;
+    expect(asNsAdmin.nodes).toEqual(admin.nodes);
+    expect(asNsAdmin.edges.map(edgeKey).sort()).toEqual(admin.edges.map(edgeKey).sort());
+
+    const reader = await createHumanPrincipal(stack.runtime.db, `reader-${randomUUID().slice(0, 6)}`, by);
+    const grant = (resourceKind: string, resourceId: string) => grantBuiltInRole(stack.runtime.db, reader.principalId, 'namespace-viewer', { kind: 'resource', resourceKind, resourceId, namespaceId }, by);
+    await grant('secret', secret.id);
+    await grant('configuration', configurations.beta);
+    await grant('agent', agents.two);
+    // Without a grant on the namespace itself, the namespace is not there for them (P6), graph and all.
+    const without = await stack.gql(NAMESPACE_GRAPH, { id: namespaceId }, { key: reader.apiKey });
+    expect(without.body).toEqual({ data: { namespace: null } });
+    await grant('namespace', namespaceId);
+    const result = await stack.gql(NAMESPACE_GRAPH, { id: namespaceId }, { key: reader.apiKey });
+    const partial = result.body.data!.namespace.referenceGraph;
+    expect(partial.nodes.map((n: GraphNode) => n.id).sort()).toEqual([secret.id, configurations.beta, agents.two].sort());
+    expect(partial.edges.map(edgeKey).sort()).toEqual([`BINDS ${secret.id}>${configurations.beta} BETA_BACKUP, BETA_TOKEN`, `SELECTS ${configurations.beta}>${agents.two} `].sort());
+    // alpha binds the secret; agent-three uses it as harnessAuth; agent-one's and agent-three's
+    // revisions deliver it, and agent-two's revision is agent-two's (agent-one itself is next only
+    // to hidden nodes, so not counted).
+    expect(partial.hidden).toEqual({ secrets: 0, configurations: 1, agents: 1, revisions: 3 });
+    expect(partial.totalCount).toBe(3);
+    const text = JSON.stringify(result.body);
+    for (const unseen of [configurations.alpha, 'alpha', 'gamma', agents.one, agents.three, 'agent-one', revisions.one, revisions.twoSecond, revisions.three, 'gateway:']) expect(text).not.toContain(unseen);
+
+    const token = payload(
+      await stack.gql(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { __typename ... on CreateApiKeySuccess { apiKey } } }`, {
+        i: { principalId: (await stack.runtime.db.agent.findUniqueOrThrow({ where: { id: agents.two } })).servicePrincipalId },
+      }),
+      'createApiKey',
+    );
+    const asAgent = await stack.gql(NAMESPACE_GRAPH, { id: namespaceId }, { key: token.apiKey });
+    // The agent's principal operates its secret and reads no namespace: the namespace is not there for it.
+    expect(asAgent.body).toEqual({ data: { namespace: null } });
+  });
+
+  it('S3 S4 P1 neither value nor backend locator appears in the namespace graph', async () => {
+    const text = JSON.stringify(await namespaceGraph(undefined, 2));
+    expect(findCanary([text], canary)).toEqual([]);
+    expect(findCanary([text], rotated)).toEqual([]);
+    expect(text).not.toContain(secret.backendLocator.name);
+    expect(text).not.toContain(secret.backendLocator.uid);
+  });
+});

@@ -22,6 +22,7 @@ import './selfconfig.ts';
 import './viewer-can.ts';
 import './search.ts';
 import './namespace-health.ts';
+import './namespace-references.ts';
 
 builder.queryType({});
 builder.mutationType({});
