@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { axe, noSidewaysScroll } from '../support/a11y';
@@ -123,6 +123,48 @@ test('W7 journey (c): an auditor with read only opens a secret’s reference gra
       await page.keyboard.press('Tab');
       await expect(tree.getByRole('link', { name: next })).toBeFocused();
     }
+  });
+
+  await test.step('W7 the namespace’s graph, focused on the secret: its blast radius lit, the stale delivery red, keyboard-navigable, a list beside it, exported as SVG', async () => {
+    await page.getByRole('link', { name: 'See it in the namespace’s reference graph' }).click();
+    await expect(page).toHaveURL(new RegExp(`/references\\?namespace=${namespaceId}&focus=${secretId}$`));
+    await expect(page.getByRole('heading', { name: `References in ${namespaceName}`, level: 1 })).toBeVisible();
+    const graph = page.getByTestId('reference-graph');
+    const node = (id: string) => graph.locator(`[data-node="${id}"]`);
+    await expect(node(secretId)).toBeVisible();
+    // The secret is selected: it and what it reaches are lit, with the reach in words.
+    await expect(node(secretId)).toHaveAttribute('aria-pressed', 'true');
+    await expect(page.getByTestId('graph-selection')).toContainText(`${secretName} reaches 4 nodes (1 configuration, 1 agent, 1 revision, 1 gateway) and is fed by 0 nodes.`);
+    for (const id of [secretId, agentId, revisionId, `gateway:${gateway.name}`]) await expect(node(id)).toHaveAttribute('data-lit', 'true');
+    await expect(node(secretId)).toHaveAttribute('data-health', 'STALE');
+    await expect(node(revisionId)).toHaveAttribute('data-health', 'STALE');
+    await expect(graph.locator(`[data-edge="${secretId}>${revisionId}"]`)).toHaveAttribute('stroke', '#b3261e');
+    // The keyboard: the selected node holds the tab stop; right goes to what it feeds.
+    await node(secretId).focus();
+    await page.keyboard.press('ArrowRight');
+    await expect(graph.getByRole('button', { name: 'channel-gateway ok · generation 1, configuration' })).toBeFocused();
+    await page.keyboard.press('ArrowRight');
+    await expect(node(agentId)).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('graph-selection')).toContainText('traced-agent reaches 2 nodes (1 revision, 1 gateway) and is fed by 2 nodes.');
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('graph-selection')).toHaveCount(0);
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    await expect(node(secretId)).toBeFocused();
+    // The list beside it names the same nodes, with their links.
+    const list = page.getByRole('region', { name: 'The graph as a list' });
+    await expect(list.getByRole('link', { name: secretName })).toHaveAttribute('href', `/secrets?namespace=${namespaceId}&id=${secretId}`);
+    await expect(list.locator(`[data-list-node="${revisionId}"]`)).toContainText('stale');
+    await axe(page, 'namespace reference graph');
+    await snap('namespace-graph');
+    copyFileSync(path.join(screensDir, readdirSync(screensDir).filter((f) => f.endsWith('-namespace-graph.png')).sort().at(-1)!), path.resolve(here, '../../docs/screenshots/namespace-graph.png'));
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export SVG' }).click()]);
+    expect(download.suggestedFilename()).toBe(`references-${namespaceName}.svg`);
+    const svg = readFileSync((await download.path())!, 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    for (const text of [secretName, 'channel-gateway', 'traced-agent', gateway.name]) expect(svg).toContain(text);
+    await page.goBack();
   });
 
   await test.step('following the links: the configuration, then the agent, whose page shows the gateway', async () => {

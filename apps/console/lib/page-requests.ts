@@ -10,12 +10,13 @@ import type { FirstRequest } from './first-requests';
 import { NamespaceHealthQuery } from './namespace-health';
 import { NAMESPACES_PAGE_SIZE, NamespacesQuery } from './namespaces';
 import { PAGE_SIZE } from './page-size';
+import { NamespaceReferenceGraphQuery, REFERENCE_GRAPH_PAGE } from './reference-graph';
 import { NamespaceSecretsQuery, SECRETS_PAGE_SIZE } from './secrets';
 import { SELF_CONFIG_PAGE_SIZE, SelfConfigApprovalsQuery, SelfConfigRequestsQuery } from './selfconfig';
 import { BootstrapPrincipalQuery, USERS_PAGE_SIZE, UsersQuery } from './users';
 import { ViewerQuery } from './viewer';
 
-type Route = 'namespaces' | 'secrets' | 'configurations' | 'agents' | 'access' | 'audit' | 'selfconfig' | 'selfconfigApprovals' | 'users';
+type Route = 'namespaces' | 'secrets' | 'configurations' | 'agents' | 'references' | 'access' | 'audit' | 'selfconfig' | 'selfconfigApprovals' | 'users';
 
 const FIRST_PAGE = { after: null, namePrefix: null } as const;
 const NAMESPACE = { $param: 'namespace' } as const;
@@ -48,6 +49,7 @@ export const PAGE_REQUESTS: Readonly<Record<Route, readonly FirstRequest[]>> = {
     { query: NamespaceAgentsQuery, variables: { id: NAMESPACE, first: PAGE_SIZE, ...FIRST_PAGE, status: { $param: 'status' } }, ...ON_LIST },
     { ...allOf(NamespaceConfigurationsQuery, CONFIGURATIONS_PAGE_SIZE), ...ON_LIST },
   ],
+  references: [viewer, namespaceOptions, { query: NamespaceReferenceGraphQuery, variables: { id: NAMESPACE, first: REFERENCE_GRAPH_PAGE, after: null }, requires: ['namespace'] }],
   access: [
     viewer,
     namespaceOptions,

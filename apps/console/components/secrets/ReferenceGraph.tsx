@@ -65,6 +65,9 @@ export function SecretReferencesScreen({ namespaceId, secretId }: { namespaceId:
               <RelativeTime iso={secret.updatedAt} />
             </dd>
           </dl>
+          <p>
+            <Link href={namespaceHref('references', namespaceId, { focus: secret.id })}>See it in the namespace’s reference graph</Link>, with everything it reaches lit.
+          </p>
           <SecretRotate namespaceId={namespaceId} secret={secret} />
           <ReferenceGraph namespaceId={namespaceId} secretName={secret.name} graph={secret.references} />
         </>

@@ -1,0 +1,123 @@
+// A namespace's references as one graph (Namespace.referenceGraph): the query, paging through
+// it, what a selection reaches (its blast radius), and an SVG of it to export. Ids, names, env
+// names, versions and states only; no document here selects a value or a backend locator.
+import { gql, graphql, type ResultOf } from './graphql';
+
+/** Nodes a page asks for: the API's most, and within the cost limit with every field below. */
+export const REFERENCE_GRAPH_PAGE = 300;
+
+export const NamespaceReferenceGraphQuery = gql(`
+  query NamespaceReferenceGraph($id: ID!, $first: Int, $after: String) {
+    namespace(id: $id) {
+      id name status
+      referenceGraph(first: $first, after: $after) {
+        nodes { id kind name health detail }
+        edges { from to kind label stale }
+        hidden { secrets configurations agents revisions }
+        totalCount hasNextPage endCursor
+      }
+    }
+  }
+`);
+
+type Answer = ResultOf<typeof NamespaceReferenceGraphQuery>;
+type Page = NonNullable<Answer['namespace']>['referenceGraph'];
+export type GraphNode = Page['nodes'][number];
+export type GraphEdge = Page['edges'][number];
+export type NodeKind = GraphNode['kind'];
+export type Health = GraphNode['health'];
+export type HiddenCounts = Page['hidden'];
+
+export const KINDS: readonly NodeKind[] = ['SECRET', 'CONFIGURATION', 'AGENT', 'REVISION', 'GATEWAY'];
+export const KIND_LABEL: Record<NodeKind, string> = { SECRET: 'Secrets', CONFIGURATION: 'Configurations', AGENT: 'Agents', REVISION: 'Revisions', GATEWAY: 'Gateways' };
+export const KIND_ONE: Record<NodeKind, string> = { SECRET: 'secret', CONFIGURATION: 'configuration', AGENT: 'agent', REVISION: 'revision', GATEWAY: 'gateway' };
+export const HEALTH_LABEL: Record<Health, string> = { OK: 'ok', STALE: 'stale', PENDING: 'pending', FAILING: 'failing', IDLE: 'idle' };
+
+export interface LoadedGraph {
+  namespace: Pick<NonNullable<Answer['namespace']>, 'id' | 'name' | 'status'> | null;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  hidden: HiddenCounts | null;
+  totalCount: number;
+}
+
+/**
+ * Every page of the graph, one after another; `onPage` sees each as it arrives (the screen shows
+ * "n of total" while a large namespace loads).
+ */
+export async function loadReferenceGraph(namespaceId: string, signal: AbortSignal | undefined, onPage?: (loaded: LoadedGraph) => void): Promise<LoadedGraph> {
+  const graph: LoadedGraph = { namespace: null, nodes: [], edges: [], hidden: null, totalCount: 0 };
+  let after: string | null = null;
+  for (;;) {
+    const data: Answer = await graphql(NamespaceReferenceGraphQuery, { id: namespaceId, first: REFERENCE_GRAPH_PAGE, after }, signal);
+    if (!data.namespace) return graph;
+    const page: Page = data.namespace.referenceGraph;
+    graph.namespace = { id: data.namespace.id, name: data.namespace.name, status: data.namespace.status };
+    graph.nodes = graph.nodes.concat(page.nodes);
+    graph.edges = graph.edges.concat(page.edges);
+    graph.hidden = page.hidden;
+    graph.totalCount = page.totalCount;
+    if (!page.hasNextPage || !page.endCursor) return graph;
+    onPage?.({ ...graph });
+    after = page.endCursor;
+  }
+}
+
+export interface Adjacency {
+  out: Map<string, GraphEdge[]>;
+  in: Map<string, GraphEdge[]>;
+}
+
+export function adjacency(edges: readonly GraphEdge[]): Adjacency {
+  const out = new Map<string, GraphEdge[]>();
+  const into = new Map<string, GraphEdge[]>();
+  for (const e of edges) {
+    out.set(e.from, [...(out.get(e.from) ?? []), e]);
+    into.set(e.to, [...(into.get(e.to) ?? []), e]);
+  }
+  return { out, in: into };
+}
+
+/**
+ * What a change to `id` reaches: every node downstream of it (a secret's configurations, their
+ * agents, revisions and gateways), and the nodes upstream that feed it, so the selection shows
+ * where it comes from as well as what it touches.
+ */
+export function blastRadius(id: string, adj: Adjacency): { downstream: Set<string>; upstream: Set<string> } {
+  const walk = (next: (at: string) => string[]) => {
+    const seen = new Set<string>([id]);
+    const queue = [id];
+    while (queue.length > 0) {
+      for (const to of next(queue.pop()!)) {
+        if (seen.has(to)) continue;
+        seen.add(to);
+        queue.push(to);
+      }
+    }
+    seen.delete(id);
+    return seen;
+  };
+  return {
+    downstream: walk((at) => (adj.out.get(at) ?? []).map((e) => e.to)),
+    upstream: walk((at) => (adj.in.get(at) ?? []).map((e) => e.from)),
+  };
+}
+
+/** Where a node's own page is in the console, or null for a gateway (it has none). */
+export function nodeHref(node: GraphNode, namespaceId: string, agentOfRevision: (revisionId: string) => string | undefined): string | null {
+  const ns = encodeURIComponent(namespaceId);
+  switch (node.kind) {
+    case 'SECRET':
+      return `/secrets?namespace=${ns}&id=${encodeURIComponent(node.id)}`;
+    case 'CONFIGURATION':
+      return `/configurations?namespace=${ns}&id=${encodeURIComponent(node.id)}`;
+    case 'AGENT':
+      return `/agents?namespace=${ns}&id=${encodeURIComponent(node.id)}`;
+    case 'REVISION': {
+      const agentId = agentOfRevision(node.id);
+      return agentId ? `/agents?namespace=${ns}&id=${encodeURIComponent(agentId)}` : null;
+    }
+    default:
+      return null;
+  }
+}
