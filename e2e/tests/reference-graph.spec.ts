@@ -132,6 +132,8 @@ test('W7 journey (c): an auditor with read only opens a secret’s reference gra
     const graph = page.getByTestId('reference-graph');
     const node = (id: string) => graph.locator(`[data-node="${id}"]`);
     await expect(node(secretId)).toBeVisible();
+    // Laid out in its worker (its script's CSP lets it load its chunks), not on the page's thread.
+    expect(await page.evaluate(() => performance.getEntriesByName('occ-graph-layout').length)).toBe(1);
     // The secret is selected: it and what it reaches are lit, with the reach in words.
     await expect(node(secretId)).toHaveAttribute('aria-pressed', 'true');
     await expect(page.getByTestId('graph-selection')).toContainText(`${secretName} reaches 4 nodes (1 configuration, 1 agent, 1 revision, 1 gateway) and is fed by 0 nodes.`);
@@ -157,6 +159,12 @@ test('W7 journey (c): an auditor with read only opens a secret’s reference gra
     await expect(list.getByRole('link', { name: secretName })).toHaveAttribute('href', `/secrets?namespace=${namespaceId}&id=${secretId}`);
     await expect(list.locator(`[data-list-node="${revisionId}"]`)).toContainText('stale');
     await axe(page, 'namespace reference graph');
+    const size = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(node(secretId)).toBeAttached();
+    await noSidewaysScroll(page, 'namespace reference graph (390 px)');
+    await page.setViewportSize(size);
+    await page.getByRole('button', { name: 'Fit' }).click();
     await snap('namespace-graph');
     copyFileSync(path.join(screensDir, readdirSync(screensDir).filter((f) => f.endsWith('-namespace-graph.png')).sort().at(-1)!), path.resolve(here, '../../docs/screenshots/namespace-graph.png'));
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export SVG' }).click()]);

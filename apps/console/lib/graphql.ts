@@ -66,12 +66,20 @@ export class UnauthenticatedError extends Error {
 export class GraphQLRequestError extends Error {
   readonly code: string | undefined;
   readonly status: number;
-  constructor(message: string, status: number, code?: string) {
+  /** Seconds to wait before asking again, when the server said (429 with Retry-After, P7). */
+  readonly retryAfter: number | undefined;
+  constructor(message: string, status: number, code?: string, retryAfter?: number) {
     super(message);
     this.name = 'GraphQLRequestError';
     this.status = status;
     this.code = code;
+    this.retryAfter = retryAfter;
   }
+}
+
+function retryAfterOf(response: Response): number | undefined {
+  const seconds = Number(response.headers.get('retry-after') ?? NaN);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
 }
 
 type GraphQLResponse<TResult> = {
@@ -116,7 +124,7 @@ export async function graphql<TResult, TVariables>(
   }
   if (first) {
     const code = typeof first.extensions?.code === 'string' ? first.extensions.code : undefined;
-    throw new GraphQLRequestError(first.message, response.status, code);
+    throw new GraphQLRequestError(first.message, response.status, code, response.status === 429 ? retryAfterOf(response) : undefined);
   }
   if (!body?.data) {
     throw new GraphQLRequestError(`GraphQL answered HTTP ${response.status} without data.`, response.status);

@@ -1,7 +1,7 @@
 // A namespace's references as one graph (Namespace.referenceGraph): the query, paging through
 // it, what a selection reaches (its blast radius), and an SVG of it to export. Ids, names, env
 // names, versions and states only; no document here selects a value or a backend locator.
-import { gql, graphql, type ResultOf } from './graphql';
+import { GraphQLRequestError, gql, graphql, type ResultOf } from './graphql';
 
 /** Nodes a page asks for: the API's most, and within the cost limit with every field below. */
 export const REFERENCE_GRAPH_PAGE = 300;
@@ -15,6 +15,25 @@ export const NamespaceReferenceGraphQuery = gql(`
         edges { from to kind label stale }
         hidden { secrets configurations agents revisions }
         totalCount hasNextPage endCursor
+      }
+    }
+  }
+`);
+
+/**
+ * The pages after the first: nodes and edges only. P7 prices every field under a page by the
+ * page's size, so the hidden counts and the total (the same on every page) would cost 300 times
+ * each; asked once, a namespace of 2,000 nodes fits the default budget of 30,000 points with one
+ * short wait instead of several.
+ */
+export const NamespaceReferenceGraphRestQuery = gql(`
+  query NamespaceReferenceGraphRest($id: ID!, $first: Int, $after: String) {
+    namespace(id: $id) {
+      id
+      referenceGraph(first: $first, after: $after) {
+        nodes { id kind name health detail }
+        edges { from to kind label stale }
+        hasNextPage endCursor
       }
     }
   }
@@ -39,6 +58,18 @@ export interface LoadedGraph {
   edges: GraphEdge[];
   hidden: HiddenCounts | null;
   totalCount: number;
+  /** Seconds the loading waits for the viewer's cost budget to refill (P7), while it does. */
+  waiting?: number;
+}
+
+/** How many times one page waits for the cost budget before the loading gives up. */
+const BUDGET_WAITS = 10;
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
 }
 
 /**
@@ -48,15 +79,31 @@ export interface LoadedGraph {
 export async function loadReferenceGraph(namespaceId: string, signal: AbortSignal | undefined, onPage?: (loaded: LoadedGraph) => void): Promise<LoadedGraph> {
   const graph: LoadedGraph = { namespace: null, nodes: [], edges: [], hidden: null, totalCount: 0 };
   let after: string | null = null;
+  let waits = 0;
   for (;;) {
-    const data: Answer = await graphql(NamespaceReferenceGraphQuery, { id: namespaceId, first: REFERENCE_GRAPH_PAGE, after }, signal);
+    let data: Answer | ResultOf<typeof NamespaceReferenceGraphRestQuery>;
+    try {
+      const variables = { id: namespaceId, first: REFERENCE_GRAPH_PAGE, after };
+      data = after === null ? await graphql(NamespaceReferenceGraphQuery, variables, signal) : await graphql(NamespaceReferenceGraphRestQuery, variables, signal);
+    } catch (error) {
+      // A large namespace's pages can spend the viewer's cost budget (P7): wait as the server says, then go on.
+      if (!(error instanceof GraphQLRequestError) || error.status !== 429 || error.retryAfter === undefined || waits >= BUDGET_WAITS) throw error;
+      waits++;
+      onPage?.({ ...graph, waiting: error.retryAfter });
+      await sleep(error.retryAfter * 1000, signal);
+      continue;
+    }
+    waits = 0;
     if (!data.namespace) return graph;
-    const page: Page = data.namespace.referenceGraph;
-    graph.namespace = { id: data.namespace.id, name: data.namespace.name, status: data.namespace.status };
+    const page: Pick<Page, 'nodes' | 'edges' | 'hasNextPage' | 'endCursor'> = data.namespace.referenceGraph;
+    if (after === null) {
+      const first = (data as Answer).namespace!;
+      graph.namespace = { id: first.id, name: first.name, status: first.status };
+      graph.hidden = first.referenceGraph.hidden;
+      graph.totalCount = first.referenceGraph.totalCount;
+    }
     graph.nodes = graph.nodes.concat(page.nodes);
     graph.edges = graph.edges.concat(page.edges);
-    graph.hidden = page.hidden;
-    graph.totalCount = page.totalCount;
     if (!page.hasNextPage || !page.endCursor) return graph;
     onPage?.({ ...graph });
     after = page.endCursor;

@@ -160,11 +160,11 @@ const arbitraryRows: fc.Arbitrary<ReferenceRows> = fc
             }),
             { maxLength: 8 },
           ).map((rs) => rs.map((r) => ({ id: `rev_${r.agentId}_${r.n}`, agentId: r.agentId, number: r.n, state: r.state, gatewayName: `gw-${r.agentId}`, secretId: r.secretId, version: r.secretId ? r.version : null, envName: r.secretId ? r.envName : null })))
-        : fc.constant([]),
-    });
+        : fc.constant([] as ReferenceRows['revisions']),
+    }) as fc.Arbitrary<ReferenceRows>;
   })
   // One revision id has one state.
-  .map((r) => {
+  .map((r: ReferenceRows): ReferenceRows => {
     const state = new Map(r.revisions.map((x) => [x.id, x.state]));
     return { ...r, revisions: r.revisions.map((x) => ({ ...x, state: state.get(x.id)! })) };
   });

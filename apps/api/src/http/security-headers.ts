@@ -26,6 +26,13 @@ export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'no
  * server cannot be reached).
  */
 export const SERVICE_WORKER_CSP = "default-src 'none'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/**
+ * A dedicated worker's entry script (Turbopack names it `turbopack-worker-<hash>.js`): it loads its
+ * own chunks with importScripts, which the API's default-src 'none' would refuse (the console's
+ * reference graph lays itself out in one, apps/console/lib/reference-layout.worker.ts).
+ */
+export const WORKER_SCRIPT_CSP = "default-src 'none'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const WORKER_ENTRY = /^_next[/\\]static[/\\]chunks[/\\]turbopack-worker-[^/\\]+\.js$/;
 
 /** The sha256 sources of the inline scripts of one HTML document (CSP hashes cover the element's text exactly). */
 export function inlineScriptHashes(html: string): string[] {
@@ -87,6 +94,7 @@ export function consolePagePolicies(consoleDir: string): Map<string, string> {
   for (const file of files) {
     // A worker's own CSP governs what it may fetch: the API's default-src 'none' would refuse it every request.
     if (file === 'sw.js') policies.set(path.join(consoleDir, file), SERVICE_WORKER_CSP);
+    if (WORKER_ENTRY.test(file)) policies.set(path.join(consoleDir, file), WORKER_SCRIPT_CSP);
     if (!file.endsWith('.html')) continue;
     const absolute = path.join(consoleDir, file);
     policies.set(absolute, consolePageCsp(readFileSync(absolute, 'utf8')));

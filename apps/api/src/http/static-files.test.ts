@@ -8,7 +8,7 @@ import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../env.ts';
-import { consolePagePolicies, SERVICE_WORKER_CSP } from './security-headers.ts';
+import { consolePagePolicies, SERVICE_WORKER_CSP, WORKER_SCRIPT_CSP } from './security-headers.ts';
 import { staticFiles } from './static-files.ts';
 
 // The console's files through sirv, on an export made here, given its service worker and
@@ -32,6 +32,7 @@ beforeAll(async () => {
   writeFileSync(path.join(root, 'secrets.html'), page('secrets', 'window.secretsPage=1'));
   writeFileSync(path.join(root, '404.html'), page('404', 'window.notFound=1'));
   writeFileSync(path.join(root, '_next/static/chunks/app.js'), SCRIPT);
+  writeFileSync(path.join(root, '_next/static/chunks/turbopack-worker-abc123.js'), 'importScripts("/_next/static/chunks/app.js")');
   writeFileSync(path.join(root, 'tiny.txt'), 'small');
   execFileSync(process.execPath, [path.join(REPO_ROOT, 'apps/console/service-worker/build.mjs'), root]);
   execFileSync(process.execPath, [path.join(REPO_ROOT, 'apps/console/scripts/precompress.mjs'), root]);
@@ -94,6 +95,14 @@ describe('the console\'s static files (sirv)', () => {
     }
     // Any other script keeps the API's policy.
     expect((await get('/_next/static/chunks/app.js')).headers['content-security-policy']).toBe("default-src 'none'");
+  });
+
+  it('P2 a dedicated worker’s entry script may load this origin’s scripts, and only that', async () => {
+    const worker = await get('/_next/static/chunks/turbopack-worker-abc123.js');
+    expect(worker.status).toBe(200);
+    expect(worker.headers['content-security-policy']).toBe(WORKER_SCRIPT_CSP);
+    expect(WORKER_SCRIPT_CSP).toMatch(/^default-src 'none'; script-src 'self';/);
+    expect(WORKER_SCRIPT_CSP).not.toContain('connect-src');
   });
 
   it('serves the brotli or gzip file the build wrote, by Accept-Encoding, and the plain one otherwise', async () => {

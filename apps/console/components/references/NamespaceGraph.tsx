@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState, type Dispatch, type KeyboardEvent as ReactKeyboardEvent, type RefObject, type SetStateAction } from 'react';
 import { plural } from '../../lib/format';
 import {
   HEALTH_LABEL,
@@ -20,6 +20,7 @@ import {
 } from '../../lib/reference-graph';
 import { NODE_HEIGHT, NODE_WIDTH, columnX, edgePath, type Layout } from '../../lib/reference-geometry';
 import { columnsOf, nextNode } from '../../lib/reference-navigation';
+import { useGraphView, type Rect } from './use-graph-view';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { NamespaceHeader } from '../namespaces/NamespaceHeader';
 import { TableSkeleton } from '../ui/Skeleton';
@@ -32,17 +33,6 @@ import { TableSkeleton } from '../ui/Skeleton';
 // for screen readers and for finding a node by name. Laid out off the page's thread.
 
 const HEALTH_COLOUR: Record<GraphNode['health'], string> = { OK: '#1e6b35', STALE: '#a15c00', PENDING: '#1f5fbf', FAILING: '#b3261e', IDLE: '#5a6472' };
-
-interface View {
-  k: number;
-  x: number;
-  y: number;
-}
-
-const MIN_ZOOM = 0.05;
-const MAX_ZOOM = 2;
-/** Below this scale a node's words are too small to read. */
-const LEGIBLE = 0.5;
 
 export function NamespaceGraphScreen({ namespaceId, focusId }: { namespaceId: string; focusId: string | null }) {
   const [progress, setProgress] = useState<LoadedGraph | null>(null);
@@ -64,6 +54,7 @@ export function NamespaceGraphScreen({ namespaceId, focusId }: { namespaceId: st
         <>
           <p role="status" className="muted">
             {progress ? `Loading the graph: ${progress.nodes.length.toLocaleString('en')} of ${progress.totalCount.toLocaleString('en')} nodes…` : 'Loading the graph…'}
+            {progress?.waiting !== undefined ? ` Waiting ${progress.waiting} s for your request budget to refill.` : ''}
           </p>
           <TableSkeleton label="Loading the graph…" rows={5} />
         </>
@@ -107,7 +98,12 @@ function useLayout(graph: LoadedGraph | null): Layout | null {
       here();
       return;
     }
-    worker.onmessage = (event: MessageEvent<{ layout: Layout }>) => setLayout({ for: graph, layout: event.data.layout });
+    // Measured for bench/console/graph.bench.ts.
+    const started = performance.now();
+    worker.onmessage = (event: MessageEvent<{ layout: Layout }>) => {
+      performance.measure('occ-graph-layout', { start: started, end: performance.now() });
+      setLayout({ for: graph, layout: event.data.layout });
+    };
     worker.onerror = here;
     worker.postMessage({ id: 1, nodes, edges });
     return () => worker?.terminate();
@@ -124,107 +120,115 @@ function GraphView({ graph, layout, namespaceId, focusId }: { graph: LoadedGraph
   const [selected, setSelected] = useState<string | null>(initial);
   const [current, setCurrent] = useState<string>(initial ?? graph.nodes[0]!.id);
   const radius = useMemo(() => (selected ? blastRadius(selected, adj) : null), [selected, adj]);
-  const svg = useRef<SVGSVGElement>(null);
-  const viewport = useRef<SVGGElement>(null);
-  const view = useRef<View>({ k: 1, x: 0, y: 0 });
   const columns = useMemo(() => columnsOf(graph.nodes, layout), [graph.nodes, layout]);
+  const { svg, viewport, visible, zoomAt, fit, reveal, pointer } = useGraphView(layout, initial);
 
-  const apply = useCallback(() => {
-    const { k, x, y } = view.current;
-    viewport.current?.setAttribute('transform', `translate(${x},${y}) scale(${k})`);
-  }, []);
-  const zoomAt = useCallback(
-    (factor: number, cx?: number, cy?: number) => {
-      const box = svg.current?.getBoundingClientRect();
-      const px = cx ?? (box ? box.width / 2 : 0);
-      const py = cy ?? (box ? box.height / 2 : 0);
-      const v = view.current;
-      const k = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, v.k * factor));
-      view.current = { k, x: px - ((px - v.x) * k) / v.k, y: py - ((py - v.y) * k) / v.k };
-      apply();
-    },
-    [apply],
+  const { onKeyDown, focusTarget, focusNode } = useGraphKeys({ svg, visible, current, setCurrent, setSelected, reveal, zoomAt, fit, move: (key, node) => nextNode(key, node, { adj, columns, layout }), byId });
+
+  const exportSvg = () => svg.current && downloadSvg(standaloneSvg(svg.current, layout), `references-${graph.namespace?.name ?? namespaceId}.svg`);
+
+  const selectedNode = selected ? byId.get(selected) : undefined;
+  const hidden = graph.hidden;
+  const hiddenTotal = hidden ? hidden.secrets + hidden.configurations + hidden.agents + hidden.revisions : 0;
+
+  return (
+    <div className="reference-graph">
+      <div className="graph-pane">
+        <GraphToolbar zoomAt={zoomAt} fit={fit} exportSvg={exportSvg} nodes={graph.nodes.length} edges={graph.edges.length} hidden={hiddenTotal} />
+        <p className="muted graph-help" id="graph-help">
+          Tab to the graph, then arrows: right to what a node feeds, left to what feeds it, up and down within a column. Enter selects (its blast radius lights
+          up), Escape clears, + and − zoom, 0 fits.
+        </p>
+        <svg
+          ref={svg}
+          className={`graph-canvas${selected ? ' has-selection' : ''}`}
+          role="group"
+          aria-label={`References in ${graph.namespace?.name ?? 'this namespace'}`}
+          aria-describedby="graph-help"
+          onPointerDown={pointer.down}
+          onPointerMove={pointer.move}
+          onPointerUp={pointer.up}
+          onKeyDown={onKeyDown}
+          style={{ height: `min(70vh, ${Math.ceil(layout.height) + 24}px)` }}
+          data-testid="reference-graph"
+        >
+          <g ref={viewport}>
+            <Columns height={layout.height} />
+            <Edges edges={graph.edges} layout={layout} radius={radius} selected={selected} visible={visible} />
+            <Nodes
+              visible={visible}
+              keep={focusTarget ?? current}
+              nodes={graph.nodes}
+              layout={layout}
+              radius={radius}
+              selected={selected}
+              current={current}
+              onSelect={(id) => {
+                setCurrent(id);
+                setSelected((s) => (s === id ? null : id));
+              }}
+              onOpen={(node) => {
+                const href = nodeHref(node, namespaceId, agentOfRevision);
+                if (href) router.push(href);
+              }}
+            />
+          </g>
+        </svg>
+        {selectedNode && radius ? <SelectionSummary node={selectedNode} radius={radius} byId={byId} href={nodeHref(selectedNode, namespaceId, agentOfRevision)} /> : null}
+      </div>
+      <GraphList graph={graph} adj={adj} namespaceId={namespaceId} agentOfRevision={agentOfRevision} onShow={(id) => (setSelected(id), focusNode(id))} />
+    </div>
   );
-  /** The scale at which the whole drawing fits the canvas (never above 1). */
-  const fitScale = useCallback(() => {
-    const box = svg.current?.getBoundingClientRect();
-    return box ? Math.min(1, Math.max(MIN_ZOOM, Math.min(box.width / (layout.width + 32), box.height / layout.height))) : 1;
-  }, [layout]);
-  const fit = useCallback(() => {
-    const box = svg.current?.getBoundingClientRect();
-    if (!box) return;
-    const k = fitScale();
-    view.current = { k, x: (box.width - layout.width * k) / 2, y: 0 };
-    apply();
-  }, [apply, layout, fitScale]);
-  /** Scroll the view so the node is on screen (keyboard moves, a focused secret). */
-  const reveal = useCallback(
-    (id: string) => {
-      const at = layout.at[id];
-      const box = svg.current?.getBoundingClientRect();
-      if (!at || !box) return;
-      const v = view.current;
-      const sx = at.x * v.k + v.x;
-      const sy = at.y * v.k + v.y;
-      if (sx < 0 || sy < 0 || sx + NODE_WIDTH * v.k > box.width || sy + NODE_HEIGHT * v.k > box.height) {
-        view.current = { ...v, x: box.width / 2 - (at.x + NODE_WIDTH / 2) * v.k, y: box.height / 2 - (at.y + NODE_HEIGHT / 2) * v.k };
-        apply();
-      }
-    },
-    [apply, layout],
-  );
+}
 
-  // First view: the whole drawing where it is still legible; else, a focused node at full size.
-  useEffect(() => {
-    if (fitScale() >= LEGIBLE || !initial) fit();
-    else {
-      view.current = { k: 1, x: 0, y: 0 };
-      reveal(initial);
-    }
-  }, [fit, fitScale, reveal, initial]);
 
-  // The wheel zooms (a listener that is not passive, so the page does not scroll as well).
-  useEffect(() => {
-    const element = svg.current;
-    if (!element) return;
-    const onWheel = (event: WheelEvent) => {
-      event.preventDefault();
-      const box = element.getBoundingClientRect();
-      zoomAt(Math.exp(-event.deltaY * 0.0015), event.clientX - box.left, event.clientY - box.top);
-    };
-    element.addEventListener('wheel', onWheel, { passive: false });
-    return () => element.removeEventListener('wheel', onWheel);
-  }, [zoomAt]);
-
-  const drag = useRef<{ x: number; y: number; vx: number; vy: number } | null>(null);
-  const onPointerDown = (event: ReactPointerEvent<SVGSVGElement>) => {
-    if ((event.target as Element).closest('[data-node]')) return;
-    drag.current = { x: event.clientX, y: event.clientY, vx: view.current.x, vy: view.current.y };
-    event.currentTarget.setPointerCapture(event.pointerId);
-  };
-  const onPointerMove = (event: ReactPointerEvent<SVGSVGElement>) => {
-    const d = drag.current;
-    if (!d) return;
-    view.current = { ...view.current, x: d.vx + event.clientX - d.x, y: d.vy + event.clientY - d.y };
-    apply();
-  };
-  const onPointerUp = () => {
-    drag.current = null;
-  };
-
+/** The graph's keys: arrows move the tab stop (once the node is drawn), Enter selects, Escape clears, + − 0 zoom and fit. */
+function useGraphKeys({
+  svg,
+  visible,
+  current,
+  setCurrent,
+  setSelected,
+  reveal,
+  zoomAt,
+  fit,
+  move: moveFrom,
+  byId,
+}: {
+  svg: RefObject<SVGSVGElement | null>;
+  visible: unknown;
+  current: string;
+  setCurrent: (id: string) => void;
+  setSelected: Dispatch<SetStateAction<string | null>>;
+  reveal: (id: string) => void;
+  zoomAt: (factor: number) => void;
+  fit: () => void;
+  move: (key: string, node: GraphNode) => string | null;
+  byId: Map<string, GraphNode>;
+}) {
+  // Focus moves once the node is drawn (culling may have left it out until the view moved).
+  const [focusTarget, setFocusTarget] = useState<string | null>(null);
   const focusNode = useCallback(
     (id: string) => {
       setCurrent(id);
       reveal(id);
-      svg.current?.querySelector<SVGGElement>(`[data-node="${CSS.escape(id)}"]`)?.focus();
+      setFocusTarget(id);
     },
     [reveal],
   );
+  useEffect(() => {
+    if (!focusTarget) return;
+    const element = svg.current?.querySelector<SVGGElement>(`[data-node="${CSS.escape(focusTarget)}"]`);
+    if (element) {
+      element.focus();
+      setFocusTarget(null);
+    }
+  }, [focusTarget, visible, current]);
 
   const onKeyDown = (event: ReactKeyboardEvent<SVGSVGElement>) => {
     const node = byId.get(current);
     if (!node) return;
-    const move = nextNode(event.key, node, { adj, columns, layout });
+    const move = moveFrom(event.key, node);
     if (move) {
       event.preventDefault();
       focusNode(move);
@@ -244,23 +248,21 @@ function GraphView({ graph, layout, namespaceId, focusId }: { graph: LoadedGraph
     }
   };
 
-  const exportSvg = () => {
-    if (!svg.current) return;
-    const blob = new Blob([standaloneSvg(svg.current, layout)], { type: 'image/svg+xml' });
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(blob);
-    link.download = `references-${graph.namespace?.name ?? namespaceId}.svg`;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
-  };
+  return { onKeyDown, focusTarget, focusNode };
+}
 
-  const selectedNode = selected ? byId.get(selected) : undefined;
-  const hidden = graph.hidden;
-  const hiddenTotal = hidden ? hidden.secrets + hidden.configurations + hidden.agents + hidden.revisions : 0;
+function downloadSvg(text: string, filename: string): void {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
 
+type Radius = ReturnType<typeof blastRadius> | null;
+
+function GraphToolbar({ zoomAt, fit, exportSvg, nodes, edges, hidden }: { zoomAt: (factor: number) => void; fit: () => void; exportSvg: () => void; nodes: number; edges: number; hidden: number }) {
   return (
-    <div className="reference-graph">
-      <div className="graph-pane">
         <div className="graph-toolbar" role="toolbar" aria-label="Graph view">
           <button type="button" className="button secondary" onClick={() => zoomAt(1.25)}>
             Zoom in
@@ -275,65 +277,34 @@ function GraphView({ graph, layout, namespaceId, focusId }: { graph: LoadedGraph
             Export SVG
           </button>
           <span className="muted" data-testid="graph-counts">
-            {plural(graph.nodes.length, 'node')}, {plural(graph.edges.length, 'edge')}
-            {hiddenTotal > 0 ? `; ${hiddenTotal} more you may not read` : ''}
+            {plural(nodes, 'node')}, {plural(edges, 'edge')}
+            {hidden > 0 ? `; ${hidden} more you may not read` : ''}
           </span>
         </div>
-        <p className="muted graph-help" id="graph-help">
-          Tab to the graph, then arrows: right to what a node feeds, left to what feeds it, up and down within a column. Enter selects (its blast radius lights
-          up), Escape clears, + and − zoom, 0 fits.
-        </p>
-        <svg
-          ref={svg}
-          className={`graph-canvas${selected ? ' has-selection' : ''}`}
-          role="group"
-          aria-label={`References in ${graph.namespace?.name ?? 'this namespace'}`}
-          aria-describedby="graph-help"
-          onPointerDown={onPointerDown}
-          onPointerMove={onPointerMove}
-          onPointerUp={onPointerUp}
-          onKeyDown={onKeyDown}
-          style={{ height: `min(70vh, ${Math.ceil(layout.height) + 24}px)` }}
-          data-testid="reference-graph"
-        >
-          <g ref={viewport}>
-            <Columns height={layout.height} />
-            <Edges edges={graph.edges} layout={layout} radius={radius} selected={selected} />
-            <Nodes
-              nodes={graph.nodes}
-              layout={layout}
-              radius={radius}
-              selected={selected}
-              current={current}
-              onSelect={(id) => {
-                setCurrent(id);
-                setSelected((s) => (s === id ? null : id));
-              }}
-              onOpen={(node) => {
-                const href = nodeHref(node, namespaceId, agentOfRevision);
-                if (href) router.push(href);
-              }}
-            />
-          </g>
-        </svg>
-        {selectedNode && radius ? (
+  );
+}
+
+/** What the selected node reaches and what feeds it, in words. */
+function SelectionSummary({ node, radius, byId, href }: { node: GraphNode; radius: NonNullable<Radius>; byId: Map<string, GraphNode>; href: string | null }) {
+  return (
           <p role="status" className="graph-selection" data-testid="graph-selection">
-            <strong>{selectedNode.name}</strong> reaches {plural(radius.downstream.size, 'node')} (
+            <strong>{node.name}</strong> reaches {plural(radius.downstream.size, 'node')} (
             {KINDS.map((k) => [k, [...radius.downstream].filter((id) => byId.get(id)?.kind === k).length] as const)
               .filter(([, n]) => n > 0)
               .map(([k, n]) => plural(n, KIND_ONE[k]))
               .join(', ') || 'nothing'}
             ) and is fed by {plural(radius.upstream.size, 'node')}.{' '}
-            {nodeHref(selectedNode, namespaceId, agentOfRevision) ? <Link href={nodeHref(selectedNode, namespaceId, agentOfRevision)!}>Open {selectedNode.name}</Link> : null}
+            {href ? <Link href={href}>Open {node.name}</Link> : null}
           </p>
-        ) : null}
-      </div>
-      <GraphList graph={graph} adj={adj} namespaceId={namespaceId} agentOfRevision={agentOfRevision} onShow={(id) => (setSelected(id), focusNode(id))} />
-    </div>
+        
   );
 }
 
-type Radius = ReturnType<typeof blastRadius> | null;
+
+/** Whether the box spanned by two nodes' corners meets the rectangle. */
+function crosses(r: Rect, a: { x: number; y: number }, b: { x: number; y: number }): boolean {
+  return Math.max(a.x, b.x) + NODE_WIDTH >= r.x0 && Math.min(a.x, b.x) <= r.x1 && Math.max(a.y, b.y) + NODE_HEIGHT >= r.y0 && Math.min(a.y, b.y) <= r.y1;
+}
 
 const lit = (id: string, selected: string | null, radius: Radius) => !selected || id === selected || !!radius?.downstream.has(id) || !!radius?.upstream.has(id);
 
@@ -352,13 +323,14 @@ const Columns = memo(function Columns({ height }: { height: number }) {
   );
 });
 
-const Edges = memo(function Edges({ edges, layout, radius, selected }: { edges: GraphEdge[]; layout: Layout; radius: Radius; selected: string | null }) {
+const Edges = memo(function Edges({ edges, layout, radius, selected, visible }: { edges: GraphEdge[]; layout: Layout; radius: Radius; selected: string | null; visible: Rect | null }) {
   return (
     <g aria-hidden="true" fill="none">
       {edges.map((e, i) => {
         const from = layout.at[e.from];
         const to = layout.at[e.to];
         if (!from || !to) return null;
+        if (visible && !crosses(visible, from, to)) return null;
         const on = lit(e.from, selected, radius) && lit(e.to, selected, radius);
         return (
           <path
@@ -377,6 +349,8 @@ const Edges = memo(function Edges({ edges, layout, radius, selected }: { edges: 
 });
 
 const Nodes = memo(function Nodes({
+  visible,
+  keep,
   nodes,
   layout,
   radius,
@@ -385,6 +359,9 @@ const Nodes = memo(function Nodes({
   onSelect,
   onOpen,
 }: {
+  visible: Rect | null;
+  /** Drawn even off screen: it holds the tab stop. */
+  keep: string;
   nodes: GraphNode[];
   layout: Layout;
   radius: Radius;
@@ -398,6 +375,7 @@ const Nodes = memo(function Nodes({
       {nodes.map((n) => {
         const at = layout.at[n.id];
         if (!at) return null;
+        if (visible && n.id !== keep && n.id !== selected && !crosses(visible, at, at)) return null;
         const on = lit(n.id, selected, radius);
         const colour = HEALTH_COLOUR[n.health];
         // What the box shows (a long name cut short); the accessible name starts with the same words.
