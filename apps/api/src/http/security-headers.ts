@@ -29,7 +29,7 @@ export const SERVICE_WORKER_CSP = "default-src 'none'; connect-src 'self'; frame
 /**
  * A dedicated worker's entry script (Turbopack names it `turbopack-worker-<hash>.js`): it loads its
  * own chunks with importScripts, which the API's default-src 'none' would refuse (the console's
- * reference graph lays itself out in one, apps/console/lib/reference-layout.worker.ts).
+ * reference graph lays itself out in one, apps/console/components/references/layout.worker.ts).
  */
 export const WORKER_SCRIPT_CSP = "default-src 'none'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 const WORKER_ENTRY = /^_next[/\\]static[/\\]chunks[/\\]turbopack-worker-[^/\\]+\.js$/;

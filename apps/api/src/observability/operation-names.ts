@@ -9,7 +9,7 @@ export const KNOWN_OPERATION_NAMES: ReadonlySet<string> = new Set([
   'BootstrapPrincipal', 'Configuration', 'ConfigurationGenerations', 'CreateAgent', 'CreateApiKey',
   'CreateConfiguration', 'CreateNamespace', 'CreateSecret', 'CreateUser', 'DeleteAgent', 'DeleteConfiguration',
   'DeleteSecret', 'DeployAgent', 'DisableUser', 'ExplainAccess', 'ExplainDeploy', 'GrantAccess', 'NamespaceAgents',
-  'NamespaceConfigurations', 'NamespaceHealth', 'NamespaceRotationPolicy', 'NamespaceSecrets', 'Namespaces', 'PauseSecretRollout', 'RedeployConsumers',
+  'NamespaceConfigurations', 'NamespaceHealth', 'NamespaceReferenceGraph', 'NamespaceReferenceGraphRest', 'NamespaceRotationPolicy', 'NamespaceSecrets', 'Namespaces', 'PauseSecretRollout', 'RedeployConsumers',
   'RejectSelfConfig', 'ReprovisionNamespace', 'ResourceAccessBindingsInNamespace', 'ResumeSecretRollout',
   'ResumeSelfConfig', 'RevisionDiff', 'RevokeAccess', 'RevokeApiKey', 'Roles', 'RollbackAgent', 'SecretBlastRadius', 'SecretOptions', 'SecretReferences',
   'Search', 'SecretRollout', 'SecretRotation', 'SecretStaleConsumers', 'SecretVersions', 'SelfConfigApprovals',

@@ -88,7 +88,7 @@ function useLayout(graph: LoadedGraph | null): Layout | null {
     const edges = graph.edges.map(({ from, to }) => ({ from, to }));
     let worker: Worker | null = null;
     try {
-      worker = new Worker(new URL('../../lib/reference-layout.worker.ts', import.meta.url), { type: 'module' });
+      worker = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
     } catch {
       worker = null;
     }
