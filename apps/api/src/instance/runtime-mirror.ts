@@ -35,11 +35,18 @@ export function runtimeRow(generation: number, status: InstanceStatus): RuntimeR
   };
 }
 
+/**
+ * The namespace's row is locked FOR SHARE before its status is read: markNamespaceLost holds it
+ * FOR UPDATE while it writes NamespaceLost, so a mirror write that started before sees LOST once
+ * that commits (a lock wait reads the newest row), instead of overwriting NamespaceLost with what
+ * it saw before (a browser test caught InstanceMissing there, RC5).
+ */
 export async function writeRuntime(db: Db, agentId: string, row: RuntimeRow, at: Date): Promise<void> {
   await db.$executeRaw`
+    WITH ns AS (SELECT n.status FROM "Agent" a JOIN "Namespace" n ON n.id = a."namespaceId" WHERE a.id = ${agentId} FOR SHARE OF n)
     INSERT INTO "AgentRuntime" ("agentId", "instanceGeneration", "observedGeneration", "phase", "ready", "reason", "message", "runningRevisionId", "runningGeneration", "observedAt")
     SELECT ${agentId}, ${row.instanceGeneration}, ${row.observedGeneration}, ${row.phase}, ${row.ready}, ${row.reason}, ${row.message}, ${row.runningRevisionId}, ${row.runningGeneration}, ${at}
-    WHERE EXISTS (SELECT 1 FROM "Agent" a JOIN "Namespace" n ON n.id = a."namespaceId" WHERE a.id = ${agentId} AND (n.status <> 'LOST' OR ${row.reason} = 'NamespaceLost'))
+    FROM ns WHERE ns.status <> 'LOST' OR ${row.reason} = 'NamespaceLost'
     ON CONFLICT ("agentId") DO UPDATE SET
       "instanceGeneration" = EXCLUDED."instanceGeneration", "observedGeneration" = EXCLUDED."observedGeneration", "phase" = EXCLUDED."phase",
       "ready" = EXCLUDED."ready", "reason" = EXCLUDED."reason", "message" = EXCLUDED."message",
