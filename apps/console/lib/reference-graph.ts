@@ -2,6 +2,7 @@
 // it, what a selection reaches (its blast radius), and an SVG of it to export. Ids, names, env
 // names, versions and states only; no document here selects a value or a backend locator.
 import { GraphQLRequestError, gql, graphql, type ResultOf } from './graphql';
+import { namespaceHref } from './namespace-links';
 
 /** Nodes a page asks for: the API's most, and within the cost limit with every field below. */
 export const REFERENCE_GRAPH_PAGE = 300;
@@ -118,9 +119,14 @@ export interface Adjacency {
 export function adjacency(edges: readonly GraphEdge[]): Adjacency {
   const out = new Map<string, GraphEdge[]>();
   const into = new Map<string, GraphEdge[]>();
+  const add = (map: Map<string, GraphEdge[]>, key: string, e: GraphEdge) => {
+    const list = map.get(key);
+    if (list) list.push(e);
+    else map.set(key, [e]);
+  };
   for (const e of edges) {
-    out.set(e.from, [...(out.get(e.from) ?? []), e]);
-    into.set(e.to, [...(into.get(e.to) ?? []), e]);
+    add(out, e.from, e);
+    add(into, e.to, e);
   }
   return { out, in: into };
 }
@@ -152,17 +158,16 @@ export function blastRadius(id: string, adj: Adjacency): { downstream: Set<strin
 
 /** Where a node's own page is in the console, or null for a gateway (it has none). */
 export function nodeHref(node: GraphNode, namespaceId: string, agentOfRevision: (revisionId: string) => string | undefined): string | null {
-  const ns = encodeURIComponent(namespaceId);
   switch (node.kind) {
     case 'SECRET':
-      return `/secrets?namespace=${ns}&id=${encodeURIComponent(node.id)}`;
+      return namespaceHref('secrets', namespaceId, { id: node.id });
     case 'CONFIGURATION':
-      return `/configurations?namespace=${ns}&id=${encodeURIComponent(node.id)}`;
+      return namespaceHref('configurations', namespaceId, { id: node.id });
     case 'AGENT':
-      return `/agents?namespace=${ns}&id=${encodeURIComponent(node.id)}`;
+      return namespaceHref('agents', namespaceId, { id: node.id });
     case 'REVISION': {
       const agentId = agentOfRevision(node.id);
-      return agentId ? `/agents?namespace=${ns}&id=${encodeURIComponent(agentId)}` : null;
+      return agentId ? namespaceHref('agents', namespaceId, { id: agentId }) : null;
     }
     default:
       return null;

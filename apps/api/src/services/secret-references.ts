@@ -1,6 +1,7 @@
 import type { AccessRequest } from '@occ/domain/access';
 import { gatewayDeploymentName, kubernetesNamespaceName } from '@occ/domain/kubernetes-names';
-import { PENDING_REVISION_STATES, type RevisionSecretPurpose, type RevisionState } from '@occ/domain/revision';
+import { LIVE_REVISION_STATES } from '@occ/domain/reference-graph';
+import type { RevisionSecretPurpose, RevisionState } from '@occ/domain/revision';
 import type { Db, Tx } from '../db/client.ts';
 import { derivedStatusSql } from './agents.ts';
 import { dbState, revisionState } from './revisions.ts';
@@ -13,8 +14,6 @@ import { dbState, revisionState } from './revisions.ts';
 // Three statements for any number of secrets (a page of them through the request's loader), and
 // never a value nor a backend locator: the graph holds ids, names, env names and versions.
 
-/** Revisions that deliver the secret (active) or are on their way to (queued to activating). */
-const LIVE_STATES: readonly RevisionState[] = [...PENDING_REVISION_STATES, 'active'];
 
 export interface GatewayDeployment {
   k8sNamespace: string;
@@ -114,7 +113,7 @@ export async function secretReferenceGraphs(
   secrets: ReadonlyArray<{ id: string; version: number }>,
 ): Promise<Map<string, SecretReferenceGraph>> {
   const ids = [...new Set(secrets.map((s) => s.id))];
-  const live = LIVE_STATES.map(dbState);
+  const live = LIVE_REVISION_STATES.map(dbState);
   const [bindings, agents, revisions] =
     ids.length === 0
       ? [[], [], []]
