@@ -108,7 +108,7 @@ export async function createConfiguration(
 
 /** Confirms the open destructive-action dialog by typing the name it asks for. */
 export async function confirmByTyping(page: Page, name: string, confirmButton: string | RegExp): Promise<void> {
-  const dialog = page.getByRole('dialog');
+  const dialog = page.getByRole('alertdialog');
   await expect(dialog).toBeVisible();
   await dialog.getByLabel(/^Type .* to confirm$/).fill(name);
   await dialog.getByRole('button', { name: confirmButton }).click();

@@ -77,3 +77,47 @@ export async function tabUntil(page: Page, matches: () => Promise<boolean>, what
   }
   throw new Error(`${what} not reached within ${max} Tab presses`);
 }
+
+/**
+ * Watches, frame by frame, whether focus rests on the page's <body> while the page has focus (a
+ * focused control disabled or removed without focus being moved first). A fall is counted when
+ * focus stays on <body> for FALL_MS or more: a library that gives focus back in the task after it
+ * removes a dialog (Radix does, in a setTimeout) passes even on a loaded machine; a control disabled
+ * while its request runs does not (the journey delays every mutation well beyond FALL_MS). Returns
+ * a function that stops watching and gives what was focused before each fall.
+ */
+export async function watchFocusFalls(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __focusFalls?: string[]; __focusWatch?: boolean };
+    w.__focusFalls = [];
+    w.__focusWatch = true;
+    const FALL_MS = 150;
+    let last = '';
+    let since: number | null = null;
+    let counted = false;
+    const describe = (el: Element | null) =>
+      el ? `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"` : 'nothing';
+    const tick = (now: number) => {
+      if (!w.__focusWatch) return;
+      const el = document.activeElement;
+      const onBody = (!el || el === document.body) && document.hasFocus();
+      if (!onBody) {
+        since = null;
+        counted = false;
+        last = describe(el);
+      } else if (since === null) since = now;
+      else if (!counted && now - since >= FALL_MS) {
+        counted = true;
+        w.__focusFalls!.push(`after ${last}`);
+      }
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  return async () =>
+    page.evaluate(() => {
+      const w = window as unknown as { __focusFalls?: string[]; __focusWatch?: boolean };
+      w.__focusWatch = false;
+      return w.__focusFalls ?? [];
+    });
+}

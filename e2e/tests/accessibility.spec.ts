@@ -106,9 +106,9 @@ test('every screen, loaded, in light and dark and at 390 px: no serious or criti
     await page.getByRole('button', { name: 'Rotate a11y-token' }).click();
     await everyWay(page, 'secrets-panels', snap, () => expect(page.getByLabel('New value for a11y-token')).toBeVisible());
     await page.getByRole('button', { name: 'Delete a11y-token' }).click();
-    await everyWay(page, 'delete-dialog', snap, () => expect(page.getByRole('dialog')).toBeVisible());
+    await everyWay(page, 'delete-dialog', snap, () => expect(page.getByRole('alertdialog')).toBeVisible());
     await page.keyboard.press('Escape');
-    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await expect(page.getByRole('alertdialog')).toHaveCount(0);
     // Escape cancels and hands focus back to the button that opened the dialog.
     await expect(page.getByRole('button', { name: 'Delete a11y-token' })).toBeFocused();
 
@@ -124,7 +124,7 @@ test('every screen, loaded, in light and dark and at 390 px: no serious or criti
     await page.getByText('Native document of revision 1, as frozen').click();
     await everyWay(page, 'revision-document', snap, () => expect(page.getByTestId('native-document')).toBeVisible());
     await page.getByRole('button', { name: 'Stop a11y-deployed' }).click();
-    await everyWay(page, 'stop-dialog', snap, () => expect(page.getByRole('dialog')).toBeVisible());
+    await everyWay(page, 'stop-dialog', snap, () => expect(page.getByRole('alertdialog')).toBeVisible());
     await page.keyboard.press('Escape');
     await expect(page.getByRole('button', { name: 'Stop a11y-deployed' })).toBeFocused();
 

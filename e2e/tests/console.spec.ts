@@ -122,7 +122,7 @@ test('S1 S6 S7 a new user signs in with the bootstrap key, creates a namespace, 
 
   await test.step('S7 delete it after typing its name: the row is gone, a toast says so', async () => {
     await secretRow.getByRole('button', { name: `Delete ${secretName}` }).click();
-    const dialog = page.getByRole('dialog');
+    const dialog = page.getByRole('alertdialog');
     await expect(dialog.getByRole('heading', { name: `Delete secret ${secretName}?` })).toBeVisible();
     const confirm = dialog.getByRole('button', { name: `Delete secret ${secretName}` });
     await expect(confirm).toBeDisabled();

@@ -35,12 +35,12 @@ test('W6 C1 an agent and its configuration are deleted from their pages: in-use 
     await expect(page.getByRole('heading', { name: 'Configuration del-config', level: 1 })).toBeVisible();
     await page.getByRole('button', { name: 'Delete del-config' }).click();
     await confirmByTyping(page, 'del-config', /^Delete configuration del-config$/);
-    const refusal = page.getByRole('dialog').getByRole('alert');
+    const refusal = page.getByRole('alertdialog').getByRole('alert');
     await expect(refusal).toContainText('Configuration in use');
     await expect(refusal.getByRole('list', { name: 'Consumers' })).toContainText('del-agent');
     await snap('delete-configuration-refused');
     await page.keyboard.press('Escape');
-    await expect(page.getByRole('dialog')).toBeHidden();
+    await expect(page.getByRole('alertdialog')).toBeHidden();
     await expect(page.getByTestId('generation')).toBeVisible();
   });
 
@@ -48,9 +48,9 @@ test('W6 C1 an agent and its configuration are deleted from their pages: in-use 
     await page.goto(`/agents?namespace=${namespaceId}&id=${agentId}`);
     await expect(page.getByRole('heading', { name: /del-agent/, level: 1 })).toBeVisible();
     await page.getByRole('button', { name: 'Delete del-agent' }).click();
-    await expect(page.getByRole('dialog')).toContainText('The agent is not stopped');
+    await expect(page.getByRole('alertdialog')).toContainText('The agent is not stopped');
     await confirmByTyping(page, 'del-agent', /^Delete agent del-agent$/);
-    const refusal = page.getByRole('dialog').getByRole('alert');
+    const refusal = page.getByRole('alertdialog').getByRole('alert');
     await expect(refusal).toHaveAttribute('data-error-code', 'AGENT_NOT_STOPPED');
     await page.keyboard.press('Escape');
 
@@ -61,7 +61,7 @@ test('W6 C1 an agent and its configuration are deleted from their pages: in-use 
       .toBe('stopped');
     await page.reload();
     await page.getByRole('button', { name: 'Delete del-agent' }).click();
-    await expect(page.getByRole('dialog')).not.toContainText('The agent is not stopped');
+    await expect(page.getByRole('alertdialog')).not.toContainText('The agent is not stopped');
     await axe(page, 'the agent delete dialog');
     await confirmByTyping(page, 'del-agent', /^Delete agent del-agent$/);
     await expect(page.getByRole('status').filter({ hasText: 'Agent del-agent deleted.' })).toBeVisible();

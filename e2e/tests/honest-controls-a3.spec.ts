@@ -56,7 +56,7 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
     await page.keyboard.press('Enter');
     await remove.click({ force: true });
     await expect(page.getByLabel('New value')).toHaveCount(0);
-    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await expect(page.getByRole('alertdialog')).toHaveCount(0);
     await snap('viewer-secrets-not-allowed');
   });
 
@@ -66,7 +66,7 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
     await expect(remove).toHaveAttribute('aria-disabled', 'true');
     await expect(remove).toHaveAccessibleDescription(/not delete it: that needs delete on the agent/);
     await remove.click({ force: true });
-    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await expect(page.getByRole('alertdialog')).toHaveCount(0);
   });
 
   await test.step('the viewer on the configuration page: no editor, the reason instead; Delete disabled with its reason', async () => {

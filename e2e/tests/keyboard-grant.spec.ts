@@ -1,7 +1,7 @@
 import type { Locator, Page } from '@playwright/test';
 import { createReadyNamespace, createSecret, secretOptions, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
-import { expectVisibleFocus, tabUntil } from '../support/focus';
+import { expectVisibleFocus, tabUntil, watchFocusFalls } from '../support/focus';
 import { createUserInPage, gqlInPage } from '../support/graphql';
 
 const isFocused = (locator: Locator) => () => locator.evaluate((el) => el === document.activeElement);
@@ -10,10 +10,12 @@ async function focusedText(page: Page): Promise<string> {
   return page.evaluate(() => (document.activeElement as HTMLElement | null)?.innerText ?? '');
 }
 
-// Journey (f): the grant journey by keyboard alone, with a visible focus ring (computed
-// style, 3:1 contrast) at every stop, in both colour schemes.
+// Journey (f): grant → deploy → rotate → redeploy by keyboard alone, with a visible focus ring
+// (computed style, 3:1 contrast) at every stop and focus never fallen to <body> between them
+// (watchFocusFalls), in both colour schemes; the dialogs and toasts on the way are the primitives
+// library's (Radix), so Escape closes them and focus returns to what opened them.
 for (const colorScheme of ['light', 'dark'] as const) {
-  test(`A2 A3 journey (f): grant by keyboard alone, focus visible at every step (${colorScheme})`, async ({ page, stack, snap }) => {
+  test(`A2 A3 journey (f): grant, deploy, rotate and redeploy by keyboard alone, focus visible at every step and never resting on the body (${colorScheme})`, async ({ page, stack, snap }) => {
     test.setTimeout(300_000); // setup through the UI, then dozens of Tab stops, each one measured
     const stamp = `${Date.now().toString(36)}${colorScheme[0]}`;
     const namespaceName = `e2e-kb-${stamp}`;
@@ -119,5 +121,88 @@ for (const colorScheme of ['light', 'dark'] as const) {
       await expect(grants).not.toContainText(`namespace ${namespaceName}`);
       await snap(`${colorScheme}-keyboard-grant-it`);
     });
+
+    // From here every mutation answers 400 ms late, as on a slow link: a control disabled while its
+    // request runs would leave focus on <body> for many frames, which watchFocusFalls counts.
+    await page.route('**/graphql', async (route) => {
+      if (/^\s*mutation\b/.test(String(route.request().postDataJSON()?.query ?? ''))) await new Promise((resolve) => setTimeout(resolve, 400));
+      await route.continue();
+    });
+    const falls = await watchFocusFalls(page);
+    await test.step('Enter deploys: focus stays on a control while it runs, the revision becomes active', async () => {
+      await page.keyboard.press('Enter');
+      const revision = page.getByTestId('revision').filter({ has: page.getByRole('heading', { name: /^Revision 1/ }) });
+      await expect(revision.getByTestId('revision-state')).toHaveText('ACTIVE', { timeout: 90_000 });
+      await expect(page.getByTestId('deploy').getByRole('button', { name: 'Deploy again' })).toBeVisible();
+      await expectVisibleFocus(page, 'after the deploy');
+    });
+
+    await test.step('Stop asks in an alert dialog: Escape closes it and focus is back on Stop', async () => {
+      const stop = page.getByRole('button', { name: 'Stop kb-agent' });
+      await tabUntil(page, isFocused(stop), 'Stop');
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('alertdialog', { name: /^Stop/ });
+      await expect(dialog).toBeVisible();
+      await expect(dialog.getByRole('textbox')).toBeFocused();
+      await expectVisibleFocus(page, 'the name field of the Stop dialog');
+      await page.keyboard.press('Escape');
+      await expect(dialog).toHaveCount(0);
+      await expect.poll(() => stop.evaluate((el) => el === document.activeElement)).toBe(true);
+      await expectVisibleFocus(page, 'Stop after Escape');
+      expect(await falls(), 'focus fell to <body> between deploy and the Stop dialog').toEqual([]);
+    });
+
+    await page.goto(`/secrets?namespace=${namespaceId}`);
+    await expect(page.getByRole('heading', { name: `Secrets in ${namespaceName}`, level: 1 })).toBeVisible();
+    const rotate = page.getByRole('button', { name: 'Rotate kb-token' });
+    await tabUntil(page, isFocused(rotate), 'Rotate kb-token');
+    const fallsOnSecrets = await watchFocusFalls(page);
+    await test.step('rotate by keyboard: the panel opens, Escape closes it onto Rotate; the value is stored, not delivered', async () => {
+      await page.keyboard.press('Enter');
+      const value = page.getByLabel('New value for kb-token');
+      await tabUntil(page, isFocused(value), 'the new value');
+      await page.keyboard.press('Escape');
+      await expect(value).toHaveCount(0);
+      await expect.poll(() => rotate.evaluate((el) => el === document.activeElement)).toBe(true);
+      await expectVisibleFocus(page, 'Rotate after Escape');
+      await page.keyboard.press('Enter');
+      await tabUntil(page, isFocused(value), 'the new value');
+      await page.keyboard.type(`kb-rotated-${stamp}`);
+      await page.keyboard.press('Enter');
+      const delivery = page.getByTestId('delivery');
+      await expect(delivery).toContainText('Stored, not delivered.');
+      await expectVisibleFocus(page, 'after storing the new value');
+    });
+
+    await test.step('redeploy the consumers by keyboard: focus ends on the panel, the toast is reached with F8 and dismissed with Escape', async () => {
+      const open = page.getByTestId('delivery').getByRole('button', { name: 'Redeploy consumers…' });
+      await tabUntil(page, isFocused(open), 'Redeploy consumers…');
+      await page.keyboard.press('Enter');
+      const panel = page.getByTestId('redeploy-consumers');
+      const redeploy = panel.getByRole('button', { name: 'Redeploy consumers' });
+      await tabUntil(page, isFocused(redeploy), 'Redeploy consumers');
+      await page.keyboard.press('Enter');
+      await expect(panel.getByTestId('redeploy-done')).toContainText('No running revision holds an older version of kb-token', { timeout: 90_000 });
+      const where = await expectVisibleFocus(page, 'after the redeploy');
+      const toasts = page.getByTestId('toasts');
+      await expect(toasts).toContainText('Every running consumer of kb-token now holds version 2.');
+      await page.keyboard.press('F8');
+      await expect.poll(() => toasts.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+      await page.keyboard.press('Tab');
+      await expectVisibleFocus(page, 'the toast');
+      await page.keyboard.press('Escape');
+      await expect(toasts.getByRole('status')).toHaveCount(0);
+      await expect.poll(async () => (await focusRingName(page)) === where.name).toBe(true);
+      await expectVisibleFocus(page, 'back from the toasts');
+      await snap(`${colorScheme}-keyboard-redeployed`);
+      expect(await fallsOnSecrets(), 'focus fell to <body> between rotate and redeploy').toEqual([]);
+    });
+  });
+}
+
+async function focusRingName(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = document.activeElement;
+    return el ? (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 60) : '';
   });
 }

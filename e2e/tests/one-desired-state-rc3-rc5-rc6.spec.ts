@@ -387,7 +387,7 @@ test('RC5 RC6 a Kubernetes namespace deleted outside the product shows LOST with
     await page.getByLabel('Search namespaces by name').fill(name);
     const row = page.getByRole('row', { name: new RegExp(name) });
     await row.getByRole('button', { name: `Re-provision ${name}` }).click();
-    const dialog = page.getByRole('dialog');
+    const dialog = page.getByRole('alertdialog');
     await expect(dialog).toContainText(`Re-provision namespace ${name}?`);
     await expect(dialog).toContainText('The secret values stored in the lost Kubernetes namespace are not restored.');
     await snap('reprovision-dialog');

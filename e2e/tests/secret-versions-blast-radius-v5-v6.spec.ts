@@ -85,7 +85,7 @@ test('V5 versions and exposure, V6 blast radius: the rotate panel and the delete
 
   await test.step('V6 the delete confirmation shows the blast radius before anything is deleted', async () => {
     await page.getByRole('button', { name: 'Delete api-token' }).click();
-    const dialog = page.getByRole('dialog');
+    const dialog = page.getByRole('alertdialog');
     await expect(dialog).toBeVisible();
     const radius = dialog.getByTestId('blast-radius');
     await expect(radius.getByRole('heading', { name: 'What a delete touches' })).toBeVisible();

@@ -101,7 +101,7 @@ test('SG1 SG2 SG3 SG4 an administrator approves a request in the inbox, seeing i
     await snap('approval-inbox');
     await accessible(page, 'selfconfig-approvals');
     await card.getByRole('button', { name: `Approve ${waiting.name}` }).click();
-    await expect(page.getByText(`Approved ${waiting.name}`)).toBeVisible();
+    await expect(page.getByTestId('toasts')).toContainText(`Approved ${waiting.name}`);
     await expect(page.locator(`li[data-request="${waiting.name}"]`)).toHaveCount(0);
     await untilPhase(page, agentId, waiting.id, /^(Applied|Failed|Denied|RolledBack)$/);
     expect(await phaseOf(page, agentId, waiting.id)).toBe('Applied');

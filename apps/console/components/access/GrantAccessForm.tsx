@@ -11,6 +11,7 @@ import { FormOutcome } from '../feedback/FormOutcome';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { useToast } from '../feedback/Toaster';
 import { SubjectPicker, type PrincipalOption } from './SubjectPicker';
+import { BusyForm } from '../ui/Busy';
 
 /** Least privilege first: the easy path must not over-grant. Custom roles sit between. */
 const PRIVILEGE: Record<string, number> = {
@@ -76,7 +77,7 @@ export function GrantAccessForm({
     <section aria-labelledby={`${id}-title`} className="card">
       <h2 id={`${id}-title`}>Grant access</h2>
       {roles.error ? <QueryErrorAlert error={roles.error} what="the roles" retry={() => roles.refetch()} /> : null}
-      <form method="post" className="form" onSubmit={onSubmit}>
+      <BusyForm busy={mutation.pending} method="post" className="form" onSubmit={onSubmit}>
         <fieldset disabled={mutation.pending}>
           <div className="grid-2">
             <SubjectPicker
@@ -152,7 +153,7 @@ export function GrantAccessForm({
             {mutation.pending ? 'Granting…' : 'Grant'}
           </button>
         </fieldset>
-      </form>
+      </BusyForm>
       <FormOutcome outcome={mutation.outcome} doing="grant">
         {(result) => (
           <p role="status" className="alert success" data-testid="grant-outcome">

@@ -9,6 +9,7 @@ import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { SecretPicker, type PickedSecret } from '../secrets/SecretPicker';
 import { ServicePrincipalCallout } from './ServicePrincipalCallout';
+import { BusyForm } from '../ui/Busy';
 
 export function CreateAgentForm({
   namespaceId,
@@ -69,7 +70,7 @@ export function CreateAgentForm({
   return (
     <section aria-labelledby={`${id}-title`} className="card">
       <h2 id={`${id}-title`}>Create an agent</h2>
-      <form method="post" className="form" onSubmit={onSubmit}>
+      <BusyForm busy={mutation.pending} method="post" className="form" onSubmit={onSubmit}>
         <fieldset disabled={mutation.pending}>
           <div className="grid-2">
             <div className="field">
@@ -153,7 +154,7 @@ export function CreateAgentForm({
             {mutation.pending ? 'Creating…' : 'Create agent'}
           </button>
         </fieldset>
-      </form>
+      </BusyForm>
       <FormOutcome outcome={mutation.outcome} doing="create the agent">
         {(result) => (
           <div role="status" className="alert success">

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useId, type FormEvent } from 'react';
 import { safeNext, signIn } from '../../lib/session';
+import { BusyForm } from '../ui/Busy';
 
 export function SignInForm() {
   const router = useRouter();
@@ -29,7 +30,7 @@ export function SignInForm() {
   }
 
   return (
-    <form method="post" className="card form narrow" onSubmit={onSubmit} aria-labelledby={`${keyId}-title`}>
+    <BusyForm busy={mutation.isPending || mutation.isSuccess} method="post" className="card form narrow" onSubmit={onSubmit} aria-labelledby={`${keyId}-title`}>
       <h1 id={`${keyId}-title`}>Sign in</h1>
       <div className="field">
         <label htmlFor={keyId}>API key</label>
@@ -55,6 +56,6 @@ export function SignInForm() {
       <button type="submit" className="button primary" disabled={mutation.isPending || mutation.isSuccess}>
         {mutation.isPending ? 'Signing in…' : 'Sign in'}
       </button>
-    </form>
+    </BusyForm>
   );
 }

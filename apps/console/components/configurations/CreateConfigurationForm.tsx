@@ -10,6 +10,7 @@ import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { namespaceHref } from '../../lib/namespace-links';
 import { BindingsEditor, toBindingInputs, type BindingRow } from './BindingsEditor';
+import { BusyForm } from '../ui/Busy';
 
 export function CreateConfigurationForm({ namespace }: { namespace: Pick<Namespace, 'id' | 'name'> }) {
   const id = useId();
@@ -48,7 +49,7 @@ export function CreateConfigurationForm({ namespace }: { namespace: Pick<Namespa
   return (
     <section aria-labelledby={`${id}-title`} className="card">
       <h2 id={`${id}-title`}>Create a configuration</h2>
-      <form method="post" className="form" onSubmit={onSubmit}>
+      <BusyForm busy={mutation.pending} method="post" className="form" onSubmit={onSubmit}>
         <fieldset disabled={mutation.pending}>
           <div className="field">
             <label htmlFor={`${id}-name`}>Configuration name</label>
@@ -99,7 +100,7 @@ export function CreateConfigurationForm({ namespace }: { namespace: Pick<Namespa
             {mutation.pending ? 'Creating…' : 'Create configuration'}
           </button>
         </fieldset>
-      </form>
+      </BusyForm>
       <FormOutcome outcome={mutation.outcome} doing="create the configuration">
         {(result) => (
           <p role="status" className="alert success">

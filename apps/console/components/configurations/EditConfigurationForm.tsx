@@ -9,6 +9,7 @@ import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { ChangeItems } from './ChangeItems';
 import { BindingsEditor, newBindingRow, toBindingInputs, type BindingRow } from './BindingsEditor';
+import { BusyForm } from '../ui/Busy';
 
 function rowsOf(configuration: Configuration): BindingRow[] {
   return configuration.secretBindings.map((binding) =>
@@ -89,7 +90,7 @@ export function EditConfigurationForm({ namespaceId, configuration }: { namespac
           </button>
         </div>
       ) : null}
-      <form method="post" className="form" onSubmit={onSubmit}>
+      <BusyForm busy={mutation.pending} method="post" className="form" onSubmit={onSubmit}>
         <fieldset disabled={mutation.pending}>
           <div className="field">
             <label htmlFor={`${id}-values`}>Values (JSON)</label>
@@ -133,7 +134,7 @@ export function EditConfigurationForm({ namespaceId, configuration }: { namespac
             {mutation.pending ? 'Saving…' : 'Save configuration'}
           </button>
         </fieldset>
-      </form>
+      </BusyForm>
       <FormOutcome outcome={mutation.outcome} doing="save the configuration">
         {(result) => (
           <p role="status" className="alert success">

@@ -7,6 +7,7 @@ import { deployKeys, type DeployCheck } from '../../lib/deploy';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { useToast } from '../feedback/Toaster';
+import { BusyButton } from '../ui/Busy';
 
 /** A built-in role's id is `rol_<name>`: show the name. */
 export const roleName = (roleId: string) => roleId.replace(/^rol_/, '');
@@ -108,18 +109,12 @@ function GrantIt({ check, names, onGranted }: { check: DeployCheck; names: Reado
   return (
     <div className="check-fix">
       {/* The accessible name starts with the visible words (WCAG 2.5.3 label in name). */}
-      <button
-        type="button"
-        className="button secondary"
-        data-fix
-        onClick={() => mutation.submit(undefined)}
-        disabled={mutation.pending}
-      >
+      <BusyButton type="button" className="button secondary" data-fix onClick={() => mutation.submit(undefined)} busy={mutation.pending}>
         {mutation.pending ? 'Granting…' : 'Grant it'}
         <span className="visually-hidden">
           : {roleName(grant.roleId)} on {target} to the agent's service principal
         </span>
-      </button>
+      </BusyButton>
       {mutation.outcome?.kind !== 'success' ? <FormOutcome outcome={mutation.outcome} doing="grant" /> : null}
     </div>
   );

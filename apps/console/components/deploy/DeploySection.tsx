@@ -13,6 +13,7 @@ import { DeployChecks } from './DeployChecks';
 import { DeployProgress } from './DeployProgress';
 import { DeployTakeovers, TAKEOVERS_ID } from './DeployTakeovers';
 import { StopAgentButton } from './StopAgentButton';
+import { BusyButton } from '../ui/Busy';
 
 /**
  * Deploy on the agent's page: the D-checks before the click (D6), the deploy itself (D1–D4), its
@@ -65,16 +66,17 @@ export function DeploySection({ agent, names }: { agent: Agent; names: ReadonlyM
         </>
       ) : null}
       <div className="button-row spaced-top">
-        <button
+        <BusyButton
           ref={deployButton}
           type="button"
           className="button primary"
           onClick={() => mutation.submit(undefined)}
-          disabled={mutation.pending || explanation?.allowed !== true}
+          busy={mutation.pending}
+          disabled={!mutation.pending && explanation?.allowed !== true}
           aria-describedby={describedBy(explanation) || undefined}
         >
           {mutation.pending ? 'Deploying…' : running ? 'Deploy again' : 'Deploy'}
-        </button>
+        </BusyButton>
         {running && agent.viewerCan.deploy ? <StopAgentButton agentId={agent.id} agentName={agent.name} /> : null}
         {running && !agent.viewerCan.deploy ? (
           <NotAllowedButton label={`Stop ${agent.name}`} reason={notAllowedReason(agent.name, 'stop', 'deploy', 'agent')}>

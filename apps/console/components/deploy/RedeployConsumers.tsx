@@ -11,6 +11,7 @@ import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { useToast } from '../feedback/Toaster';
 import { TableSkeleton } from '../ui/Skeleton';
 import { RevisionStateBadge } from './RevisionStateBadge';
+import { BusyButton } from '../ui/Busy';
 
 /** W7 on the secrets list: a secret whose running consumers hold an older version. */
 export function StaleBadge({ count }: { count: number }) {
@@ -94,14 +95,9 @@ export function RedeployConsumersPanel({ namespaceId, secretId, secretName }: { 
             </p>
           ) : null}
           <div className="button-row">
-            <button
-              type="button"
-              className="button primary"
-              onClick={() => mutation.submit(undefined)}
-              disabled={mutation.pending || redeploying || consumers.items.length === 0}
-            >
+            <BusyButton type="button" className="button primary" onClick={() => mutation.submit(undefined)} busy={mutation.pending || redeploying} disabled={consumers.items.length === 0}>
               {mutation.pending || redeploying ? 'Redeploying…' : 'Redeploy consumers'}
-            </button>
+            </BusyButton>
           </div>
         </>
       ) : null}

@@ -1,11 +1,15 @@
 'use client';
 
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
+
+const loadDialog = () => import('./ConfirmDestructiveDialog');
+const ConfirmDestructiveDialog = lazy(loadDialog);
 
 /**
- * The one confirmation for destructive actions: a modal dialog in which the administrator types the
- * name of what goes away. The trigger is a button; the dialog traps focus (native <dialog>), Escape
- * cancels, and focus returns to the trigger.
+ * The one confirmation for destructive actions: a button that opens an alert dialog in which the
+ * administrator types the name of what goes away (ConfirmDestructiveDialog, Radix's). Escape and
+ * Cancel close it and focus returns to the button; after a success `afterSuccess` places focus
+ * instead (the button's row may be gone).
  */
 export function ConfirmDestructive({
   verb,
@@ -40,79 +44,55 @@ export function ConfirmDestructive({
   succeeded?: boolean;
   afterSuccess?: () => void;
 }) {
-  const id = useId();
-  const dialog = useRef<HTMLDialogElement>(null);
-  const [typed, setTyped] = useState('');
+  const trigger = useRef<HTMLButtonElement>(null);
+  // Open, and whether this opening ended in a success (which closes the dialog).
   const [open, setOpen] = useState(false);
-
+  const [done, setDone] = useState(false);
   useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (open && !element.open) element.showModal();
-    if (!open && element.open) element.close();
-  }, [open]);
-
-  useEffect(() => {
-    if (!succeeded) return;
-    dialog.current?.close();
-    setOpen(false);
-    afterSuccess?.();
+    if (succeeded && open) setDone(true);
   }, [succeeded]);
-
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (typed !== name) return;
-    onConfirm();
-  }
 
   return (
     <>
       <button
+        ref={trigger}
         type="button"
         className="button danger"
         aria-label={triggerLabel}
         aria-haspopup="dialog"
+        aria-expanded={open && !done}
         disabled={disabled}
+        // The dialog's code is fetched while the pointer or focus is on the way to a click.
+        onPointerEnter={() => void loadDialog()}
+        onFocus={() => void loadDialog()}
         onClick={() => {
-          setTyped('');
+          setDone(false);
           setOpen(true);
         }}
       >
         {triggerText ?? verb}
       </button>
-      <dialog ref={dialog} className="confirm" aria-labelledby={`${id}-title`} onClose={() => setOpen(false)}>
-        {open ? (
-          <form method="post" className="form" onSubmit={onSubmit}>
-            <h2 id={`${id}-title`}>
-              {verb} {what}?
-            </h2>
-            <div className="hint-block">{consequence}</div>
-            <div className="field">
-              <label htmlFor={`${id}-name`}>
-                Type <code>{name}</code> to confirm
-              </label>
-              <input
-                id={`${id}-name`}
-                type="text"
-                autoComplete="off"
-                spellCheck={false}
-                autoFocus
-                value={typed}
-                onChange={(event) => setTyped(event.target.value)}
-              />
-            </div>
+      {open ? (
+        <Suspense fallback={null}>
+          <ConfirmDestructiveDialog
+            verb={verb}
+            name={name}
+            what={what}
+            consequence={consequence}
+            pending={pending}
+            onConfirm={onConfirm}
+            onCancel={() => setOpen(false)}
+            succeeded={done}
+            trigger={trigger}
+            afterSuccess={() => {
+              setOpen(false);
+              afterSuccess?.();
+            }}
+          >
             {children}
-            <div className="button-row">
-              <button type="submit" className="button danger solid" disabled={typed !== name || pending}>
-                {pending ? `${verb}…` : `${verb} ${what}`}
-              </button>
-              <button type="button" className="button secondary" onClick={() => setOpen(false)}>
-                Cancel
-              </button>
-            </div>
-          </form>
-        ) : null}
-      </dialog>
+          </ConfirmDestructiveDialog>
+        </Suspense>
+      ) : null}
     </>
   );
 }

@@ -1,40 +1,34 @@
 'use client';
 
-import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from 'react';
+import { createContext, lazy, Suspense, useCallback, useContext, useRef, useState, type ReactNode } from 'react';
+import type { Note } from './ToastList';
 
-type Toast = { id: number; text: string };
+const ToastList = lazy(() => import('./ToastList'));
 const ToastContext = createContext<(text: string) => void>(() => undefined);
 
-/** A success message after a delete, revoke or disable: the row it was about has gone, so the
- * answer needs a place of its own. The live region is always in the page, so it is announced. */
+/**
+ * A success message after a delete, revoke or disable: the row it was about has gone, so the
+ * answer needs a place of its own. The toasts are Radix's (ToastList), loaded with the first one.
+ */
 export function Toaster({ children }: { children: ReactNode }) {
-  const [toasts, setToasts] = useState<Toast[]>([]);
+  const [notes, setNotes] = useState<Note[]>([]);
+  const [shown, setShown] = useState(false);
   const next = useRef(0);
   const show = useCallback((text: string) => {
     next.current += 1;
     const id = next.current;
-    setToasts((list) => [...list, { id, text }]);
-    setTimeout(() => setToasts((list) => list.filter((t) => t.id !== id)), 8000);
+    setShown(true);
+    setNotes((list) => [...list, { id, text }]);
   }, []);
-  const value = useMemo(() => show, [show]);
+  const dismiss = useCallback((id: number) => setNotes((list) => list.filter((note) => note.id !== id)), []);
   return (
-    <ToastContext.Provider value={value}>
+    <ToastContext.Provider value={show}>
       {children}
-      <div className="toasts" role="status" aria-live="polite" data-testid="toasts">
-        {toasts.map((toast) => (
-          <p key={toast.id} className="toast">
-            <span>{toast.text}</span>
-            <button
-              type="button"
-              className="button secondary small"
-              onClick={() => setToasts((list) => list.filter((t) => t.id !== toast.id))}
-            >
-              <span aria-hidden="true">×</span>
-              <span className="visually-hidden">Dismiss</span>
-            </button>
-          </p>
-        ))}
-      </div>
+      {shown ? (
+        <Suspense fallback={null}>
+          <ToastList notes={notes} onDismiss={dismiss} />
+        </Suspense>
+      ) : null}
     </ToastContext.Provider>
   );
 }

@@ -6,6 +6,7 @@ import { usePathname, useRouter } from 'next/navigation';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { signOut } from '../../lib/session';
 import { viewerQueryOptions, type Principal } from '../../lib/viewer';
+import { BusyButton } from '../ui/Busy';
 
 // The command palette is a chunk of its own, loaded when first opened (the first-load budgets).
 const CommandPalette = lazy(() => import('./CommandPalette'));
@@ -122,9 +123,9 @@ function Session({ principal }: { principal: Principal }) {
         <span className="principal" title={principal.id}>
           {principal.name}
         </span>
-        <button type="button" className="button secondary" onClick={() => signOutMutation.mutate()} disabled={signOutMutation.isPending}>
+        <BusyButton type="button" className="button secondary" onClick={() => signOutMutation.mutate()} busy={signOutMutation.isPending}>
           Sign out
-        </button>
+        </BusyButton>
       </div>
       {signOutMutation.error ? (
         <p role="alert" className="alert error inline">

@@ -1,14 +1,15 @@
 'use client';
 
+import * as Dialog from '@radix-ui/react-dialog';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useMemo, useState, type KeyboardEvent } from 'react';
 import { nextActive } from '../../lib/combobox';
 import { paletteOptions, parseCommand, searchQueryOptions, type PaletteOption } from '../../lib/search';
 
 /**
- * Search by name across everything the viewer may read, and act: a modal dialog (the browser's
- * own <dialog>: focus held inside, Escape closes, the page behind inert) holding an ARIA 1.2
+ * Search by name across everything the viewer may read, and act: a modal dialog (Radix's: focus
+ * held inside, Escape or a click outside closes, the page behind hidden) holding an ARIA 1.2
  * combobox whose listbox offers "Open …", "Rotate secret …" and "Deploy agent …". Its own chunk,
  * loaded on first open (AppHeader). `onClose(navigated)`: the header returns focus to what opened
  * it unless the palette went somewhere (the new page's focus rule applies then).
@@ -16,15 +17,10 @@ import { paletteOptions, parseCommand, searchQueryOptions, type PaletteOption } 
 export default function CommandPalette({ onClose }: { onClose: (navigated: boolean) => void }) {
   const id = useId();
   const router = useRouter();
-  const dialog = useRef<HTMLDialogElement>(null);
   const [input, setInput] = useState('');
   const [typed, setTyped] = useState('');
   const [active, setActive] = useState(0);
 
-  useEffect(() => {
-    const d = dialog.current;
-    if (d && !d.open) d.showModal();
-  }, []);
   // A request per pause in typing, not per key.
   useEffect(() => {
     const timer = setTimeout(() => setTyped(input), 150);
@@ -66,66 +62,62 @@ export default function CommandPalette({ onClose }: { onClose: (navigated: boole
           : `${options.length} ${options.length === 1 ? 'result' : 'results'}; arrow keys to choose, Enter to go.`;
 
   return (
-    <dialog
-      ref={dialog}
-      className="palette"
-      aria-labelledby={`${id}-title`}
-      onCancel={(event) => {
-        event.preventDefault();
-        onClose(false);
-      }}
-      // A click on the backdrop (the dialog element itself, outside its content) closes it.
-      onMouseDown={(event) => {
-        if (event.target === dialog.current) onClose(false);
-      }}
-    >
-      <div className="palette-body">
-        <h2 id={`${id}-title`} className="visually-hidden">
-          Search and go
-        </h2>
-        <input
-          type="text"
-          role="combobox"
-          aria-label="Search namespaces, secrets, configurations, agents and users"
-          aria-autocomplete="list"
-          aria-expanded={options.length > 0}
-          aria-controls={listId}
-          aria-activedescendant={options.length > 0 && current >= 0 ? optionId(current) : undefined}
-          aria-describedby={`${id}-status`}
-          autoComplete="off"
-          spellCheck={false}
-          placeholder="Search or type a command (rotate …, deploy …)"
-          value={input}
-          onChange={(event) => {
-            setInput(event.target.value);
-            setActive(0);
-          }}
-          onKeyDown={onKeyDown}
-        />
-        <p id={`${id}-status`} className="hint" role="status">
-          {status}
-        </p>
-        <ul id={listId} role="listbox" aria-label="Results" className="listbox palette-results" hidden={options.length === 0}>
-          {options.map((option, index) => (
-            <li
-              key={option.key}
-              id={optionId(index)}
-              role="option"
-              aria-selected={index === current}
-              className={index === current ? 'active' : undefined}
-              onMouseDown={(event) => {
-                event.preventDefault();
-                go(option);
+    <Dialog.Root open onOpenChange={(open) => (open ? undefined : onClose(false))}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="dialog-overlay" />
+        <Dialog.Content
+          className="dialog palette"
+          aria-describedby={undefined}
+          // The header puts focus back (or leaves it to the page the palette went to).
+          onCloseAutoFocus={(event) => event.preventDefault()}
+        >
+          <div className="palette-body">
+            <Dialog.Title className="visually-hidden">Search and go</Dialog.Title>
+            <input
+              type="text"
+              role="combobox"
+              aria-label="Search namespaces, secrets, configurations, agents and users"
+              aria-autocomplete="list"
+              aria-expanded={options.length > 0}
+              aria-controls={listId}
+              aria-activedescendant={options.length > 0 && current >= 0 ? optionId(current) : undefined}
+              aria-describedby={`${id}-status`}
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="Search or type a command (rotate …, deploy …)"
+              value={input}
+              onChange={(event) => {
+                setInput(event.target.value);
+                setActive(0);
               }}
-              onMouseMove={() => setActive(index)}
-            >
-              {/* Read as it is shown: "Deploy agent my-bot in team". */}
-              <span className="palette-kind">{option.action}</span> <strong>{option.name}</strong>
-              {option.where ? <span className="palette-where"> in {option.where}</span> : null}
-            </li>
-          ))}
-        </ul>
-      </div>
-    </dialog>
+              onKeyDown={onKeyDown}
+            />
+            <p id={`${id}-status`} className="hint" role="status">
+              {status}
+            </p>
+            <ul id={listId} role="listbox" aria-label="Results" className="listbox palette-results" hidden={options.length === 0}>
+              {options.map((option, index) => (
+                <li
+                  key={option.key}
+                  id={optionId(index)}
+                  role="option"
+                  aria-selected={index === current}
+                  className={index === current ? 'active' : undefined}
+                  onMouseDown={(event) => {
+                    event.preventDefault();
+                    go(option);
+                  }}
+                  onMouseMove={() => setActive(index)}
+                >
+                  {/* Read as it is shown: "Deploy agent my-bot in team". */}
+                  <span className="palette-kind">{option.action}</span> <strong>{option.name}</strong>
+                  {option.where ? <span className="palette-where"> in {option.where}</span> : null}
+                </li>
+              ))}
+            </ul>
+          </div>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
   );
 }

@@ -7,6 +7,7 @@ import { createNamespace, namespaceKeys, namespacesQueryOptions } from '../../li
 import type { PageArgs } from '../../lib/paging';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
+import { BusyForm } from '../ui/Busy';
 
 export function CreateNamespaceForm({ listArgs }: { listArgs: PageArgs }) {
   const queryClient = useQueryClient();
@@ -44,7 +45,7 @@ export function CreateNamespaceForm({ listArgs }: { listArgs: PageArgs }) {
   return (
     <section aria-labelledby={`${nameId}-title`} className="card">
       <h2 id={`${nameId}-title`}>Create a namespace</h2>
-      <form method="post" className="form inline-form" onSubmit={onSubmit}>
+      <BusyForm busy={mutation.pending} method="post" className="form inline-form" onSubmit={onSubmit}>
         <div className="field">
           <label htmlFor={nameId}>Name</label>
           <input
@@ -65,7 +66,7 @@ export function CreateNamespaceForm({ listArgs }: { listArgs: PageArgs }) {
         <button type="submit" className="button primary" disabled={mutation.pending}>
           {mutation.pending ? 'Creating…' : 'Create namespace'}
         </button>
-      </form>
+      </BusyForm>
       <FormOutcome outcome={mutation.outcome} doing="create the namespace">
         {(result) => (
           <p role="status" className="alert success">

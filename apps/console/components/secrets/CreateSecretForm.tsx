@@ -7,6 +7,7 @@ import { createSecret, secretKeys } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { useValueClearedOnFailure, ValueClearedNote } from './ValueCleared';
+import { BusyForm } from '../ui/Busy';
 
 export function CreateSecretForm({ namespace }: { namespace: Pick<Namespace, 'id' | 'name' | 'status'> }) {
   const id = useId();
@@ -43,7 +44,7 @@ export function CreateSecretForm({ namespace }: { namespace: Pick<Namespace, 'id
           {namespace.status === 'PROVISIONING' ? ' This page updates by itself.' : null}
         </p>
       ) : null}
-      <form method="post" className="form" onSubmit={onSubmit}>
+      <BusyForm busy={mutation.pending} method="post" className="form" onSubmit={onSubmit}>
         <fieldset disabled={!ready || mutation.pending} aria-describedby={!ready ? `${id}-not-ready` : undefined}>
           <legend className="visually-hidden">New secret in {namespace.name}</legend>
           <div className="field">
@@ -85,7 +86,7 @@ export function CreateSecretForm({ namespace }: { namespace: Pick<Namespace, 'id
             {mutation.pending ? 'Storing…' : 'Create secret'}
           </button>
         </fieldset>
-      </form>
+      </BusyForm>
       <FormOutcome outcome={mutation.outcome} doing="create the secret">
         {(result) => (
           <p role="status" className="alert success">

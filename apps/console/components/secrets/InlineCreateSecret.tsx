@@ -6,6 +6,7 @@ import { createSecret, secretKeys, type Secret } from '../../lib/secrets';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { useValueClearedOnFailure, ValueClearedNote } from './ValueCleared';
+import { BusyButton } from '../ui/Busy';
 
 /**
  * Creates a secret from inside another form (a configuration's binding, an agent's harness auth),
@@ -123,9 +124,9 @@ export function InlineCreateSecret({
         ) : null}
       </div>
       <div className="button-row">
-        <button type="button" className="button primary" disabled={mutation.pending} onClick={create}>
+        <BusyButton type="button" className="button primary" busy={mutation.pending} onClick={create}>
           {mutation.pending ? 'Storing…' : 'Create and choose'}
-        </button>
+        </BusyButton>
         <button type="button" className="button secondary" onClick={onCancel}>
           Cancel
         </button>

@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
-import { useRef, useState, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import {
   secretReferencesQueryOptions,
   type ReferenceAgent,
@@ -85,11 +85,18 @@ function SecretRotate({ namespaceId, secret }: { namespaceId: string; secret: { 
   const [open, setOpen] = useState(asked && secret.viewerCan.update);
   // Closing the form returns focus to the button that opens it (not to the page's body), as a
   // row's Rotate does in the list (SecretRow).
+  // In a layout effect, before the frame is painted: the button exists only once the form is gone.
   const button = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
   const close = () => {
+    refocus.current = true;
     setOpen(false);
-    requestAnimationFrame(() => button.current?.focus());
   };
+  useLayoutEffect(() => {
+    if (open || !refocus.current) return;
+    refocus.current = false;
+    button.current?.focus();
+  }, [open]);
   return (
     <section id="rotate" aria-label={`Rotate ${secret.name}`} className="section">
       {secret.viewerCan.update ? (

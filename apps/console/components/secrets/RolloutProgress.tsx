@@ -20,6 +20,7 @@ import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';
 import { TableSkeleton } from '../ui/Skeleton';
+import { BusyButton } from '../ui/Busy';
 
 // The namespace badges' colours: done green, on its way amber, rolled back or failed red, ended grey.
 const tone: Record<SecretRolloutState | SecretRolloutBatch['state'], string> = {
@@ -139,15 +140,15 @@ function Decisions({ rollout, secretId }: { rollout: SecretRollout; secretId: st
         <div className="button-row" role="group" aria-label="Rollout decisions">
           {decisions.map(({ decision, check }) =>
             check.allowed ? (
-              <button
+              <BusyButton
                 key={decision}
                 type="button"
                 className={`button ${decision === 'approve' || decision === 'resume' ? 'primary' : 'secondary'}`}
-                disabled={mutation.pending}
+                busy={mutation.pending}
                 onClick={() => mutation.submit({ decision, rolloutId: rollout.id })}
               >
                 {DECISION_LABELS[decision]} rollout
-              </button>
+              </BusyButton>
             ) : (
               <NotAllowedButton
                 key={decision}

@@ -9,6 +9,7 @@ import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { TableSkeleton } from '../ui/Skeleton';
 import { useValueClearedOnFailure, ValueClearedNote } from './ValueCleared';
+import { BusyForm } from '../ui/Busy';
 
 // V4's policy and rollout progress are a chunk of their own (the secrets route's first-load budget).
 const SecretRotation = lazy(() => import('./SecretRotation'));
@@ -63,7 +64,7 @@ export function RotateSecretPanel({
         }
       }}
     >
-      <form method="post" className="form inline-form" onSubmit={onSubmit} aria-labelledby={`${id}-title`}>
+      <BusyForm busy={mutation.pending} method="post" className="form inline-form" onSubmit={onSubmit} aria-labelledby={`${id}-title`}>
         <h3 id={`${id}-title`}>Rotate {secret.name}</h3>
         {/* V6: what the rotation touches, read before the click. */}
         <div className="full-row">
@@ -95,7 +96,7 @@ export function RotateSecretPanel({
             {mutation.success ? 'Close' : 'Cancel'}
           </button>
         </div>
-      </form>
+      </BusyForm>
       <FormOutcome outcome={mutation.outcome} doing="rotate the secret">
         {(result) => <DeliveryNotice version={result.secret.version} delivery={result.delivery} onRedeploy={onRedeploy} />}
       </FormOutcome>

@@ -9,6 +9,7 @@ import { secretRolloutKeys } from '../../lib/secret-rollout-keys';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';
+import { BusyForm } from '../ui/Busy';
 
 const SOURCE_WORDS: Record<NonNullable<RotationPolicy['source']>, string> = {
   SECRET: 'this secret’s own policy',
@@ -162,7 +163,7 @@ export function PolicyForm<R extends PolicyResult>({
   );
 
   return (
-    <form method="post" className="form" onSubmit={onSubmit} aria-labelledby={`${id}-title`}>
+    <BusyForm busy={mutation.pending} method="post" className="form" onSubmit={onSubmit} aria-labelledby={`${id}-title`}>
       <h5 id={`${id}-title`}>{title}</h5>
       <fieldset className="choices" disabled={mutation.pending}>
         <legend>Policy</legend>
@@ -225,7 +226,7 @@ export function PolicyForm<R extends PolicyResult>({
           </p>
         )}
       </FormOutcome>
-    </form>
+    </BusyForm>
   );
 }
 

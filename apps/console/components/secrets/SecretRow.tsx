@@ -12,11 +12,11 @@ import { RotateSecretPanel } from './RotateSecretPanel';
 
 export function SecretRow({ namespaceId, secret }: { namespaceId: string; secret: SecretListItem }) {
   const [rotating, setRotating] = useState(false);
-  // Closing the rotate panel (Cancel, Close or Escape) gives focus back to the Rotate button.
+  // Closing the rotate panel (Cancel, Close, Escape) focuses Rotate first: never <body> in between.
   const rotateButton = useRef<HTMLButtonElement>(null);
   const closeRotate = () => {
+    rotateButton.current?.focus();
     setRotating(false);
-    requestAnimationFrame(() => rotateButton.current?.focus());
   };
   const [redeploying, setRedeploying] = useState(false);
   const panelId = `panel-${secret.id}`;

@@ -8,6 +8,7 @@ import { FormOutcome } from '../feedback/FormOutcome';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { useToast } from '../feedback/Toaster';
 import { RelativeTime } from '../ui/RelativeTime';
+import { BusyButton } from '../ui/Busy';
 
 // SG4 on the agent's page: how much the agent may still change itself now, counted as the
 // controller counts it, and, when its rollbacks paused it, Resume for an administrator.
@@ -64,9 +65,9 @@ function Budget({ agentId, namespaceId, budget }: { agentId: string; namespaceId
       ) : null}
       {budget.paused && may !== false ? (
         <div className="button-row">
-          <button type="button" className="button primary" disabled={resume.pending} onClick={() => resume.submit(undefined)}>
+          <BusyButton type="button" className="button primary" busy={resume.pending} onClick={() => resume.submit(undefined)}>
             Resume self-configuration
-          </button>
+          </BusyButton>
         </div>
       ) : null}
       <FormOutcome outcome={resume.outcome} doing="resume self-configuration" />

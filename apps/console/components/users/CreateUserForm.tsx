@@ -7,6 +7,7 @@ import { useResultMutation } from '../../lib/use-result-mutation';
 import { createUser, userKeys } from '../../lib/users';
 import { FormOutcome } from '../feedback/FormOutcome';
 import { OneTimeKey } from './OneTimeKey';
+import { BusyForm } from '../ui/Busy';
 
 export function CreateUserForm() {
   const nameId = useId();
@@ -28,7 +29,7 @@ export function CreateUserForm() {
   return (
     <section aria-labelledby={`${nameId}-title`} className="card">
       <h2 id={`${nameId}-title`}>Create a user</h2>
-      <form method="post" className="form inline-form" onSubmit={onSubmit}>
+      <BusyForm busy={mutation.pending} method="post" className="form inline-form" onSubmit={onSubmit}>
         <div className="field">
           <label htmlFor={nameId}>User name</label>
           <input
@@ -44,7 +45,7 @@ export function CreateUserForm() {
         <button type="submit" className="button primary" disabled={mutation.pending}>
           {mutation.pending ? 'Creating…' : 'Create user'}
         </button>
-      </form>
+      </BusyForm>
       <FormOutcome outcome={mutation.outcome} doing="create the user">
         {(created) => (
           <>

@@ -13,6 +13,7 @@ import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';
 import { TableSkeleton } from '../ui/Skeleton';
 import { OneTimeKey } from './OneTimeKey';
+import { BusyButton } from '../ui/Busy';
 
 /** /users?id=… : one principal's keys (prefixes and dates only), a new key shown once, and revoke. */
 export function UserApiKeys({ principalId, user }: { principalId: string; user: User | undefined }) {
@@ -34,9 +35,9 @@ export function UserApiKeys({ principalId, user }: { principalId: string; user: 
       </p>
       {user?.disabled ? <p className="alert notice">This user is disabled: none of their keys is accepted.</p> : null}
       <section className="card" aria-label="Create an API key">
-        <button type="button" className="button primary" disabled={create.pending} onClick={() => create.submit(undefined)}>
+        <BusyButton type="button" className="button primary" busy={create.pending} onClick={() => create.submit(undefined)}>
           {create.pending ? 'Creating…' : 'Create API key'}
-        </button>
+        </BusyButton>
         <FormOutcome outcome={create.outcome} doing="create a key">
           {(result) => <OneTimeKey label={`New API key for ${name}:`} apiKey={result.apiKey} />}
         </FormOutcome>
