@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Page } from '@playwright/test';
 import { axe, noSidewaysScroll } from '../support/a11y';
 import { createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
@@ -159,6 +160,17 @@ test('W7 journey (c): an auditor with read only opens a secret’s reference gra
     await expect(list.getByRole('link', { name: secretName })).toHaveAttribute('href', `/secrets?namespace=${namespaceId}&id=${secretId}`);
     await expect(list.locator(`[data-list-node="${revisionId}"]`)).toContainText('stale');
     await axe(page, 'namespace reference graph');
+    // Dark mode: the boxes take the dark surface and their words the theme's colours, each at 4.5:1
+    // or more on its box (axe does not measure text inside SVG, so this does, per node).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await axe(page, 'namespace reference graph (dark)');
+    const darkContrasts = await graphTextContrasts(page);
+    expect(darkContrasts.length).toBeGreaterThanOrEqual(10);
+    for (const c of darkContrasts) expect(c.ratio, `${c.node} ${c.part}: ${c.fg} on ${c.bg}`).toBeGreaterThanOrEqual(4.5);
+    expect(darkContrasts.every((c) => c.bg !== 'rgb(255, 255, 255)')).toBe(true);
+    await snap('namespace-graph-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    for (const c of await graphTextContrasts(page)) expect(c.ratio, `light ${c.node} ${c.part}: ${c.fg} on ${c.bg}`).toBeGreaterThanOrEqual(4.5);
     const size = page.viewportSize()!;
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(node(secretId)).toBeAttached();
@@ -194,3 +206,28 @@ test('W7 journey (c): an auditor with read only opens a secret’s reference gra
     await snap('agent-gateway');
   });
 });
+
+/** Each drawn node's name and health words against its box's fill, as computed (CSS over attributes). */
+async function graphTextContrasts(page: Page): Promise<{ node: string; part: string; fg: string; bg: string; ratio: number }[]> {
+  return page.evaluate(() => {
+    const rgb = (c: string) => (c.match(/\d+(\.\d+)?/g) ?? ['0', '0', '0']).slice(0, 3).map(Number);
+    const lum = (c: string) => {
+      const [r, g, b] = rgb(c).map((v) => {
+        const x = v / 255;
+        return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    const ratio = (a: string, b: string) => {
+      const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+      return (hi! + 0.05) / (lo! + 0.05);
+    };
+    return Array.from(document.querySelectorAll('[data-testid="reference-graph"] [data-node]')).flatMap((node) => {
+      const bg = getComputedStyle(node.querySelector('.graph-box')!).fill;
+      return (['graph-name', 'graph-health'] as const).map((part) => {
+        const fg = getComputedStyle(node.querySelector(`.${part}`)!).fill;
+        return { node: node.getAttribute('data-node') ?? '', part, fg, bg, ratio: ratio(fg, bg) };
+      });
+    });
+  });
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nextNode } from '../lib/reference-navigation';
 import { adjacency, blastRadius, KINDS, type GraphEdge, type GraphNode } from '../lib/reference-graph';
-import { NODE_HEIGHT, columnX } from '../lib/reference-geometry';
+import { NODE_HEIGHT, columnX, pictureTransform, zoomAround, type View } from '../lib/reference-geometry';
 import { layoutGraph } from '../lib/reference-layout';
 
 // The namespace graph's layout (dagre's order, the kinds' columns, no overlap) and what a selection
@@ -94,6 +94,44 @@ describe('a selection’s blast radius and the arrow keys', () => {
       expect(nextNode('ArrowDown', n, { adj, columns, layout })).toBe(column[at + 1] ?? null);
       expect(nextNode('ArrowUp', n, { adj, columns, layout })).toBe(at > 0 ? column[at - 1] : null);
       expect(byId.get(nextNode('Home', n, { adj, columns, layout })!)!.kind).toBe(n.kind);
+    }
+  });
+});
+
+describe('zooming with the wheel: the painted picture scaled, then the drawing redrawn', () => {
+  // A small deterministic generator: views, wheel steps and points over many orders of magnitude.
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const view = (): View => ({ k: 0.05 + random() * 1.95, x: (random() - 0.5) * 4000, y: (random() - 0.5) * 4000 });
+  const show = (v: View, p: { x: number; y: number }) => ({ x: v.k * p.x + v.x, y: v.k * p.y + v.y });
+
+  it('the point under the pointer stays under it, and the scale stays within its bounds', () => {
+    for (let i = 0; i < 500; i++) {
+      const v = view();
+      const [px, py] = [random() * 1280, random() * 900];
+      const z = zoomAround(v, Math.exp((random() - 0.5) * 4), px, py, 0.05, 2);
+      expect(z.k).toBeGreaterThanOrEqual(0.05);
+      expect(z.k).toBeLessThanOrEqual(2);
+      const under = { x: (px - v.x) / v.k, y: (py - v.y) / v.k };
+      const after = show(z, under);
+      expect(after.x).toBeCloseTo(px, 6);
+      expect(after.y).toBeCloseTo(py, 6);
+    }
+  });
+
+  it('every point of the picture painted at one view is shown where the redraw at the new view puts it, over a whole gesture', () => {
+    for (let i = 0; i < 200; i++) {
+      const drawn = view();
+      let now = drawn;
+      for (let step = 0; step < 15; step++) now = zoomAround(now, Math.exp((random() - 0.5) * 0.4), random() * 1280, random() * 900, 0.05, 2);
+      const { s, tx, ty } = pictureTransform(drawn, now);
+      for (let j = 0; j < 5; j++) {
+        const p = { x: random() * 5000, y: random() * 20000 };
+        const painted = show(drawn, p);
+        const redrawn = show(now, p);
+        expect(s * painted.x + tx).toBeCloseTo(redrawn.x, 5);
+        expect(s * painted.y + ty).toBeCloseTo(redrawn.y, 5);
+      }
     }
   });
 });

@@ -32,6 +32,8 @@ import { TableSkeleton } from '../ui/Skeleton';
 // the buttons, pan by dragging; export what is shown as SVG. Beside it the same graph as a list,
 // for screen readers and for finding a node by name. Laid out off the page's thread.
 
+// The drawing's own colours (light), kept as attributes so "Export SVG" stands alone; in dark mode
+// the stylesheet overrides them (globals.css, "The namespace's reference graph").
 const HEALTH_COLOUR: Record<GraphNode['health'], string> = { OK: '#1e6b35', STALE: '#a15c00', PENDING: '#1f5fbf', FAILING: '#b3261e', IDLE: '#5a6472' };
 
 export function NamespaceGraphScreen({ namespaceId, focusId }: { namespaceId: string; focusId: string | null }) {
@@ -121,7 +123,7 @@ function GraphView({ graph, layout, namespaceId, focusId }: { graph: LoadedGraph
   const [current, setCurrent] = useState<string>(initial ?? graph.nodes[0]!.id);
   const radius = useMemo(() => (selected ? blastRadius(selected, adj) : null), [selected, adj]);
   const columns = useMemo(() => columnsOf(graph.nodes, layout), [graph.nodes, layout]);
-  const { svg, viewport, visible, zoomAt, fit, reveal, pointer } = useGraphView(layout, initial);
+  const { frameBox, svg, viewport, visible, zoomAt, fit, reveal, pointer } = useGraphView(layout, initial);
 
   const { onKeyDown, focusTarget, focusNode } = useGraphKeys({ svg, visible, current, setCurrent, setSelected, reveal, zoomAt, fit, move: (key, node) => nextNode(key, node, { adj, columns, layout }), byId });
 
@@ -139,41 +141,42 @@ function GraphView({ graph, layout, namespaceId, focusId }: { graph: LoadedGraph
           Tab to the graph, then arrows: right to what a node feeds, left to what feeds it, up and down within a column. Enter selects (its blast radius lights
           up), Escape clears, + and − zoom, 0 fits.
         </p>
-        <svg
-          ref={svg}
-          className={`graph-canvas${selected ? ' has-selection' : ''}`}
-          role="group"
-          aria-label={`References in ${graph.namespace?.name ?? 'this namespace'}`}
-          aria-describedby="graph-help"
-          onPointerDown={pointer.down}
-          onPointerMove={pointer.move}
-          onPointerUp={pointer.up}
-          onKeyDown={onKeyDown}
-          style={{ height: `min(70vh, ${Math.ceil(layout.height) + 24}px)` }}
-          data-testid="reference-graph"
-        >
-          <g ref={viewport}>
-            <Columns height={layout.height} />
-            <Edges edges={graph.edges} layout={layout} radius={radius} selected={selected} visible={visible} />
-            <Nodes
-              visible={visible}
-              keep={focusTarget ?? current}
-              nodes={graph.nodes}
-              layout={layout}
-              radius={radius}
-              selected={selected}
-              current={current}
-              onSelect={(id) => {
-                setCurrent(id);
-                setSelected((s) => (s === id ? null : id));
-              }}
-              onOpen={(node) => {
-                const href = nodeHref(node, namespaceId, agentOfRevision);
-                if (href) router.push(href);
-              }}
-            />
-          </g>
-        </svg>
+        <div ref={frameBox} className="graph-frame" style={{ height: `min(70vh, ${Math.ceil(layout.height) + 24}px)` }}>
+          <svg
+            ref={svg}
+            className={`graph-canvas${selected ? ' has-selection' : ''}`}
+            role="group"
+            aria-label={`References in ${graph.namespace?.name ?? 'this namespace'}`}
+            aria-describedby="graph-help"
+            onPointerDown={pointer.down}
+            onPointerMove={pointer.move}
+            onPointerUp={pointer.up}
+            onKeyDown={onKeyDown}
+            data-testid="reference-graph"
+          >
+            <g ref={viewport}>
+              <Columns height={layout.height} />
+              <Edges edges={graph.edges} layout={layout} radius={radius} selected={selected} visible={visible} />
+              <Nodes
+                visible={visible}
+                keep={focusTarget ?? current}
+                nodes={graph.nodes}
+                layout={layout}
+                radius={radius}
+                selected={selected}
+                current={current}
+                onSelect={(id) => {
+                  setCurrent(id);
+                  setSelected((s) => (s === id ? null : id));
+                }}
+                onOpen={(node) => {
+                  const href = nodeHref(node, namespaceId, agentOfRevision);
+                  if (href) router.push(href);
+                }}
+              />
+            </g>
+          </svg>
+        </div>
         {selectedNode && radius ? <SelectionSummary node={selectedNode} radius={radius} byId={byId} href={nodeHref(selectedNode, namespaceId, agentOfRevision)} /> : null}
       </div>
       <GraphList graph={graph} adj={adj} namespaceId={namespaceId} agentOfRevision={agentOfRevision} onShow={(id) => (setSelected(id), focusNode(id))} />
@@ -314,7 +317,7 @@ const Columns = memo(function Columns({ height }: { height: number }) {
       {KINDS.map((kind) => (
         <g key={kind}>
           <rect x={columnX(kind) - 8} y={0} width={NODE_WIDTH + 16} height={height} fill="#8891a0" fillOpacity={0.07} rx={8} />
-          <text x={columnX(kind) + NODE_WIDTH / 2} y={24} textAnchor="middle" fontSize={14} fontWeight={600} fill="#5a6472">
+          <text className="graph-column-label" x={columnX(kind) + NODE_WIDTH / 2} y={24} textAnchor="middle" fontSize={14} fontWeight={600} fill="#5a6472">
             {KIND_LABEL[kind]}
           </text>
         </g>
@@ -335,6 +338,8 @@ const Edges = memo(function Edges({ edges, layout, radius, selected, visible }: 
         return (
           <path
             key={i}
+            className="graph-edge"
+            data-stale={e.stale ? 'true' : undefined}
             d={edgePath(from, to)}
             stroke={e.stale ? '#b3261e' : '#8891a0'}
             strokeWidth={e.stale ? 2 : 1.2}
@@ -396,12 +401,12 @@ const Nodes = memo(function Nodes({
             onClick={() => onSelect(n.id)}
             onDoubleClick={() => onOpen(n)}
           >
-            <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={6} fill={n.id === selected ? '#e8f0fb' : '#ffffff'} stroke={colour} strokeWidth={n.health === 'OK' ? 1.5 : 2.5} />
-            <text x={10} fontSize={12} fill="#1c2430">
+            <rect className="graph-box" width={NODE_WIDTH} height={NODE_HEIGHT} rx={6} fill={n.id === selected ? '#e8f0fb' : '#ffffff'} stroke={colour} strokeWidth={n.health === 'OK' ? 1.5 : 2.5} />
+            <text className="graph-name" x={10} fontSize={12} fill="#1c2430">
               <tspan x={10} y={15} fontWeight={600}>
                 {shown}
               </tspan>{' '}
-              <tspan x={10} y={29} fontSize={11} fill={colour}>
+              <tspan className="graph-health" x={10} y={29} fontSize={11} fill={colour}>
                 {HEALTH_LABEL[n.health]} · {n.detail}
               </tspan>
             </text>
@@ -416,7 +421,7 @@ const Nodes = memo(function Nodes({
 function standaloneSvg(element: SVGSVGElement, layout: Layout): string {
   const copy = element.cloneNode(true) as SVGSVGElement;
   copy.querySelector('g')?.removeAttribute('transform');
-  for (const attribute of ['class', 'role', 'aria-label', 'aria-describedby', 'data-testid']) copy.removeAttribute(attribute);
+  for (const attribute of ['class', 'style', 'role', 'aria-label', 'aria-describedby', 'data-testid', 'data-far']) copy.removeAttribute(attribute);
   copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
   copy.setAttribute('width', String(layout.width + 32));
   copy.setAttribute('height', String(layout.height + 16));
