@@ -21,15 +21,11 @@
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from '@playwright/test';
 import globalSetup from '../../e2e/global-setup.ts';
 import { readStackInfo } from '../../e2e/support/stack.ts';
+import { endWith, gql, LAUNCH, median, ms, readyNamespace } from './support.ts';
 
 const RUNS = Number(process.env.OCC_BENCH_CONSOLE_RUNS ?? 7);
 const ROW_BUDGET = 1.5;
 const SECRETS = 30;
-const LAUNCH = {
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-};
-
 interface Route {
   name: string;
   path: string;
@@ -99,26 +95,9 @@ async function load(page: Page, route: Route): Promise<Load> {
   };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const ms = (x: number) => `${x.toFixed(0)} ms`;
-
-type Data = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-async function gql(url: string, key: string, query: string, variables: Record<string, unknown>): Promise<Data> {
-  const response = await fetch(new URL('/graphql', url), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query, variables }) });
-  const body = (await response.json()) as { data?: Data; errors?: unknown };
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data!;
-}
 
 async function seed(url: string, key: string): Promise<string> {
-  const created = await gql(url, key, 'mutation($input: CreateNamespaceInput!) { createNamespace(input: $input) { ... on CreateNamespaceSuccess { namespace { id } } } }', { input: { name: `bench-${Date.now().toString(36)}` } });
-  const namespaceId = created.createNamespace.namespace.id as string;
-  for (let i = 0; i < 600; i++) {
-    const ns = await gql(url, key, 'query($id: ID!) { namespace(id: $id) { status } }', { id: namespaceId });
-    if (ns.namespace.status === 'READY') break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const namespaceId = await readyNamespace(url, key, 'bench');
   for (let i = 0; i < SECRETS; i++) {
     await gql(url, key, 'mutation($input: CreateSecretInput!) { createSecret(input: $input) { __typename } }', { input: { namespaceId, name: `secret-${String(i).padStart(2, '0')}`, value: `value-${i}` } });
     if (i % 3 === 0) await gql(url, key, 'mutation($input: CreateAgentInput!) { createAgent(input: $input) { __typename } }', { input: { namespaceId, name: `agent-${String(i).padStart(2, '0')}` } });
@@ -199,10 +178,7 @@ async function main(): Promise<void> {
     await browser.close();
     await teardown();
   }
-  if (over) {
-    console.log('\nover budget');
-    process.exitCode = 1;
-  }
+  endWith(over);
 }
 
 await main();
