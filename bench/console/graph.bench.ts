@@ -149,9 +149,12 @@ async function main(): Promise<void> {
       // counted too, and printed on its own (the longest frame).
       const zoom = await frames(page, async () => {
         await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-        for (let i = 0; i < 30; i++) await page.mouse.wheel(0, i < 15 ? -120 : 120);
+        for (let i = 0; i < 30; i++) await page.mouse.wheel(0, i < 20 ? -120 : 120); // ends 10 steps (6×) closer
         await page.waitForTimeout(500);
       });
+      // Back to the whole drawing, where the selection is measured (closer, most nodes are not drawn).
+      await page.getByRole('button', { name: 'Fit' }).click();
+      await page.waitForFunction((n) => document.querySelectorAll('[data-node]').length >= n, NODES, { polling: 'raf' });
       const secret = page.locator('[data-node^="sec_"]').first();
       const id = (await secret.getAttribute('data-node'))!;
       const t0 = Date.now();
