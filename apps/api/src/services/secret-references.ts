@@ -14,7 +14,6 @@ import { dbState, revisionState } from './revisions.ts';
 // Three statements for any number of secrets (a page of them through the request's loader), and
 // never a value nor a backend locator: the graph holds ids, names, env names and versions.
 
-
 export interface GatewayDeployment {
   k8sNamespace: string;
   name: string;

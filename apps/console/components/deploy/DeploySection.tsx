@@ -72,7 +72,7 @@ export function DeploySection({ agent, names }: { agent: Agent; names: ReadonlyM
           className="button primary"
           onClick={() => mutation.submit(undefined)}
           busy={mutation.pending}
-          disabled={!mutation.pending && explanation?.allowed !== true}
+          disabled={explanation?.allowed !== true}
           aria-describedby={describedBy(explanation) || undefined}
         >
           {mutation.pending ? 'Deploying…' : running ? 'Deploy again' : 'Deploy'}

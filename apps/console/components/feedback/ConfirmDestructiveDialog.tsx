@@ -17,7 +17,7 @@ export type ConfirmDestructiveDialogProps = {
   /** Open until the action succeeds: then focus is `afterSuccess`'s to place, not the trigger's. */
   succeeded: boolean;
   trigger: RefObject<HTMLButtonElement | null>;
-  afterSuccess?: () => void;
+  afterSuccess: () => void;
 };
 
 /**
@@ -65,7 +65,7 @@ export default function ConfirmDestructiveDialog({
           onCloseAutoFocus={(event) => {
             // There is no Radix trigger (the button is in the page's first load): put focus back by hand.
             event.preventDefault();
-            if (succeeded && afterSuccess) afterSuccess();
+            if (succeeded) afterSuccess();
             else trigger.current?.focus();
           }}
         >

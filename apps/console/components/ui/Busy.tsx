@@ -6,18 +6,21 @@ import { useLayoutEffect, useRef, type ButtonHTMLAttributes, type FormHTMLAttrib
  * A button whose action is running: aria-disabled, not disabled, so a keyboard user's focus stays on
  * it (the browser drops focus to <body> when the focused control becomes disabled) and a screen
  * reader reads its busy label; a click or Enter while busy does nothing (a submit is not sent twice).
- * `disabled` stays for reasons other than being busy (a check that fails, a value not typed).
+ * `disabled` is for reasons other than being busy (a check that fails, nothing left to do), and is
+ * ignored while busy: a reason that changes during the request must not drop focus either.
  */
 export function BusyButton({
   busy,
   onClick,
   ref,
+  disabled,
   ...props
 }: ButtonHTMLAttributes<HTMLButtonElement> & { busy: boolean; ref?: RefObject<HTMLButtonElement | null> }) {
   return (
     <button
       {...props}
       ref={ref}
+      disabled={!busy && disabled}
       aria-disabled={busy || props['aria-disabled'] || undefined}
       aria-busy={busy || undefined}
       onClick={(event: MouseEvent<HTMLButtonElement>) => {
