@@ -2,7 +2,7 @@ import { ID_PREFIXES } from '@occ/domain/ids';
 import fc from 'fast-check';
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from './connections.ts';
+import { decodeCursor, decodeNameCursor, encodeCursor } from './connections.ts';
 
 // Cursors: every row's place in its order comes back from its cursor exactly, a cursor
 // is URL-safe, and anything else a client sends as one is a BAD_USER_INPUT naming the argument.
@@ -11,6 +11,12 @@ const MAX = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const keyset = fc.record({
   createdAt: fc.integer({ min: 0, max: MAX }).map((ms) => new Date(ms)),
   id: fc.tuple(fc.constantFrom(...Object.values(ID_PREFIXES)), fc.uuid({ version: 4 })).map(([prefix, uuid]) => `${prefix}${uuid}`),
+});
+
+/** Names as validation.ts allows them (lowercase letters, digits, `-`, `_`, `.`; up to 63). */
+const nameKey = fc.record({
+  name: fc.string({ unit: fc.constantFrom(...'abcxyz019-_.'), minLength: 1, maxLength: 63 }),
+  id: keyset.map((k) => k.id),
 });
 
 function refusal(cursor: string): unknown {
@@ -31,6 +37,27 @@ describe('cursors', () => {
         const back = decodeCursor(cursor, 'after');
         expect(back.createdAt.getTime()).toBe(key.createdAt.getTime());
         expect(back.id).toBe(key.id);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('P4 a name-order cursor gives back its place exactly; each order refuses the other’s cursors as BAD_USER_INPUT', () => {
+    fc.assert(
+      fc.property(nameKey, keyset, (key, time) => {
+        const cursor = encodeCursor(key);
+        expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+        expect(decodeNameCursor(cursor, 'before')).toEqual(key);
+        for (const [decode, other] of [[decodeCursor, cursor], [decodeNameCursor, encodeCursor(time)]] as const) {
+          let error: unknown = null;
+          try {
+            decode(other, 'before');
+          } catch (e) {
+            error = e;
+          }
+          expect(error).toBeInstanceOf(GraphQLError);
+          expect((error as GraphQLError).extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'before' });
+        }
       }),
       { numRuns: 2_000 },
     );

@@ -6,6 +6,8 @@ import { startTestStack, type TestStack } from '../test/stack.ts';
 // order: NEWEST_FIRST on the lists people create in (namespaces, and a namespace's secrets,
 // configurations and agents): the same rows as oldest first, reversed, page by page in both
 // directions, for every kind of reader (all of it, a namespace administrator, single grants).
+// NAME_A_TO_Z and NAME_Z_TO_A the same way, against the database's own name order; rows are
+// created out of name order, so name order is not creation order by chance.
 
 let stack: TestStack;
 const ns: string[] = [];
@@ -23,8 +25,11 @@ const LISTS = {
 } as const;
 
 type ListName = keyof typeof LISTS;
+type Order = 'OLDEST_FIRST' | 'NEWEST_FIRST' | 'NAME_A_TO_Z' | 'NAME_Z_TO_A';
+/** Created in this order: not the order of their names. */
+const LETTERS = ['d', 'a', 'e', 'c', 'b'];
 
-async function walk(list: ListName, key: string | undefined, order: 'OLDEST_FIRST' | 'NEWEST_FIRST', direction: 'forward' | 'backward'): Promise<{ ids: string[]; total: number }> {
+async function walk(list: ListName, key: string | undefined, order: Order, direction: 'forward' | 'backward'): Promise<{ ids: string[]; total: number }> {
   const spec = LISTS[list];
   const scoped = spec.wrap === inNamespace;
   const args = direction === 'forward' ? 'first: 2, after: $cursor, order: $order' : 'last: 2, before: $cursor, order: $order';
@@ -51,21 +56,21 @@ async function walk(list: ListName, key: string | undefined, order: 'OLDEST_FIRS
 
 beforeAll(async () => {
   stack = await startTestStack({ worker: true });
-  for (let i = 0; i < 4; i++) ns.push(await createReadyNamespace(stack, `order-${i}`));
+  for (let i = 0; i < 4; i++) ns.push(await createReadyNamespace(stack, `order-${LETTERS[i]}`));
   const boot = stack.runtime.installation.bootstrapPrincipalId;
   const secrets: string[] = [];
-  for (let i = 0; i < 5; i++) secrets.push((await createSecretOk(stack, ns[0]!, `s-${i}`, `v-${i}`)).id);
+  for (let i = 0; i < 5; i++) secrets.push((await createSecretOk(stack, ns[0]!, `s-${LETTERS[i]}`, `v-${i}`)).id);
   const configurations: string[] = [];
   for (let i = 0; i < 5; i++) {
     const res = await stack.gql(`mutation($i: CreateConfigurationInput!) { createConfiguration(input: $i) { __typename ... on CreateConfigurationSuccess { configuration { id } } } }`, {
-      i: { namespaceId: ns[0], name: `c-${i}`, values: {}, secretBindings: i % 2 ? [{ envName: 'TOKEN', source: { id: secrets[i] } }] : [] },
+      i: { namespaceId: ns[0], name: `c-${LETTERS[i]}`, values: {}, secretBindings: i % 2 ? [{ envName: 'TOKEN', source: { id: secrets[i] } }] : [] },
     });
     configurations.push(res.body.data!.createConfiguration.configuration.id);
   }
   const agents: string[] = [];
   for (let i = 0; i < 5; i++) {
     const res = await stack.gql(`mutation($i: CreateAgentInput!) { createAgent(input: $i) { ... on CreateAgentSuccess { agent { id } } } }`, {
-      i: { namespaceId: ns[0], name: `a-${i}`, ...(i % 2 ? { configurationId: configurations[i] } : {}) },
+      i: { namespaceId: ns[0], name: `a-${LETTERS[i]}`, ...(i % 2 ? { configurationId: configurations[i] } : {}) },
     });
     agents.push(res.body.data!.createAgent.agent.id);
   }
@@ -105,6 +110,40 @@ describe('list order', () => {
       oldest.ids,
     );
     expect(oldest.ids).toEqual(created.map((r) => r.id));
+  });
+
+  it.each(cases)('%s, read by %s: by name A to Z is the database’s name order, Z to A its reverse, paged forward and backward, with the same count', async (list, reader) => {
+    const key = readers[reader];
+    const oldest = await walk(list, key, 'OLDEST_FIRST', 'forward');
+    const az = await walk(list, key, 'NAME_A_TO_Z', 'forward');
+    expect(await walk(list, key, 'NAME_A_TO_Z', 'backward')).toEqual(az);
+    const za = await walk(list, key, 'NAME_Z_TO_A', 'forward');
+    expect(await walk(list, key, 'NAME_Z_TO_A', 'backward')).toEqual(za);
+    expect(za.ids).toEqual([...az.ids].reverse());
+    expect(az.total).toBe(oldest.total);
+    expect([...az.ids].sort()).toEqual([...oldest.ids].sort());
+    const named = await stack.runtime.db.$queryRawUnsafe<Array<{ id: string }>>(
+      `SELECT id FROM "public"."${LISTS[list].table}" WHERE id = ANY($1::text[]) ORDER BY name, id`,
+      oldest.ids,
+    );
+    expect(az.ids).toEqual(named.map((r) => r.id));
+    // Not vacuous: where a reader sees more than one row, name order is not creation order here.
+    if (az.ids.length > 2) expect(az.ids).not.toEqual(oldest.ids);
+  });
+
+  it('P4 a cursor is a place in one order: another order refuses it as BAD_USER_INPUT naming the argument, and the same order takes it', async () => {
+    const page = (order: Order, after: string | null) =>
+      stack.gql(`query($ns: ID!, $order: ListOrder, $after: String) { namespace(id: $ns) { secrets(first: 2, after: $after, order: $order) { edges { node { id } } pageInfo { endCursor } } } }`, { ns: ns[0], order, after });
+    const orders: Order[] = ['OLDEST_FIRST', 'NEWEST_FIRST', 'NAME_A_TO_Z', 'NAME_Z_TO_A'];
+    const byName = (o: Order) => o.startsWith('NAME_');
+    for (const from of orders) {
+      const cursor: string = (await page(from, null)).body.data!.namespace.secrets.pageInfo.endCursor;
+      for (const to of orders) {
+        const res = await page(to, cursor);
+        if (byName(from) === byName(to)) expect(res.body.errors, `${from} → ${to}`).toBeUndefined();
+        else expect(res.body.errors?.[0]?.extensions, `${from} → ${to}`).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'after' });
+      }
+    }
   });
 
   it('the default is oldest first, as before the argument existed', async () => {

@@ -4,7 +4,7 @@ import { readableBy } from '../services/access.ts';
 import { SYSTEM_ACTORS } from '../services/audit.ts';
 import { auditEventsPage, type AuditEventFilter, type AuditEventView } from '../services/audit-log.ts';
 import type { Actor, Deps } from '../services/deps.ts';
-import type { Keyset } from '../services/pagination.ts';
+import type { PageRequest } from '../services/pagination.ts';
 
 // GET /audit/events.ndjson?actorId=…&from=…: the audit trail for the same filter as the
 // auditEvents query, one JSON object a line, newest first, streamed a page at a time: memory stays
@@ -56,7 +56,7 @@ export async function exportAuditEvents(deps: Deps, actor: Actor, filter: AuditE
     'cache-control': 'no-store',
   });
   const readable = await readableBy(deps.db, actor, 'auditEvent');
-  let after: Keyset | null = null;
+  let after: PageRequest['after'] = null;
   while (!closed) {
     const page = await auditEventsPage(deps, readable, { size: PAGE, direction: 'forward', after, before: null }, filter);
     for (const { node } of page.edges) {

@@ -8,7 +8,7 @@ import { transaction, type Db, type Tx } from '../db/client.ts';
 import { and, raw, sql, sqlRows, type Sql } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import { authorize, loadBindingsOf, readableBy } from './access.ts';
-import { creationOrder, sqlKeysetPage, namePrefixSql, readableScopes, visibleWithin, type PageOf, type PageRequest } from './pagination.ts';
+import { requestedOrder, sqlKeysetPage, namePrefixSql, readableScopes, visibleWithin, type PageOf, type PageRequest } from './pagination.ts';
 import { audit } from './audit.ts';
 import { configurationJoin, requireOperableSecrets, type ConfigurationView, type JoinedConfigurationReads } from './configurations.ts';
 import type { Actor, Deps } from './deps.ts';
@@ -313,7 +313,7 @@ export async function listAgents(
     }
     return agents;
   };
-  return sqlKeysetPage(deps.db, page, { ...list, joined: { columns, from, group } }, (agent) => agent, creationOrder(page, 'a'));
+  return sqlKeysetPage(deps.db, page, { ...list, joined: { columns, from, group } }, (agent) => agent, requestedOrder(page, 'a'));
 }
 
 /**

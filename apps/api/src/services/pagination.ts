@@ -2,9 +2,10 @@ import type { ReadableSet } from '@occ/domain/access';
 import type { Db, Tx } from '../db/client.ts';
 import { and, empty, join, raw, sql, sqlCount, sqlRows, type Sql } from '../db/sql.ts';
 
-// Keyset pagination in SQL: every list is ordered by (createdAt, id), which never changes for a
-// row, so a cursor stays valid while rows are added or removed around it, and a page costs the
-// same at row 10 as at row 10,000 (an index on the order, no OFFSET, nothing sliced in memory).
+// Keyset pagination in SQL: a list is ordered by (createdAt, id), or by (name, id) where it offers
+// name order; neither changes for a row (names are immutable), so a cursor stays valid while rows are
+// added or removed around it, and a page costs the same at row 10 as at row 10,000 (an index on the
+// order, no OFFSET, nothing sliced in memory).
 
 /** A row's place in the order (its time column and id); a cursor encodes one (graphql/connections.ts). */
 export interface Keyset {
@@ -12,8 +13,14 @@ export interface Keyset {
   id: string;
 }
 
+/** A row's place in name order; names are unique within a namespace, the id breaks ties across them. */
+export interface NameKey {
+  name: string;
+  id: string;
+}
+
 /** A page of a list; `K` is a row's place in the list's order (a Keyset, unless the list says otherwise). */
-export interface PageRequest<K = Keyset> {
+export interface PageRequest<K = Keyset | NameKey> {
   /** Rows wanted: `first` going forward, `last` going backward. */
   size: number;
   direction: 'forward' | 'backward';
@@ -25,9 +32,14 @@ export interface PageRequest<K = Keyset> {
    * their own (the audit trail, SelfConfig requests: newest first) pass it and ignore this.
    */
   newestFirst?: boolean;
+  /**
+   * Lists that offer it (the ORDER_ARG lists): by name, A to Z, or Z to A with `newestFirst` (which
+   * then means "descending"). Its cursors are NameKeys.
+   */
+  byName?: boolean;
 }
 
-export interface PageOf<T, K = Keyset> {
+export interface PageOf<T, K = Keyset | NameKey> {
   /** Each node with its place in the order, from which its cursor is made. */
   edges: Array<{ key: K; node: T }>;
   hasNextPage: boolean;
@@ -37,6 +49,7 @@ export interface PageOf<T, K = Keyset> {
 }
 
 type TimeField = 'createdAt' | 'at';
+type OrderField = TimeField | 'name';
 
 /** What a page statement receives: the cursor's condition, the order and how many rows to take. */
 interface KeysetQuery {
@@ -56,21 +69,33 @@ function column(name: string, table: string | undefined): Sql {
  * is a filter, so a page deep into the list read and threw away every row before it
  * (graphql/list-plans.test.ts).
  */
-function beyondSql(field: TimeField, key: Keyset, op: 'gt' | 'lt', table: string | undefined): Sql {
-  return sql`(${column(field, table)}, ${column('id', table)}) ${raw(op === 'gt' ? '>' : '<')} (${key.createdAt}::timestamp(3), ${key.id})`;
+function beyondSql(field: OrderField, key: Keyset | NameKey, op: 'gt' | 'lt', table: string | undefined): Sql {
+  const place = field === 'name' ? sql`${nameOf(key)}::text` : sql`${timeOf(key)}::timestamp(3)`;
+  return sql`(${column(field, table)}, ${column('id', table)}) ${raw(op === 'gt' ? '>' : '<')} (${place}, ${key.id})`;
 }
 
-/** The list's order: its time column, oldest first unless newestFirst; the id breaks ties. */
-export interface KeysetOrder<F extends TimeField> {
+// A cursor of the other order never reaches here: pageRequest decodes cursors for the order asked for.
+function nameOf(key: Keyset | NameKey): string {
+  if (!('name' in key)) throw new Error('pagination: a creation-order cursor on a list in name order');
+  return key.name;
+}
+
+function timeOf(key: Keyset | NameKey): Date {
+  if (!('createdAt' in key)) throw new Error('pagination: a name-order cursor on a list in creation order');
+  return key.createdAt;
+}
+
+/** The list's order: its time column (or its name), ascending unless newestFirst; the id breaks ties. */
+export interface KeysetOrder<F extends OrderField> {
   field: F;
   newestFirst: boolean;
   /** The list table's alias, when its SQL statement joins other tables. */
   table?: string;
 }
 
-/** Creation order, oldest first unless the page asks for newest first. */
-export function creationOrder(page: Pick<PageRequest<unknown>, 'newestFirst'>, table?: string): KeysetOrder<'createdAt'> {
-  return { field: 'createdAt', newestFirst: page.newestFirst ?? false, ...(table ? { table } : {}) };
+/** The order the page asks for: creation order (oldest first unless newest first), or name order. */
+export function requestedOrder(page: Pick<PageRequest<unknown>, 'newestFirst' | 'byName'>, table?: string): KeysetOrder<'createdAt' | 'name'> {
+  return { field: page.byName ? 'name' : 'createdAt', newestFirst: page.newestFirst ?? false, ...(table ? { table } : {}) };
 }
 
 /**
@@ -78,7 +103,7 @@ export function creationOrder(page: Pick<PageRequest<unknown>, 'newestFirst'>, t
  * prefix …) and returns the rows; one row more than the page is asked for, to know whether more
  * follow. Backward pages are read in reverse order and turned round.
  */
-async function keysetPage<Row extends { id: string }, T, F extends TimeField = 'createdAt'>(
+async function keysetPage<Row extends { id: string }, T, F extends OrderField = 'createdAt'>(
   page: PageRequest,
   fetch: (query: KeysetQuery) => Promise<Row[]>,
   count: () => Promise<number>,
@@ -98,12 +123,17 @@ async function keysetPage<Row extends { id: string }, T, F extends TimeField = '
   if (page.direction === 'backward') kept.reverse();
   let counted: Promise<number> | null = null;
   return {
-    edges: kept.map((row) => ({ key: { createdAt: (row as unknown as Record<string, Date>)[field]!, id: row.id }, node: view(row) })),
+    edges: kept.map((row) => ({ key: keyOf(row, field), node: view(row) })),
     // A cursor on the other side means at least that row lies there (Relay allows this shortcut).
     hasNextPage: page.direction === 'forward' ? more : page.before !== null,
     hasPreviousPage: page.direction === 'backward' ? more : page.after !== null,
     totalCount: () => (counted ??= count()),
   };
+}
+
+function keyOf(row: { id: string }, field: OrderField): Keyset | NameKey {
+  const place = (row as unknown as Record<string, unknown>)[field];
+  return field === 'name' ? { name: place as string, id: row.id } : { createdAt: place as Date, id: row.id };
 }
 
 /**
@@ -194,7 +224,7 @@ export interface SqlList<Row = unknown> {
  * The page statement: one branch per range of `visible` (each ordered and limited), merged in the
  * page's order and limited again; a single branch is the statement itself.
  */
-function pageStatement(list: SqlList, q: KeysetQuery, field: TimeField, ascending: boolean, table: string | undefined): Sql {
+function pageStatement(list: SqlList, q: KeysetQuery, field: OrderField, ascending: boolean, table: string | undefined): Sql {
   const branch = (scope: Sql | null) =>
     sql`SELECT ${list.columns} FROM ${list.table} ${list.joins ?? empty} WHERE ${and([list.where, scope, q.where])} ORDER BY ${q.orderBy} LIMIT ${q.limit}`;
   const visible = list.visible;
@@ -221,7 +251,7 @@ function pageStatement(list: SqlList, q: KeysetQuery, field: TimeField, ascendin
 }
 
 /** keysetPage for a list read with SQL: the page statement and, when asked, the count. */
-export function sqlKeysetPage<Row extends { id: string }, T, F extends TimeField = 'createdAt'>(
+export function sqlKeysetPage<Row extends { id: string }, T, F extends OrderField = 'createdAt'>(
   db: Db | Tx,
   page: PageRequest,
   list: SqlList<Row>,
@@ -229,7 +259,7 @@ export function sqlKeysetPage<Row extends { id: string }, T, F extends TimeField
   ordered?: KeysetOrder<F>,
 ): Promise<PageOf<T>> {
   const { joined } = list;
-  const order = ordered ?? (creationOrder(page) as KeysetOrder<F>);
+  const order = ordered ?? (requestedOrder(page) as KeysetOrder<F>);
   const field = order.field;
   const ascending = (page.direction === 'forward') !== order.newestFirst;
   return keysetPage(

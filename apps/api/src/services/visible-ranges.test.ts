@@ -4,7 +4,7 @@ import type { ReadableSet } from '@occ/domain/access';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { raw, sql, sqlRows, type Sql } from '../db/sql.ts';
 import { startTestStack, type TestStack } from '../test/stack.ts';
-import { readableScopes, sqlKeysetPage, visibleWithin, type KeysetOrder, type Keyset, type PageRequest, type Visible } from './pagination.ts';
+import { readableScopes, sqlKeysetPage, visibleWithin, type KeysetOrder, type PageRequest, type Visible } from './pagination.ts';
 
 // A reader's visibility is read as index ranges (one branch per namespace, or a LATERAL
 // join past eight, and the granted ids looked up apart, each row from one branch only). Random
@@ -33,8 +33,10 @@ beforeAll(async () => {
   const audit = Array.from({ length: 240 }, (_, i) => ({ id: `aud_${randomUUID()}`, at: timeOf(i), systemActor: 'worker', action: 'vis.test', resourceKind: 'secret', namespaceId: nsOf(i), outcome: 'SUCCESS' as const }));
   await db.auditEvent.createMany({ data: audit });
   rowIds.AuditEvent = audit.map((r) => r.id);
+  // The n-th secret of each namespace is named s-n: unique within it, the same name in many namespaces (the id orders them).
+  const inNamespace = new Map<string, number>();
   const secrets = Array.from({ length: 200 }, (_, i) => ({
-    id: `sec_${randomUUID()}`, namespaceId: nsOf(i) ?? namespaces[0]!, name: `s-${i}`, driverId: 'kubernetes', backendNamespace: 'x', backendName: `x-${i}`, backendKey: 'value', backendUid: randomUUID(), createdById: boot, createdAt: timeOf(i),
+    id: `sec_${randomUUID()}`, namespaceId: nsOf(i) ?? namespaces[0]!, name: nthIn(inNamespace, nsOf(i) ?? namespaces[0]!), driverId: 'kubernetes', backendNamespace: 'x', backendName: `x-${i}`, backendKey: 'value', backendUid: randomUUID(), createdById: boot, createdAt: timeOf(i),
   }));
   await db.secret.createMany({ data: secrets });
   rowIds.Secret = secrets.map((r) => r.id);
@@ -47,9 +49,15 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => stack?.close());
 
+function nthIn(seen: Map<string, number>, ns: string): string {
+  const n = seen.get(ns) ?? 0;
+  seen.set(ns, n + 1);
+  return `s-${n}`;
+}
+
 interface ListUnderTest {
   table: string;
-  order: KeysetOrder<'createdAt' | 'at'>;
+  order: KeysetOrder<'createdAt' | 'at' | 'name'>;
   /** The list's own condition (a namespace's secrets), beside visibility. */
   where: (reader: Reader) => Sql;
   /** Visibility as the product builds it for this list. */
@@ -89,6 +97,22 @@ const LISTS: ListUnderTest[] = [
     plain: `("namespaceId" = ANY($1::text[]) OR id = ANY($2::text[])) AND "namespaceId" = $4`,
   },
   {
+    // Name order (ORDER_ARG's NAME_Z_TO_A) within a namespace: its unique (namespaceId, name) index.
+    table: 'Secret',
+    order: { field: 'name', newestFirst: true },
+    where: (r) => sql`"namespaceId" = ${r.ns}`,
+    visible: (r) => visibleWithin(readableScopes(r.set), '"namespaceId"', r.ns),
+    plain: `("namespaceId" = ANY($1::text[]) OR id = ANY($2::text[])) AND "namespaceId" = $4`,
+  },
+  {
+    // Name order across namespaces, where one name is in many: the id breaks the ties.
+    table: 'Secret',
+    order: { field: 'name', newestFirst: false },
+    where: () => sql`TRUE`,
+    visible: (r) => readableScopes(r.set),
+    plain: `("namespaceId" = ANY($1::text[]) OR id = ANY($2::text[]))`,
+  },
+  {
     // Two families of ranges (namespaces, agents), as the SelfConfig history reads them.
     table: 'SelfConfigRequest',
     order: { field: 'createdAt', newestFirst: true },
@@ -107,7 +131,7 @@ const LISTS: ListUnderTest[] = [
 async function walk(list: ListUnderTest, reader: Reader, size: number, direction: 'forward' | 'backward'): Promise<{ ids: string[]; counts: number[] }> {
   const ids: string[] = [];
   const counts: number[] = [];
-  let cursor: Keyset | null = null;
+  let cursor: PageRequest['after'] = null;
   for (let guard = 0; guard < 500; guard++) {
     const page: PageRequest = { size, direction, after: direction === 'forward' ? cursor : null, before: direction === 'backward' ? cursor : null };
     const result = await sqlKeysetPage(stack.runtime.db, page, { columns: sql`*`, table: sqlTable(list.table), where: list.where(reader), visible: list.visible(reader) }, (row: { id: string }) => row.id, list.order);
@@ -143,7 +167,7 @@ const subset = <T>(items: readonly T[], max: number) => fc.subarray([...items], 
 
 describe('visibility as index ranges', () => {
   LISTS.forEach((list, n) => {
-    it(`A2 P6 #${n} ${list.table}: random readers (up to 12 namespaces, granted rows in and out of them) page through exactly the rows of the plain predicate, in its order, forward and backward, with its count`, async () => {
+    it(`A2 P6 #${n} ${list.table} by ${list.order.field}: random readers (up to 12 namespaces, granted rows in and out of them) page through exactly the rows of the plain predicate, in its order, forward and backward, with its count`, async () => {
       await fc.assert(
         fc.asyncProperty(
           subset(namespaces, NAMESPACES),
