@@ -42,10 +42,10 @@ export const AGENTS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: AGENTS_PAGE_SIZE, after: null, namePrefix: null };
 
 export const NamespaceAgentsQuery = gql(`
-  query NamespaceAgents($id: ID!, $first: Int, $after: String, $namePrefix: String, $status: String) {
+  query NamespaceAgents($id: ID!, $first: Int, $after: String, $namePrefix: String, $status: String, $order: ListOrder = NEWEST_FIRST) {
     namespace(id: $id) {
       ...NamespaceFields
-      agents(first: $first, after: $after, namePrefix: $namePrefix, status: $status, order: NEWEST_FIRST) {
+      agents(first: $first, after: $after, namePrefix: $namePrefix, status: $status, order: $order) {
         edges { node { ...AgentSummaryFields } } pageInfo { hasNextPage endCursor } totalCount
       }
     }

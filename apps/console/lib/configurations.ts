@@ -35,10 +35,10 @@ export const CONFIGURATIONS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: CONFIGURATIONS_PAGE_SIZE, after: null, namePrefix: null };
 
 export const NamespaceConfigurationsQuery = gql(`
-  query NamespaceConfigurations($id: ID!, $first: Int, $after: String, $namePrefix: String) {
+  query NamespaceConfigurations($id: ID!, $first: Int, $after: String, $namePrefix: String, $order: ListOrder = NEWEST_FIRST) {
     namespace(id: $id) {
       ...NamespaceFields
-      configurations(first: $first, after: $after, namePrefix: $namePrefix, order: NEWEST_FIRST) {
+      configurations(first: $first, after: $after, namePrefix: $namePrefix, order: $order) {
         edges { node { ...ConfigurationSummaryFields } } pageInfo { hasNextPage endCursor } totalCount
       }
     }

@@ -11,8 +11,8 @@ import type { PageArgs } from './paging';
  * namespace switcher reads the list without them.
  */
 export const NamespaceHealthQuery = gql(`
-  query NamespaceHealth($first: Int, $after: String, $namePrefix: String) {
-    namespaces(first: $first, after: $after, namePrefix: $namePrefix, order: NEWEST_FIRST) {
+  query NamespaceHealth($first: Int, $after: String, $namePrefix: String, $order: ListOrder = NEWEST_FIRST) {
+    namespaces(first: $first, after: $after, namePrefix: $namePrefix, order: $order) {
       edges { node { id health { status agents { total running failed degraded deploying } secrets { total stale } rolloutsAwaitingApproval selfConfigAwaitingApproval recentFailures recentFailuresSince } } }
     }
   }

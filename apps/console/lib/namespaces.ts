@@ -14,8 +14,8 @@ export type NamespaceStatus = Namespace['status'];
 export const NAMESPACES_PAGE_SIZE = 100;
 
 export const NamespacesQuery = gql(`
-  query Namespaces($first: Int, $after: String, $namePrefix: String) {
-    namespaces(first: $first, after: $after, namePrefix: $namePrefix, order: NEWEST_FIRST) {
+  query Namespaces($first: Int, $after: String, $namePrefix: String, $order: ListOrder = NEWEST_FIRST) {
+    namespaces(first: $first, after: $after, namePrefix: $namePrefix, order: $order) {
       edges { node { ...NamespaceFields } } pageInfo { hasNextPage endCursor } totalCount
     }
   }

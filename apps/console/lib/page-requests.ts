@@ -20,6 +20,8 @@ type Route = 'namespaces' | 'secrets' | 'configurations' | 'agents' | 'reference
 
 const FIRST_PAGE = { after: null, namePrefix: null } as const;
 const NAMESPACE = { $param: 'namespace' } as const;
+/** The list's order chosen on the page (components/ui/use-list-order.ts); absent: the document's default. */
+const ORDER = { $param: 'order', absent: 'omit' } as const;
 /** On the namespace's list (no `&id=`: that opens one object instead). */
 const ON_LIST = { requires: ['namespace'], unless: ['id'] } as const;
 
@@ -34,19 +36,19 @@ const allOf = (query: string, first: number): FirstRequest => ({ query, variable
 export const PAGE_REQUESTS: Readonly<Record<Route, readonly FirstRequest[]>> = {
   namespaces: [
     viewer,
-    { query: NamespacesQuery, variables: { first: PAGE_SIZE, ...FIRST_PAGE } },
-    { query: NamespaceHealthQuery, variables: { first: PAGE_SIZE, ...FIRST_PAGE } },
+    { query: NamespacesQuery, variables: { first: PAGE_SIZE, ...FIRST_PAGE, order: ORDER } },
+    { query: NamespaceHealthQuery, variables: { first: PAGE_SIZE, ...FIRST_PAGE, order: ORDER } },
   ],
   secrets: [
     viewer,
     namespaceOptions,
-    { query: NamespaceSecretsQuery, variables: { id: NAMESPACE, first: PAGE_SIZE, ...FIRST_PAGE, stale: { $flag: 'stale' } }, ...ON_LIST },
+    { query: NamespaceSecretsQuery, variables: { id: NAMESPACE, first: PAGE_SIZE, ...FIRST_PAGE, stale: { $flag: 'stale' }, order: ORDER }, ...ON_LIST },
   ],
-  configurations: [viewer, namespaceOptions, { ...allOf(NamespaceConfigurationsQuery, PAGE_SIZE), ...ON_LIST }],
+  configurations: [viewer, namespaceOptions, { query: NamespaceConfigurationsQuery, variables: { id: NAMESPACE, first: PAGE_SIZE, ...FIRST_PAGE, order: ORDER }, ...ON_LIST }],
   agents: [
     viewer,
     namespaceOptions,
-    { query: NamespaceAgentsQuery, variables: { id: NAMESPACE, first: PAGE_SIZE, ...FIRST_PAGE, status: { $param: 'status' } }, ...ON_LIST },
+    { query: NamespaceAgentsQuery, variables: { id: NAMESPACE, first: PAGE_SIZE, ...FIRST_PAGE, status: { $param: 'status' }, order: ORDER }, ...ON_LIST },
     { ...allOf(NamespaceConfigurationsQuery, CONFIGURATIONS_PAGE_SIZE), ...ON_LIST },
   ],
   references: [viewer, namespaceOptions, { query: NamespaceReferenceGraphQuery, variables: { id: NAMESPACE, first: REFERENCE_GRAPH_PAGE, after: null }, requires: ['namespace'] }],

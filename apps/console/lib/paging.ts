@@ -6,7 +6,22 @@
 import { useCallback, useState } from 'react';
 import { PAGE_SIZE } from './page-size';
 
-export type PageArgs = { first: number; after: string | null; namePrefix: string | null };
+/** The orders the API's creation lists offer (schema: ListOrder). */
+export type ListOrder = 'NEWEST_FIRST' | 'OLDEST_FIRST' | 'NAME_A_TO_Z' | 'NAME_Z_TO_A';
+
+/** The console's default order of a creation list: what was made last leads (the documents' `$order` default). */
+export const DEFAULT_ORDER: ListOrder = 'NEWEST_FIRST';
+
+/** `order` when absent: the document's default (so the page's first request, which omits it, is the same request). */
+export type PageArgs = { first: number; after: string | null; namePrefix: string | null; order?: ListOrder };
+
+/** A list's order and how to change it (components/ui/Sorting.tsx: useListOrder). */
+export interface Sorting {
+  order: ListOrder;
+  /** The order as words, for the pager: "newest first", "by name, A to Z" … */
+  label: string;
+  sortBy: (order: ListOrder) => void;
+}
 
 /** The shape every connection document selects: `edges { node { … } } pageInfo { hasNextPage endCursor } totalCount`. */
 export type Connection<T> = {
@@ -26,24 +41,34 @@ export function toPage<T>(connection: Connection<T>): Page<T> {
   };
 }
 
-export function usePaging(pageSize = PAGE_SIZE) {
+/**
+ * Pages of a list. With `sorting` (useListOrder), pages of the list in that order: a cursor is a
+ * place in one order, so another order starts again at the first page.
+ */
+export function usePaging(pageSize = PAGE_SIZE, sorting?: Sorting) {
   const [namePrefix, setNamePrefix] = useState('');
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const order = sorting?.order;
+  const [paged, setPaged] = useState<{ order: ListOrder | undefined; cursors: (string | null)[] }>({ order, cursors: [null] });
+  const cursors = paged.order === order ? paged.cursors : [null];
   const after = cursors[cursors.length - 1] ?? null;
-  const search = useCallback((prefix: string) => {
-    setNamePrefix(prefix);
-    setCursors([null]);
-  }, []);
+  const search = useCallback(
+    (prefix: string) => {
+      setNamePrefix(prefix);
+      setPaged({ order, cursors: [null] });
+    },
+    [order],
+  );
   return {
-    args: { first: pageSize, after, namePrefix: namePrefix.trim() || null } satisfies PageArgs,
+    args: { first: pageSize, after, namePrefix: namePrefix.trim() || null, ...(order && order !== DEFAULT_ORDER ? { order } : {}) } satisfies PageArgs,
     namePrefix,
     pageIndex: cursors.length - 1,
     pageSize,
+    sorting,
     search,
     next: (endCursor: string | null) => {
-      if (endCursor) setCursors((list) => [...list, endCursor]);
+      if (endCursor) setPaged({ order, cursors: [...cursors, endCursor] });
     },
-    previous: () => setCursors((list) => (list.length > 1 ? list.slice(0, -1) : list)),
+    previous: () => setPaged({ order, cursors: cursors.length > 1 ? cursors.slice(0, -1) : cursors }),
   };
 }
 

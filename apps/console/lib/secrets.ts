@@ -27,10 +27,10 @@ export const SECRETS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: SECRETS_PAGE_SIZE, after: null, namePrefix: null };
 
 export const NamespaceSecretsQuery = gql(`
-  query NamespaceSecrets($id: ID!, $first: Int, $after: String, $namePrefix: String, $stale: Boolean) {
+  query NamespaceSecrets($id: ID!, $first: Int, $after: String, $namePrefix: String, $stale: Boolean, $order: ListOrder = NEWEST_FIRST) {
     namespace(id: $id) {
       ...NamespaceFields
-      secrets(first: $first, after: $after, namePrefix: $namePrefix, stale: $stale, order: NEWEST_FIRST) {
+      secrets(first: $first, after: $after, namePrefix: $namePrefix, stale: $stale, order: $order) {
         edges { node { ...SecretFields consumers { total } staleConsumers { total } viewerCan { update delete } } } pageInfo { hasNextPage endCursor } totalCount
       }
     }

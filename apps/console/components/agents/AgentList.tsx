@@ -14,6 +14,7 @@ import { MissingNamespace, NamespaceHeader, UnknownNamespace } from '../namespac
 import { AgentTable } from './AgentTable';
 import { CreatePanel } from '../ui/CreatePanel';
 import { ListSearch, Pager } from '../ui/ListControls';
+import { OrderSelect, useListOrder } from '../ui/Sorting';
 import { TableSkeleton } from '../ui/Skeleton';
 
 // The create form, behind "New agent" (open at first only in an empty namespace), is a chunk of its
@@ -27,7 +28,8 @@ export default function AgentList({ namespaceId }: { namespaceId: string | null 
 }
 
 function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
-  const paging = usePaging();
+  const sorting = useListOrder();
+  const paging = usePaging(undefined, sorting);
   // &status=failed (the namespaces list's health links): only agents in that status.
   const status = useSearchParams().get('status');
   const query = useQuery({ ...namespaceAgentsQueryOptions(namespaceId, { ...paging.args, status }), placeholderData: (previous) => previous });
@@ -65,7 +67,9 @@ function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
               Only agents whose status is <strong>{status}</strong>. <Link href={namespaceHref('agents', namespaceId)}>Show all agents</Link>
             </p>
           ) : null}
-          <ListSearch paging={paging} noun="agents" />
+          <ListSearch paging={paging} noun="agents">
+            <OrderSelect sorting={sorting} noun="agents" />
+          </ListSearch>
           {isPending ? <TableSkeleton label="Loading agents…" /> : null}
           {data ? (
             data.agents.length === 0 ? (
@@ -79,10 +83,10 @@ function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
                     : 'No agents in this namespace yet that you may see.'}
               </p>
             ) : (
-              <AgentTable namespaceId={namespaceId} agents={data.agents} />
+              <AgentTable namespaceId={namespaceId} agents={data.agents} sorting={sorting} />
             )
           ) : null}
-          <Pager paging={paging} page={data?.page} noun="agents" newestFirst />
+          <Pager paging={paging} page={data?.page} noun="agents" />
         </section>
       ) : null}
     </>

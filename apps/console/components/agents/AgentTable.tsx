@@ -1,18 +1,20 @@
 import Link from 'next/link';
 import type { AgentSummary } from '../../lib/agents';
 import { namespaceHref } from '../../lib/namespace-links';
+import type { Sorting } from '../../lib/paging';
+import { SortableHeader } from '../ui/Sorting';
 import { CopyId } from '../ui/CopyId';
 import { ScrollTable } from '../ui/ScrollTable';
 import { AgentStatusBadge } from './AgentStatusBadge';
 
-export function AgentTable({ namespaceId, agents }: { namespaceId: string; agents: AgentSummary[] }) {
+export function AgentTable({ namespaceId, agents, sorting }: { namespaceId: string; agents: AgentSummary[]; sorting?: Sorting | undefined }) {
   return (
     <ScrollTable label="Agents">
     <table className="table">
       <caption className="visually-hidden">Agents</caption>
       <thead>
         <tr>
-          <th scope="col">Name</th>
+          <SortableHeader label="Name" sorting={sorting} ascending="NAME_A_TO_Z" descending="NAME_Z_TO_A" />
           <th scope="col">Status</th>
           <th scope="col">Service principal</th>
           <th scope="col">Configuration</th>

@@ -1,5 +1,7 @@
 import Link from 'next/link';
 import type { ConfigurationSummary } from '../../lib/configurations';
+import type { Sorting } from '../../lib/paging';
+import { SortableHeader } from '../ui/Sorting';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';
@@ -8,9 +10,11 @@ import { namespaceHref } from '../../lib/namespace-links';
 export function ConfigurationTable({
   namespaceId,
   configurations,
+  sorting,
 }: {
   namespaceId: string;
   configurations: ConfigurationSummary[];
+  sorting?: Sorting | undefined;
 }) {
   return (
     <ScrollTable label="Configurations">
@@ -18,7 +22,7 @@ export function ConfigurationTable({
       <caption className="visually-hidden">Configurations</caption>
       <thead>
         <tr>
-          <th scope="col">Name</th>
+          <SortableHeader label="Name" sorting={sorting} ascending="NAME_A_TO_Z" descending="NAME_Z_TO_A" />
           <th scope="col">ID</th>
           <th scope="col">Generation</th>
           <th scope="col">Bindings</th>

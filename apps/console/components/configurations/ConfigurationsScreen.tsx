@@ -18,6 +18,7 @@ import { SecretBindingsTable } from './SecretBindingsTable';
 import { CreatePanel } from '../ui/CreatePanel';
 import { CopyId } from '../ui/CopyId';
 import { ListSearch, Pager } from '../ui/ListControls';
+import { OrderSelect, useListOrder } from '../ui/Sorting';
 import { RelativeTime } from '../ui/RelativeTime';
 import { TableSkeleton } from '../ui/Skeleton';
 import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';
@@ -38,7 +39,8 @@ export function ConfigurationsScreen() {
 }
 
 function NamespaceConfigurations({ namespaceId }: { namespaceId: string }) {
-  const paging = usePaging();
+  const sorting = useListOrder();
+  const paging = usePaging(undefined, sorting);
   const query = useQuery({ ...namespaceConfigurationsQueryOptions(namespaceId, paging.args), placeholderData: (previous) => previous });
   const mayCreate = useCan('create', 'configuration', namespaceId);
   const { data, error, isPending } = query;
@@ -65,7 +67,9 @@ function NamespaceConfigurations({ namespaceId }: { namespaceId: string }) {
       {data !== null && !error ? (
         <section aria-labelledby="configurations-list-title">
           <h2 id="configurations-list-title">Configurations</h2>
-          <ListSearch paging={paging} noun="configurations" />
+          <ListSearch paging={paging} noun="configurations">
+            <OrderSelect sorting={sorting} noun="configurations" />
+          </ListSearch>
           {isPending ? <TableSkeleton label="Loading configurations…" /> : null}
           {data ? (
             data.configurations.length === 0 ? (
@@ -77,10 +81,10 @@ function NamespaceConfigurations({ namespaceId }: { namespaceId: string }) {
                     : 'No configurations in this namespace yet that you may see.'}
               </p>
             ) : (
-              <ConfigurationTable namespaceId={namespaceId} configurations={data.configurations} />
+              <ConfigurationTable namespaceId={namespaceId} configurations={data.configurations} sorting={sorting} />
             )
           ) : null}
-          <Pager paging={paging} page={data?.page} noun="configurations" newestFirst />
+          <Pager paging={paging} page={data?.page} noun="configurations" />
         </section>
       ) : null}
     </>

@@ -4,6 +4,8 @@ import { plural } from '../../lib/format';
 import { mayNeedReprovisioning } from '../../lib/namespace-reprovision';
 import type { NamespaceHealth } from '../../lib/namespace-health';
 import type { Namespace } from '../../lib/namespaces';
+import type { Sorting } from '../../lib/paging';
+import { SortableHeader } from '../ui/Sorting';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';
@@ -14,18 +16,18 @@ import { StatusBadge } from './StatusBadge';
 // the form hook and the access check stay out of every route's first load (scripts/size-budgets.json).
 const ReprovisionNamespaceButton = lazy(() => import('./ReprovisionNamespaceButton'));
 
-export function NamespaceTable({ namespaces, health }: { namespaces: Namespace[]; health: ReadonlyMap<string, NamespaceHealth> | null }) {
+export function NamespaceTable({ namespaces, health, sorting }: { namespaces: Namespace[]; health: ReadonlyMap<string, NamespaceHealth> | null; sorting?: Sorting | undefined }) {
   return (
     <ScrollTable label="Namespaces">
       <table className="table">
         <caption className="visually-hidden">Namespaces</caption>
         <thead>
           <tr>
-            <th scope="col">Name</th>
+            <SortableHeader label="Name" sorting={sorting} ascending="NAME_A_TO_Z" descending="NAME_Z_TO_A" />
             <th scope="col">ID</th>
             <th scope="col">Status</th>
             <th scope="col">Health</th>
-            <th scope="col">Created</th>
+            <SortableHeader label="Created" sorting={sorting} ascending="OLDEST_FIRST" descending="NEWEST_FIRST" first="NEWEST_FIRST" />
             <th scope="col">
               <span className="visually-hidden">Links</span>
             </th>

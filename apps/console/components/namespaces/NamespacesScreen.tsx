@@ -8,12 +8,14 @@ import { usePaging } from '../../lib/paging';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { CreatePanel } from '../ui/CreatePanel';
 import { ListSearch, Pager } from '../ui/ListControls';
+import { OrderSelect, useListOrder } from '../ui/Sorting';
 import { TableSkeleton } from '../ui/Skeleton';
 import { CreateNamespaceForm } from './CreateNamespaceForm';
 import { NamespaceTable } from './NamespaceTable';
 
 export function NamespacesScreen() {
-  const paging = usePaging();
+  const sorting = useListOrder();
+  const paging = usePaging(undefined, sorting);
   const query = useQuery({ ...namespacesQueryOptions(paging.args), placeholderData: (previous) => previous });
   const health = useQuery({ ...namespaceHealthQueryOptions(paging.args), placeholderData: (previous) => previous });
   const mayCreate = useCan('create', 'namespace');
@@ -30,7 +32,9 @@ export function NamespacesScreen() {
       ) : null}
       <section aria-labelledby="namespaces-list-title">
         <h2 id="namespaces-list-title">All namespaces</h2>
-        <ListSearch paging={paging} noun="namespaces" />
+        <ListSearch paging={paging} noun="namespaces">
+            <OrderSelect sorting={sorting} noun="namespaces" />
+          </ListSearch>
         {error ? <QueryErrorAlert error={error} what="namespaces" retry={() => query.refetch()} /> : null}
         {isPending ? <TableSkeleton label="Loading namespaces…" /> : null}
         {data ? (
@@ -43,10 +47,10 @@ export function NamespacesScreen() {
                   : 'No namespaces yet that you may see. An administrator can grant you access to one.'}
             </p>
           ) : (
-            <NamespaceTable namespaces={data.items} health={health.data ?? null} />
+            <NamespaceTable namespaces={data.items} health={health.data ?? null} sorting={sorting} />
           )
         ) : null}
-        <Pager paging={paging} page={data} noun="namespaces" newestFirst />
+        <Pager paging={paging} page={data} noun="namespaces" />
       </section>
     </>
   );

@@ -12,6 +12,7 @@ import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { CreatePanel } from '../ui/CreatePanel';
 import { ListSearch, Pager } from '../ui/ListControls';
+import { OrderSelect, useListOrder } from '../ui/Sorting';
 import { TableSkeleton } from '../ui/Skeleton';
 import { CreateSecretForm } from './CreateSecretForm';
 import { SecretReferencesScreen } from './ReferenceGraph';
@@ -35,7 +36,8 @@ export function SecretsScreen() {
 }
 
 function NamespaceSecrets({ namespaceId, staleOnly }: { namespaceId: string; staleOnly: boolean }) {
-  const paging = usePaging();
+  const sorting = useListOrder();
+  const paging = usePaging(undefined, sorting);
   const query = useQuery({ ...namespaceSecretsQueryOptions(namespaceId, staleOnly ? { ...paging.args, stale: true } : paging.args), placeholderData: (previous) => previous });
   const mayCreate = useCan('create', 'secret', namespaceId);
   const { data, error, isPending } = query;
@@ -65,7 +67,9 @@ function NamespaceSecrets({ namespaceId, staleOnly }: { namespaceId: string; sta
               Only stale secrets: rotated while a running revision still holds an older version. <Link href={namespaceHref('secrets', namespaceId)}>Show all secrets</Link>
             </p>
           ) : null}
-          <ListSearch paging={paging} noun="secrets" />
+          <ListSearch paging={paging} noun="secrets">
+            <OrderSelect sorting={sorting} noun="secrets" />
+          </ListSearch>
           {isPending ? <TableSkeleton label="Loading secrets…" /> : null}
           {data ? (
             data.secrets.length === 0 ? (
@@ -79,10 +83,10 @@ function NamespaceSecrets({ namespaceId, staleOnly }: { namespaceId: string; sta
                     : 'No secrets in this namespace yet that you may see. A namespace administrator can grant you access.'}
               </p>
             ) : (
-              <SecretTable namespaceId={namespaceId} secrets={data.secrets} />
+              <SecretTable namespaceId={namespaceId} secrets={data.secrets} sorting={sorting} />
             )
           ) : null}
-          <Pager paging={paging} page={data?.page} noun="secrets" newestFirst />
+          <Pager paging={paging} page={data?.page} noun="secrets" />
         </section>
       ) : null}
       {namespace ? <RotationDefaultSection namespaceId={namespaceId} /> : null}

@@ -1,10 +1,14 @@
 'use client';
 
 import { useEffect, useId, useState } from 'react';
+import type { ReactNode } from 'react';
 import type { Page, Paging } from '../../lib/paging';
 
-/** Search by name prefix, above a list. Typing filters after a short pause; the page resets to the first. */
-export function ListSearch({ paging, noun }: { paging: Paging; noun: string }) {
+/**
+ * Search by name prefix, above a list, and beside it `children` (a list's Sort control,
+ * components/ui/Sorting.tsx). Typing filters after a short pause; the page resets to the first.
+ */
+export function ListSearch({ paging, noun, children }: { paging: Paging; noun: string; children?: ReactNode }) {
   const id = useId();
   const [text, setText] = useState(paging.namePrefix);
   const { search, namePrefix } = paging;
@@ -25,12 +29,13 @@ export function ListSearch({ paging, noun }: { paging: Paging; noun: string }) {
         placeholder="Name starts with…"
         onChange={(event) => setText(event.target.value)}
       />
+      {children}
     </div>
   );
 }
 
-/** "21–40 of 57" (", newest first" for a list read that way) with Previous and Next, below a list. */
-export function Pager<T>({ paging, page, noun, newestFirst = false }: { paging: Paging; page: Page<T> | undefined; noun: string; newestFirst?: boolean }) {
+/** "21–40 of 57" (", newest first": the order of a list that has one) with Previous and Next, below a list. */
+export function Pager<T>({ paging, page, noun }: { paging: Paging; page: Page<T> | undefined; noun: string }) {
   if (!page) return null;
   const start = paging.pageIndex * paging.pageSize + 1;
   const end = paging.pageIndex * paging.pageSize + page.items.length;
@@ -39,7 +44,7 @@ export function Pager<T>({ paging, page, noun, newestFirst = false }: { paging: 
     <nav className="pager" aria-label={`Pages of ${noun}`}>
       <p className="hint" aria-live="polite" data-testid="pager-range">
         {start}–{end} of {page.totalCount} {noun}
-        {newestFirst ? ', newest first' : null}
+        {paging.sorting ? `, ${paging.sorting.label}` : null}
       </p>
       <div className="button-row">
         <button type="button" className="button secondary" disabled={paging.pageIndex === 0} onClick={paging.previous}>
