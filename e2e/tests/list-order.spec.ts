@@ -101,3 +101,65 @@ test('a namespace’s secrets sort by name and by age over every page, by the Na
     await expect(pager).toHaveText(`1–${matching.length} of ${matching.length} secrets, by name, A to Z`);
   });
 });
+
+test('the filters the API offers are on the lists: a secret’s use and an agent’s status, kept in the address with the order, each starting at page 1', async ({ page, stack }) => {
+  await signIn(page, stack.bootstrapApiKey);
+  const ns = await createReadyNamespace(page, `e2e-filter-${Date.now().toString(36)}`);
+  const ids = await createSecretsInPage(page, ns, NAMES);
+  // Two secrets bound by a configuration, which an agent uses: those two are used, 21 are not.
+  const cfg = await gqlInPage<{ createConfiguration: { configuration: { id: string } } }>(
+    page,
+    'mutation($i: CreateConfigurationInput!) { createConfiguration(input: $i) { ... on CreateConfigurationSuccess { configuration { id } } } }',
+    { i: { namespaceId: ns, name: 'filtered', values: {}, secretBindings: [{ envName: 'ONE', source: { id: ids[3] } }, { envName: 'TWO', source: { id: ids[17] } }] } },
+  );
+  await gqlInPage(page, 'mutation($i: CreateAgentInput!) { createAgent(input: $i) { __typename } }', { i: { namespaceId: ns, name: 'filtered-agent', configurationId: cfg.createConfiguration.configuration.id } });
+
+  const table = page.getByRole('table', { name: 'Secrets' });
+  const shown = () => table.locator('tbody th[scope="row"]').allInnerTexts().then((names) => names.map((n) => n.trim()));
+  const pager = page.getByTestId('pager-range');
+  await page.goto(`/secrets?namespace=${ns}&order=NAME_A_TO_Z`);
+  const show = page.getByLabel('Show');
+  await expect(show).toHaveValue('all');
+  await expect(pager).toHaveText('1–20 of 23 secrets, by name, A to Z');
+  await page.getByRole('button', { name: 'Next' }).click();
+  await expect(pager).toHaveText(/^21–23/);
+
+  await test.step('Used: the two bound secrets, by name, from page 1, and a notice with the way back', async () => {
+    await show.selectOption({ label: 'Used' });
+    await expect(page).toHaveURL(/used=1/);
+    await expect(page).toHaveURL(/order=NAME_A_TO_Z/);
+    await expect(pager).toHaveText('1–2 of 2 secrets, by name, A to Z');
+    await expect.poll(shown).toEqual([NAMES[3]!, NAMES[17]!].sort((a, b) => a.localeCompare(b)));
+    await expect(page.getByTestId('list-filter')).toContainText('Only secrets a configuration binds');
+  });
+
+  await test.step('Not used: the other 21, kept across a reload with the page’s first request used', async () => {
+    await show.selectOption({ label: 'Not used' });
+    await expect(page).toHaveURL(/used=0/);
+    await expect(pager).toHaveText('1–20 of 21 secrets, by name, A to Z');
+    await page.reload();
+    await expect(page.getByLabel('Show')).toHaveValue('unused');
+    await expect(pager).toHaveText('1–20 of 21 secrets, by name, A to Z');
+    expect(await shown()).not.toContain(NAMES[3]);
+    const untaken = await page.evaluate(() => (window as unknown as { __occFirstRequests?: { untaken(): string[] } }).__occFirstRequests?.untaken() ?? ['no first requests']);
+    expect(untaken).toEqual([]);
+    await page.getByTestId('list-filter').getByRole('link', { name: 'Show all secrets' }).click();
+    await expect(pager).toHaveText(/of 23 secrets/);
+  });
+
+  await test.step('agents: the Status filter keeps the agents in that status, and says when none are', async () => {
+    await page.goto(`/agents?namespace=${ns}`);
+    const agents = page.getByRole('table', { name: 'Agents' });
+    await expect(agents.getByRole('row', { name: /filtered-agent/ })).toBeVisible();
+    await page.getByLabel('Status').selectOption({ label: 'Created' });
+    await expect(page).toHaveURL(/status=created/);
+    await expect(agents.getByRole('row', { name: /filtered-agent/ })).toBeVisible();
+    await page.getByLabel('Status').selectOption({ label: 'Running' });
+    await expect(page).toHaveURL(/status=running/);
+    await expect(page.getByText('No agents are running now.')).toBeVisible();
+    await axe(page, 'the agents list, filtered to none');
+    await page.getByLabel('Status').selectOption({ label: 'Any status' });
+    await expect(page).not.toHaveURL(/status=/);
+    await expect(agents.getByRole('row', { name: /filtered-agent/ })).toBeVisible();
+  });
+});

@@ -11,7 +11,7 @@
 export type AddressValue =
   /** The parameter's value; when absent, null, or left out with `absent: 'omit'`. */
   | { readonly $param: string; readonly absent?: 'null' | 'omit' }
-  /** `true` when the parameter is `1`, otherwise the variable is left out. */
+  /** `true` when the parameter is `1`, `false` when it is `0`, otherwise the variable is left out. */
   | { readonly $flag: string }
   /** An object of those parameters that are present. */
   | { readonly $params: readonly string[] };
@@ -61,7 +61,7 @@ export function startFirstRequests(requests: readonly FirstRequest[], headers: R
   const value = (spec: VariableSpec): unknown => {
     if (spec === null || typeof spec !== 'object') return spec;
     if ('$param' in spec) return read(spec.$param) ?? (spec.absent === 'omit' ? undefined : null);
-    if ('$flag' in spec) return read(spec.$flag) === '1' ? true : undefined;
+    if ('$flag' in spec) return read(spec.$flag) === '1' ? true : read(spec.$flag) === '0' ? false : undefined;
     return Object.fromEntries(spec.$params.flatMap((name) => (read(name) === undefined ? [] : [[name, read(name)]])));
   };
   const pending = new Map<string, Promise<Response>>();

@@ -42,7 +42,7 @@ export const PAGE_REQUESTS: Readonly<Record<Route, readonly FirstRequest[]>> = {
   secrets: [
     viewer,
     namespaceOptions,
-    { query: NamespaceSecretsQuery, variables: { id: NAMESPACE, first: PAGE_SIZE, ...FIRST_PAGE, stale: { $flag: 'stale' }, order: ORDER }, ...ON_LIST },
+    { query: NamespaceSecretsQuery, variables: { id: NAMESPACE, first: PAGE_SIZE, ...FIRST_PAGE, stale: { $flag: 'stale' }, used: { $flag: 'used' }, order: ORDER }, ...ON_LIST },
   ],
   configurations: [viewer, namespaceOptions, { query: NamespaceConfigurationsQuery, variables: { id: NAMESPACE, first: PAGE_SIZE, ...FIRST_PAGE, order: ORDER }, ...ON_LIST }],
   agents: [

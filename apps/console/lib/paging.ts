@@ -15,7 +15,7 @@ export const DEFAULT_ORDER: ListOrder = 'NEWEST_FIRST';
 /** `order` when absent: the document's default (so the page's first request, which omits it, is the same request). */
 export type PageArgs = { first: number; after: string | null; namePrefix: string | null; order?: ListOrder };
 
-/** A list's order and how to change it (components/ui/Sorting.tsx: useListOrder). */
+/** A list's order and how to change it (components/ui/ListAddress.tsx: useListOrder). */
 export interface Sorting {
   order: ListOrder;
   /** The order as words, for the pager: "newest first", "by name, A to Z" … */
@@ -43,20 +43,22 @@ export function toPage<T>(connection: Connection<T>): Page<T> {
 
 /**
  * Pages of a list. With `sorting` (useListOrder), pages of the list in that order: a cursor is a
- * place in one order, so another order starts again at the first page.
+ * place in one order, so another order starts again at the first page; so does another `filter`
+ * (any text that names the list's filters from the address: page 3 of another filter is nothing).
  */
-export function usePaging(pageSize = PAGE_SIZE, sorting?: Sorting) {
+export function usePaging(pageSize = PAGE_SIZE, sorting?: Sorting, filter = '') {
   const [namePrefix, setNamePrefix] = useState('');
   const order = sorting?.order;
-  const [paged, setPaged] = useState<{ order: ListOrder | undefined; cursors: (string | null)[] }>({ order, cursors: [null] });
-  const cursors = paged.order === order ? paged.cursors : [null];
+  const view = `${order ?? ''}|${filter}`;
+  const [paged, setPaged] = useState<{ view: string; cursors: (string | null)[] }>({ view, cursors: [null] });
+  const cursors = paged.view === view ? paged.cursors : [null];
   const after = cursors[cursors.length - 1] ?? null;
   const search = useCallback(
     (prefix: string) => {
       setNamePrefix(prefix);
-      setPaged({ order, cursors: [null] });
+      setPaged({ view, cursors: [null] });
     },
-    [order],
+    [view],
   );
   return {
     args: { first: pageSize, after, namePrefix: namePrefix.trim() || null, ...(order && order !== DEFAULT_ORDER ? { order } : {}) } satisfies PageArgs,
@@ -66,9 +68,9 @@ export function usePaging(pageSize = PAGE_SIZE, sorting?: Sorting) {
     sorting,
     search,
     next: (endCursor: string | null) => {
-      if (endCursor) setPaged({ order, cursors: [...cursors, endCursor] });
+      if (endCursor) setPaged({ view, cursors: [...cursors, endCursor] });
     },
-    previous: () => setPaged({ order, cursors: cursors.length > 1 ? cursors.slice(0, -1) : cursors }),
+    previous: () => setPaged({ view, cursors: cursors.length > 1 ? cursors.slice(0, -1) : cursors }),
   };
 }
 

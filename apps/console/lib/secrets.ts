@@ -27,10 +27,10 @@ export const SECRETS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: SECRETS_PAGE_SIZE, after: null, namePrefix: null };
 
 export const NamespaceSecretsQuery = gql(`
-  query NamespaceSecrets($id: ID!, $first: Int, $after: String, $namePrefix: String, $stale: Boolean, $order: ListOrder = NEWEST_FIRST) {
+  query NamespaceSecrets($id: ID!, $first: Int, $after: String, $namePrefix: String, $stale: Boolean, $used: Boolean, $order: ListOrder = NEWEST_FIRST) {
     namespace(id: $id) {
       ...NamespaceFields
-      secrets(first: $first, after: $after, namePrefix: $namePrefix, stale: $stale, order: $order) {
+      secrets(first: $first, after: $after, namePrefix: $namePrefix, stale: $stale, used: $used, order: $order) {
         edges { node { ...SecretFields consumers { total } staleConsumers { total } viewerCan { update delete } } } pageInfo { hasNextPage endCursor } totalCount
       }
     }
@@ -44,11 +44,14 @@ export type SecretListItem = NonNullable<ResultOf<typeof NamespaceSecretsQuery>[
 export const secretKeys = {
   all: ['secrets'] as const,
   byNamespace: (namespaceId: string) => [...secretKeys.all, 'namespace', namespaceId] as const,
-  page: (namespaceId: string, args: PageArgs & { stale?: boolean | null }) => [...secretKeys.byNamespace(namespaceId), args] as const,
+  page: (namespaceId: string, args: SecretListArgs) => [...secretKeys.byNamespace(namespaceId), args] as const,
 };
 
-/** A page of the namespace's secrets; `stale: true` (from the address: the namespaces list's health links) keeps only stale ones. */
-export function namespaceSecretsQueryOptions(namespaceId: string, args: PageArgs & { stale?: boolean | null } = ALL) {
+/** A page's arguments and the filters from the address: `stale` (the namespaces list's health links) and `used`; each true or false keeps those only. */
+export type SecretListArgs = PageArgs & { stale?: boolean; used?: boolean };
+
+/** A page of the namespace's secrets. */
+export function namespaceSecretsQueryOptions(namespaceId: string, args: SecretListArgs = ALL) {
   return queryOptions({
     queryKey: secretKeys.page(namespaceId, args),
     queryFn: async ({ signal }) => {

@@ -33,7 +33,10 @@ function expected(requests: readonly FirstRequest[], params: URLSearchParams) {
       const v = read(spec.$param);
       return v !== undefined ? v : spec.absent === 'omit' ? undefined : null;
     }
-    if ('$flag' in spec) return read(spec.$flag) === '1' ? true : undefined;
+    if ('$flag' in spec) {
+      const v = read(spec.$flag);
+      return v === '1' ? true : v === '0' ? false : undefined;
+    }
     const object: Record<string, string> = {};
     for (const name of spec.$params) if (read(name) !== undefined) object[name] = read(name)!;
     return object;
@@ -52,7 +55,7 @@ function reversed(value: unknown): unknown {
 // Every parameter a page reads, each absent, empty, blank, or set (to a value that needs trimming
 // or encoding), in generated combinations.
 const PARAMS = ['namespace', 'id', 'stale', 'status', 'agent', 'phase', 'outcome', 'namespaceId', 'actorId', 'from'];
-const VALUES = [undefined, '', '  ', '1', ' ns_a b ', 'FAILURE', 'x&y=<z>'];
+const VALUES = [undefined, '', '  ', '1', '0', ' 0 ', ' ns_a b ', 'FAILURE', 'x&y=<z>'];
 
 function* addresses(count: number): Generator<string> {
   let seed = 7;

@@ -14,7 +14,8 @@ import { MissingNamespace, NamespaceHeader, UnknownNamespace } from '../namespac
 import { AgentTable } from './AgentTable';
 import { CreatePanel } from '../ui/CreatePanel';
 import { ListSearch, Pager } from '../ui/ListControls';
-import { OrderSelect, useListOrder } from '../ui/Sorting';
+import { FilterSelect, OrderSelect, useListOrder, type FilterChoice } from '../ui/ListAddress';
+import { AGENT_STATUSES } from '../../lib/agent-runtime';
 import { TableSkeleton } from '../ui/Skeleton';
 
 // The create form, behind "New agent" (open at first only in an empty namespace), is a chunk of its
@@ -27,11 +28,17 @@ export default function AgentList({ namespaceId }: { namespaceId: string | null 
   return <NamespaceAgents namespaceId={namespaceId} />;
 }
 
+/** The Status filter's choices (RC6's statuses, as the API derives them), kept in the address as &status=. */
+const STATUS_FILTERS: Readonly<Record<string, FilterChoice>> = Object.fromEntries([
+  ['', { label: 'Any status', params: { status: null } }],
+  ...AGENT_STATUSES.filter((s) => s !== 'deleted').map((s) => [s, { label: s[0]!.toUpperCase() + s.slice(1), params: { status: s } }]),
+]);
+
 function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
-  const sorting = useListOrder();
-  const paging = usePaging(undefined, sorting);
-  // &status=failed (the namespaces list's health links): only agents in that status.
+  // &status=failed (the namespaces list's health links, or the Status filter): only agents in that status.
   const status = useSearchParams().get('status');
+  const sorting = useListOrder();
+  const paging = usePaging(undefined, sorting, status ?? '');
   const query = useQuery({ ...namespaceAgentsQueryOptions(namespaceId, { ...paging.args, status }), placeholderData: (previous) => previous });
   const configurations = useQuery(namespaceConfigurationsQueryOptions(namespaceId));
   const mayCreate = useCan('create', 'agent', namespaceId);
@@ -53,7 +60,7 @@ function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
       {data === null ? <UnknownNamespace namespaceId={namespaceId} /> : null}
       {configurations.error ? <QueryErrorAlert error={configurations.error} what="the configurations" retry={() => configurations.refetch()} /> : null}
       {namespace && mayCreate !== false ? (
-        <CreatePanel label="New agent" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix}>
+        <CreatePanel label="New agent" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix && !status}>
           <Suspense fallback={<p className="hint">Loading the form…</p>}>
             <CreateAgentForm namespaceId={namespaceId} configurations={configurations.data?.configurations ?? []} />
           </Suspense>
@@ -69,6 +76,7 @@ function NamespaceAgents({ namespaceId }: { namespaceId: string }) {
           ) : null}
           <ListSearch paging={paging} noun="agents">
             <OrderSelect sorting={sorting} noun="agents" />
+            <FilterSelect label="Status" choices={status && !Object.hasOwn(STATUS_FILTERS, status) ? { ...STATUS_FILTERS, [status]: { label: status, params: { status } } } : STATUS_FILTERS} current={status ?? ''} />
           </ListSearch>
           {isPending ? <TableSkeleton label="Loading agents…" /> : null}
           {data ? (

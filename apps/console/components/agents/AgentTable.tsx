@@ -2,7 +2,7 @@ import Link from 'next/link';
 import type { AgentSummary } from '../../lib/agents';
 import { namespaceHref } from '../../lib/namespace-links';
 import type { Sorting } from '../../lib/paging';
-import { SortableHeader } from '../ui/Sorting';
+import { SortableHeader } from '../ui/ListAddress';
 import { CopyId } from '../ui/CopyId';
 import { ScrollTable } from '../ui/ScrollTable';
 import { AgentStatusBadge } from './AgentStatusBadge';

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import type { ConfigurationSummary } from '../../lib/configurations';
 import type { Sorting } from '../../lib/paging';
-import { SortableHeader } from '../ui/Sorting';
+import { SortableHeader } from '../ui/ListAddress';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';

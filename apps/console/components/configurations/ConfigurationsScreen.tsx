@@ -18,7 +18,7 @@ import { SecretBindingsTable } from './SecretBindingsTable';
 import { CreatePanel } from '../ui/CreatePanel';
 import { CopyId } from '../ui/CopyId';
 import { ListSearch, Pager } from '../ui/ListControls';
-import { OrderSelect, useListOrder } from '../ui/Sorting';
+import { OrderSelect, useListOrder } from '../ui/ListAddress';
 import { RelativeTime } from '../ui/RelativeTime';
 import { TableSkeleton } from '../ui/Skeleton';
 import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';

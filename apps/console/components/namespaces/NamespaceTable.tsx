@@ -5,7 +5,7 @@ import { mayNeedReprovisioning } from '../../lib/namespace-reprovision';
 import type { NamespaceHealth } from '../../lib/namespace-health';
 import type { Namespace } from '../../lib/namespaces';
 import type { Sorting } from '../../lib/paging';
-import { SortableHeader } from '../ui/Sorting';
+import { SortableHeader } from '../ui/ListAddress';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ScrollTable } from '../ui/ScrollTable';

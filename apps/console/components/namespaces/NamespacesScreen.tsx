@@ -8,7 +8,7 @@ import { usePaging } from '../../lib/paging';
 import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { CreatePanel } from '../ui/CreatePanel';
 import { ListSearch, Pager } from '../ui/ListControls';
-import { OrderSelect, useListOrder } from '../ui/Sorting';
+import { OrderSelect, useListOrder } from '../ui/ListAddress';
 import { TableSkeleton } from '../ui/Skeleton';
 import { CreateNamespaceForm } from './CreateNamespaceForm';
 import { NamespaceTable } from './NamespaceTable';

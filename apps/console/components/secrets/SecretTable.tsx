@@ -1,6 +1,6 @@
 import type { SecretListItem } from '../../lib/secrets';
 import type { Sorting } from '../../lib/paging';
-import { SortableHeader } from '../ui/Sorting';
+import { SortableHeader } from '../ui/ListAddress';
 import { ScrollTable } from '../ui/ScrollTable';
 import { SecretRow } from './SecretRow';
 

@@ -12,7 +12,7 @@ import { QueryErrorAlert } from '../feedback/QueryErrorAlert';
 import { MissingNamespace, NamespaceHeader, UnknownNamespace } from '../namespaces/NamespaceHeader';
 import { CreatePanel } from '../ui/CreatePanel';
 import { ListSearch, Pager } from '../ui/ListControls';
-import { OrderSelect, useListOrder } from '../ui/Sorting';
+import { FilterSelect, OrderSelect, useListOrder } from '../ui/ListAddress';
 import { TableSkeleton } from '../ui/Skeleton';
 import { CreateSecretForm } from './CreateSecretForm';
 import { SecretReferencesScreen } from './ReferenceGraph';
@@ -31,14 +31,37 @@ export function SecretsScreen() {
   }
   // &id=sec_… opens one secret's reference graph.
   if (secretId) return <SecretReferencesScreen namespaceId={namespaceId} secretId={secretId} />;
-  // &stale=1 (the namespaces list's health links): only stale secrets.
-  return <NamespaceSecrets namespaceId={namespaceId} staleOnly={params.get('stale') === '1'} />;
+  // &stale=1 (the namespaces list's health links) or &used=1 / &used=0 (the Show filter).
+  return <NamespaceSecrets namespaceId={namespaceId} filter={secretFilterOf(params)} />;
 }
 
-function NamespaceSecrets({ namespaceId, staleOnly }: { namespaceId: string; staleOnly: boolean }) {
+/** The Show filter's choices: the API's `used` and `stale` arguments, each kept in the address. */
+const SECRET_FILTERS = {
+  all: { label: 'All secrets', params: { used: null, stale: null }, notice: null, empty: null },
+  used: { label: 'Used', params: { used: '1', stale: null }, notice: 'Only secrets a configuration binds or an agent’s harness uses.', empty: 'No secret here is used by a configuration or an agent.' },
+  unused: { label: 'Not used', params: { used: '0', stale: null }, notice: 'Only secrets nothing uses: no configuration binds them and no agent’s harness uses them.', empty: 'Every secret here is used.' },
+  stale: {
+    label: 'Stale',
+    params: { used: null, stale: '1' },
+    notice: 'Only stale secrets: rotated while a running revision still holds an older version.',
+    empty: 'No stale secrets here now: every running revision holds the current version.',
+  },
+} as const;
+type SecretFilter = keyof typeof SECRET_FILTERS;
+
+function secretFilterOf(params: URLSearchParams): SecretFilter {
+  if (params.get('stale') === '1') return 'stale';
+  if (params.get('used') === '1') return 'used';
+  if (params.get('used') === '0') return 'unused';
+  return 'all';
+}
+
+function NamespaceSecrets({ namespaceId, filter }: { namespaceId: string; filter: SecretFilter }) {
   const sorting = useListOrder();
-  const paging = usePaging(undefined, sorting);
-  const query = useQuery({ ...namespaceSecretsQueryOptions(namespaceId, staleOnly ? { ...paging.args, stale: true } : paging.args), placeholderData: (previous) => previous });
+  const paging = usePaging(undefined, sorting, filter);
+  const shown = SECRET_FILTERS[filter];
+  const args = { ...paging.args, ...(filter === 'stale' ? { stale: true } : filter === 'used' ? { used: true } : filter === 'unused' ? { used: false } : {}) };
+  const query = useQuery({ ...namespaceSecretsQueryOptions(namespaceId, args), placeholderData: (previous) => previous });
   const mayCreate = useCan('create', 'secret', namespaceId);
   const { data, error, isPending } = query;
   const namespace = data?.namespace ?? null;
@@ -55,27 +78,30 @@ function NamespaceSecrets({ namespaceId, staleOnly }: { namespaceId: string; sta
       {error ? <QueryErrorAlert error={error} what="this namespace's secrets" retry={() => query.refetch()} /> : null}
       {data === null ? <UnknownNamespace namespaceId={namespaceId} /> : null}
       {namespace && mayCreate !== false ? (
-        <CreatePanel label="New secret" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix}>
+        <CreatePanel label="New secret" defaultOpen={data?.page.totalCount === 0 && !paging.args.namePrefix && filter === 'all'}>
           <CreateSecretForm namespace={namespace} />
         </CreatePanel>
       ) : null}
       {data !== null && !error ? (
         <section aria-labelledby="secrets-list-title">
           <h2 id="secrets-list-title">Secrets</h2>
-          {staleOnly ? (
+          {shown.notice ? (
             <p className="alert notice" data-testid="list-filter">
-              Only stale secrets: rotated while a running revision still holds an older version. <Link href={namespaceHref('secrets', namespaceId)}>Show all secrets</Link>
+              {shown.notice} <Link href={namespaceHref('secrets', namespaceId)}>Show all secrets</Link>
             </p>
           ) : null}
           <ListSearch paging={paging} noun="secrets">
             <OrderSelect sorting={sorting} noun="secrets" />
+            <FilterSelect label="Show" choices={SECRET_FILTERS} current={filter} />
           </ListSearch>
           {isPending ? <TableSkeleton label="Loading secrets…" /> : null}
           {data ? (
             data.secrets.length === 0 ? (
               <p className="empty">
-                {staleOnly
-                  ? 'No stale secrets here now: every running revision holds the current version.'
+                {shown.empty && paging.args.namePrefix
+                  ? `No secrets whose name starts with “${paging.args.namePrefix}” are shown by this filter.`
+                  : shown.empty
+                  ? shown.empty
                   : paging.args.namePrefix
                   ? `No secrets whose name starts with “${paging.args.namePrefix}”.`
                   : mayCreate

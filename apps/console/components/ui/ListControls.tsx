@@ -6,7 +6,7 @@ import type { Page, Paging } from '../../lib/paging';
 
 /**
  * Search by name prefix, above a list, and beside it `children` (a list's Sort control,
- * components/ui/Sorting.tsx). Typing filters after a short pause; the page resets to the first.
+ * components/ui/ListAddress.tsx). Typing filters after a short pause; the page resets to the first.
  */
 export function ListSearch({ paging, noun, children }: { paging: Paging; noun: string; children?: ReactNode }) {
   const id = useId();

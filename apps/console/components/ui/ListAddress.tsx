@@ -1,7 +1,9 @@
 'use client';
 
-// A list's order (ListOrder in the API): kept in the address, chosen by a column header or the Sort
-// control beside the search. A module of its own, so that lists without an order do not load it.
+// A list's view kept in the address, so that a reload, a link and Back keep it, and the page's first
+// request (lib/page-requests.ts) asks for it: its order (ListOrder in the API), chosen by a column
+// header or the Sort control beside the search, and its filters (a secret's use, an agent's
+// status). A module of its own, so that lists without either do not load it.
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useCallback, useId } from 'react';
 import { DEFAULT_ORDER, type ListOrder, type Sorting } from '../../lib/paging';
@@ -25,19 +27,55 @@ export function listOrderOf(value: string | null | undefined): ListOrder {
  */
 export function useListOrder(): Sorting {
   const params = useSearchParams();
+  const update = useAddressUpdate();
+  const order = listOrderOf(params.get('order'));
+  const sortBy = useCallback((next: ListOrder) => update({ order: next === DEFAULT_ORDER ? null : next }), [update]);
+  return { order, label: LIST_ORDERS[order], sortBy };
+}
+
+/** Sets (or, with null, removes) parameters of the address, keeping the others; no new history entry. */
+export function useAddressUpdate(): (changes: Readonly<Record<string, string | null>>) => void {
+  const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
-  const order = listOrderOf(params.get('order'));
-  const sortBy = useCallback(
-    (next: ListOrder) => {
+  return useCallback(
+    (changes) => {
       const to = new URLSearchParams(params.toString());
-      if (next === DEFAULT_ORDER) to.delete('order');
-      else to.set('order', next);
+      for (const [name, value] of Object.entries(changes)) {
+        if (value === null) to.delete(name);
+        else to.set(name, value);
+      }
       router.replace(`${pathname}?${to.toString()}`, { scroll: false });
     },
     [params, router, pathname],
   );
-  return { order, label: LIST_ORDERS[order], sortBy };
+}
+
+/** One choice of a list filter: its words and the address parameters it sets (null: removes). */
+export interface FilterChoice {
+  label: string;
+  params: Readonly<Record<string, string | null>>;
+}
+
+/**
+ * A select that filters a list through the address: `choices` by key, the first is "no filter";
+ * `current` is the key the address holds now.
+ */
+export function FilterSelect({ label, choices, current }: { label: string; choices: Readonly<Record<string, FilterChoice>>; current: string }) {
+  const id = useId();
+  const update = useAddressUpdate();
+  return (
+    <>
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={current} onChange={(event) => update(choices[event.target.value]?.params ?? {})}>
+        {Object.entries(choices).map(([key, choice]) => (
+          <option key={key} value={key}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+    </>
+  );
 }
 
 export function OrderSelect({ sorting, noun }: { sorting: Sorting; noun: string }) {
