@@ -49,4 +49,23 @@ describe('SG3 approval policy', () => {
   it('SG3 a request waiting since 08:00 with a 24 h approval TTL expires at 08:00 the next day', () => {
     expect(approvalExpiresAt(new Date('2026-12-04T08:00:00.000Z'), 86_400_000).toISOString()).toBe('2026-12-05T08:00:00.000Z');
   });
+
+  it('SG3 a setting that is not none or required counts as left out: the category takes default', () => {
+    expect(requiredCategories({ default: 'required', skills: 'bogus' } as never)).toEqual(['skills', 'config', 'workspaceFiles', 'envVars']);
+    expect(requiredCategories({ default: 'yes', skills: 'required' } as never)).toEqual(['skills']);
+    expect(requiredCategories({ default: 'REQUIRED' } as never)).toEqual([]);
+  });
+
+  it.each([
+    ['no spec', undefined],
+    ['a null spec', null],
+    ['a string spec', 'spec'],
+    ['a null selfConfigure', { selfConfigure: null }],
+    ['a string selfConfigure', { selfConfigure: 'required' }],
+    ['a null approval', { selfConfigure: { approval: null } }],
+    ['a string approval', { selfConfigure: { approval: 'required' } }],
+  ])('SG3 an instance with %s requires no approval, and reading it throws nothing', (_what, spec) => {
+    expect(instanceApproval(spec)).toEqual([]);
+    expect(approvalNeeded(['skills', 'config'], spec)).toEqual([]);
+  });
 });

@@ -16,10 +16,9 @@ export const DEFAULT_APPROVAL_TTL_SECONDS = 24 * 60 * 60;
 
 const mode = (value: unknown): ApprovalMode | null => (value === 'none' || value === 'required' ? value : null);
 
-/** The categories a policy requires approval for, in SELF_CONFIG_CATEGORIES order. */
+/** The categories a policy requires approval for, in SELF_CONFIG_CATEGORIES order (anything not an object requires none). */
 export function requiredCategories(policy: ApprovalPolicy | null | undefined): SelfConfigCategory[] {
-  const fallback = mode(policy?.default) ?? 'none';
-  return SELF_CONFIG_CATEGORIES.filter((c) => (mode(policy?.[c]) ?? fallback) === 'required');
+  return SELF_CONFIG_CATEGORIES.filter((c) => (mode(policy?.[c]) ?? mode(policy?.default)) === 'required');
 }
 
 /** The instance's `spec.selfConfigure.approval` for a list of categories that need approval. */
@@ -34,8 +33,8 @@ export function approvalSpec(required: readonly string[]): Record<string, Approv
 export function instanceApproval(instanceSpec: unknown): SelfConfigCategory[] {
   const spec = typeof instanceSpec === 'object' && instanceSpec !== null ? (instanceSpec as Record<string, unknown>) : {};
   const sc = typeof spec.selfConfigure === 'object' && spec.selfConfigure !== null ? (spec.selfConfigure as Record<string, unknown>) : {};
-  const approval = typeof sc.approval === 'object' && sc.approval !== null ? (sc.approval as ApprovalPolicy) : null;
-  return requiredCategories(approval);
+  // A string or a number has no category keys: requiredCategories reads none from it.
+  return requiredCategories(sc.approval as ApprovalPolicy | null | undefined);
 }
 
 /** SG3: the categories of a request that need approval on this instance; empty when it applies as is. */
