@@ -12,7 +12,8 @@ export function canonicalJsonIndented(value: unknown): string {
   return writeSorted(value, '  ');
 }
 
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+// Only ever given an object's keys, which are distinct: never 0.
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : 1);
 const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
 const isIndex = (key: string) => ARRAY_INDEX.test(key) && Number(key) < 2 ** 32 - 1;
 /**
@@ -59,7 +60,8 @@ function writeSorted(value: unknown, indent: string): string {
       parts.push({ text: '[' });
       v.forEach((element, i) => {
         parts.push({ text: `${i > 0 ? ',' : ''}${newline(depth + 1)}` });
-        parts.push(element === undefined ? { text: 'null' } : { value: element, depth: depth + 1 });
+        // An undefined element is written as null, as JSON.stringify writes it (below).
+        parts.push({ value: element, depth: depth + 1 });
       });
       parts.push({ text: `${newline(depth)}]` });
     } else {
