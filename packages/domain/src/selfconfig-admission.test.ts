@@ -68,4 +68,54 @@ describe('SC5 the SelfConfig admission decision', () => {
     const { userInfo: _dropped, ...withoutUser } = review({}).request;
     expect(parseAdmissionReview({ ...review({}), request: withoutUser })).toMatchObject({ ok: false, uid: 'uid-1' });
   });
+
+  // Each field of a well-formed review taken away or mistyped on its own: the refusal names what is
+  // missing and keeps the uid once there is one (the API server needs it to match the answer).
+  const NOT_A_REVIEW = { ok: false, uid: null, message: 'expected an admission.k8s.io/v1 AdmissionReview' };
+  const NO_UID = { ok: false, uid: null, message: 'the AdmissionReview has no request.uid' };
+  const LACKS = { ok: false, uid: 'uid-1', message: 'the AdmissionReview request lacks operation, namespace or userInfo.username' };
+  type Body = ReturnType<typeof review>;
+  const CORRUPTIONS: Array<[string, (b: Body) => unknown, object]> = [
+    ['no kind', ({ kind: _k, ...b }) => b, NOT_A_REVIEW],
+    ['another kind', (b) => ({ ...b, kind: 'AdmissionResponse' }), NOT_A_REVIEW],
+    ['an array', (b) => [b], NOT_A_REVIEW],
+    ['no request', ({ request: _r, ...b }) => b, NO_UID],
+    ['a request that is an array', (b) => ({ ...b, request: [b.request] }), NO_UID],
+    ['no uid', (b) => ({ ...b, request: { ...b.request, uid: undefined } }), NO_UID],
+    ['an empty uid', (b) => ({ ...b, request: { ...b.request, uid: '' } }), NO_UID],
+    ['a numeric uid', (b) => ({ ...b, request: { ...b.request, uid: 7 } }), NO_UID],
+    ['no operation', (b) => ({ ...b, request: { ...b.request, operation: undefined } }), LACKS],
+    ['no namespace', (b) => ({ ...b, request: { ...b.request, namespace: '' } }), LACKS],
+    ['no userInfo', (b) => ({ ...b, request: { ...b.request, userInfo: undefined } }), LACKS],
+    ['a username that is not text', (b) => ({ ...b, request: { ...b.request, userInfo: { username: 1 } } }), LACKS],
+  ];
+  it.each(CORRUPTIONS)('SC5 a review with %s is refused, saying what is missing', (_what, corrupt, refusal) => {
+    expect(parseAdmissionReview(corrupt(review({})))).toEqual(refusal);
+  });
+
+  it('SC5 a resource of the wrong types reads as no group and no resource, and is refused as another resource; other operations than create and update pass', () => {
+    const body = review({});
+    const odd = parsed({ ...body, request: { ...body.request, resource: { group: 1, resource: ['openclawselfconfigs'] } } });
+    expect(odd).toMatchObject({ group: '', resource: '', subResource: null, uid: 'uid-1', operation: 'CREATE', namespace: 'ns', username: 'system:serviceaccount:ns:agent-a' });
+    expect(decideSelfConfigAdmission(odd, 'agent-a')).toMatchObject({ allowed: false, code: 400, message: 'this webhook judges openclawselfconfigs.openclaw.rocks only, not .' });
+    expect(parsed({ ...body, request: { ...body.request, resource: undefined } })).toMatchObject({ group: '', resource: '' });
+    for (const operation of ['DELETE', 'CONNECT']) expect(decideSelfConfigAdmission(parsed(review({ operation, username: 'anyone' })), undefined)).toEqual({ allowed: true });
+    expect(parsed(review({ instanceRef: '' }))).toMatchObject({ instanceRef: null });
+  });
+
+  it('SC5 each refusal of the decision says why: another group, an update without instanceRef on either side, a create without one, another user', () => {
+    const body = review({});
+    const otherGroup = parsed({ ...body, request: { ...body.request, resource: { group: 'example.com', resource: 'openclawselfconfigs' } } });
+    expect(decideSelfConfigAdmission(otherGroup, 'agent-a')).toEqual({ allowed: false, code: 400, message: 'this webhook judges openclawselfconfigs.openclaw.rocks only, not openclawselfconfigs.example.com' });
+    const noRef = (b: ReturnType<typeof review>) => ({ ...b, request: { ...b.request, object: { metadata: { name: 'r' }, spec: {} }, oldObject: { metadata: { name: 'r' }, spec: {} } } });
+    const moved = { allowed: false, code: 403, message: 'spec.instanceRef cannot be changed: a SelfConfig request stays with the instance it was created for' };
+    expect(decideSelfConfigAdmission(parsed(noRef(review({ operation: 'UPDATE' }))), 'agent-a')).toEqual(moved);
+    expect(decideSelfConfigAdmission(parsed(noRef(review({}))), 'agent-a')).toEqual({ allowed: false, code: 400, message: 'spec.instanceRef is required' });
+    expect(decideSelfConfigAdmission(parsed(review({ username: 'system:serviceaccount:ns:other' })), 'agent-a')).toEqual({
+      allowed: false,
+      code: 403,
+      message: 'SC5: a SelfConfig request may only target the requester\'s own instance; system:serviceaccount:ns:other is not system:serviceaccount:ns:agent-a, the service account of OpenClawInstance "agent-a"',
+    });
+  });
 });
+
