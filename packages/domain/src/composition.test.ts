@@ -50,6 +50,57 @@ describe('what a deploy takes from the agent (RC3)', () => {
     expect(t.map((x) => [x.kind, x.name])).toEqual([['workspaceFile', 'a.md']]);
   });
 
+  it('RC3 a takeover names every write of the agent as its owners and the newest time among them; env lists with items that are not objects are read past', () => {
+    const agentWrites = [
+      { ...entry(SELF_CONFIG_MANAGER, [envPath('X', 'name'), envPath('X', 'value')], '2026-12-03T09:00:00Z'), operation: 'Apply' },
+      { ...entry(SELF_CONFIG_MANAGER, [filePath('a.md')], '2026-12-01T10:00:00Z'), operation: 'Update' },
+      { ...entry(SELF_CONFIG_MANAGER, [configPath(['tools', 'x'])]), time: undefined },
+      entry('occ-controller', [configPath(['model'])], '2026-12-09T00:00:00Z'),
+    ];
+    const messy = { spec: { ...live.spec, env: ['junk', null, { name: 'X', value: 'lit' }, 7] }, managedFields: agentWrites };
+    const body = { spec: { env: [null, 'junk', { name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'value' } } }, { value: 'no name' }], workspace: { initialFiles: { 'a.md': 'other' } } } };
+    const owners = [
+      { manager: SELF_CONFIG_MANAGER, operation: 'Apply' },
+      { manager: SELF_CONFIG_MANAGER, operation: 'Update' },
+      { manager: SELF_CONFIG_MANAGER, operation: 'Apply' },
+    ];
+    expect(plannedTakeovers(messy as never, body as never)).toEqual([
+      { kind: 'envVar', name: 'X', action: 'bind', setAt: '2026-12-03T09:00:00Z', owners },
+      { kind: 'workspaceFile', name: 'a.md', action: 'replace', setAt: '2026-12-03T09:00:00Z', owners },
+    ]);
+    // A name the agent holds, bound by the body, but not a literal on the instance: nothing to release.
+    const referenced = { ...messy, spec: { ...messy.spec, env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'other', key: 'value' } } }] } };
+    expect(plannedTakeovers(referenced as never, { spec: { env: body.spec.env.slice(2, 3) } } as never)).toEqual([]);
+    // A literal the agent does not hold (the controller's Z, the file z.md), bound or rewritten by the
+    // body, is no takeover; nor is the agent's X when the instance holds it as a reference behind Z.
+    const others = {
+      spec: { env: [{ name: 'Z', value: 'controller literal' }, { name: 'X', valueFrom: { secretKeyRef: { name: 'old', key: 'value' } } }], workspace: { initialFiles: { 'z.md': 'controller' } } },
+      managedFields: agentWrites,
+    };
+    const bindBoth = { spec: { env: [{ name: 'Z', valueFrom: { secretKeyRef: { name: 's', key: 'value' } } }, { name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'value' } } }], workspace: { initialFiles: { 'z.md': 'revision' } } } };
+    expect(plannedTakeovers(others as never, bindBoth as never)).toEqual([]);
+    // Without a time on any write, setAt is null.
+    const timeless = { ...messy, managedFields: agentWrites.slice(0, 2).map((e) => ({ ...e, time: undefined })) };
+    expect(plannedTakeovers(timeless as never, body as never).map((t) => t.setAt)).toEqual([null, null]);
+  });
+
+  it.each([
+    [{ kind: 'config', name: 'tools.x', action: 'replace', setAt: '2026-12-01T10:00:00Z' }, false, 'config.tools.x, set by the agent on 2026-12-01T10:00:00Z, will be replaced'],
+    [{ kind: 'config', name: 'tools.x', action: 'replace', setAt: null }, true, 'config.tools.x, set by the agent, was replaced'],
+    [{ kind: 'envVar', name: 'X', action: 'bind', setAt: null }, false, 'env X, set by the agent as a literal, will be bound to its secret instead'],
+    [{ kind: 'envVar', name: 'X', action: 'bind', setAt: '2026-12-02T00:00:00Z' }, true, 'env X, set by the agent as a literal on 2026-12-02T00:00:00Z, was bound to its secret instead'],
+    [{ kind: 'workspaceFile', name: 'a.md', action: 'replace', setAt: null }, false, 'workspace file a.md, set by the agent, will be replaced'],
+  ] as const)('RC3 describeTakeover(%j, done %s) says %j', (takeover, done, line) => {
+    expect(describeTakeover({ ...takeover, owners: [] } as Takeover, done)).toBe(line);
+  });
+
+  it('RC3 only env bindings release literals; a config key held by two of the agent\'s writes is one takeover', () => {
+    const t = (kind: Takeover['kind'], action: Takeover['action'], name: string): Takeover => ({ kind, name, action, setAt: null, owners: [] });
+    expect(literalsToRelease([t('config', 'replace', 'A'), t('envVar', 'bind', 'X'), t('workspaceFile', 'replace', 'B'), t('envVar', 'replace', 'Y'), t('config', 'bind', 'C')])).toEqual(['X']);
+    const twice = { spec: live.spec, managedFields: [entry(SELF_CONFIG_MANAGER, [configPath(['tools', 'x'])]), { ...entry(SELF_CONFIG_MANAGER, [configPath(['tools', 'x'])]), operation: 'Update' }] };
+    expect(plannedTakeovers(twice, { spec: { config: { raw: { tools: { x: 9 } } } } }).map((x) => x.name)).toEqual(['tools.x']);
+  });
+
   it('RC3 no instance yet, or an agent that changed nothing, takes nothing', () => {
     expect(plannedTakeovers(null, { spec: { config: { raw: { a: 1 } } } })).toEqual([]);
     expect(plannedTakeovers({ spec: live.spec, managedFields: [live.managedFields[1]] }, { spec: { config: { raw: { tools: { x: 1 } } } } })).toEqual([]);
@@ -91,6 +142,14 @@ describe('yieldingToAgent (RC3 RC4: reapplying a revision leaves what the agent 
     expect(out).not.toBe(body);
     yieldingToAgent(body, [take('envVar', 'A'), take('workspaceFile', 'a.md'), take('config', 'a.b', ['a', 'b'])]);
     expect(body).toEqual(before);
+  });
+
+  it('RC3 a takeover removes only items of its own kind: a config key, an env name and a file path that share a name stay apart', () => {
+    const body = { spec: { env: [{ name: 'X', value: 'v' }], workspace: { initialFiles: { X: 'f' } }, config: { raw: { X: 1, Y: 2 } } } };
+    const t = (kind: Takeover['kind'], extra: Partial<Takeover> = {}): Takeover => ({ kind, name: 'X', action: 'replace', setAt: null, owners: [], ...extra });
+    expect(yieldingToAgent(body, [t('config', { path: ['X'] })])).toEqual({ spec: { env: [{ name: 'X', value: 'v' }], workspace: { initialFiles: { X: 'f' } }, config: { raw: { Y: 2 } } } });
+    expect(yieldingToAgent(body, [t('envVar', { path: ['X'] })])).toEqual({ spec: { env: [], workspace: { initialFiles: { X: 'f' } }, config: { raw: { X: 1, Y: 2 } } } });
+    expect(yieldingToAgent(body, [t('workspaceFile', { path: ['X'] })])).toEqual({ spec: { env: [{ name: 'X', value: 'v' }], workspace: { initialFiles: {} }, config: { raw: { X: 1, Y: 2 } } } });
   });
 
   it('RC3 an env or workspace-file takeover removes exactly that item; a body without env, files or config is left alone', () => {

@@ -52,7 +52,8 @@ export function leafPaths(doc: JsonObject, prefix: string[] = []): string[][] {
   return out;
 }
 
-const startsWith = (path: readonly string[], prefix: readonly string[]) => prefix.length <= path.length && prefix.every((k, i) => path[i] === k);
+// A prefix longer than the path fails on the path's first missing key (undefined is never a key).
+const startsWith = (path: readonly string[], prefix: readonly string[]) => prefix.every((k, i) => path[i] === k);
 
 /** RC3: what applying `body` (occ-controller's spec for a revision) would take from the agent on `live`. */
 export function plannedTakeovers(live: LiveInstance | null, body: { spec?: JsonObject }): Takeover[] {
