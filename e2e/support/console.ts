@@ -35,7 +35,7 @@ export async function createReadyNamespace(page: Page, name: string): Promise<st
   await page.getByLabel('Name', { exact: true }).fill(name);
   await page.getByRole('button', { name: 'Create namespace' }).click();
   await expect(page.getByRole('status').filter({ hasText: `Namespace ${name} created` })).toBeVisible();
-  // The list shows a page of 20, oldest first: once the suite has made more, a new namespace is on a
+  // The list shows a page of 20: once the suite has made more, a new namespace may be on a
   // later page. Find it as an administrator with many namespaces does, by its name.
   await page.getByLabel('Search namespaces by name').fill(name);
   const row = page.getByRole('row', { name: new RegExp(name) });

@@ -21,8 +21,8 @@ export type SecretReference = Secret['reference'];
 
 // Query: one namespace with a page of its secrets --------------------------------------------------
 
-/** Screens that name secrets from one list (the access tab's grants on single secrets, an agent's grants) read the first
- * hundred by name; bindings, harness auth and the grant form choose through SecretPicker, which asks by prefix instead. */
+/** Screens that name secrets from one list (the access tab's grants on single secrets, an agent's grants) read the newest
+ * hundred (the lists' default order); bindings, harness auth and the grant form choose through SecretPicker, which asks by prefix instead. */
 export const SECRETS_PAGE_SIZE = 100;
 const ALL: PageArgs = { first: SECRETS_PAGE_SIZE, after: null, namePrefix: null };
 
