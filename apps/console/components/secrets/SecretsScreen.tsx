@@ -35,14 +35,15 @@ export function SecretsScreen() {
   return <NamespaceSecrets namespaceId={namespaceId} filter={secretFilterOf(params)} />;
 }
 
-/** The Show filter's choices: the API's `used` and `stale` arguments, each kept in the address. */
+/** The Show filter's choices: the API's `used` and `stale` arguments (`query`), each kept in the address (`params`). */
 const SECRET_FILTERS = {
-  all: { label: 'All secrets', params: { used: null, stale: null }, notice: null, empty: null },
-  used: { label: 'Used', params: { used: '1', stale: null }, notice: 'Only secrets a configuration binds or an agent’s harness uses.', empty: 'No secret here is used by a configuration or an agent.' },
-  unused: { label: 'Not used', params: { used: '0', stale: null }, notice: 'Only secrets nothing uses: no configuration binds them and no agent’s harness uses them.', empty: 'Every secret here is used.' },
+  all: { label: 'All secrets', params: { used: null, stale: null }, query: {}, notice: null, empty: null },
+  used: { label: 'Used', params: { used: '1', stale: null }, query: { used: true }, notice: 'Only secrets a configuration binds or an agent’s harness uses.', empty: 'No secret here is used by a configuration or an agent.' },
+  unused: { label: 'Not used', params: { used: '0', stale: null }, query: { used: false }, notice: 'Only secrets nothing uses: no configuration binds them and no agent’s harness uses them.', empty: 'Every secret here is used.' },
   stale: {
     label: 'Stale',
     params: { used: null, stale: '1' },
+    query: { stale: true },
     notice: 'Only stale secrets: rotated while a running revision still holds an older version.',
     empty: 'No stale secrets here now: every running revision holds the current version.',
   },
@@ -60,8 +61,7 @@ function NamespaceSecrets({ namespaceId, filter }: { namespaceId: string; filter
   const sorting = useListOrder();
   const paging = usePaging(undefined, sorting, filter);
   const shown = SECRET_FILTERS[filter];
-  const args = { ...paging.args, ...(filter === 'stale' ? { stale: true } : filter === 'used' ? { used: true } : filter === 'unused' ? { used: false } : {}) };
-  const query = useQuery({ ...namespaceSecretsQueryOptions(namespaceId, args), placeholderData: (previous) => previous });
+  const query = useQuery({ ...namespaceSecretsQueryOptions(namespaceId, { ...paging.args, ...shown.query }), placeholderData: (previous) => previous });
   const mayCreate = useCan('create', 'secret', namespaceId);
   const { data, error, isPending } = query;
   const namespace = data?.namespace ?? null;

@@ -78,20 +78,14 @@ export function FilterSelect({ label, choices, current }: { label: string; choic
   );
 }
 
+/** The orders as FilterSelect's choices: each sets `order`, the default by leaving it out (as useListOrder's sortBy). */
+const ORDER_CHOICES: Readonly<Record<string, FilterChoice>> = Object.fromEntries(
+  Object.entries(LIST_ORDERS).map(([order, label]) => [order, { label: label[0]!.toUpperCase() + label.slice(1), params: { order: order === DEFAULT_ORDER ? null : order } }]),
+);
+
+/** The Sort control beside a list's search: every order the list offers. */
 export function OrderSelect({ sorting, noun }: { sorting: Sorting; noun: string }) {
-  const id = useId();
-  return (
-    <>
-      <label htmlFor={id}>Sort {noun}</label>
-      <select id={id} value={sorting.order} onChange={(event) => sorting.sortBy(event.target.value as ListOrder)}>
-        {Object.entries(LIST_ORDERS).map(([order, label]) => (
-          <option key={order} value={order}>
-            {label[0]!.toUpperCase() + label.slice(1)}
-          </option>
-        ))}
-      </select>
-    </>
-  );
+  return <FilterSelect label={`Sort ${noun}`} choices={ORDER_CHOICES} current={sorting.order} />;
 }
 
 /**
