@@ -1,6 +1,7 @@
-import { revisionMove, type RevisionEvent, type RevisionState } from '@occ/domain/revision';
+import { PENDING_REVISION_STATES, revisionMove, type RevisionEvent, type RevisionState } from '@occ/domain/revision';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Tx } from '../db/client.ts';
+import { wakeRolloutsOf } from './rollout-keys.ts';
 
 // D4, W1, W6, RC8: every change of a revision's state goes through here. The caller names the
 // event (a step done, a failure, a newer deploy, a stop); the domain's lifecycle says which
@@ -20,6 +21,8 @@ export function storedMove(event: RevisionEvent): { from: StoredRevisionState[];
 /**
  * Applies `event` to the revisions `where` selects (with `data` besides): those in a state the
  * event applies to move; answers how many did. Rows in any other state are left as they are.
+ * V4: a move that settles a revision a rollout's batch deployed (no longer pending) wakes that
+ * rollout with the same commit.
  */
 export async function moveRevisions(
   tx: Tx,
@@ -28,6 +31,7 @@ export async function moveRevisions(
   data: Omit<Prisma.AgentRevisionUpdateManyMutationInput, 'state'> = {},
 ): Promise<number> {
   const { from, to } = storedMove(event);
-  const moved = await tx.agentRevision.updateMany({ where: { ...where, state: { in: from } }, data: { ...data, state: to } });
-  return moved.count;
+  const moved = await tx.agentRevision.updateManyAndReturn({ where: { ...where, state: { in: from } }, data: { ...data, state: to }, select: { rolloutStep: true } });
+  if (!PENDING_REVISION_STATES.includes(revisionMove(event).to)) await wakeRolloutsOf(tx, moved.map((r) => r.rolloutStep));
+  return moved.length;
 }

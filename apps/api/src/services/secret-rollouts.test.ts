@@ -128,6 +128,9 @@ beforeAll(async () => {
       },
     },
     rolloutWork: {
+      // Ten minutes: within these tests only the wakes move a rollout on (a batch's members settling,
+      // a decision, a deadline), never the recheck; a path that forgets to wake one times out.
+      batchRecheckMs: 600_000,
       afterMemberDeployed: async (rolloutId) => {
         if (crashAfterFirstMember !== rolloutId) return;
         crashAfterFirstMember = null;

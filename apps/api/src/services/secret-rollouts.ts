@@ -29,6 +29,7 @@ import { revisionState } from './revisions.ts';
 import { rollbackAgent } from './rollback-agent.ts';
 import { staleRevisionsOf } from './secret-drift.ts';
 import { enqueue, wake } from './work-queue.ts';
+import { rolloutKey, SECRET_ROLLOUT_KIND, stepKey } from './rollout-keys.ts';
 import { kinds } from './resource-kinds.ts';
 import { capabilityRequest } from './capabilities.ts';
 
@@ -42,13 +43,16 @@ import { capabilityRequest } from './capabilities.ts';
 // checkpoint, and each revision a batch deploys carries its step (AgentRevision.rolloutStep), so a
 // rollout resumed by another worker deploys nothing twice.
 
-export const SECRET_ROLLOUT_KIND = 'secret.rollout';
 const RolloutPayload = z.object({ rolloutId: z.string() });
 type RolloutPayload = z.infer<typeof RolloutPayload>;
 
 /** How long a rollout that waits for a person (approval, resume) sleeps before it looks again, if nobody wakes it. */
 const IDLE_RECHECK_MS = 60_000;
-/** How often a batch that is becoming Ready is looked at (revision state changes do not wake it). */
+/**
+ * How often a batch that is becoming Ready is looked at if nothing wakes it. Its members' revisions
+ * wake it as they settle (rollout-keys.ts), but a wake reaches only a waiting item: one that comes
+ * while the rollout runs its pass is lost, and this recheck finds what it would have.
+ */
 const BATCH_RECHECK_MS = 1_000;
 
 export interface RolloutMemberView {
@@ -96,14 +100,6 @@ interface StoredMember {
   agentId: string;
   fromRevisionId: string;
   refusal?: { code: string; message: string } | null;
-}
-
-function rolloutKey(rolloutId: string): string {
-  return `${SECRET_ROLLOUT_KIND}:${rolloutId}`;
-}
-
-function stepKey(rolloutId: string, batch: number, role: 'deliver' | 'rollback'): string {
-  return `${rolloutId}/${batch}/${role}`;
 }
 
 /** The effective policy of a secret (its own, else its namespace's default, else manual). */
@@ -410,6 +406,8 @@ async function moveBatches(tx: Tx, where: { rolloutId: string; index?: number },
 export interface RolloutWorkOptions {
   /** Tests: called after each member of a batch was deployed (a worker killed mid-batch). */
   afterMemberDeployed?: (rolloutId: string, agentId: string) => Promise<void>;
+  /** Tests: the recheck of an open batch (BATCH_RECHECK_MS); a long one leaves only the wakes to move a rollout on. */
+  batchRecheckMs?: number;
 }
 
 export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}): WorkKind<RolloutPayload> {
@@ -428,7 +426,7 @@ export function secretRolloutKind(deps: Deps, options: RolloutWorkOptions = {}):
         case 'done':
           return;
         case 'wait': {
-          const until = action.untilMs === null ? now.getTime() + IDLE_RECHECK_MS : open ? Math.min(action.untilMs, now.getTime() + BATCH_RECHECK_MS) : action.untilMs;
+          const until = action.untilMs === null ? now.getTime() + IDLE_RECHECK_MS : open ? Math.min(action.untilMs, now.getTime() + (options.batchRecheckMs ?? BATCH_RECHECK_MS)) : action.untilMs;
           throw new WaitUntil(new Date(Math.max(until, now.getTime() + 50)), action.why);
         }
         case 'start-batch': {

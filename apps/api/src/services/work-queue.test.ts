@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { waitFor } from '../test/operations.ts';
 import { defineWorkKind, startWorker } from '../worker.ts';
 import { audit } from './audit.ts';
-import { advance, claim, complete, enqueue, failPermanently } from './work-queue.ts';
+import { advance, claim, complete, enqueue, failPermanently, snooze, wake } from './work-queue.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -81,6 +81,35 @@ describe('work queue', () => {
     // The old owner can no longer complete it.
     await transaction(stack.runtime.db, (tx) => complete(tx, id, 'dead-worker'));
     expect((await stack.runtime.db.workItem.findUniqueOrThrow({ where: { id } })).state).toBe('FAILED');
+  });
+
+  it('W1 a wake is never lost: one that comes while the item runs makes the snooze it ends in runnable at once; one that comes while it waits makes it runnable now; without one, it waits', async () => {
+    const db = stack.runtime.db;
+    const hour = () => new Date(Date.now() + 3_600_000);
+    // Each case: [woken while running, woken while waiting].
+    for (const [whileRunning, whileWaiting] of [[false, false], [true, false], [false, true], [true, true]] as const) {
+      const key = `wake-${newId('workItem')}`;
+      const id = await transaction(db, (tx) => enqueue(tx, 'wake-test', key, {}));
+      const owner = `waker-${whileRunning}-${whileWaiting}`;
+      expect((await claim(db, owner, 30))?.id).toBe(id);
+      if (whileRunning) await transaction(db, (tx) => wake(tx, key));
+      // The wake left the running item running, under its owner.
+      expect(await db.workItem.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: 'RUNNING', leaseOwner: owner });
+      await snooze(db, id, owner, hour(), 'waiting for the test');
+      const due = async () => (await db.workItem.findUniqueOrThrow({ where: { id } })).nextAttemptAt.getTime() <= Date.now();
+      expect(await due(), `woken while running: ${whileRunning}`).toBe(whileRunning);
+      if (whileWaiting) await transaction(db, (tx) => wake(tx, key));
+      expect(await due(), `woken while running: ${whileRunning}, while waiting: ${whileWaiting}`).toBe(whileRunning || whileWaiting);
+      // A runnable item is claimed again; a waiting one is not (and nothing else is runnable here).
+      const again = await claim(db, `${owner}-again`, 30);
+      expect(again?.id ?? null).toBe(whileRunning || whileWaiting ? id : null);
+      if (again) {
+        // The mark is spent: the next snooze without a wake waits its time.
+        await snooze(db, id, `${owner}-again`, hour(), 'waiting again');
+        expect(await due()).toBe(false);
+      }
+      await db.workItem.update({ where: { id }, data: { state: 'SUCCEEDED', leaseOwner: null } });
+    }
   });
 
   it('W1 R4 a step that always throws is retried with backoff, and its last allowed attempt fails the item permanently with ATTEMPTS_EXHAUSTED', async () => {

@@ -1,5 +1,6 @@
 import { type Db, type Tx } from '../db/client.ts';
 import { newId } from '../ids.ts';
+import { raw } from '../db/sql.ts';
 
 // The durable queue in Postgres (rule W1): items are claimed with a lease under
 // FOR UPDATE SKIP LOCKED, retried with backoff, and end in success or a permanent failure.
@@ -112,18 +113,33 @@ export async function release(db: Db, id: string, owner: string): Promise<void> 
 }
 
 /**
+ * A running item's `nextAttemptAt` means nothing to a claim (an expired lease is what makes it
+ * claimable again), so a wake marks it with this instant, which no schedule ever writes, and the
+ * item's snooze reads the mark. A constant of this code, written into the statements as a literal.
+ */
+const WOKEN_WHILE_RUNNING = raw(`TIMESTAMP '1970-01-01 00:00:00'`);
+
+/**
  * A step that waits for the world (a pause, a gateway becoming Ready) hands its item back to run
  * again at `until`, at the step it is in: waiting is not a failed attempt, and holds no worker slot.
+ * An item woken while it ran (wake) runs again at once instead: what woke it may be what the step
+ * read too early to see.
  */
 export async function snooze(db: Db, id: string, owner: string, until: Date, note: string): Promise<void> {
   await db.$executeRaw`UPDATE "WorkItem" SET state = 'PENDING', "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
-    attempts = GREATEST(attempts - 1, 0), "lastError" = ${note}, "nextAttemptAt" = ${until}, "updatedAt" = now()
+    attempts = GREATEST(attempts - 1, 0), "lastError" = ${note},
+    "nextAttemptAt" = CASE WHEN "nextAttemptAt" = ${WOKEN_WHILE_RUNNING} THEN now() ELSE ${until}::timestamp(3) END, "updatedAt" = now()
     WHERE id = ${id} AND "leaseOwner" = ${owner} AND state = 'RUNNING'`;
 }
 
-/** Makes a waiting item runnable now (an approval, a resume): with the caller's commit. */
+/**
+ * Makes a waiting item runnable now (an approval, a resume, a member of a rollout's batch
+ * settled): with the caller's commit. One running now is marked instead, and its snooze, if it
+ * ends in one, makes it runnable at once: a wake is never lost to a step in progress.
+ */
 export async function wake(tx: Tx, idempotencyKey: string): Promise<void> {
-  await tx.$executeRaw`UPDATE "WorkItem" SET "nextAttemptAt" = now(), "updatedAt" = now() WHERE "idempotencyKey" = ${idempotencyKey} AND state = 'PENDING'`;
+  await tx.$executeRaw`UPDATE "WorkItem" SET "nextAttemptAt" = CASE WHEN state = 'RUNNING' THEN ${WOKEN_WHILE_RUNNING} ELSE now() END, "updatedAt" = now()
+    WHERE "idempotencyKey" = ${idempotencyKey} AND state IN ('PENDING', 'RUNNING')`;
 }
 
 export async function failPermanently(tx: Tx, id: string, owner: string, error: string): Promise<boolean> {
