@@ -4,11 +4,13 @@
 //   node --import tsx bench/api/cluster-writer.ts <kubeconfig> <namespace> <seconds> <inFlight>
 
 import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { reuseConnections } from '../../packages/kube-emulator/src/client-connections.ts';
 
 const [kubeconfig, namespace, seconds, inFlight] = process.argv.slice(2);
 if (!kubeconfig || !namespace) throw new Error('usage: cluster-writer.ts <kubeconfig> <namespace> <seconds> <inFlight>');
 const config = new KubeConfig();
 config.loadFromFile(kubeconfig);
+reuseConnections(config);
 const core = config.makeApiClient(CoreV1Api);
 const ssa = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
 const until = performance.now() + Number(seconds ?? 5) * 1000;

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { KubeConfig, PatchStrategy, Watch, type KubernetesObject, type KubernetesObjectApi } from '@kubernetes/client-node';
+import { reuseConnections } from '../../packages/kube-emulator/src/client-connections.ts';
 import { FIELD_MANAGER } from '@occ/domain/kubernetes-names';
 import { OPENCLAW_CRD_DIR } from '../../packages/kube-emulator/src/crds.ts';
 import { startKubeletSimulator } from '../../packages/kube-emulator/src/kubelet/simulator.ts';
@@ -115,7 +116,8 @@ export function through(kc: KubeConfig, server: string): KubeConfig {
     contexts: kc.contexts,
     currentContext: kc.currentContext,
   });
-  return out;
+  // The bare side reuses its connections as the product's clients do (client-connections.ts).
+  return reuseConnections(out);
 }
 
 /** The CA the embedded server's kubeconfig carries, as PEM. */

@@ -1,5 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import yaml from 'js-yaml';
+import { reuseConnections } from './client-connections.ts';
 
 export const CONTEXT_NAME = 'occ-kube-emulator';
 
@@ -27,5 +28,5 @@ export function kubeconfigYaml(server: string, token: string, caCertificate: str
 export function kubeConfigFor(server: string, token: string, caCertificate: string): KubeConfig {
   const config = new KubeConfig();
   config.loadFromString(kubeconfigYaml(server, token, caCertificate));
-  return config;
+  return reuseConnections(config);
 }

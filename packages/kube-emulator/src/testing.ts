@@ -25,6 +25,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { networkInterfaces } from 'node:os';
+import { reuseConnections } from './client-connections.ts';
 import { crdForClientModels, readCrdFiles } from './crds.ts';
 import { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from './server.ts';
 import type { KubeObject } from './types.ts';
@@ -101,7 +102,7 @@ export async function startTestCluster(options: KubeEmulatorOptions = {}): Promi
 export async function realCluster(kubeconfigPath: string, crdDirs: readonly string[]): Promise<TestCluster> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(kubeconfigPath);
-  const clients = clientsOf(kubeConfig);
+  const clients = clientsOf(reuseConnections(kubeConfig));
   for (const crd of await readCrdFiles(crdDirs)) await installCrd(clients, crd);
   return {
     target: 'real',

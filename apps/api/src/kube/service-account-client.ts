@@ -1,4 +1,5 @@
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { reuseConnections } from '@occ/kube-emulator/client-connections';
 
 // A client that acts as a ServiceAccount: the control plane asks the TokenRequest API for a
 // short-lived token of that account and talks to the same server with it. For writes that must
@@ -20,5 +21,5 @@ export async function kubeConfigAsServiceAccount(kubeConfig: KubeConfig, namespa
   if (!user) throw new Error('the kubeconfig has no current user');
   // Only the bearer token changes: the server, its CA and the context stay the control plane's.
   config.users = config.users.map((u) => (u.name === user.name ? { name: u.name, token } : u));
-  return config;
+  return reuseConnections(config);
 }
