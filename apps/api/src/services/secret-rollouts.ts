@@ -49,11 +49,11 @@ type RolloutPayload = z.infer<typeof RolloutPayload>;
 /** How long a rollout that waits for a person (approval, resume) sleeps before it looks again, if nobody wakes it. */
 const IDLE_RECHECK_MS = 60_000;
 /**
- * How often a batch that is becoming Ready is looked at if nothing wakes it. Its members' revisions
- * wake it as they settle (rollout-keys.ts), but a wake reaches only a waiting item: one that comes
- * while the rollout runs its pass is lost, and this recheck finds what it would have.
+ * How often a batch that is becoming Ready is looked at if nothing wakes it: a safety net only. Each
+ * member's revision wakes the rollout as it settles (rollout-keys.ts), and a wake that comes while
+ * the rollout runs its pass is kept for its next (work-queue.ts). The batch's deadline wakes it too.
  */
-const BATCH_RECHECK_MS = 1_000;
+const BATCH_RECHECK_MS = 5_000;
 
 export interface RolloutMemberView {
   agentId: string;
