@@ -35,33 +35,40 @@ export function SecretsScreen() {
   return <NamespaceSecrets namespaceId={namespaceId} filter={secretFilterOf(params)} />;
 }
 
-/** The Show filter's choices: the API's `used` and `stale` arguments (`query`), each kept in the address (`params`). */
+/**
+ * The Show filter's choices, each the address it keeps (`params`: `1` or `0`, null to leave out);
+ * the API's `used` and `stale` arguments are read from the same (secretFilterQuery), and the
+ * address is read back through it (secretFilterOf).
+ */
 const SECRET_FILTERS = {
-  all: { label: 'All secrets', params: { used: null, stale: null }, query: {}, notice: null, empty: null },
-  used: { label: 'Used', params: { used: '1', stale: null }, query: { used: true }, notice: 'Only secrets a configuration binds or an agent’s harness uses.', empty: 'No secret here is used by a configuration or an agent.' },
-  unused: { label: 'Not used', params: { used: '0', stale: null }, query: { used: false }, notice: 'Only secrets nothing uses: no configuration binds them and no agent’s harness uses them.', empty: 'Every secret here is used.' },
+  all: { label: 'All secrets', params: { used: null, stale: null }, notice: null, empty: null },
+  used: { label: 'Used', params: { used: '1', stale: null }, notice: 'Only secrets a configuration binds or an agent’s harness uses.', empty: 'No secret here is used by a configuration or an agent.' },
+  unused: { label: 'Not used', params: { used: '0', stale: null }, notice: 'Only secrets nothing uses: no configuration binds them and no agent’s harness uses them.', empty: 'Every secret here is used.' },
   stale: {
     label: 'Stale',
     params: { used: null, stale: '1' },
-    query: { stale: true },
     notice: 'Only stale secrets: rotated while a running revision still holds an older version.',
     empty: 'No stale secrets here now: every running revision holds the current version.',
   },
 } as const;
 type SecretFilter = keyof typeof SECRET_FILTERS;
+const FILTERS = Object.keys(SECRET_FILTERS) as SecretFilter[];
 
+/** The filter the address names: the first whose set parameters it holds, else all. */
 function secretFilterOf(params: URLSearchParams): SecretFilter {
-  if (params.get('stale') === '1') return 'stale';
-  if (params.get('used') === '1') return 'used';
-  if (params.get('used') === '0') return 'unused';
-  return 'all';
+  return FILTERS.find((f) => f !== 'all' && Object.entries(SECRET_FILTERS[f].params).every(([name, value]) => value === null || params.get(name) === value)) ?? 'all';
+}
+
+/** The API's arguments for a filter: each parameter it sets, `1` as true and `0` as false. */
+function secretFilterQuery(filter: SecretFilter): { used?: boolean; stale?: boolean } {
+  return Object.fromEntries(Object.entries(SECRET_FILTERS[filter].params).flatMap(([name, value]) => (value === null ? [] : [[name, value === '1']])));
 }
 
 function NamespaceSecrets({ namespaceId, filter }: { namespaceId: string; filter: SecretFilter }) {
   const sorting = useListOrder();
   const paging = usePaging(undefined, sorting, filter);
   const shown = SECRET_FILTERS[filter];
-  const query = useQuery({ ...namespaceSecretsQueryOptions(namespaceId, { ...paging.args, ...shown.query }), placeholderData: (previous) => previous });
+  const query = useQuery({ ...namespaceSecretsQueryOptions(namespaceId, { ...paging.args, ...secretFilterQuery(filter) }), placeholderData: (previous) => previous });
   const mayCreate = useCan('create', 'secret', namespaceId);
   const { data, error, isPending } = query;
   const namespace = data?.namespace ?? null;
