@@ -55,13 +55,16 @@ async function requestsInARow(kubeConfig: KubeConfig, n = REQUESTS): Promise<voi
   for (let i = 0; i < n; i++) expect((await version.getCode()).major).toBeTruthy();
 }
 
+/** A client read from a kubeconfig file the runtime's own client wrote. */
+async function fromFile(): Promise<KubeConfig> {
+  const file = path.join(dir, `kubeconfig-${randomUUID()}.yaml`);
+  await writeFile(file, stack.runtime.kubeConfig.exportConfig(), { mode: 0o600 });
+  return kubeConfigFromFile(file);
+}
+
 const CLIENTS: Record<string, () => Promise<KubeConfig>> = {
   "the runtime's own (embedded, or KUBECONFIG on the real lane)": async () => stack.runtime.kubeConfig,
-  'one read from a kubeconfig file': async () => {
-    const file = path.join(dir, `kubeconfig-${randomUUID()}.yaml`);
-    await writeFile(file, stack.runtime.kubeConfig.exportConfig(), { mode: 0o600 });
-    return kubeConfigFromFile(file);
-  },
+  'one read from a kubeconfig file': fromFile,
   "one acting as a ServiceAccount (a TokenRequest's token)": () => kubeConfigAsServiceAccount(stack.runtime.kubeConfig, serviceAccountNamespace, 'reader'),
 };
 
@@ -92,9 +95,7 @@ describe('Kubernetes clients reuse their connections', { timeout: 120_000 }, () 
   }
 
   it('a client whose cluster changed (here: TLS verification) gets a new connection for the change, then reuses that one', async () => {
-    const file = path.join(dir, `kubeconfig-${randomUUID()}.yaml`);
-    await writeFile(file, stack.runtime.kubeConfig.exportConfig(), { mode: 0o600 });
-    const kubeConfig = kubeConfigFromFile(file);
+    const kubeConfig = await fromFile();
     await requestsInARow(kubeConfig, 1);
     kubeConfig.clusters = kubeConfig.clusters.map((c) => ({ ...c, skipTLSVerify: true, caData: undefined, caFile: undefined }));
     const opened = await connectionsDuring(() => requestsInARow(kubeConfig));

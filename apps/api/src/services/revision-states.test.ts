@@ -23,7 +23,8 @@ describe('revision state changes as stored', () => {
     expect(MADE.map(([event]) => event).sort()).toEqual([...REVISION_EVENTS].sort());
   });
 
-  it.each(MADE)('D4 %s moves %j to %s (%s)', (event, from, to) => {
-    expect(storedMove(event)).toEqual({ from, to });
+  // V4: a move out of the pending states settles the revision and wakes its rollout.
+  it.each(MADE)('D4 V4 %s moves %j to %s (%s), settling it when that is no longer pending', (event, from, to) => {
+    expect(storedMove(event)).toEqual({ from, to, settles: !PENDING.includes(to) });
   });
 });

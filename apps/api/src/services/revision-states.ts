@@ -12,10 +12,10 @@ export type StoredRevisionState = Uppercase<RevisionState>;
 
 const stored = (state: RevisionState) => state.toUpperCase() as StoredRevisionState;
 
-/** The stored states `event` moves a revision out of, and the stored state it moves it to. */
-export function storedMove(event: RevisionEvent): { from: StoredRevisionState[]; to: StoredRevisionState } {
+/** The stored states `event` moves a revision out of, the stored state it moves it to, and whether that settles it (no longer pending). */
+export function storedMove(event: RevisionEvent): { from: StoredRevisionState[]; to: StoredRevisionState; settles: boolean } {
   const { from, to } = revisionMove(event);
-  return { from: from.map(stored), to: stored(to) };
+  return { from: from.map(stored), to: stored(to), settles: !PENDING_REVISION_STATES.includes(to) };
 }
 
 /**
@@ -30,8 +30,8 @@ export async function moveRevisions(
   event: RevisionEvent,
   data: Omit<Prisma.AgentRevisionUpdateManyMutationInput, 'state'> = {},
 ): Promise<number> {
-  const { from, to } = storedMove(event);
+  const { from, to, settles } = storedMove(event);
   const moved = await tx.agentRevision.updateManyAndReturn({ where: { ...where, state: { in: from } }, data: { ...data, state: to }, select: { rolloutStep: true } });
-  if (!PENDING_REVISION_STATES.includes(revisionMove(event).to)) await wakeRolloutsOf(tx, moved.map((r) => r.rolloutStep));
+  if (settles) await wakeRolloutsOf(tx, moved.map((r) => r.rolloutStep));
   return moved.length;
 }
