@@ -97,7 +97,6 @@ const KNOWN = new Map<string, number>([
   ['apps/console/components/secrets/RotateSecretPanel.tsx › RotateSecretPanel', 92],
   ['apps/console/components/secrets/RotationPolicyEditor.tsx › PolicyForm', 133],
   ['apps/console/components/secrets/SecretPicker.tsx › SecretPicker', 212],
-  ['apps/console/components/secrets/SecretRow.tsx › SecretRow', 103],
   ['apps/console/components/secrets/SecretVersions.tsx › SecretVersions', 94],
   ['apps/console/components/selfconfig/RequestTable.tsx › RequestRow', 84],
   ['packages/domain/src/gateway-render.ts › renderGateway', 119],

@@ -1,61 +1,28 @@
 import Link from 'next/link';
+import { useMemo } from 'react';
 import type { ConfigurationSummary } from '../../lib/configurations';
-import type { Sorting } from '../../lib/paging';
-import { SortableHeader } from '../ui/ListAddress';
-import { CopyId } from '../ui/CopyId';
-import { RelativeTime } from '../ui/RelativeTime';
-import { ScrollTable } from '../ui/ScrollTable';
 import { namespaceHref } from '../../lib/namespace-links';
+import type { Sorting } from '../../lib/paging';
+import { CopyId } from '../ui/CopyId';
+import { DataTable, listColumn, type ListColumn } from '../ui/DataTable';
+import { RelativeTime } from '../ui/RelativeTime';
 
-export function ConfigurationTable({
-  namespaceId,
-  configurations,
-  sorting,
-}: {
-  namespaceId: string;
-  configurations: ConfigurationSummary[];
-  sorting?: Sorting | undefined;
-}) {
-  return (
-    <ScrollTable label="Configurations">
-    <table className="table">
-      <caption className="visually-hidden">Configurations</caption>
-      <thead>
-        <tr>
-          <SortableHeader label="Name" sorting={sorting} ascending="NAME_A_TO_Z" descending="NAME_Z_TO_A" />
-          <th scope="col">ID</th>
-          <th scope="col">Generation</th>
-          <th scope="col">Bindings</th>
-          <th scope="col">Updated</th>
-          <th scope="col">
-            <span className="visually-hidden">Links</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {configurations.map((configuration) => (
-          <tr key={configuration.id}>
-            <th scope="row">{configuration.name}</th>
-            <td>
-              <CopyId value={configuration.id} label={`id of ${configuration.name}`} />
-            </td>
-            <td className="numeric">{configuration.generation}</td>
-            <td className="numeric">{configuration.secretBindings.length}</td>
-            <td>
-              <RelativeTime iso={configuration.updatedAt} />
-            </td>
-            <td>
-              <Link
-                href={namespaceHref('configurations', namespaceId, { id: configuration.id })}
-                aria-label={`Open configuration ${configuration.name}`}
-              >
-                Open
-              </Link>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-    </ScrollTable>
-  );
+function configurationColumns(namespaceId: string): Array<ListColumn<ConfigurationSummary>> {
+  return [
+    listColumn('name', { label: 'Name', rowHeader: true, sort: { ascending: 'NAME_A_TO_Z', descending: 'NAME_Z_TO_A' } }, (c) => c.name),
+    listColumn('id', { label: 'ID' }, (c) => <CopyId value={c.id} label={`id of ${c.name}`} />),
+    listColumn('generation', { label: 'Generation', className: 'numeric' }, (c) => c.generation),
+    listColumn('bindings', { label: 'Bindings', className: 'numeric' }, (c) => c.secretBindings.length),
+    listColumn('updated', { label: 'Updated' }, (c) => <RelativeTime iso={c.updatedAt} />),
+    listColumn('links', { label: 'Links', quietHeader: true }, (c) => (
+      <Link href={namespaceHref('configurations', namespaceId, { id: c.id })} aria-label={`Open configuration ${c.name}`}>
+        Open
+      </Link>
+    )),
+  ];
+}
+
+export function ConfigurationTable({ namespaceId, configurations, sorting }: { namespaceId: string; configurations: ConfigurationSummary[]; sorting?: Sorting | undefined }) {
+  const columns = useMemo(() => configurationColumns(namespaceId), [namespaceId]);
+  return <DataTable name="configurations" label="Configurations" rows={configurations} columns={columns} rowId={(c) => c.id} sorting={sorting} />;
 }

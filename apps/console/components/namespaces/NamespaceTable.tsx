@@ -1,14 +1,13 @@
 import Link from 'next/link';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useMemo } from 'react';
 import { plural } from '../../lib/format';
 import { mayNeedReprovisioning } from '../../lib/namespace-reprovision';
 import type { NamespaceHealth } from '../../lib/namespace-health';
 import type { Namespace } from '../../lib/namespaces';
 import type { Sorting } from '../../lib/paging';
-import { SortableHeader } from '../ui/ListAddress';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
-import { ScrollTable } from '../ui/ScrollTable';
+import { DataTable, listColumn, type ListColumn } from '../ui/DataTable';
 import { namespaceHref } from '../../lib/namespace-links';
 import { StatusBadge } from './StatusBadge';
 
@@ -16,73 +15,57 @@ import { StatusBadge } from './StatusBadge';
 // the form hook and the access check stay out of every route's first load (scripts/size-budgets.json).
 const ReprovisionNamespaceButton = lazy(() => import('./ReprovisionNamespaceButton'));
 
-export function NamespaceTable({ namespaces, health, sorting }: { namespaces: Namespace[]; health: ReadonlyMap<string, NamespaceHealth> | null; sorting?: Sorting | undefined }) {
+const namespaceLinks = (ns: Namespace) => (
+  <span className="link-list">
+    <Link href={namespaceHref('secrets', ns.id)} aria-label={`Secrets of ${ns.name}`}>
+      Secrets
+    </Link>
+    <Link href={namespaceHref('configurations', ns.id)} aria-label={`Configurations of ${ns.name}`}>
+      Configurations
+    </Link>
+    <Link href={namespaceHref('agents', ns.id)} aria-label={`Agents of ${ns.name}`}>
+      Agents
+    </Link>
+    <Link href={namespaceHref('access', ns.id)} aria-label={`Access in ${ns.name}`}>
+      Access
+    </Link>
+  </span>
+);
+
+function StatusCell({ ns }: { ns: Namespace }) {
   return (
-    <ScrollTable label="Namespaces">
-      <table className="table">
-        <caption className="visually-hidden">Namespaces</caption>
-        <thead>
-          <tr>
-            <SortableHeader label="Name" sorting={sorting} ascending="NAME_A_TO_Z" descending="NAME_Z_TO_A" />
-            <th scope="col">ID</th>
-            <th scope="col">Status</th>
-            <th scope="col">Health</th>
-            <SortableHeader label="Created" sorting={sorting} ascending="OLDEST_FIRST" descending="NEWEST_FIRST" first="NEWEST_FIRST" />
-            <th scope="col">
-              <span className="visually-hidden">Links</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {namespaces.map((ns) => (
-            <tr key={ns.id}>
-              <th scope="row">{ns.name}</th>
-              <td>
-                <CopyId value={ns.id} label={`id of ${ns.name}`} />
-              </td>
-              <td>
-                <StatusBadge status={ns.status} />
-                {ns.statusMessage ? (
-                  <span className={ns.status === 'LOST' ? 'status-message lost-message' : 'status-message'} data-testid="namespace-status-message">
-                    {ns.statusMessage}
-                  </span>
-                ) : null}
-                {mayNeedReprovisioning(ns.status) ? (
-                  <span className="row-action">
-                    <Suspense fallback={null}>
-                      <ReprovisionNamespaceButton namespace={ns} />
-                    </Suspense>
-                  </span>
-                ) : null}
-              </td>
-              <td data-testid="namespace-health">
-                <HealthCell namespace={ns} health={health?.get(ns.id) ?? null} />
-              </td>
-              <td>
-                <RelativeTime iso={ns.createdAt} />
-              </td>
-              <td>
-                <span className="link-list">
-                  <Link href={namespaceHref('secrets', ns.id)} aria-label={`Secrets of ${ns.name}`}>
-                    Secrets
-                  </Link>
-                  <Link href={namespaceHref('configurations', ns.id)} aria-label={`Configurations of ${ns.name}`}>
-                    Configurations
-                  </Link>
-                  <Link href={namespaceHref('agents', ns.id)} aria-label={`Agents of ${ns.name}`}>
-                    Agents
-                  </Link>
-                  <Link href={namespaceHref('access', ns.id)} aria-label={`Access in ${ns.name}`}>
-                    Access
-                  </Link>
-                </span>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollTable>
+    <>
+      <StatusBadge status={ns.status} />
+      {ns.statusMessage ? (
+        <span className={ns.status === 'LOST' ? 'status-message lost-message' : 'status-message'} data-testid="namespace-status-message">
+          {ns.statusMessage}
+        </span>
+      ) : null}
+      {mayNeedReprovisioning(ns.status) ? (
+        <span className="row-action">
+          <Suspense fallback={null}>
+            <ReprovisionNamespaceButton namespace={ns} />
+          </Suspense>
+        </span>
+      ) : null}
+    </>
   );
+}
+
+function namespaceColumns(health: ReadonlyMap<string, NamespaceHealth> | null): Array<ListColumn<Namespace>> {
+  return [
+    listColumn('name', { label: 'Name', rowHeader: true, sort: { ascending: 'NAME_A_TO_Z', descending: 'NAME_Z_TO_A' } }, (ns) => ns.name),
+    listColumn('id', { label: 'ID' }, (ns) => <CopyId value={ns.id} label={`id of ${ns.name}`} />),
+    listColumn('status', { label: 'Status' }, (ns) => <StatusCell ns={ns} />),
+    listColumn('health', { label: 'Health', testId: 'namespace-health' }, (ns) => <HealthCell namespace={ns} health={health?.get(ns.id) ?? null} />),
+    listColumn('created', { label: 'Created', sort: { ascending: 'OLDEST_FIRST', descending: 'NEWEST_FIRST', first: 'NEWEST_FIRST' } }, (ns) => <RelativeTime iso={ns.createdAt} />),
+    listColumn('links', { label: 'Links', quietHeader: true }, namespaceLinks),
+  ];
+}
+
+export function NamespaceTable({ namespaces, health, sorting }: { namespaces: Namespace[]; health: ReadonlyMap<string, NamespaceHealth> | null; sorting?: Sorting | undefined }) {
+  const columns = useMemo(() => namespaceColumns(health), [health]);
+  return <DataTable name="namespaces" label="Namespaces" rows={namespaces} columns={columns} rowId={(ns) => ns.id} sorting={sorting} />;
 }
 
 /**
