@@ -70,10 +70,10 @@ describe('first-load size budget', () => {
   });
 
   // 150 until the layout's PageErrorBoundary (every route +0.3 kB) took it to 150.0x; 161 since its
-  // list, the page's first screen, is counted in its first load (it was a chunk fetched right after):
-  // see the budgets file's comment.
-  it('keeps the agents page at 161 kB in the one budgets file the build reads', () => {
+  // list, the page's first screen, is counted in its first load (it was a chunk fetched right after);
+  // 172 since the lists became one table on TanStack Table (+11.4 kB): see the budgets file's comment.
+  it('keeps the agents page at 172 kB in the one budgets file the build reads', () => {
     const budgets = JSON.parse(readFileSync(path.resolve(__dirname, '../scripts/size-budgets.json'), 'utf8')) as Record<string, number>;
-    expect(budgets['/agents']).toBe(161);
+    expect(budgets['/agents']).toBe(172);
   });
 });
