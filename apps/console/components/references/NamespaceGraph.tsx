@@ -127,6 +127,15 @@ function GraphView({ graph, layout, namespaceId, focusId }: { graph: LoadedGraph
 
   const { onKeyDown, focusTarget, focusNode } = useGraphKeys({ svg, visible, current, setCurrent, setSelected, reveal, zoomAt, fit, move: (key, node) => nextNode(key, node, { adj, columns, layout }), byId });
 
+  // Stable, so the list (memo) is drawn again only for a new graph, not at each selection, arrow key or zoom.
+  const showInGraph = useCallback(
+    (id: string) => {
+      setSelected(id);
+      focusNode(id);
+    },
+    [focusNode],
+  );
+
   const exportSvg = () => svg.current && downloadSvg(standaloneSvg(svg.current, layout), `references-${graph.namespace?.name ?? namespaceId}.svg`);
 
   const selectedNode = selected ? byId.get(selected) : undefined;
@@ -179,7 +188,7 @@ function GraphView({ graph, layout, namespaceId, focusId }: { graph: LoadedGraph
         </div>
         {selectedNode && radius ? <SelectionSummary node={selectedNode} radius={radius} byId={byId} href={nodeHref(selectedNode, namespaceId, agentOfRevision)} /> : null}
       </div>
-      <GraphList graph={graph} adj={adj} namespaceId={namespaceId} agentOfRevision={agentOfRevision} onShow={(id) => (setSelected(id), focusNode(id))} />
+      <GraphList graph={graph} adj={adj} namespaceId={namespaceId} agentOfRevision={agentOfRevision} onShow={showInGraph} />
     </div>
   );
 }
@@ -432,7 +441,7 @@ function standaloneSvg(element: SVGSVGElement, layout: Layout): string {
 }
 
 /** The same graph as a list, by kind: for screen readers, and to find a node by name. */
-function GraphList({
+const GraphList = memo(function GraphList({
   graph,
   adj,
   namespaceId,
@@ -484,7 +493,7 @@ function GraphList({
       })}
     </section>
   );
-}
+});
 
 function HiddenNote({ hidden }: { hidden: NonNullable<LoadedGraph['hidden']> }) {
   const parts = (
