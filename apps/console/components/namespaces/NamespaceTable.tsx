@@ -15,20 +15,21 @@ import { StatusBadge } from './StatusBadge';
 // the form hook and the access check stay out of every route's first load (scripts/size-budgets.json).
 const ReprovisionNamespaceButton = lazy(() => import('./ReprovisionNamespaceButton'));
 
+/** A namespace's sections, each a link from its row: the section, and how its link is read. */
+const SECTIONS = [
+  ['secrets', 'Secrets', 'Secrets of'],
+  ['configurations', 'Configurations', 'Configurations of'],
+  ['agents', 'Agents', 'Agents of'],
+  ['access', 'Access', 'Access in'],
+] as const;
+
 const namespaceLinks = (ns: Namespace) => (
   <span className="link-list">
-    <Link href={namespaceHref('secrets', ns.id)} aria-label={`Secrets of ${ns.name}`}>
-      Secrets
-    </Link>
-    <Link href={namespaceHref('configurations', ns.id)} aria-label={`Configurations of ${ns.name}`}>
-      Configurations
-    </Link>
-    <Link href={namespaceHref('agents', ns.id)} aria-label={`Agents of ${ns.name}`}>
-      Agents
-    </Link>
-    <Link href={namespaceHref('access', ns.id)} aria-label={`Access in ${ns.name}`}>
-      Access
-    </Link>
+    {SECTIONS.map(([section, text, label]) => (
+      <Link key={section} href={namespaceHref(section, ns.id)} aria-label={`${label} ${ns.name}`}>
+        {text}
+      </Link>
+    ))}
   </span>
 );
 
