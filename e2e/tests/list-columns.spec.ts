@@ -133,3 +133,19 @@ test('a secret’s Rotate panel spans the columns shown, whichever are hidden', 
     await expect(panelCell).toHaveAttribute('colspan', String(width));
   }
 });
+
+// The namespaces' columns close over their health, refetched every 15 s, so the table's columns are
+// made again then. A cell must stay the same element (not remounted), or whatever is open in it (a
+// Re-provision confirmation, a half-typed name) closes under the user.
+test('a list cell stays mounted when the list’s columns are made again (the namespaces’ health refetch)', async ({ page, stack }) => {
+  test.setTimeout(90_000);
+  await signIn(page, stack.bootstrapApiKey);
+  const ns = await createReadyNamespace(page, `e2e-columns-keep-${Date.now().toString(36)}`);
+  await page.goto('/namespaces');
+  const row = page.getByRole('row').filter({ has: page.locator(`code[title="${ns}"]`) });
+  await expect(row).toHaveCount(1);
+  await row.locator(`code[title="${ns}"]`).evaluate((element) => ((element as HTMLElement & { __kept?: boolean }).__kept = true));
+  await page.waitForResponse((r) => r.url().endsWith('/graphql') && String(r.request().postData() ?? '').includes('query NamespaceHealth'), { timeout: 45_000 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  expect(await row.locator(`code[title="${ns}"]`).evaluate((element) => (element as HTMLElement & { __kept?: boolean }).__kept === true)).toBe(true);
+});

@@ -1,6 +1,6 @@
 'use client';
 
-import { columnVisibilityFeature, FlexRender, tableFeatures, useTable, type ColumnDef, type RowData } from '@tanstack/react-table';
+import { columnVisibilityFeature, tableFeatures, useTable, type Cell, type ColumnDef, type RowData } from '@tanstack/react-table';
 import { Fragment, useCallback, useId, useMemo, useRef, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from 'react';
 import { columnChoiceKey, hiddenColumnsFrom, visibilityState, withColumn } from '../../lib/column-choice';
 import type { ListOrder, Sorting } from '../../lib/paging';
@@ -33,6 +33,18 @@ export type ListColumn<Row extends RowData> = ColumnDef<typeof listFeatures, Row
 /** A column whose cell is rendered from the row (the common case: no accessor, no value). */
 export function listColumn<Row extends RowData>(id: string, meta: ListColumnMeta, cell: (row: Row) => ReactNode): ListColumn<Row> {
   return { id, meta, enableHiding: !meta.rowHeader, cell: (context) => cell(context.row.original) };
+}
+
+/**
+ * A cell's content: its column's renderer called, not mounted as a component (the library's
+ * FlexRender mounts a function as one). A list whose columns are made again, because they close
+ * over new data (the namespaces' health, refetched every 15 s), would otherwise give every cell a
+ * new component type and remount it, closing a dialog open in it and losing what was typed there.
+ * So a renderer returns elements and calls no hook itself.
+ */
+function contentOf<Row extends RowData>(cell: Cell<typeof listFeatures, Row, unknown>): ReactNode {
+  const render = cell.column.columnDef.cell;
+  return typeof render === 'function' ? (render(cell.getContext()) as ReactNode) : render;
 }
 
 /** Draws a row from its cells, for a list that adds to it (a panel row after it, spanning `width` columns). */
@@ -140,11 +152,11 @@ export function DataTable<Row extends RowData>({
                 const meta = cell.column.columnDef.meta!;
                 return meta.rowHeader ? (
                   <th key={cell.id} scope="row" className={meta.className}>
-                    <FlexRender cell={cell} />
+                    {contentOf(cell)}
                   </th>
                 ) : (
                   <td key={cell.id} className={meta.className} data-testid={meta.testId}>
-                    <FlexRender cell={cell} />
+                    {contentOf(cell)}
                   </td>
                 );
               });
