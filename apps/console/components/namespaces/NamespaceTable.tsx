@@ -8,26 +8,22 @@ import type { Sorting } from '../../lib/paging';
 import { CopyId } from '../ui/CopyId';
 import { RelativeTime } from '../ui/RelativeTime';
 import { DataTable, listColumn, type ListColumn } from '../ui/DataTable';
-import { namespaceHref } from '../../lib/namespace-links';
+import { NAMESPACE_SECTIONS, namespaceHref, type NamespaceSection } from '../../lib/namespace-links';
 import { StatusBadge } from './StatusBadge';
 
 // Offered only on a LOST or FAILED row (RC5), so a chunk of its own loaded then: the confirmation,
 // the form hook and the access check stay out of every route's first load (scripts/size-budgets.json).
 const ReprovisionNamespaceButton = lazy(() => import('./ReprovisionNamespaceButton'));
 
-/** A namespace's sections, each a link from its row: the section, and how its link is read. */
-const SECTIONS = [
-  ['secrets', 'Secrets', 'Secrets of'],
-  ['configurations', 'Configurations', 'Configurations of'],
-  ['agents', 'Agents', 'Agents of'],
-  ['access', 'Access', 'Access in'],
-] as const;
+/** The sections a namespace's row links to, and how each link is read ("Secrets of …", "Access in …"). */
+const ROW_LINK_WORD: Partial<Record<NamespaceSection, string>> = { secrets: 'of', configurations: 'of', agents: 'of', access: 'in' };
+const ROW_SECTIONS = NAMESPACE_SECTIONS.filter((s) => ROW_LINK_WORD[s.key]);
 
 const namespaceLinks = (ns: Namespace) => (
   <span className="link-list">
-    {SECTIONS.map(([section, text, label]) => (
-      <Link key={section} href={namespaceHref(section, ns.id)} aria-label={`${label} ${ns.name}`}>
-        {text}
+    {ROW_SECTIONS.map((s) => (
+      <Link key={s.key} href={namespaceHref(s.key, ns.id)} aria-label={`${s.label} ${ROW_LINK_WORD[s.key]} ${ns.name}`}>
+        {s.label}
       </Link>
     ))}
   </span>

@@ -10,30 +10,30 @@ import { SecretActions, SecretRow } from './SecretRow';
 
 function secretColumns(namespaceId: string): Array<ListColumn<SecretListItem>> {
   return [
-  listColumn('name', { label: 'Name', rowHeader: true, sort: { ascending: 'NAME_A_TO_Z', descending: 'NAME_Z_TO_A' } }, (secret) => (
-    // The name opens the secret's page (its references, versions and Rotate): one link, no button beside it.
-    <Link className="object-link" href={`/secrets?${new URLSearchParams({ namespace: namespaceId, id: secret.id }).toString()}`} aria-label={`References of ${secret.name}`}>
-      {secret.name}
-    </Link>
-  )),
-  listColumn('id', { label: 'ID' }, (secret) => <CopyId value={secret.id} label={`id of ${secret.name}`} />),
-  listColumn('version', { label: 'Version', className: 'numeric' }, (secret) => (
-    <>
-      {secret.version} <StaleBadge count={secret.staleConsumers.total} />
-    </>
-  )),
-  listColumn('usedBy', { label: 'Used by', className: 'numeric', testId: 'used-by' }, (secret) => secret.consumers.total),
-  listColumn('updated', { label: 'Updated' }, (secret) => <RelativeTime iso={secret.updatedAt} />),
-  // The reference a configuration or harnessAuth takes, copied as the API's JSON, not shown as it.
-  listColumn('reference', { label: 'Reference' }, (secret) => (
-    <CopyId
-      value={JSON.stringify({ kind: secret.reference.kind, namespaceId: secret.reference.namespaceId, id: secret.reference.id })}
-      label={`reference to ${secret.name}`}
-      idle="Copy reference"
-      hidden
-    />
-  )),
-  listColumn('actions', { label: 'Actions', className: 'actions' }, (secret) => <SecretActions namespaceId={namespaceId} secret={secret} />),
+    listColumn('name', { label: 'Name', rowHeader: true, sort: { ascending: 'NAME_A_TO_Z', descending: 'NAME_Z_TO_A' } }, (secret) => (
+      // The name opens the secret's page (its references, versions and Rotate): one link, no button beside it.
+      <Link className="object-link" href={`/secrets?${new URLSearchParams({ namespace: namespaceId, id: secret.id }).toString()}`} aria-label={`References of ${secret.name}`}>
+        {secret.name}
+      </Link>
+    )),
+    listColumn('id', { label: 'ID' }, (secret) => <CopyId value={secret.id} label={`id of ${secret.name}`} />),
+    listColumn('version', { label: 'Version', className: 'numeric' }, (secret) => (
+      <>
+        {secret.version} <StaleBadge count={secret.staleConsumers.total} />
+      </>
+    )),
+    listColumn('usedBy', { label: 'Used by', className: 'numeric', testId: 'used-by' }, (secret) => secret.consumers.total),
+    listColumn('updated', { label: 'Updated' }, (secret) => <RelativeTime iso={secret.updatedAt} />),
+    // The reference a configuration or harnessAuth takes, copied as the API's JSON, not shown as it.
+    listColumn('reference', { label: 'Reference' }, (secret) => (
+      <CopyId
+        value={JSON.stringify({ kind: secret.reference.kind, namespaceId: secret.reference.namespaceId, id: secret.reference.id })}
+        label={`reference to ${secret.name}`}
+        idle="Copy reference"
+        hidden
+      />
+    )),
+    listColumn('actions', { label: 'Actions', className: 'actions' }, (secret) => <SecretActions namespaceId={namespaceId} secret={secret} />),
   ];
 }
 

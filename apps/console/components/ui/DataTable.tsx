@@ -85,7 +85,7 @@ function useColumnChoice(table: string, hideable: readonly string[]): [string[],
       try {
         window.localStorage.setItem(key, JSON.stringify(withColumn(hidden, hideable, id, visible)));
       } catch {
-        // Storage refused (full, or off): the choice lasts until the next render only.
+        // Storage refused (full, or off): nothing is kept, and the table stays as it was.
       }
       storageListeners.forEach((listener) => listener());
     },
@@ -129,7 +129,7 @@ export function DataTable<Row extends RowData>({
   const visible = table.getVisibleLeafColumns();
   return (
     <div className="data-table">
-      {columnChoice ? <ColumnChoice label={label} columns={columns} hidden={hidden} choose={choose} /> : null}
+      {columnChoice ? <ColumnChoice label={label} columns={columns.filter((c) => hideable.includes(c.id))} hidden={hidden} choose={choose} /> : null}
       <ScrollTable label={label}>
         <table className="table">
           <caption className="visually-hidden">{label}</caption>
@@ -170,8 +170,8 @@ export function DataTable<Row extends RowData>({
 }
 
 /**
- * "Columns": a disclosure with a checkbox per column the viewer may hide (the row's name is always
- * shown). Escape closes it and returns focus to its button; the button says how many are hidden.
+ * "Columns": a disclosure with a checkbox per column the viewer may hide (`columns`: the row's name
+ * is not among them). Escape closes it and returns focus to its button; the button says how many are hidden.
  */
 function ColumnChoice<Row extends RowData>({ label, columns, hidden, choose }: { label: string; columns: ReadonlyArray<ListColumn<Row>>; hidden: string[]; choose: (id: string, visible: boolean) => void }) {
   const [open, setOpen] = useState(false);
@@ -202,13 +202,11 @@ function ColumnChoice<Row extends RowData>({ label, columns, hidden, choose }: {
       {open ? (
         <fieldset id={panelId} className="column-choice-panel" onKeyDown={onKeyDown}>
           <legend>Show in {label.toLowerCase()}</legend>
-          {columns
-            .filter((c) => !c.meta.rowHeader)
-            .map((c) => (
-              <label key={c.id} className="checkbox">
-                <input type="checkbox" checked={!hidden.includes(c.id)} onChange={(e) => choose(c.id, e.currentTarget.checked)} /> {c.meta.label}
-              </label>
-            ))}
+          {columns.map((c) => (
+            <label key={c.id} className="checkbox">
+              <input type="checkbox" checked={!hidden.includes(c.id)} onChange={(e) => choose(c.id, e.currentTarget.checked)} /> {c.meta.label}
+            </label>
+          ))}
           <button type="button" className="button secondary small" onClick={close}>
             Done
           </button>
