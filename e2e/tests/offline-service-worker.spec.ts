@@ -15,9 +15,18 @@ test.use({ serviceWorkers: 'allow' });
 const down = (context: BrowserContext) => context.route('**/*', (route) => route.abort('connectionrefused'));
 const up = (context: BrowserContext) => context.unroute('**/*');
 
+/** Where the page's worker is: what controls the page, and the registration's workers by state (said when a wait fails). */
+const workerState = (page: Page) =>
+  page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.getRegistration();
+    const state = (worker: ServiceWorker | null | undefined) => worker?.state ?? 'none';
+    const controller = navigator.serviceWorker.controller?.scriptURL.replace(location.origin, '') ?? 'none';
+    return `controller ${controller}; registration ${registration ? `installing ${state(registration.installing)}, waiting ${state(registration.waiting)}, active ${state(registration.active)}` : 'none'}`;
+  });
+
 /** Waits until a service worker controls the page (installed, with this build's files stored). */
 async function controlled(page: Page): Promise<string> {
-  await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? null), { timeout: 60_000 }).toMatch(/\/sw\.js$/);
+  await expect.poll(() => workerState(page), { timeout: 60_000 }).toMatch(/^controller \/sw\.js;/);
   return page.evaluate(async () => (await caches.keys()).join(','));
 }
 
@@ -84,4 +93,15 @@ test('a reload or a new page while the server is unreachable: the frame from the
     await expect(page.goto('/graphql')).rejects.toThrow(/ERR_CONNECTION_REFUSED|ERR_FAILED/);
     await up(context);
   });
+});
+
+test('an install whose file cannot be fetched at first tries that file again, and is whole', async ({ page, context, stack }) => {
+  // The build's 404 page, which nothing in this test opens: only the worker's install asks for it.
+  // Its first four requests fail; all of a build's files are stored at once, so one failure used to fail the install.
+  let refused = 0;
+  await context.route(/\/404$/, (route) => (refused < 4 ? (refused++, route.abort('connectionreset')) : route.continue()));
+  await signIn(page, stack.bootstrapApiKey);
+  expect(await controlled(page)).toMatch(/^occ-console-[0-9a-f]{16}$/);
+  expect(refused).toBe(4);
+  expect(await page.evaluate(async () => (await caches.match('/404')) !== undefined)).toBe(true);
 });

@@ -11,16 +11,40 @@
 const CACHE = `occ-console-${MANIFEST.version}`;
 const MATCH = { ignoreVary: true, ignoreSearch: true };
 
+/** Tries per file before an install gives up (the page registers the worker again on its next load), with pauses of 0.5, 1, 2 and 4 s. */
+const ATTEMPTS = 5;
+
 self.addEventListener('install', (event) => {
   event.waitUntil(
     (async () => {
       const cache = await caches.open(CACHE);
-      // "no-cache": revalidated, so a page the HTTP cache held from an earlier build is not stored as this one's.
-      await cache.addAll([...MANIFEST.pages, ...MANIFEST.files].map((path) => new Request(path, { cache: 'no-cache' })));
+      // One file that fails once (a dropped connection, a busy server) does not cost the whole install.
+      try {
+        await Promise.all([...MANIFEST.pages, ...MANIFEST.files].map((path) => store(cache, path)));
+      } catch (error) {
+        // A failed install keeps nothing: the next one starts from an empty cache of this version.
+        await caches.delete(CACHE);
+        throw error;
+      }
       await self.skipWaiting();
     })(),
   );
 });
+
+/** Fetches one file of this build and stores it, retrying a failure after a short pause. */
+async function store(cache, path) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // "no-cache": revalidated, so a page the HTTP cache held from an earlier build is not stored as this one's.
+      const response = await fetch(new Request(path, { cache: 'no-cache' }));
+      if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+      return await cache.put(path, response);
+    } catch (error) {
+      if (attempt >= ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+    }
+  }
+}
 
 self.addEventListener('activate', (event) => {
   event.waitUntil(
