@@ -61,8 +61,34 @@ export async function createSecret(page: Page, namespaceId: string, name: string
   await page.getByLabel('Value', { exact: true }).fill(`e2e-${randomUUID()}`);
   await page.getByRole('button', { name: 'Create secret' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Stored.' })).toBeVisible();
-  const row = page.getByRole('row').filter({ has: page.getByRole('button', { name: `Rotate ${name}` }) });
-  return (await rowId(row, 'sec').innerText()).trim();
+  return (await rowId(secretRow(page, name), 'sec').innerText()).trim();
+}
+
+/** A secret's row in the secrets list: the row whose actions are the named secret's. */
+export function secretRow(page: Page, name: string): Locator {
+  return page.getByRole('row').filter({ has: page.getByRole('button', { name: `Actions for ${name}`, exact: true }) });
+}
+
+/** The Actions button of a list row (components/ui/RowActions.tsx). */
+export function rowActions(page: Page, name: string): Locator {
+  return page.getByRole('button', { name: `Actions for ${name}`, exact: true });
+}
+
+/** Opens a row's Actions menu and returns the item named `item` ("Rotate…", "Delete…"), not yet chosen. */
+export async function rowActionItem(page: Page, name: string, item: string | RegExp): Promise<Locator> {
+  const menu = page.getByRole('menu', { name: `Actions for ${name}`, exact: true });
+  if (!(await menu.isVisible())) {
+    // The menu's own button (its code loads after the row: RowActions.tsx), which says its state.
+    await expect(rowActions(page, name)).toHaveAttribute('data-state', 'closed');
+    await rowActions(page, name).click();
+  }
+  await expect(menu).toBeVisible();
+  return menu.getByRole('menuitem', { name: item });
+}
+
+/** Chooses an item of a row's Actions menu, as a user does with the pointer. */
+export async function chooseRowAction(page: Page, name: string, item: string | RegExp): Promise<void> {
+  await (await rowActionItem(page, name, item)).click();
 }
 
 /**

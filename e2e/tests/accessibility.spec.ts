@@ -1,6 +1,6 @@
 import type { Page, Route } from '@playwright/test';
 import { axe, noSidewaysScroll, tablesFit } from '../support/a11y';
-import { createConfiguration, createReadyNamespace, createSecret, openCreate, signIn } from '../support/console';
+import { chooseRowAction, createConfiguration, createReadyNamespace, createSecret, openCreate, rowActions, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { createUserInPage, deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 
@@ -72,7 +72,7 @@ test('every screen, loaded, in light and dark and at 390 px: no serious or criti
       await page.getByLabel('Search namespaces by name').fill(namespaceName);
       await expect(page.getByRole('row', { name: new RegExp(namespaceName) })).toBeVisible();
     }],
-    ['secrets', `/secrets?namespace=${namespaceId}`, () => expect(page.getByRole('button', { name: 'Rotate a11y-token' })).toBeVisible()],
+    ['secrets', `/secrets?namespace=${namespaceId}`, () => expect(rowActions(page, 'a11y-token')).toBeVisible()],
     ['references', `/secrets?namespace=${namespaceId}&id=${secretId}`, () => expect(page.getByRole('list', { name: 'References of a11y-token' })).toBeVisible()],
     ['configurations', `/configurations?namespace=${namespaceId}`, () => expect(page.getByRole('link', { name: 'Open configuration a11y-gateway' })).toBeVisible()],
     ['configuration', `/configurations?namespace=${namespaceId}&id=${configurationId}`, () => expect(page.getByTestId('generation')).toHaveText('1')],
@@ -100,17 +100,17 @@ test('every screen, loaded, in light and dark and at 390 px: no serious or criti
     });
   }
 
-  await test.step('dialogs and panels open: create panel, delete confirmation, rotate panel, subject listbox', async () => {
+  await test.step('dialogs, menus and panels open: create panel, a row’s actions, delete confirmation, rotate panel, subject listbox', async () => {
     await page.goto(`/secrets?namespace=${namespaceId}`);
     await openCreate(page, 'New secret');
-    await page.getByRole('button', { name: 'Rotate a11y-token' }).click();
+    await chooseRowAction(page, 'a11y-token', 'Rotate…');
     await everyWay(page, 'secrets-panels', snap, () => expect(page.getByLabel('New value for a11y-token')).toBeVisible());
-    await page.getByRole('button', { name: 'Delete a11y-token' }).click();
+    await chooseRowAction(page, 'a11y-token', 'Delete…');
     await everyWay(page, 'delete-dialog', snap, () => expect(page.getByRole('alertdialog')).toBeVisible());
     await page.keyboard.press('Escape');
     await expect(page.getByRole('alertdialog')).toHaveCount(0);
-    // Escape cancels and hands focus back to the button that opened the dialog.
-    await expect(page.getByRole('button', { name: 'Delete a11y-token' })).toBeFocused();
+    // Escape cancels and hands focus back to the row's Actions button, whose menu opened the dialog.
+    await expect(rowActions(page, 'a11y-token')).toBeFocused();
 
     await page.goto(`/access?namespace=${namespaceId}`);
     const subject = page.getByRole('combobox', { name: 'Subject ID' });
@@ -130,7 +130,7 @@ test('every screen, loaded, in light and dark and at 390 px: no serious or criti
 
     await page.goto(`/secrets?namespace=${namespaceId}`);
     await expect(page.getByTestId('stale-badge')).toBeVisible();
-    await page.getByRole('button', { name: 'Redeploy consumers of a11y-token' }).click();
+    await chooseRowAction(page, 'a11y-token', 'Redeploy consumers…');
     await everyWay(page, 'redeploy-panel', snap, () => expect(page.getByTestId('stale-consumer')).toBeVisible());
 
     await page.goto(`/agents?namespace=${namespaceId}&id=${deployedAgentId}`);

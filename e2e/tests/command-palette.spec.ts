@@ -1,6 +1,6 @@
 import { expect, test } from '../support/fixtures';
 import { axe } from '../support/a11y';
-import { createReadyNamespace, createSecret, signIn, signOut } from '../support/console';
+import { chooseRowAction, createReadyNamespace, createSecret, rowActions, signIn, signOut } from '../support/console';
 import { expectVisibleFocus } from '../support/focus';
 import { createUserWithNamespaceRole, gqlInPage } from '../support/graphql';
 
@@ -69,17 +69,16 @@ test('P6 the command palette finds by name what the viewer may read, goes there 
     await expect(page.getByRole('button', { name: 'Rotate', exact: true })).toBeFocused();
     await expectVisibleFocus(page, 'Rotate after Escape on the secret page');
     // The same in the secrets list: Escape closes a row's rotate panel, and so does Cancel; focus
-    // goes back to the row's Rotate button either way, never to the page's body.
+    // goes back to the row's Actions button either way, never to the page's body.
     await page.goto(`/secrets?namespace=${mine}`);
-    const rotate = page.getByRole('button', { name: `Rotate ${secretName}` });
-    await rotate.click();
+    await chooseRowAction(page, secretName, 'Rotate…');
     await page.getByLabel('New value').focus();
     await page.keyboard.press('Escape');
     await expect(page.getByLabel('New value')).toHaveCount(0);
-    await expect(rotate).toBeFocused();
-    await rotate.click();
+    await expect(rowActions(page, secretName)).toBeFocused();
+    await chooseRowAction(page, secretName, 'Rotate…');
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await expect(rotate).toBeFocused();
+    await expect(rowActions(page, secretName)).toBeFocused();
   });
 
   await test.step('a viewer of one namespace finds its names, never the other namespace’s, and is offered no rotation it may not do', async () => {

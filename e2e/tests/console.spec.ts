@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from '@playwright/test';
-import { confirmByTyping, openCreate, rowId, signOut } from '../support/console';
+import { chooseRowAction, confirmByTyping, openCreate, rowId, signOut } from '../support/console';
 import { expect, test } from '../support/fixtures';
 
 /** The secret value must not be anywhere the page can show or keep it. */
@@ -81,7 +81,7 @@ test('S1 S6 S7 a new user signs in with the bootstrap key, creates a namespace, 
     await expect(page.getByText('No secrets in this namespace yet.')).toBeVisible();
   });
 
-  const secretRow = page.getByRole('row', { name: new RegExp(secretName) }).filter({ has: page.getByRole('button', { name: `Rotate ${secretName}` }) });
+  const secretRow = page.getByRole('row', { name: new RegExp(secretName) }).filter({ has: page.getByRole('button', { name: `Actions for ${secretName}` }) });
   await test.step('S1 create a secret: the value is stored and never shown again', async () => {
     await openCreate(page, 'New secret');
     await page.getByLabel('Name', { exact: true }).fill(secretName);
@@ -106,7 +106,7 @@ test('S1 S6 S7 a new user signs in with the bootstrap key, creates a namespace, 
   });
 
   await test.step('S6 rotate it: the answer says stored, not delivered', async () => {
-    await secretRow.getByRole('button', { name: `Rotate ${secretName}` }).click();
+    await chooseRowAction(page, secretName, 'Rotate…');
     const newValue = page.getByLabel(`New value for ${secretName}`);
     await expect(newValue).toHaveAttribute('type', 'password');
     await newValue.fill(rotatedCanary);
@@ -121,7 +121,7 @@ test('S1 S6 S7 a new user signs in with the bootstrap key, creates a namespace, 
   });
 
   await test.step('S7 delete it after typing its name: the row is gone, a toast says so', async () => {
-    await secretRow.getByRole('button', { name: `Delete ${secretName}` }).click();
+    await chooseRowAction(page, secretName, 'Delete…');
     const dialog = page.getByRole('alertdialog');
     await expect(dialog.getByRole('heading', { name: `Delete secret ${secretName}?` })).toBeVisible();
     const confirm = dialog.getByRole('button', { name: `Delete secret ${secretName}` });

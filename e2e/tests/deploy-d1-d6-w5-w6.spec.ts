@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect as rawExpect, type Page } from '@playwright/test';
-import { confirmByTyping, createReadyNamespace, openCreate, pickSecret, rowId, signIn } from '../support/console';
+import { chooseRowAction, confirmByTyping, createReadyNamespace, openCreate, pickSecret, rowId, secretRow, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { gqlInPage } from '../support/graphql';
 import { gatewayDeployment, kubeRequest } from '../support/kube';
@@ -25,8 +25,7 @@ async function createSecretWithValue(page: Page, namespaceId: string, name: stri
   await page.getByLabel('Value', { exact: true }).fill(value);
   await page.getByRole('button', { name: 'Create secret' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Stored.' })).toBeVisible();
-  const row = page.getByRole('row').filter({ has: page.getByRole('button', { name: `Rotate ${name}` }) });
-  return (await rowId(row, 'sec').innerText()).trim();
+  return (await rowId(secretRow(page, name), 'sec').innerText()).trim();
 }
 
 async function backendOf(page: Page, secretId: string): Promise<{ k8sNamespace: string; name: string; key: string }> {
@@ -186,7 +185,7 @@ test('D6 A3 D2 D4 W4 W5 W6 deploy journey: the checks show the missing grant, "G
   await test.step('S6 D4 W5 rotating stores the value under its key again; a new deploy runs to active with version 2', async () => {
     // Rotating stores the value under `value` again; the next deploy starts.
     await page.goto(`/secrets?namespace=${namespaceId}`);
-    await page.getByRole('button', { name: 'Rotate deploy-token' }).click();
+    await chooseRowAction(page, 'deploy-token', 'Rotate…');
     await page.getByLabel('New value for deploy-token').fill(`deploy-value-${randomUUID()}`);
     await page.getByRole('button', { name: 'Store new value' }).click();
     await expect(page.getByTestId('delivery')).toContainText('Now at version 2');

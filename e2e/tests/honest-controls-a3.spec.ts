@@ -1,9 +1,10 @@
 import { expect, test } from '../support/fixtures';
-import { createReadyNamespace, createSecret, signIn, signOut } from '../support/console';
+import { createReadyNamespace, createSecret, rowActionItem, rowActions, signIn, signOut } from '../support/console';
 import { createUserWithNamespaceRole, gqlInPage } from '../support/graphql';
 
-// Honest controls (viewerCan): a read-only viewer sees Rotate and Delete on a secret and Delete on
-// an agent as disabled with the reason, in the tab order, and pressing them opens nothing; the
+// Honest controls (viewerCan): a read-only viewer sees Rotate and Delete in a secret's Actions menu
+// and Delete on an agent as disabled with the reason, reachable by keyboard, and choosing them opens
+// nothing; the
 // administrator who made them has them enabled. The API side (the same decision the mutation
 // makes, for every kind of reader) is apps/api/src/graphql/viewer-can.test.ts.
 
@@ -31,10 +32,12 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
 
   await test.step('the administrator: Rotate and Delete are enabled', async () => {
     await page.goto(`/secrets?namespace=${namespaceId}`);
-    const rotate = page.getByRole('button', { name: `Rotate ${secretName}` });
+    const rotate = await rowActionItem(page, secretName, 'Rotate…');
     await expect(rotate).toBeVisible();
     await expect(rotate).not.toHaveAttribute('aria-disabled', 'true');
-    await expect(page.getByRole('button', { name: `Delete ${secretName}` })).not.toHaveAttribute('aria-disabled', 'true');
+    await expect(rotate).toHaveAccessibleDescription('');
+    await expect(await rowActionItem(page, secretName, 'Delete…')).not.toHaveAttribute('aria-disabled', 'true');
+    await page.keyboard.press('Escape');
     await page.goto(`/configurations?namespace=${namespaceId}&id=${configurationId}`);
     await expect(page.getByRole('heading', { name: `Edit ${configurationName}` })).toBeVisible();
     await expect(page.getByRole('button', { name: `Delete ${configurationName}` })).not.toHaveAttribute('aria-disabled', 'true');
@@ -44,20 +47,29 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
     await signOut(page);
     await signIn(page, viewerKey);
     await page.goto(`/secrets?namespace=${namespaceId}`);
-    const rotate = page.getByRole('button', { name: `Rotate ${secretName}` });
+    // By keyboard: Enter on the Actions button opens the menu on its first item.
+    await rowActions(page, secretName).focus();
+    await page.keyboard.press('Enter');
+    const rotate = await rowActionItem(page, secretName, 'Rotate…');
+    await expect(rotate).toBeFocused();
     await expect(rotate).toHaveAttribute('aria-disabled', 'true');
+    await expect(rotate).toHaveAccessibleName('Rotate…');
     await expect(rotate).toHaveAccessibleDescription(`You may read ${secretName} but not rotate it: that needs update on the secret.`);
-    const remove = page.getByRole('button', { name: `Delete ${secretName}` });
+    const remove = await rowActionItem(page, secretName, 'Delete…');
     await expect(remove).toHaveAttribute('aria-disabled', 'true');
     await expect(remove).toHaveAccessibleDescription(/not delete it: that needs delete on the secret/);
-    // Reachable by keyboard (the reason is read with it), and pressing it does nothing.
-    await rotate.focus();
-    await expect(rotate).toBeFocused();
+    await snap('viewer-secrets-not-allowed');
+    // Reachable by the arrow keys (the reason is read with it), and choosing it does nothing: the menu stays.
     await page.keyboard.press('Enter');
-    await remove.click({ force: true });
+    await page.keyboard.press('ArrowDown');
+    await expect(remove).toBeFocused();
+    await page.keyboard.press('Enter');
+    await remove.click({ force: true }); // aria-disabled: Playwright would wait for it to be enabled
+    await expect(remove).toBeVisible();
     await expect(page.getByLabel('New value')).toHaveCount(0);
     await expect(page.getByRole('alertdialog')).toHaveCount(0);
-    await snap('viewer-secrets-not-allowed');
+    await page.keyboard.press('Escape');
+    await expect(rowActions(page, secretName)).toBeFocused();
   });
 
   await test.step('the viewer on the agent page: Delete is disabled with its reason', async () => {
@@ -82,7 +94,7 @@ test('A3 a namespace viewer is shown what it may not do as disabled controls wit
     await signOut(page);
     await signIn(page, editorKey);
     await page.goto(`/secrets?namespace=${namespaceId}`);
-    const rotate = page.getByRole('button', { name: `Rotate ${secretName}` });
+    const rotate = await rowActionItem(page, secretName, 'Rotate…');
     await expect(rotate).not.toHaveAttribute('aria-disabled', 'true');
     await rotate.click();
     const policy = page.getByTestId('rotation-policy');

@@ -154,17 +154,24 @@ for (const colorScheme of ['light', 'dark'] as const) {
 
     await page.goto(`/secrets?namespace=${namespaceId}`);
     await expect(page.getByRole('heading', { name: `Secrets in ${namespaceName}`, level: 1 })).toBeVisible();
-    const rotate = page.getByRole('button', { name: 'Rotate kb-token' });
-    await tabUntil(page, isFocused(rotate), 'Rotate kb-token');
+    const actions = page.getByRole('button', { name: 'Actions for kb-token', exact: true });
+    await tabUntil(page, isFocused(actions), 'Actions for kb-token');
     const fallsOnSecrets = await watchFocusFalls(page);
-    await test.step('rotate by keyboard: the panel opens, Escape closes it onto Rotate; the value is stored, not delivered', async () => {
+    const rotate = page.getByRole('menu', { name: 'Actions for kb-token' }).getByRole('menuitem', { name: 'Rotate…' });
+    await test.step('rotate by keyboard: the row’s menu opens on Rotate, the panel opens, Escape closes it onto Actions; the value is stored, not delivered', async () => {
+      await page.keyboard.press('Enter');
+      await expect(rotate).toBeFocused();
+      await expectVisibleFocus(page, 'Rotate in the row’s menu');
       await page.keyboard.press('Enter');
       const value = page.getByLabel('New value for kb-token');
+      await expect.poll(() => actions.evaluate((el) => el === document.activeElement)).toBe(true);
       await tabUntil(page, isFocused(value), 'the new value');
       await page.keyboard.press('Escape');
       await expect(value).toHaveCount(0);
-      await expect.poll(() => rotate.evaluate((el) => el === document.activeElement)).toBe(true);
-      await expectVisibleFocus(page, 'Rotate after Escape');
+      await expect.poll(() => actions.evaluate((el) => el === document.activeElement)).toBe(true);
+      await expectVisibleFocus(page, 'Actions after Escape');
+      await page.keyboard.press('Enter');
+      await expect(rotate).toBeFocused();
       await page.keyboard.press('Enter');
       await tabUntil(page, isFocused(value), 'the new value');
       await page.keyboard.type(`kb-rotated-${stamp}`);

@@ -1,6 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
 import { axe } from '../support/a11y';
-import { createReadyNamespace, signIn } from '../support/console';
+import { chooseRowAction, createReadyNamespace, signIn } from '../support/console';
 import { expectVisibleFocus } from '../support/focus';
 import { createSecretsInPage, createUserInPage, gqlInPage } from '../support/graphql';
 import { expect, test } from '../support/fixtures';
@@ -125,7 +125,7 @@ test('a secret’s Rotate panel spans the columns shown, whichever are hidden', 
   for (const hide of [[], ['ID'], ['ID', 'Version', 'Updated']]) {
     await page.evaluate((ids) => localStorage.setItem('occ.columns.secrets', JSON.stringify(ids)), hide.map((h) => ({ ID: 'id', Version: 'version', Updated: 'updated' })[h]!));
     await page.reload();
-    await page.getByRole('button', { name: 'Rotate span-token' }).click();
+    await chooseRowAction(page, 'span-token', 'Rotate…');
     const panelCell = table.locator('tr.panel-row > td');
     await expect(panelCell).toBeVisible();
     const width = await table.locator('thead th').count();

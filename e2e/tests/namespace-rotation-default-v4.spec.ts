@@ -1,5 +1,5 @@
 import { accessibleEverywhere } from '../support/a11y';
-import { createReadyNamespace, signIn } from '../support/console';
+import { chooseRowAction, createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { createSecretsInPage, createUserWithNamespaceRole } from '../support/graphql';
 
@@ -34,7 +34,7 @@ test('V4 the namespace default rotation policy: set and cleared by an administra
   });
 
   await test.step('V4 a secret without its own policy follows it: the rotate panel names the namespace default', async () => {
-    await page.getByRole('button', { name: 'Rotate follower' }).click();
+    await chooseRowAction(page, 'follower', 'Rotate…');
     const policy = page.getByTestId('rotation-policy');
     await expect(policy.getByTestId('policy-in-effect')).toHaveText('AUTOMATIC: batches of 5, 2 s pause, Ready within 300 s, approval: none.');
     await expect(policy.getByTestId('policy-source')).toHaveText('the namespace default');

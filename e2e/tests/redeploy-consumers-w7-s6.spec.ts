@@ -1,5 +1,5 @@
 import { expect as rawExpect, type Page } from '@playwright/test';
-import { createReadyNamespace, signIn } from '../support/console';
+import { chooseRowAction, createReadyNamespace, rowActionItem, secretRow, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 
@@ -40,16 +40,17 @@ test('W7 S6 rotate a consumed secret: the stale badge, "Redeploy consumers" with
   await runningAgent(page, namespaceId, secretId, 'beta', 'BETA_TOKEN');
 
   await page.goto(`/secrets?namespace=${namespaceId}`);
-  const row = page.getByRole('row').filter({ has: page.getByRole('button', { name: 'Rotate shared-token' }) });
+  const row = secretRow(page, 'shared-token');
   await expect(row.getByTestId('used-by')).toHaveText('4'); // two configurations bind it, two active revisions hold it
 
   await test.step('before a rotation: not stale, nothing to redeploy', async () => {
     await expect(row.getByTestId('stale-badge')).toHaveCount(0);
-    await expect(row.getByRole('button', { name: 'Redeploy consumers of shared-token' })).toHaveCount(0);
+    await expect(await rowActionItem(page, 'shared-token', 'Redeploy consumers…')).toHaveCount(0);
+    await page.keyboard.press('Escape');
   });
 
   await test.step('S6 rotate: stored, not delivered; the row is marked stale', async () => {
-    await row.getByRole('button', { name: 'Rotate shared-token' }).click();
+    await chooseRowAction(page, 'shared-token', 'Rotate…');
     await page.getByLabel('New value for shared-token').fill(`v2-${stamp}`);
     await page.getByRole('button', { name: 'Store new value' }).click();
     const delivery = page.getByTestId('delivery');
@@ -69,7 +70,9 @@ test('W7 S6 rotate a consumed secret: the stale badge, "Redeploy consumers" with
     await expect(items).toHaveCount(2);
     await expect(items.filter({ hasText: 'alpha' })).toContainText('SHARED_TOKEN holds version 1 of 2');
     await expect(items.filter({ hasText: 'beta' })).toContainText('BETA_TOKEN holds version 1 of 2');
-    await expect(row.getByRole('button', { name: 'Redeploy consumers of shared-token' })).toHaveAttribute('aria-expanded', 'true');
+    // The row's menu offers to close the panel the answer opened.
+    await expect(await rowActionItem(page, 'shared-token', 'Close redeploy consumers')).toBeVisible();
+    await page.keyboard.press('Escape');
     await snap('stale-consumers');
   });
 

@@ -1,6 +1,6 @@
 import { expect as rawExpect, type Page } from '@playwright/test';
 import { accessibleEverywhere } from '../support/a11y';
-import { createReadyNamespace, signIn } from '../support/console';
+import { chooseRowAction, createReadyNamespace, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { createUserWithNamespaceRole, deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 import { kubeRequest } from '../support/kube';
@@ -48,7 +48,7 @@ async function rotateInConsole(page: Page, secretName: string, value: string): P
 
 async function openRotatePanel(page: Page, namespaceId: string, secretName: string): Promise<void> {
   await page.goto(`/secrets?namespace=${namespaceId}`);
-  await page.getByRole('button', { name: `Rotate ${secretName}` }).click();
+  await chooseRowAction(page, secretName, 'Rotate…');
   await expect(page.getByTestId('rotation-policy')).toBeVisible();
 }
 

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { accessibleEverywhere } from '../support/a11y';
-import { createReadyNamespace, signIn } from '../support/console';
+import { chooseRowAction, createReadyNamespace, rowActions, signIn } from '../support/console';
 import { expect, test } from '../support/fixtures';
 import { deployToActive, gqlInPage, grantSecretOperator } from '../support/graphql';
 
@@ -45,7 +45,7 @@ test('V5 versions and exposure, V6 blast radius: the rotate panel and the delete
   await boundSecret(page, namespaceId, 'api-token', 'delta');
 
   await page.goto(`/secrets?namespace=${namespaceId}`);
-  await page.getByRole('button', { name: 'Rotate api-token' }).click();
+  await chooseRowAction(page, 'api-token', 'Rotate…');
   const versions = page.getByTestId('secret-versions');
   const exposure = page.getByTestId('secret-exposure');
   const blast = page.getByTestId('blast-radius');
@@ -84,7 +84,7 @@ test('V5 versions and exposure, V6 blast radius: the rotate panel and the delete
   });
 
   await test.step('V6 the delete confirmation shows the blast radius before anything is deleted', async () => {
-    await page.getByRole('button', { name: 'Delete api-token' }).click();
+    await chooseRowAction(page, 'api-token', 'Delete…');
     const dialog = page.getByRole('alertdialog');
     await expect(dialog).toBeVisible();
     const radius = dialog.getByTestId('blast-radius');
@@ -96,6 +96,6 @@ test('V5 versions and exposure, V6 blast radius: the rotate panel and the delete
     await page.keyboard.press('Escape');
     await expect(dialog).toHaveCount(0);
     // Nothing was deleted: the row is still there.
-    await expect(page.getByRole('button', { name: 'Rotate api-token' })).toBeVisible();
+    await expect(rowActions(page, 'api-token')).toBeVisible();
   });
 });

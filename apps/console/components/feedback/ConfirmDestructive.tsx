@@ -1,6 +1,6 @@
 'use client';
 
-import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 
 const loadDialog = () => import('./ConfirmDestructiveDialog');
 const ConfirmDestructiveDialog = lazy(loadDialog);
@@ -24,6 +24,7 @@ export function ConfirmDestructive({
   disabled,
   succeeded,
   afterSuccess,
+  opener,
 }: {
   /** "Delete", "Revoke", "Disable". */
   verb: string;
@@ -43,35 +44,45 @@ export function ConfirmDestructive({
   /** Set once the action succeeded: the dialog closes, then `afterSuccess` runs (focus can leave it then). */
   succeeded?: boolean;
   afterSuccess?: () => void;
+  /** Opened from elsewhere (a row's menu): no button of its own; focus goes back to `trigger` on Escape or Cancel. */
+  opener?: { open: boolean; close: () => void; trigger: RefObject<HTMLButtonElement | null> } | undefined;
 }) {
-  const trigger = useRef<HTMLButtonElement>(null);
+  const own = useRef<HTMLButtonElement>(null);
+  const trigger = opener?.trigger ?? own;
   // Open, and whether this opening ended in a success (which closes the dialog).
-  const [open, setOpen] = useState(false);
+  const [ownOpen, setOwnOpen] = useState(false);
+  const open = opener ? opener.open : ownOpen;
+  const setOpen = (next: boolean) => (opener ? (next ? undefined : opener.close()) : setOwnOpen(next));
   const [done, setDone] = useState(false);
   useEffect(() => {
     if (succeeded && open) setDone(true);
   }, [succeeded]);
+  useEffect(() => {
+    if (open && opener) setDone(false);
+  }, [open]);
 
   return (
     <>
-      <button
-        ref={trigger}
-        type="button"
-        className="button danger"
-        aria-label={triggerLabel}
-        aria-haspopup="dialog"
-        aria-expanded={open && !done}
-        disabled={disabled}
-        // The dialog's code is fetched while the pointer or focus is on the way to a click.
-        onPointerEnter={() => void loadDialog()}
-        onFocus={() => void loadDialog()}
-        onClick={() => {
-          setDone(false);
-          setOpen(true);
-        }}
-      >
-        {triggerText ?? verb}
-      </button>
+      {opener ? null : (
+        <button
+          ref={own}
+          type="button"
+          className="button danger"
+          aria-label={triggerLabel}
+          aria-haspopup="dialog"
+          aria-expanded={open && !done}
+          disabled={disabled}
+          // The dialog's code is fetched while the pointer or focus is on the way to a click.
+          onPointerEnter={() => void loadDialog()}
+          onFocus={() => void loadDialog()}
+          onClick={() => {
+            setDone(false);
+            setOpen(true);
+          }}
+        >
+          {triggerText ?? verb}
+        </button>
+      )}
       {open ? (
         <Suspense fallback={null}>
           <ConfirmDestructiveDialog

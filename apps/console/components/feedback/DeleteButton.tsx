@@ -1,7 +1,7 @@
 'use client';
 
 import type { QueryKey } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import type { ComponentProps, ReactNode } from 'react';
 import { useResultMutation } from '../../lib/use-result-mutation';
 import { ConfirmDestructive } from './ConfirmDestructive';
 import { FormOutcome } from './FormOutcome';
@@ -19,6 +19,7 @@ export function DeleteButton<R extends { __typename: string }>({
   invalidate,
   consequence,
   afterSuccess,
+  opener,
 }: {
   /** "secret", "agent", "configuration": in the title, the toast and the error text. */
   kind: string;
@@ -27,6 +28,8 @@ export function DeleteButton<R extends { __typename: string }>({
   invalidate: QueryKey[];
   consequence: ReactNode;
   afterSuccess: () => void;
+  /** Opened from a row's menu instead of a button of its own (ConfirmDestructive's `opener`). */
+  opener?: ComponentProps<typeof ConfirmDestructive>['opener'];
 }) {
   const toast = useToast();
   const mutation = useResultMutation({
@@ -45,6 +48,7 @@ export function DeleteButton<R extends { __typename: string }>({
       succeeded={mutation.success !== null}
       afterSuccess={afterSuccess}
       onConfirm={() => mutation.submit(undefined)}
+      opener={opener}
     >
       <FormOutcome outcome={mutation.outcome} doing={`delete the ${kind}`} />
     </ConfirmDestructive>

@@ -1,6 +1,6 @@
 'use client';
 
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, type ComponentProps } from 'react';
 import { focusMainHeading } from '../../lib/focus';
 import { deleteSecret, secretKeys, type Secret } from '../../lib/secrets';
 import { DeleteButton } from '../feedback/DeleteButton';
@@ -10,9 +10,10 @@ import { TableSkeleton } from '../ui/Skeleton';
 const SecretBlastRadius = lazy(() => import('./SecretBlastRadius'));
 
 /** S7: delete after typing the name; a refusal lists the consumers inside the dialog. */
-export function DeleteSecretButton({ namespaceId, secret }: { namespaceId: string; secret: Secret }) {
+export function DeleteSecretButton({ namespaceId, secret, opener }: { namespaceId: string; secret: Secret; opener?: ComponentProps<typeof DeleteButton>['opener'] }) {
   return (
     <DeleteButton
+      opener={opener}
       kind="secret"
       name={secret.name}
       remove={() => deleteSecret(secret.id)}

@@ -3,17 +3,20 @@
 import { createContext, useContext, useRef, useState, type ReactNode, type RefObject } from 'react';
 import type { SecretListItem } from '../../lib/secrets';
 import { RedeployConsumersPanel } from '../deploy/RedeployConsumers';
-import { NotAllowedButton, notAllowedReason } from '../ui/NotAllowedButton';
+import { notAllowedReason } from '../ui/NotAllowedButton';
+import { RowActions, type RowAction } from '../ui/RowActions';
 import { DeleteSecretButton } from './DeleteSecretPanel';
 import { RotateSecretPanel } from './RotateSecretPanel';
 
-/** What a row's actions open: the panels drawn after the row, spanning the columns shown. */
+/** What a row's actions open: the panels drawn after the row (spanning the columns shown) and the delete dialog. */
 interface RowPanels {
   rotating: boolean;
   toggleRotate: () => void;
-  rotateButton: RefObject<HTMLButtonElement | null>;
   redeploying: boolean;
   toggleRedeploy: () => void;
+  openDelete: () => void;
+  /** The row's Actions button: where focus goes back when a panel or the dialog closes. */
+  menuButton: RefObject<HTMLButtonElement | null>;
 }
 
 const PanelsOfRow = createContext<RowPanels | null>(null);
@@ -21,22 +24,24 @@ const PanelsOfRow = createContext<RowPanels | null>(null);
 const panelId = (secret: SecretListItem) => `panel-${secret.id}`;
 const redeployId = (secret: SecretListItem) => `redeploy-${secret.id}`;
 
-/** One secret's row (its cells, from the table's columns) and the Rotate and Redeploy panels after it. */
+/** One secret's row (its cells, from the table's columns), the Rotate and Redeploy panels after it, and its Delete dialog. */
 export function SecretRow({ namespaceId, secret, width, children }: { namespaceId: string; secret: SecretListItem; width: number; children: ReactNode }) {
   const [rotating, setRotating] = useState(false);
-  // Closing the rotate panel (Cancel, Close, Escape) focuses Rotate first: never <body> in between.
-  const rotateButton = useRef<HTMLButtonElement>(null);
+  const [redeploying, setRedeploying] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  // Closing the rotate panel (Cancel, Close, Escape) focuses the row's Actions button first: never <body> in between.
+  const menuButton = useRef<HTMLButtonElement>(null);
   const closeRotate = () => {
-    rotateButton.current?.focus();
+    menuButton.current?.focus();
     setRotating(false);
   };
-  const [redeploying, setRedeploying] = useState(false);
   const panels: RowPanels = {
     rotating,
     toggleRotate: () => setRotating((open) => !open),
-    rotateButton,
     redeploying,
     toggleRedeploy: () => setRedeploying((open) => !open),
+    openDelete: () => setDeleting(true),
+    menuButton,
   };
 
   return (
@@ -56,53 +61,36 @@ export function SecretRow({ namespaceId, secret, width, children }: { namespaceI
           </td>
         </tr>
       ) : null}
+      {secret.viewerCan.delete ? <DeleteSecretButton namespaceId={namespaceId} secret={secret} opener={{ open: deleting, close: () => setDeleting(false), trigger: menuButton }} /> : null}
     </PanelsOfRow.Provider>
   );
 }
 
-/** The Actions cell: Rotate, Redeploy (while consumers are stale), Delete; refused ones say why. */
-export function SecretActions({ namespaceId, secret }: { namespaceId: string; secret: SecretListItem }) {
+/**
+ * The Actions cell: one menu with Rotate, Redeploy consumers (while consumers are stale, or its
+ * panel is open) and Delete. What the viewer may not do stays in the menu, disabled, with why.
+ */
+export function SecretActions({ secret }: { secret: SecretListItem }) {
   const panels = useContext(PanelsOfRow);
   if (!panels) throw new Error('SecretActions is drawn inside a SecretRow');
-  const { rotating, toggleRotate, rotateButton, redeploying, toggleRedeploy } = panels;
-  return (
-    <>
-      {secret.viewerCan.update ? (
-        <button
-          ref={rotateButton}
-          type="button"
-          className="button secondary"
-          aria-expanded={rotating}
-          aria-controls={rotating ? panelId(secret) : undefined}
-          aria-label={`Rotate ${secret.name}`}
-          onClick={toggleRotate}
-        >
-          Rotate
-        </button>
-      ) : (
-        <NotAllowedButton label={`Rotate ${secret.name}`} reason={notAllowedReason(secret.name, 'rotate', 'update', 'secret')}>
-          Rotate
-        </NotAllowedButton>
-      )}
-      {secret.staleConsumers.total > 0 || redeploying ? (
-        <button
-          type="button"
-          className="button secondary"
-          aria-expanded={redeploying}
-          aria-controls={redeploying ? redeployId(secret) : undefined}
-          aria-label={`Redeploy consumers of ${secret.name}`}
-          onClick={toggleRedeploy}
-        >
-          Redeploy
-        </button>
-      ) : null}
-      {secret.viewerCan.delete ? (
-        <DeleteSecretButton namespaceId={namespaceId} secret={secret} />
-      ) : (
-        <NotAllowedButton label={`Delete ${secret.name}`} reason={notAllowedReason(secret.name, 'delete', 'delete', 'secret')}>
-          Delete
-        </NotAllowedButton>
-      )}
-    </>
-  );
+  const { rotating, toggleRotate, redeploying, toggleRedeploy, openDelete, menuButton } = panels;
+  const actions: RowAction[] = [
+    {
+      id: 'rotate',
+      label: rotating ? 'Close rotate' : 'Rotate…',
+      onSelect: toggleRotate,
+      notAllowed: secret.viewerCan.update ? undefined : notAllowedReason(secret.name, 'rotate', 'update', 'secret'),
+    },
+  ];
+  if (secret.staleConsumers.total > 0 || redeploying) {
+    actions.push({ id: 'redeploy', label: redeploying ? 'Close redeploy consumers' : 'Redeploy consumers…', onSelect: toggleRedeploy });
+  }
+  actions.push({
+    id: 'delete',
+    label: 'Delete…',
+    danger: true,
+    onSelect: openDelete,
+    notAllowed: secret.viewerCan.delete ? undefined : notAllowedReason(secret.name, 'delete', 'delete', 'secret'),
+  });
+  return <RowActions name={secret.name} actions={actions} trigger={menuButton} />;
 }

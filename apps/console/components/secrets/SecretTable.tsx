@@ -33,7 +33,7 @@ function secretColumns(namespaceId: string): Array<ListColumn<SecretListItem>> {
         hidden
       />
     )),
-    listColumn('actions', { label: 'Actions', className: 'actions' }, (secret) => <SecretActions namespaceId={namespaceId} secret={secret} />),
+    listColumn('actions', { label: 'Actions', className: 'actions' }, (secret) => <SecretActions secret={secret} />),
   ];
 }
 
