@@ -68,7 +68,7 @@ export function SecretRow({ namespaceId, secret, width, children }: { namespaceI
 
 /**
  * The Actions cell: one menu with Rotate, Redeploy consumers (while consumers are stale, or its
- * panel is open) and Delete. What the viewer may not do stays in the menu, disabled, with why.
+ * panel is open) and Delete. What the viewer may not do stays in the menu, refused, with why.
  */
 export function SecretActions({ secret }: { secret: SecretListItem }) {
   const panels = useContext(PanelsOfRow);
