@@ -52,14 +52,16 @@ export function ConfirmDestructive({
   // Open, and whether this opening ended in a success (which closes the dialog).
   const [ownOpen, setOwnOpen] = useState(false);
   const open = opener ? opener.open : ownOpen;
-  const setOpen = (next: boolean) => (opener ? (next ? undefined : opener.close()) : setOwnOpen(next));
   const [done, setDone] = useState(false);
   useEffect(() => {
     if (succeeded && open) setDone(true);
   }, [succeeded]);
-  useEffect(() => {
-    if (open && opener) setDone(false);
-  }, [open]);
+  // Closed (Cancel, Escape, or after a success): the next opening starts undone, whoever opens it.
+  const close = () => {
+    setDone(false);
+    if (opener) opener.close();
+    else setOwnOpen(false);
+  };
 
   return (
     <>
@@ -75,10 +77,7 @@ export function ConfirmDestructive({
           // The dialog's code is fetched while the pointer or focus is on the way to a click.
           onPointerEnter={() => void loadDialog()}
           onFocus={() => void loadDialog()}
-          onClick={() => {
-            setDone(false);
-            setOpen(true);
-          }}
+          onClick={() => setOwnOpen(true)}
         >
           {triggerText ?? verb}
         </button>
@@ -92,11 +91,11 @@ export function ConfirmDestructive({
             consequence={consequence}
             pending={pending}
             onConfirm={onConfirm}
-            onCancel={() => setOpen(false)}
+            onCancel={close}
             succeeded={done}
             trigger={trigger}
             afterSuccess={() => {
-              setOpen(false);
+              close();
               afterSuccess?.();
             }}
           >
