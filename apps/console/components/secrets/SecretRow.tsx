@@ -21,9 +21,6 @@ interface RowPanels {
 
 const PanelsOfRow = createContext<RowPanels | null>(null);
 
-const panelId = (secret: SecretListItem) => `panel-${secret.id}`;
-const redeployId = (secret: SecretListItem) => `redeploy-${secret.id}`;
-
 /** One secret's row (its cells, from the table's columns), the Rotate and Redeploy panels after it, and its Delete dialog. */
 export function SecretRow({ namespaceId, secret, width, children }: { namespaceId: string; secret: SecretListItem; width: number; children: ReactNode }) {
   const [rotating, setRotating] = useState(false);
@@ -49,14 +46,14 @@ export function SecretRow({ namespaceId, secret, width, children }: { namespaceI
       <tr>{children}</tr>
       {rotating ? (
         <tr className="panel-row">
-          <td colSpan={width} id={panelId(secret)}>
+          <td colSpan={width}>
             <RotateSecretPanel namespaceId={namespaceId} secret={secret} onClose={closeRotate} onRedeploy={() => setRedeploying(true)} />
           </td>
         </tr>
       ) : null}
       {redeploying ? (
         <tr className="panel-row">
-          <td colSpan={width} id={redeployId(secret)}>
+          <td colSpan={width}>
             <RedeployConsumersPanel namespaceId={namespaceId} secretId={secret.id} secretName={secret.name} />
           </td>
         </tr>

@@ -1,6 +1,6 @@
 'use client';
 
-import { lazy, Suspense, useEffect, useState, type RefObject } from 'react';
+import { lazy, Suspense, useEffect, useState, type ComponentProps, type RefObject } from 'react';
 
 /** One thing a row's menu can do: what it says, what it does, and why not where the viewer may not (viewerCan said no). */
 export interface RowAction {
@@ -12,6 +12,15 @@ export interface RowAction {
   /** Set when the viewer may not: the item is disabled and says why. */
   notAllowed?: string | undefined;
   danger?: boolean;
+}
+
+/** The "Actions" button, the same whether it stands in for the menu or is the menu's own (Radix's trigger passes its props and ref on). */
+export function ActionsButton({ name, ...props }: { name: string } & ComponentProps<'button'>) {
+  return (
+    <button type="button" className="button secondary row-actions" aria-label={`Actions for ${name}`} {...props}>
+      Actions <span aria-hidden="true">▾</span>
+    </button>
+  );
 }
 
 const loadMenu = () => import('./RowActionsMenu');
@@ -28,10 +37,8 @@ export function RowActions({ name, actions, trigger }: { name: string; actions: 
   const [focused, setFocused] = useState(false);
   useEffect(() => void loadMenu(), []);
   const standIn = (
-    <button
-      type="button"
-      className="button secondary row-actions"
-      aria-label={`Actions for ${name}`}
+    <ActionsButton
+      name={name}
       aria-haspopup="menu"
       aria-expanded={false}
       // On pointerdown, as Radix's own button: a press that begins here and ends on the menu's button still opens it.
@@ -39,9 +46,7 @@ export function RowActions({ name, actions, trigger }: { name: string; actions: 
       onClick={() => setPressed(true)}
       onFocus={() => setFocused(true)}
       onBlur={() => setFocused(false)}
-    >
-      Actions <span aria-hidden="true">▾</span>
-    </button>
+    />
   );
   return (
     <Suspense fallback={standIn}>

@@ -2,11 +2,11 @@
 
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { useEffect, useId, useRef, type RefObject } from 'react';
-import type { RowAction } from './RowActions';
+import { ActionsButton, type RowAction } from './RowActions';
 
 /**
  * RowActions' menu, a chunk of its own (Radix's DropdownMenu with its positioning is about 30 kB
- * compressed, more than the row's whole table): a row's actions in one menu (Radix's DropdownMenu, the WAI-ARIA menu button pattern): arrow keys
+ * compressed, more than the row's whole table), the WAI-ARIA menu button pattern: arrow keys
  * move between items, Enter or Space chooses, Escape and Tab close it, and focus goes back to the
  * button. An item the viewer may not use stays in the menu, refused, with the reason under it.
  * Not modal: an item that opens a dialog or a panel hands focus on without a layer in between.
@@ -35,9 +35,7 @@ export default function RowActionsMenu({
   return (
     <DropdownMenu.Root modal={false} defaultOpen={openAtMount}>
       <DropdownMenu.Trigger asChild>
-        <button ref={button} type="button" className="button secondary row-actions" aria-label={`Actions for ${name}`}>
-          Actions <span aria-hidden="true">▾</span>
-        </button>
+        <ActionsButton ref={button} name={name} />
       </DropdownMenu.Trigger>
       <DropdownMenu.Portal>
         <DropdownMenu.Content className="menu" align="end" sideOffset={4} collisionPadding={8} aria-label={`Actions for ${name}`}>
