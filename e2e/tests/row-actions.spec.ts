@@ -77,6 +77,17 @@ test('a row’s Actions menu: Enter opens it on its first item, arrows move, Esc
   await expect(page.getByRole('alertdialog')).toHaveCount(0);
 });
 
+/** Loads the page with the menu's chunk held back: the row's button is the stand-in (the same name and look, without Radix's state). */
+async function loadWithStandIn(page: Page, path: string, firstLoad: Set<string>, name: string) {
+  const chunks = await holdLazyChunks(page, firstLoad);
+  await page.goto(path);
+  const button = rowActions(page, name);
+  await expect(button).toBeVisible();
+  await expect(button).not.toHaveAttribute('data-state', /.*/);
+  expect(chunks.held()).toBeGreaterThan(0);
+  return { button, release: chunks.release };
+}
+
 test('the menu’s code arrives after the row: a press on the stand-in opens the menu when it arrives, and focus on it is handed over', async ({ page, stack }) => {
   await signIn(page, stack.bootstrapApiKey);
   const namespaceId = await createReadyNamespace(page, `e2e-actions-late-${Date.now().toString(36)}`);
@@ -86,29 +97,19 @@ test('the menu’s code arrives after the row: a press on the stand-in opens the
   expect(firstLoad.size).toBeGreaterThan(0);
 
   await test.step('pressed before the code arrived: the menu opens as it arrives', async () => {
-    const chunks = await holdLazyChunks(page, firstLoad);
-    await page.goto(path);
-    const button = rowActions(page, 'late-token');
-    await expect(button).toBeVisible();
-    // The stand-in: the same name and look, without Radix's state.
-    await expect(button).not.toHaveAttribute('data-state', /.*/);
-    expect(chunks.held()).toBeGreaterThan(0);
+    const { button, release } = await loadWithStandIn(page, path, firstLoad, 'late-token');
     await button.click();
     await expect(menuOf(page, 'late-token')).toHaveCount(0);
-    chunks.release();
+    release();
     await expect(menuOf(page, 'late-token')).toBeVisible();
     await expect(menuOf(page, 'late-token').getByRole('menuitem')).toHaveText(['Rotate…', 'Delete…']);
     await page.unrouteAll({ behavior: 'wait' });
   });
 
   await test.step('focused before the code arrived: the menu’s button has focus when it arrives', async () => {
-    const chunks = await holdLazyChunks(page, firstLoad);
-    await page.goto(path);
-    const button = rowActions(page, 'late-token');
-    await expect(button).toBeVisible();
-    await expect(button).not.toHaveAttribute('data-state', /.*/);
+    const { button, release } = await loadWithStandIn(page, path, firstLoad, 'late-token');
     await button.focus();
-    chunks.release();
+    release();
     await expect(button).toHaveAttribute('data-state', 'closed');
     await expect(button).toBeFocused();
     await expectVisibleFocus(page, 'the Actions button once its menu arrived');
